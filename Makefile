@@ -1,0 +1,48 @@
+# ddmtui — common tasks. `make test` is what CI runs (see .ci/run).
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+FUZZTIME  ?= 5s
+BENCHTIME ?= 1s
+
+.PHONY: all build test check vet fmt race bench fuzz-smoke fuzz demo sim clean
+
+all: build
+
+## build: a static binary at ./ddmtui
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o ddmtui .
+
+## test: formatting, vet, and every test with the race detector
+test: check
+	$(GO) test -race -count=1 ./...
+
+check: fmt vet
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+## bench: every Go benchmark, once, with allocation figures
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./...
+
+## fuzz-smoke: every fuzz target for FUZZTIME (default 5s); FUZZTIME=30s for the full check
+fuzz-smoke:
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+fuzz: fuzz-smoke
+
+## demo: the dashboard on the built-in simulated device
+demo:
+	$(GO) run . demo
+
+## sim: five simulated VMs on local ports 8000-8004 until interrupted
+sim:
+	$(GO) run . sim --local 8000 --vms 5
+
+clean:
+	rm -f ddmtui

@@ -1,0 +1,80 @@
+// Package safetext makes strings that come from a VM (thread names, app
+// names, class names, dump lines) safe to show: control characters cannot
+// reach the terminal, and tview colour/region tags are neutralised.
+//
+// Every string received from a peer is data. Views call Tview before handing
+// text to a tview widget; plain-text output (JSON aside, which encodes its own
+// escapes) calls Terminal.
+package safetext
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rivo/tview"
+)
+
+// Terminal replaces every control character (C0, DEL, C1), and the Unicode
+// bidirectional overrides that can reorder what a person sees, with a visible
+// escape such as \x1b or \u202e. Invalid UTF-8 bytes become \xNN.
+func Terminal(s string) string {
+	if isClean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteString(hexByte(s[i]))
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(hexByte(byte(r)))
+		case r >= 0x80 && r < 0xa0, isBidiControl(r):
+			b.WriteString(`\u`)
+			const digits = "0123456789abcdef"
+			b.WriteByte(digits[r>>12&0xf])
+			b.WriteByte(digits[r>>8&0xf])
+			b.WriteByte(digits[r>>4&0xf])
+			b.WriteByte(digits[r&0xf])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// Tview makes s safe for a tview widget with dynamic colours enabled: control
+// characters are escaped as by Terminal, then square-bracket tags are escaped
+// so "[red]" prints literally.
+func Tview(s string) string { return tview.Escape(Terminal(s)) }
+
+func hexByte(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{'\\', 'x', digits[c>>4], digits[c&0xf]})
+}
+
+func isBidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+func isClean(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+		if c >= 0x80 {
+			// slow path for non-ASCII
+			for _, r := range s[i:] {
+				if r == utf8.RuneError || (r >= 0x80 && r < 0xa0) || isBidiControl(r) || (r < 0x20) || r == 0x7f {
+					return false
+				}
+			}
+			return utf8.ValidString(s[i:])
+		}
+	}
+	return true
+}
+
