@@ -21,6 +21,10 @@ var ErrShort = errors.New("data ends early")
 // buffer can hold or a configured limit.
 var ErrTooLong = errors.New("length exceeds the data")
 
+// ErrTrailing is wrapped by a FormatError when bytes remain after the last
+// field of a fixed layout.
+var ErrTrailing = errors.New("unexpected bytes after the last field")
+
 // FormatError reports malformed input: what was being read, at which byte
 // offset, and why.
 type FormatError struct {
@@ -113,6 +117,9 @@ func (r *Reader) U2(what string) uint16 {
 	return v
 }
 
+// S2 reads a big-endian int16.
+func (r *Reader) S2(what string) int16 { return int16(r.U2(what)) }
+
 // U4 reads a big-endian uint32.
 func (r *Reader) U4(what string) uint32 {
 	if !r.need(4, what) {
@@ -134,6 +141,63 @@ func (r *Reader) U8(what string) uint64 {
 	v := binary.BigEndian.Uint64(r.buf[r.off:])
 	r.off += 8
 	return v
+}
+
+// U2LE reads a little-endian uint16 (for the few layouts that copy a
+// little-endian C struct, such as DDM's NHGT reply).
+func (r *Reader) U2LE(what string) uint16 {
+	if !r.need(2, what) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint16(r.buf[r.off:])
+	r.off += 2
+	return v
+}
+
+// U4LE reads a little-endian uint32.
+func (r *Reader) U4LE(what string) uint32 {
+	if !r.need(4, what) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.buf[r.off:])
+	r.off += 4
+	return v
+}
+
+// U8LE reads a little-endian uint64.
+func (r *Reader) U8LE(what string) uint64 {
+	if !r.need(8, what) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.buf[r.off:])
+	r.off += 8
+	return v
+}
+
+// Count checks a count read from the wire before anything is allocated for
+// it: n elements of at least minSize bytes each must fit in the unread
+// bytes. It returns n as an int, or 0 after recording ErrTooLong. minSize
+// values below 1 are treated as 1.
+func (r *Reader) Count(n uint64, minSize int, what string) int {
+	if r.err != nil {
+		return 0
+	}
+	if minSize < 1 {
+		minSize = 1
+	}
+	if n > uint64(r.Len())/uint64(minSize) {
+		r.Fail(what, ErrTooLong)
+		return 0
+	}
+	return int(n)
+}
+
+// End records ErrTrailing if unread bytes remain. Call it after the last
+// field of a layout that must fill its buffer exactly.
+func (r *Reader) End(what string) {
+	if r.err == nil && r.Len() > 0 {
+		r.Fail(what, ErrTrailing)
+	}
 }
 
 // ID reads a big-endian unsigned id of size bytes (1..8), as JDWP object,
@@ -243,6 +307,9 @@ func (w *Writer) Bool(v bool) {
 // U2 appends a big-endian uint16.
 func (w *Writer) U2(v uint16) { w.B = binary.BigEndian.AppendUint16(w.B, v) }
 
+// S2 appends a big-endian int16.
+func (w *Writer) S2(v int16) { w.U2(uint16(v)) }
+
 // U4 appends a big-endian uint32.
 func (w *Writer) U4(v uint32) { w.B = binary.BigEndian.AppendUint32(w.B, v) }
 
@@ -251,6 +318,15 @@ func (w *Writer) S4(v int32) { w.U4(uint32(v)) }
 
 // U8 appends a big-endian uint64.
 func (w *Writer) U8(v uint64) { w.B = binary.BigEndian.AppendUint64(w.B, v) }
+
+// U2LE appends a little-endian uint16.
+func (w *Writer) U2LE(v uint16) { w.B = binary.LittleEndian.AppendUint16(w.B, v) }
+
+// U4LE appends a little-endian uint32.
+func (w *Writer) U4LE(v uint32) { w.B = binary.LittleEndian.AppendUint32(w.B, v) }
+
+// U8LE appends a little-endian uint64.
+func (w *Writer) U8LE(v uint64) { w.B = binary.LittleEndian.AppendUint64(w.B, v) }
 
 // ID appends v as a big-endian id of size bytes (1..8).
 func (w *Writer) ID(size int, v uint64) {
