@@ -77,4 +77,3 @@ func isClean(s string) bool {
 	}
 	return true
 }
-

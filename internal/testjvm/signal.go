@@ -1,0 +1,5 @@
+package testjvm
+
+import "syscall"
+
+var syscallZero = syscall.Signal(0)

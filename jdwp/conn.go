@@ -1,0 +1,316 @@
+package jdwp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultIDBase is where a Conn starts numbering its own requests. Debuggers
+// count from 1 and VMs number their own commands from 0x10000000 (Dalvik,
+// ART-2016) or 0x80000000|n (ART 9+), so ids from 0x40000000 upward never
+// collide with a debugger sharing the stream (spec/jdwp.md §4).
+const DefaultIDBase uint32 = 0x40000000
+
+// idSpan is the size of a Conn's id range; ids wrap within it.
+const idSpan uint32 = 0x10000000
+
+// ErrClosed is returned for operations on a closed Conn and wakes every
+// pending request when Close is called.
+var ErrClosed = errors.New("jdwp: connection closed")
+
+// Options tune a Conn. The zero value is ready to use.
+type Options struct {
+	// MaxPacketLen bounds incoming packet lengths (0: DefaultMaxPacketLen).
+	MaxPacketLen int
+	// IDBase is the first id of this side's own commands (0: DefaultIDBase).
+	// The Conn owns [IDBase, IDBase+0x10000000).
+	IDBase uint32
+	// WriteTimeout bounds one packet write (0: 10s). A write that times out
+	// closes the connection, since a partial packet desynchronises the stream.
+	WriteTimeout time.Duration
+	// IncomingBuffer is the capacity of the Incoming channel (0: 256).
+	IncomingBuffer int
+}
+
+// Conn multiplexes one JDWP stream. Its single reader goroutine routes each
+// packet: a reply whose id is one of this Conn's own goes to the waiting
+// Request (or is dropped if nobody waits any more, as for a request that
+// timed out or was posted without waiting); every other packet — commands the
+// peer sends (DDM chunks, Event.Composite) and replies to ids that belong to
+// someone else (a debugger sharing the stream) — goes to Incoming. Writes are
+// serialised.
+type Conn struct {
+	nc   net.Conn
+	opts Options
+
+	wmu sync.Mutex // serialises writes
+
+	mu      sync.Mutex
+	pending map[uint32]chan *Packet
+	next    uint32
+	err     error
+
+	in         chan *Packet
+	done       chan struct{}
+	readerDone chan struct{}
+	once       sync.Once
+
+	stats Stats
+}
+
+// Stats are a Conn's traffic counters.
+type Stats struct {
+	PacketsIn, PacketsOut atomic.Uint64
+	BytesIn, BytesOut     atomic.Uint64
+	// DroppedReplies counts replies to this Conn's own ids that nobody was
+	// waiting for (a late answer to a timed-out or posted request).
+	DroppedReplies atomic.Uint64
+}
+
+// NewConn starts multiplexing nc, on which the handshake has already been
+// done.
+func NewConn(nc net.Conn, opts Options) *Conn {
+	if opts.MaxPacketLen <= 0 {
+		opts.MaxPacketLen = DefaultMaxPacketLen
+	}
+	if opts.IDBase == 0 {
+		opts.IDBase = DefaultIDBase
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 10 * time.Second
+	}
+	if opts.IncomingBuffer <= 0 {
+		opts.IncomingBuffer = 256
+	}
+	c := &Conn{
+		nc:         nc,
+		opts:       opts,
+		pending:    map[uint32]chan *Packet{},
+		next:       opts.IDBase,
+		in:         make(chan *Packet, opts.IncomingBuffer),
+		done:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+// Dial connects to a JDWP endpoint at addr, performs the handshake as the
+// initiator and returns a running Conn. The handshake is bounded by ctx's
+// deadline, or DefaultHandshakeTimeout.
+func Dial(ctx context.Context, addr string, opts Options) (*Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	timeout := DefaultHandshakeTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+		if timeout <= 0 {
+			nc.Close()
+			return nil, context.DeadlineExceeded
+		}
+	}
+	if err := ClientHandshake(nc, timeout); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return NewConn(nc, opts), nil
+}
+
+// OwnsID reports whether id lies in this Conn's own request range.
+func (c *Conn) OwnsID(id uint32) bool {
+	return id-c.opts.IDBase < idSpan
+}
+
+// Incoming delivers every packet that is not a reply to this Conn's own
+// requests. It is closed when the connection ends. A consumer that stops
+// reading stalls this connection's reader (and only this one).
+func (c *Conn) Incoming() <-chan *Packet { return c.in }
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended (ErrClosed after Close), or nil while
+// it runs.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Stats returns the traffic counters.
+func (c *Conn) Stats() *Stats { return &c.stats }
+
+// RemoteAddr is the peer's address.
+func (c *Conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
+
+// Close ends the connection, wakes every pending request with ErrClosed and
+// waits for the reader goroutine to finish.
+func (c *Conn) Close() error {
+	c.shutdown(ErrClosed)
+	<-c.readerDone
+	return nil
+}
+
+func (c *Conn) shutdown(err error) {
+	c.once.Do(func() {
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		close(c.done)
+		c.nc.Close()
+	})
+}
+
+func (c *Conn) allocID() uint32 {
+	// called with c.mu held
+	for {
+		id := c.next
+		c.next++
+		if c.next-c.opts.IDBase >= idSpan {
+			c.next = c.opts.IDBase
+		}
+		if _, busy := c.pending[id]; !busy {
+			return id
+		}
+	}
+}
+
+// Request sends a command and waits for its reply, ctx's end, or the
+// connection's end. A reply with a non-zero error code is returned together
+// with a *ReplyError. When ctx ends first the request is forgotten: a late
+// reply is dropped.
+func (c *Conn) Request(ctx context.Context, set, cmd uint8, data []byte) (*Packet, error) {
+	ch := make(chan *Packet, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return nil, err
+	}
+	id := c.allocID()
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	if err := c.WritePacket(NewCommand(id, set, cmd, data)); err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	select {
+	case p := <-ch:
+		if p.ErrorCode != ErrNone {
+			return p, &ReplyError{Code: p.ErrorCode, CommandSet: set, Command: cmd}
+		}
+		return p, nil
+	case <-ctx.Done():
+		c.forget(id)
+		return nil, fmt.Errorf("jdwp: %s: %w", CommandName(set, cmd), ctx.Err())
+	case <-c.done:
+		c.forget(id)
+		// A reply may have raced with the shutdown.
+		select {
+		case p := <-ch:
+			if p.ErrorCode != ErrNone {
+				return p, &ReplyError{Code: p.ErrorCode, CommandSet: set, Command: cmd}
+			}
+			return p, nil
+		default:
+		}
+		return nil, c.Err()
+	}
+}
+
+// Post sends a command from this Conn's id range without waiting; its reply,
+// if the peer sends one, is dropped. Use it for requests that modern VMs never
+// answer (spec/jdwp.md §3).
+func (c *Conn) Post(set, cmd uint8, data []byte) (uint32, error) {
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return 0, err
+	}
+	id := c.allocID()
+	c.mu.Unlock()
+	return id, c.WritePacket(NewCommand(id, set, cmd, data))
+}
+
+func (c *Conn) forget(id uint32) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// WritePacket writes one packet as is (the proxy forwards a debugger's
+// packets this way; a VM writes its replies and events). Writes are
+// serialised; a failed write ends the connection.
+func (c *Conn) WritePacket(p *Packet) error {
+	buf := p.Marshal()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	select {
+	case <-c.done:
+		return c.Err()
+	default:
+	}
+	_ = c.nc.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
+	n, err := c.nc.Write(buf)
+	if err != nil {
+		err = fmt.Errorf("jdwp: write %s: %w", p, err)
+		c.shutdown(err)
+		return err
+	}
+	c.stats.PacketsOut.Add(1)
+	c.stats.BytesOut.Add(uint64(n))
+	return nil
+}
+
+func (c *Conn) readLoop() {
+	defer close(c.readerDone)
+	defer close(c.in)
+	br := bufio.NewReaderSize(c.nc, 64<<10)
+	for {
+		p, err := ReadPacket(br, c.opts.MaxPacketLen)
+		if err != nil {
+			c.shutdown(fmt.Errorf("jdwp: read: %w", err))
+			c.failPending()
+			return
+		}
+		c.stats.PacketsIn.Add(1)
+		c.stats.BytesIn.Add(uint64(p.Len()))
+		if p.IsReply() && c.OwnsID(p.ID) {
+			c.mu.Lock()
+			ch, ok := c.pending[p.ID]
+			delete(c.pending, p.ID)
+			c.mu.Unlock()
+			if ok {
+				ch <- p // buffered; exactly one reply per id
+			} else {
+				c.stats.DroppedReplies.Add(1)
+			}
+			continue
+		}
+		select {
+		case c.in <- p:
+		case <-c.done:
+			c.failPending()
+			return
+		}
+	}
+}
+
+// failPending drops every waiter's registration; waiters themselves wake on
+// c.done.
+func (c *Conn) failPending() {
+	c.mu.Lock()
+	clear(c.pending)
+	c.mu.Unlock()
+}

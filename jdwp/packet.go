@@ -1,0 +1,193 @@
+// Package jdwp is the Java Debug Wire Protocol layer of ddmtui: the
+// JDWP-Handshake in both roles, the 11-byte packet codec with a bounded
+// length, and Conn, which multiplexes one VM connection between the monitor's
+// own requests (matched to replies by id), the packets the VM sends unasked
+// (DDM chunks, composite events), and a debugger sharing the stream through
+// the proxy. It also names command sets, commands and error codes, and wraps
+// the few standard commands a monitor needs for VMs that do not speak DDM.
+//
+// Everything in JDWP is big-endian; see spec/jdwp.md.
+package jdwp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// HeaderLen is the size of a JDWP packet header (spec/jdwp.md §2).
+const HeaderLen = 11
+
+// FlagReply marks a reply packet; it is the only flag JDWP defines.
+const FlagReply = 0x80
+
+// DefaultMaxPacketLen bounds a packet's length field. It is large because a
+// VM streams a whole HPROF heap dump in one DDM packet (spec/ddm-chunks.md
+// §7.6); the reader allocates as bytes arrive, never from the claim alone.
+const DefaultMaxPacketLen = 512 << 20
+
+// ErrPacketTooLarge is returned when a length field exceeds the maximum.
+var ErrPacketTooLarge = errors.New("jdwp: packet length exceeds the limit")
+
+// ErrBadLength is returned when a length field is below the header size.
+var ErrBadLength = errors.New("jdwp: packet length shorter than its header")
+
+// Packet is one JDWP command or reply.
+type Packet struct {
+	ID    uint32
+	Flags uint8
+	// For commands:
+	CommandSet uint8
+	Command    uint8
+	// For replies:
+	ErrorCode ErrorCode
+	Data      []byte
+}
+
+// IsReply reports whether the packet is a reply.
+func (p *Packet) IsReply() bool { return p.Flags&FlagReply != 0 }
+
+// IsDDM reports whether the packet is a DDM command (0xC7/0x01).
+func (p *Packet) IsDDM() bool {
+	return !p.IsReply() && p.CommandSet == CmdSetDDM && p.Command == CmdDDMChunk
+}
+
+// Len is the packet's length on the wire.
+func (p *Packet) Len() int { return HeaderLen + len(p.Data) }
+
+// NewCommand builds a command packet.
+func NewCommand(id uint32, set, cmd uint8, data []byte) *Packet {
+	return &Packet{ID: id, CommandSet: set, Command: cmd, Data: data}
+}
+
+// NewReply builds a reply packet. Error replies carry no data (as every VM
+// sends them).
+func NewReply(id uint32, code ErrorCode, data []byte) *Packet {
+	if code != ErrNone {
+		data = nil
+	}
+	return &Packet{ID: id, Flags: FlagReply, ErrorCode: code, Data: data}
+}
+
+// AppendHeader appends the 11-byte header for p.
+func (p *Packet) AppendHeader(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(p.Len()))
+	dst = binary.BigEndian.AppendUint32(dst, p.ID)
+	dst = append(dst, p.Flags)
+	if p.IsReply() {
+		dst = binary.BigEndian.AppendUint16(dst, uint16(p.ErrorCode))
+	} else {
+		dst = append(dst, p.CommandSet, p.Command)
+	}
+	return dst
+}
+
+// Append appends the whole packet in wire form.
+func (p *Packet) Append(dst []byte) []byte {
+	return append(p.AppendHeader(dst), p.Data...)
+}
+
+// Marshal returns the packet in wire form.
+func (p *Packet) Marshal() []byte { return p.Append(make([]byte, 0, p.Len())) }
+
+func (p *Packet) String() string {
+	if p.IsReply() {
+		if p.ErrorCode != ErrNone {
+			return fmt.Sprintf("reply id=%#x error=%s", p.ID, p.ErrorCode)
+		}
+		return fmt.Sprintf("reply id=%#x len=%d", p.ID, len(p.Data))
+	}
+	return fmt.Sprintf("command id=%#x %s len=%d", p.ID, CommandName(p.CommandSet, p.Command), len(p.Data))
+}
+
+// ParseHeader decodes an 11-byte header. It returns the total packet length
+// from the length field after checking it against [HeaderLen, max].
+func ParseHeader(h []byte, max int) (p Packet, length int, err error) {
+	if len(h) < HeaderLen {
+		return p, 0, io.ErrUnexpectedEOF
+	}
+	l := binary.BigEndian.Uint32(h)
+	if l < HeaderLen {
+		return p, 0, fmt.Errorf("%w: %d", ErrBadLength, l)
+	}
+	if max <= 0 {
+		max = DefaultMaxPacketLen
+	}
+	if uint64(l) > uint64(max) {
+		return p, 0, fmt.Errorf("%w: %d > %d", ErrPacketTooLarge, l, max)
+	}
+	p.ID = binary.BigEndian.Uint32(h[4:])
+	p.Flags = h[8]
+	if p.IsReply() {
+		p.ErrorCode = ErrorCode(binary.BigEndian.Uint16(h[9:]))
+	} else {
+		p.CommandSet, p.Command = h[9], h[10]
+	}
+	return p, int(l), nil
+}
+
+// Decode parses one complete packet from b, which must hold exactly one
+// packet. It is the pure form of ReadPacket, used by tests and fuzzing.
+func Decode(b []byte, max int) (*Packet, error) {
+	p, l, err := ParseHeader(b, max)
+	if err != nil {
+		return nil, err
+	}
+	if l != len(b) {
+		return nil, fmt.Errorf("jdwp: length field %d but %d bytes given", l, len(b))
+	}
+	p.Data = b[HeaderLen:]
+	return &p, nil
+}
+
+// readChunk is the most a reader allocates ahead of the bytes that actually
+// arrived; larger packets grow in steps of at most this size.
+const readChunk = 1 << 20
+
+// ReadPacket reads one packet from r, rejecting a length above limit (0 means
+// DefaultMaxPacketLen). A large length is a claim: the buffer grows only as
+// data arrives, so a peer cannot make us allocate what it never sends.
+func ReadPacket(r io.Reader, limit int) (*Packet, error) {
+	var h [HeaderLen]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return nil, err
+	}
+	p, l, err := ParseHeader(h[:], limit)
+	if err != nil {
+		return nil, err
+	}
+	n := l - HeaderLen
+	if n <= readChunk {
+		p.Data = make([]byte, n)
+		if _, err := io.ReadFull(r, p.Data); err != nil {
+			return nil, unexpected(err)
+		}
+		return &p, nil
+	}
+	data := make([]byte, 0, readChunk)
+	for len(data) < n {
+		step := min(n-len(data), max(readChunk, len(data)))
+		start := len(data)
+		data = slices.Grow(data, step)[:start+step]
+		if _, err := io.ReadFull(r, data[start:]); err != nil {
+			return nil, unexpected(err)
+		}
+	}
+	p.Data = data
+	return &p, nil
+}
+
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// WritePacket writes p to w in one Write call.
+func WritePacket(w io.Writer, p *Packet) error {
+	_, err := w.Write(p.Marshal())
+	return err
+}
