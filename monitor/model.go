@@ -1,0 +1,116 @@
+// Package monitor is ddmtui's engine: it turns VM endpoints found by scan/
+// into live sessions (DDM over jdwp.Conn, or standard JDWP polling for VMs
+// that refuse DDM), keeps the latest model of every VM in a Store, and
+// publishes typed, coalescing events on a Bus that views and headless
+// commands subscribe to. Nothing here touches a terminal.
+//
+// Main types: Engine (discovery → sessions), Session (one VM), Store (the
+// model), Bus/Subscription (events), and the model values VM, Thread, Heap.
+package monitor
+
+import (
+	"time"
+)
+
+// DebuggerState says whether a debugger is involved with a VM.
+type DebuggerState string
+
+// Debugger states, as shown in JSON.
+const (
+	DebuggerNone     DebuggerState = "none"
+	DebuggerWaiting  DebuggerState = "waiting"  // the app called Debug.waitForDebugger (WAIT chunk)
+	DebuggerAttached DebuggerState = "attached" // a debugger is connected through the proxy
+)
+
+// VM is what the monitor knows about one VM. Values are snapshots: the
+// engine never mutates a VM after publishing it.
+type VM struct {
+	Key       string // unique: "local:8000" or "adb:SERIAL:PID"
+	Source    string // "local:8000" or "adb:SERIAL"
+	PID       int
+	App       string
+	VMIdent   string // HELO vm ident, e.g. "Dalvik v2.1.0", or the JDWP VM name for non-DDM VMs
+	DDM       bool
+	Family    string // "dalvik", "art", "jvm" or ""
+	UserID    int
+	ABI       string
+	JVMFlags  string
+	Package   string
+	Features  []string
+	Debugger  DebuggerState
+	DebugPort int
+	Connected time.Time
+	Threads   []Thread
+	Heaps     []Heap
+	Err       string // last non-fatal problem, for the status line
+}
+
+// Thread is one thread of a VM.
+type Thread struct {
+	ID      uint64 // DDM thread id (small) or JDWP threadID for non-DDM VMs
+	Name    string
+	Status  int    // the number from the wire (THST status or JDWP ThreadStatus)
+	State   string // lowercase name of Status for the VM family (spec/ddm-chunks.md §6.5)
+	SysTID  int
+	UTime   int // clock ticks
+	STime   int
+	Daemon  bool
+	Created time.Time
+	Changed time.Time // when State last changed (for the dashboard's blink)
+}
+
+// Heap is one heap's HPIF summary and, when segments arrived, the segment
+// summary.
+type Heap struct {
+	ID             int
+	MaxBytes       uint64
+	SizeBytes      uint64
+	AllocatedBytes uint64
+	Objects        uint64
+	Timestamp      uint64 // HPIF timestamp (ms; epoch on Dalvik, monotonic on ART)
+	Reason         int
+	GCCount        int
+	Updated        time.Time
+	Segments       *SegmentSummary
+}
+
+// SegmentSummary counts allocation units of the last complete HPSG set.
+type SegmentSummary struct {
+	UnitSize     int
+	TotalUnits   uint64
+	UnitsByKind  [8]uint64 // index: HPSG kind (0 object … 7 native)
+	UnitsBySolid [8]uint64 // index: solidity (0 free, 1 hard, …)
+	Segments     int
+	Updated      time.Time
+}
+
+// Events published on the Bus. Each carries a snapshot.
+
+// VMUpdated says a VM appeared or its identity/debugger state changed.
+type VMUpdated struct{ VM VM }
+
+// VMGone says a VM's session ended.
+type VMGone struct {
+	Key    string
+	Reason string
+}
+
+// ThreadsUpdated carries a VM's thread table.
+type ThreadsUpdated struct {
+	Key     string
+	Threads []Thread
+}
+
+// HeapUpdated carries a VM's heaps.
+type HeapUpdated struct {
+	Key   string
+	Heaps []Heap
+}
+
+// CoalesceKey implementations: a newer event of the same kind for the same VM
+// replaces an older undelivered one. Appearance and disappearance share a key
+// so the latest lifecycle state wins.
+func (e VMUpdated) CoalesceKey() string      { return "vm/" + e.VM.Key }
+func (e VMGone) CoalesceKey() string         { return "vm/" + e.Key }
+func (e ThreadsUpdated) CoalesceKey() string { return "threads/" + e.Key }
+func (e HeapUpdated) CoalesceKey() string    { return "heap/" + e.Key }
