@@ -27,6 +27,7 @@ func newApp() *cli.App {
 		HideVersion:          false,
 		Commands: []*cli.Command{
 			versionCommand(),
+			simCommand(),
 		},
 	}
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/sim"
+)
+
+func simFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "vms", Value: 5, Usage: "number of simulated VMs"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed: the same seed gives the same VMs and the same evolution"},
+		&cli.IntFlag{Name: "threads", Usage: "application threads per VM (0: varied per VM)"},
+		&cli.IntFlag{Name: "heap-mb", Usage: "initial heap per VM in MiB (0: varied per VM)"},
+		&cli.DurationFlag{Name: "interval", Value: 500 * time.Millisecond, Usage: "simulation step: thread changes, allocation, a GC every 5 steps"},
+		&cli.BoolFlag{Name: "modern", Usage: "every VM behaves like ART 9+ (no reply to DDM requests with nothing to say)"},
+	}
+}
+
+func simCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sim",
+		Usage: "run simulated Android VMs that speak JDWP and DDM",
+		Description: "Serves each VM on its own loopback port (like VMs reachable with adb forward).\n" +
+			"Example: ddmtui sim --local 8000 --vms 3",
+		Flags: append(simFlags(),
+			&cli.IntFlag{Name: "local", Value: 8000, Usage: "first loopback port; VM n listens on PORT+n"},
+		),
+		Action: func(c *cli.Context) error {
+			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			dev := newSimDevice(c)
+			defer dev.Close()
+			addrs, err := dev.ServeLocal("127.0.0.1", c.Int("local"))
+			if err != nil {
+				return err
+			}
+			for i, vm := range dev.VMs() {
+				s := vm.Spec()
+				fmt.Fprintf(c.App.Writer, "%-16s pid %-6d %-6s %s\n", addrs[i], s.PID, s.Family, s.App)
+			}
+			fmt.Fprintln(c.App.Writer, "simulating; Ctrl-C stops")
+			dev.Run(ctx, c.Duration("interval"))
+			return nil
+		},
+	}
+}
+
+// newSimDevice builds the simulated device the sim flags describe.
+func newSimDevice(c *cli.Context) *sim.Device {
+	dev := sim.NewDevice("emulator-sim")
+	for _, spec := range sim.Scenario(c.Uint64("seed"), c.Int("vms")) {
+		if n := c.Int("threads"); n > 0 {
+			spec.Threads = n
+		}
+		if mb := c.Int("heap-mb"); mb > 0 {
+			spec.HeapBytes = uint64(mb) << 20
+			if spec.HeapMax < 2*spec.HeapBytes {
+				spec.HeapMax = 2 * spec.HeapBytes
+			}
+		}
+		if c.Bool("modern") && spec.Family == sim.ART {
+			spec.Modern = true
+		}
+		dev.Add(sim.NewVM(spec))
+	}
+	return dev
+}
