@@ -43,7 +43,9 @@ func TestSimCommandAnswersHELO(t *testing.T) {
 	app.Writer = &out
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- app.RunContext(ctx, []string{"ddmtui", "sim", "--local", fmt.Sprint(port), "--vms", "3", "--seed", "1"}) }()
+	go func() {
+		done <- app.RunContext(ctx, []string{"ddmtui", "sim", "--local", fmt.Sprint(port), "--vms", "3", "--seed", "1"})
+	}()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
