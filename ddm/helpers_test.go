@@ -1,0 +1,40 @@
+package ddm
+
+import (
+	"encoding/hex"
+	"strings"
+)
+
+// hx turns hex written field by field ("00 00 00 01", "01 FF") into bytes.
+// It panics on malformed hex: the vectors are constants of the test.
+func hx(fields ...string) []byte {
+	s := strings.Join(fields, "")
+	s = strings.NewReplacer(" ", "", "\n", "", "\t", "").Replace(s)
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		panic("bad hex in test vector: " + err.Error())
+	}
+	return b
+}
+
+// direction says which table decodes a vector.
+type direction int
+
+const (
+	monitorToVM direction = iota // a request: DecodeFromMonitor
+	vmToMonitor                  // a reply or unsolicited chunk: DecodeFromVM
+)
+
+func (d direction) String() string {
+	if d == monitorToVM {
+		return "M→V"
+	}
+	return "V→M"
+}
+
+func decodeIn(d direction, c Chunk) (Message, error) {
+	if d == monitorToVM {
+		return DecodeFromMonitor(c)
+	}
+	return DecodeFromVM(c)
+}
