@@ -1,0 +1,657 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Indexes of the two pseudo-methods at the start of Profile.Methods, as in
+// dmtracedump (TOPLEVEL_INDEX, UNKNOWN_INDEX).
+const (
+	// TopLevel is the caller of every call made with an empty stack; its
+	// inclusive time is the thread's traced time (last − first record).
+	TopLevel int32 = 0
+	// Unknown stands for every method id that is not in the key.
+	Unknown int32 = 1
+	// firstKeyMethod is the profile index of Header.Methods[0].
+	firstKeyMethod = 2
+)
+
+// Stats are a method's totals, in µs per Clock (only the profile's clocks
+// are filled). The definitions are dmtracedump's (spec §4):
+//   - Inclusive counts only outermost calls: a recursive call's time is
+//     already inside its outer call's.
+//   - Exclusive is the time the method was on top of the stack, in every
+//     frame, recursive or not; so Exclusive ≤ Inclusive.
+//   - Calls counts every call, RecursiveCalls those made while the method was
+//     already on the stack.
+type Stats struct {
+	Calls          int64
+	RecursiveCalls int64
+	Inclusive      [2]uint64
+	Exclusive      [2]uint64
+}
+
+// MethodStats are the stats of the method at profile index Index.
+type MethodStats struct {
+	Index int32
+	Stats
+}
+
+// Edge is a caller → callee pair: the calls the callee received from that
+// caller, the recursive ones among them, and the time of those calls
+// (inclusive, every call counted, as dmtracedump's parent/child lists).
+type Edge struct {
+	Caller, Callee int32 // profile indexes; Caller is TopLevel for calls with an empty stack
+	Calls          int64
+	RecursiveCalls int64
+	Inclusive      [2]uint64
+}
+
+// Graph is a method table and call graph for one thread or all of them.
+type Graph struct {
+	Methods  []MethodStats // methods with any activity, by ascending Index; TopLevel first
+	Edges    []Edge        // by ascending (Caller, Callee)
+	byCallee []int32       // indexes into Edges, by (Callee, Caller)
+}
+
+// Stats returns the stats of method i (zero when it had no activity).
+func (g *Graph) Stats(i int32) Stats {
+	k, ok := slices.BinarySearchFunc(g.Methods, i, func(m MethodStats, i int32) int { return int(m.Index) - int(i) })
+	if !ok {
+		return Stats{}
+	}
+	return g.Methods[k].Stats
+}
+
+// Total is the traced time per clock: for each thread, its last record's
+// time minus its first one's, summed ("Total cycles" in dmtracedump).
+func (g *Graph) Total() [2]uint64 { return g.Stats(TopLevel).Inclusive }
+
+// Callees returns the edges from method i to the methods it called.
+func (g *Graph) Callees(i int32) []Edge {
+	lo, _ := slices.BinarySearchFunc(g.Edges, i, func(e Edge, i int32) int { return int(e.Caller) - int(i) })
+	hi := lo
+	for hi < len(g.Edges) && g.Edges[hi].Caller == i {
+		hi++
+	}
+	return g.Edges[lo:hi]
+}
+
+// Callers returns the edges into method i from its callers.
+func (g *Graph) Callers(i int32) []Edge {
+	lo, _ := slices.BinarySearchFunc(g.byCallee, i, func(k int32, i int32) int { return int(g.Edges[k].Callee) - int(i) })
+	var out []Edge
+	for k := lo; k < len(g.byCallee) && g.Edges[g.byCallee[k]].Callee == i; k++ {
+		out = append(out, g.Edges[g.byCallee[k]])
+	}
+	return out
+}
+
+func (g *Graph) index() {
+	slices.SortFunc(g.Methods, func(a, b MethodStats) int { return int(a.Index) - int(b.Index) })
+	slices.SortFunc(g.Edges, func(a, b Edge) int {
+		if a.Caller != b.Caller {
+			return int(a.Caller) - int(b.Caller)
+		}
+		return int(a.Callee) - int(b.Callee)
+	})
+	g.byCallee = make([]int32, len(g.Edges))
+	for i := range g.byCallee {
+		g.byCallee[i] = int32(i)
+	}
+	slices.SortFunc(g.byCallee, func(a, b int32) int {
+		ea, eb := &g.Edges[a], &g.Edges[b]
+		if ea.Callee != eb.Callee {
+			return int(ea.Callee) - int(eb.Callee)
+		}
+		return int(ea.Caller) - int(eb.Caller)
+	})
+}
+
+// ThreadProfile is the profile of one thread.
+type ThreadProfile struct {
+	ID      uint32 // the key's id when the key names the thread, else the records' id
+	Name    string // from the key; empty when the key does not name it
+	Records int64
+	Graph
+	// Tree is the calling-context tree, when BuildOptions.CallTree was set.
+	Tree *CallTree
+}
+
+// Profile is the analysis of a whole trace.
+type Profile struct {
+	Header *Header
+	Clocks Clocks
+	// Methods is indexed by profile index: TopLevel, Unknown, then the key's
+	// methods in key order (Header.Methods[i] is Methods[i+2]).
+	Methods []Method
+	// All is the profile of every thread together.
+	All Graph
+	// Threads: threads named in the key, in key order, then threads that
+	// only appear in records, in order of their first record.
+	Threads          []ThreadProfile
+	Records          int64
+	UnknownMethodIDs []uint32
+	Warnings         Warnings
+}
+
+// Name returns "class.method" for profile index i.
+func (p *Profile) Name(i int32) string {
+	if i < 0 || int(i) >= len(p.Methods) {
+		return "(invalid)"
+	}
+	return p.Methods[i].FullName()
+}
+
+// Thread returns the profile of the thread with key or record id id.
+func (p *Profile) Thread(id uint32) *ThreadProfile {
+	for i := range p.Threads {
+		if p.Threads[i].ID == id {
+			return &p.Threads[i]
+		}
+	}
+	return nil
+}
+
+// CallKind says how a call reported to BuildOptions.OnCall ended.
+type CallKind uint8
+
+// Kinds of calls.
+const (
+	CallReturned  CallKind = iota // an exit record matched its entry
+	CallUnmatched                 // an exit with an empty stack: entered before tracing; Entry is 0
+	CallUnwound                   // popped because an exit further down the stack had no match
+	CallOpen                      // still on the stack at the end; Exit is the thread's last time
+)
+
+// Call is one completed call, as reported to BuildOptions.OnCall.
+type Call struct {
+	Thread      uint16
+	Method      int32 // profile index
+	Depth       int   // 0 for a call made with an empty stack
+	Entry, Exit [2]uint64
+	Kind        CallKind
+}
+
+// BuildOptions configure a ProfileBuilder.
+type BuildOptions struct {
+	Limits Limits
+	// CallTree builds each thread's calling-context tree (ThreadProfile.Tree),
+	// which folded-stack export needs.
+	CallTree bool
+	// OnCall, if set, is called for every call when it ends, in the order of
+	// the records (inner calls before outer ones); calls open at the end of
+	// the trace come last. The Chrome export uses it.
+	OnCall func(*Call)
+}
+
+// ProfileBuilder computes a Profile from records, one batch at a time, in
+// memory proportional to the number of distinct methods, edges and threads
+// (not records).
+type ProfileBuilder struct {
+	hdr         *Header
+	startClocks Clocks
+	opt         BuildOptions
+	threads     []*threadState
+	byID        []int32 // record thread id → index in threads, -1 when none yet
+	cur         *threadState
+	records     int64
+	ws          *Warnings
+	ownWarnings Warnings
+	part        string
+	call        Call
+}
+
+type threadState struct {
+	id      uint16
+	records int64
+	first   [2]uint64
+	last    [2]uint64
+	topSelf [2]uint64 // time with an empty stack before an entry (dmtracedump's toplevel exclusive)
+	stack   []frame
+	slotOf  indexTable // profile method index → slot in local
+	local   []localMethod
+	edgeOf  indexTable // caller<<32 | callee → index in edges
+	edges   []Edge
+	tree    *CallTree
+}
+
+type localMethod struct {
+	method  int32
+	onStack int32
+	Stats
+}
+
+type frame struct {
+	entry  [2]uint64
+	method int32
+	slot   int32 // in threadState.local
+	below  int32 // frames of the same method under this one
+	node   int32 // call-tree node
+}
+
+// NewProfileBuilder returns a builder for records of the trace with header h.
+// h may grow while records are read (streaming traces); the builder reads it
+// again in Finish.
+func NewProfileBuilder(h *Header, opt BuildOptions) *ProfileBuilder {
+	opt.Limits = opt.Limits.withDefaults()
+	b := &ProfileBuilder{hdr: h, startClocks: h.Clocks, opt: opt, byID: make([]int32, 1<<16)}
+	for i := range b.byID {
+		b.byID[i] = -1
+	}
+	b.ownWarnings.limit = opt.Limits.MaxWarnings
+	b.ws = &b.ownWarnings
+	return b
+}
+
+func (b *ProfileBuilder) warn(kind WarningKind, off int64, format string, args ...any) {
+	b.ws.add(Warning{Kind: kind, Part: b.part, Offset: off, Message: fmt.Sprintf(format, args...)})
+}
+
+func (b *ProfileBuilder) thread(id uint16) *threadState {
+	if k := b.byID[id]; k >= 0 {
+		return b.threads[k]
+	}
+	ts := &threadState{id: id}
+	if b.opt.CallTree {
+		ts.tree = newCallTree()
+	}
+	b.byID[id] = int32(len(b.threads))
+	b.threads = append(b.threads, ts)
+	return ts
+}
+
+// slot returns the thread-local slot of profile method m.
+func (ts *threadState) slot(m int32) int32 {
+	s, added := ts.slotOf.getOrPut(uint64(m), int32(len(ts.local)))
+	if added {
+		ts.local = append(ts.local, localMethod{method: m})
+	}
+	return s
+}
+
+func (ts *threadState) edge(caller, callee int32) *Edge {
+	k, added := ts.edgeOf.getOrPut(uint64(uint32(caller))<<32|uint64(uint32(callee)), int32(len(ts.edges)))
+	if added {
+		ts.edges = append(ts.edges, Edge{Caller: caller, Callee: callee})
+	}
+	return &ts.edges[k]
+}
+
+// Add processes records in file order.
+func (b *ProfileBuilder) Add(recs []Record) error {
+	for i := range recs {
+		r := &recs[i]
+		ts := b.cur
+		if ts == nil || ts.id != r.Thread {
+			ts = b.thread(r.Thread)
+			b.cur = ts
+		}
+		m := r.Method + firstKeyMethod
+		if r.Method < 0 {
+			m = Unknown
+		}
+		t := [2]uint64{uint64(r.Time[0]), uint64(r.Time[1])}
+		if ts.records == 0 {
+			ts.first, ts.last = t, t
+		} else if t[0] < ts.last[0] || t[1] < ts.last[1] {
+			b.warn(WarnTimeBackwards, r.Offset, "thread %d: time %d/%d is before the previous record's %d/%d; using the previous", r.Thread, t[0], t[1], ts.last[0], ts.last[1])
+			t[0], t[1] = max(t[0], ts.last[0]), max(t[1], ts.last[1])
+		}
+		ts.records++
+		delta := [2]uint64{t[0] - ts.last[0], t[1] - ts.last[1]}
+		if r.Action == Enter {
+			if err := b.enter(ts, m, t, delta, r.Offset); err != nil {
+				return err
+			}
+		} else {
+			if r.Action == ActionReserved {
+				b.warn(WarnReservedAction, r.Offset, "action 3 read as an exit")
+			}
+			if !b.exit(ts, m, t, delta, r.Offset) {
+				continue // ignored record: the time stays with the running frame
+			}
+		}
+		ts.last = t
+	}
+	b.records += int64(len(recs))
+	return nil
+}
+
+func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off int64) error {
+	if len(ts.stack) >= b.opt.Limits.MaxStackDepth {
+		return &FormatError{Part: b.part, Offset: off, What: "method entry", Err: fmt.Errorf("%w: thread %d is more than %d calls deep", ErrLimit, ts.id, b.opt.Limits.MaxStackDepth)}
+	}
+	parentNode := int32(0)
+	if n := len(ts.stack); n > 0 {
+		top := &ts.stack[n-1]
+		lm := &ts.local[top.slot]
+		lm.Exclusive[0] += delta[0]
+		lm.Exclusive[1] += delta[1]
+		parentNode = top.node
+	} else {
+		ts.topSelf[0] += delta[0]
+		ts.topSelf[1] += delta[1]
+	}
+	if ts.tree != nil {
+		ts.tree.addSelf(parentNode, delta)
+	}
+	s := ts.slot(m)
+	lm := &ts.local[s]
+	f := frame{entry: t, method: m, slot: s, below: lm.onStack}
+	if ts.tree != nil {
+		f.node = ts.tree.child(parentNode, m)
+	}
+	lm.onStack++
+	ts.stack = append(ts.stack, f)
+	return nil
+}
+
+// exit handles an exit or unroll record; it returns false when the record is
+// ignored (an exit of a method that is not on the stack at all).
+func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off int64) bool {
+	n := len(ts.stack)
+	if n == 0 {
+		// Entered before tracing started: dmtracedump takes the entry time
+		// as 0 and the caller as the top level (spec §4).
+		b.warn(WarnUnmatchedExit, off, "thread %d: exit from %s with an empty stack; counted from the trace start", ts.id, b.methodName(m))
+		s := ts.slot(m)
+		lm := &ts.local[s]
+		lm.Exclusive[0] += delta[0]
+		lm.Exclusive[1] += delta[1]
+		f := frame{method: m, slot: s, below: lm.onStack}
+		if ts.tree != nil {
+			f.node = ts.tree.child(0, m)
+			ts.tree.addSelf(f.node, delta)
+		}
+		b.complete(ts, &f, TopLevel, 0, t, CallUnmatched)
+		return true
+	}
+	if ts.stack[n-1].method != m {
+		// dmtracedump stops here ("does not match stack", exit 1). Unwind to
+		// the nearest frame of m, as if the frames above had exited now.
+		k := n - 2
+		for k >= 0 && ts.stack[k].method != m {
+			k--
+		}
+		if k < 0 {
+			b.warn(WarnMismatchedExit, off, "thread %d: exit from %s, which is not on the stack (top is %s); record ignored", ts.id, b.methodName(m), b.methodName(ts.stack[n-1].method))
+			return false
+		}
+		b.warn(WarnMismatchedExit, off, "thread %d: exit from %s while %s is on top; %d frames without exits closed here", ts.id, b.methodName(m), b.methodName(ts.stack[n-1].method), n-1-k)
+		top := &ts.stack[n-1]
+		lm := &ts.local[top.slot]
+		lm.Exclusive[0] += delta[0]
+		lm.Exclusive[1] += delta[1]
+		if ts.tree != nil {
+			ts.tree.addSelf(top.node, delta)
+		}
+		delta = [2]uint64{}
+		for len(ts.stack) > k+1 {
+			b.pop(ts, t, CallUnwound)
+		}
+	}
+	top := &ts.stack[len(ts.stack)-1]
+	lm := &ts.local[top.slot]
+	lm.Exclusive[0] += delta[0]
+	lm.Exclusive[1] += delta[1]
+	if ts.tree != nil {
+		ts.tree.addSelf(top.node, delta)
+	}
+	b.pop(ts, t, CallReturned)
+	return true
+}
+
+func (b *ProfileBuilder) pop(ts *threadState, t [2]uint64, kind CallKind) {
+	n := len(ts.stack)
+	f := ts.stack[n-1]
+	ts.stack = ts.stack[:n-1]
+	ts.local[f.slot].onStack--
+	caller := TopLevel
+	if n >= 2 {
+		caller = ts.stack[n-2].method
+	}
+	b.complete(ts, &f, caller, n-1, t, kind)
+}
+
+// complete accounts one call of f.method from caller ending at t
+// (dmtracedump addInclusiveTime).
+func (b *ProfileBuilder) complete(ts *threadState, f *frame, caller int32, depth int, t [2]uint64, kind CallKind) {
+	el := [2]uint64{t[0] - f.entry[0], t[1] - f.entry[1]}
+	lm := &ts.local[f.slot]
+	lm.Calls++
+	e := ts.edge(caller, f.method)
+	e.Calls++
+	e.Inclusive[0] += el[0]
+	e.Inclusive[1] += el[1]
+	if f.below == 0 {
+		lm.Inclusive[0] += el[0]
+		lm.Inclusive[1] += el[1]
+	} else {
+		lm.RecursiveCalls++
+		e.RecursiveCalls++
+	}
+	if ts.tree != nil {
+		ts.tree.addCall(f.node, el)
+	}
+	if b.opt.OnCall != nil {
+		b.call = Call{Thread: ts.id, Method: f.method, Depth: depth, Entry: f.entry, Exit: t, Kind: kind}
+		b.opt.OnCall(&b.call)
+	}
+}
+
+func (b *ProfileBuilder) methodName(m int32) string {
+	switch {
+	case m == Unknown:
+		return "(unknown)"
+	case m == TopLevel:
+		return "(toplevel)"
+	case int(m-firstKeyMethod) < len(b.hdr.Methods):
+		return b.hdr.Methods[m-firstKeyMethod].FullName()
+	}
+	return "(invalid)"
+}
+
+// Finish closes the calls still open at the end of each thread (at that
+// thread's last time, inclusive only, as dmtracedump) and returns the
+// profile. The builder must not be used afterwards.
+func (b *ProfileBuilder) Finish() *Profile {
+	for _, ts := range b.threads {
+		// dmtracedump walks each stack from the bottom; the sums do not
+		// depend on the order, but OnCall reports innermost first.
+		for len(ts.stack) > 0 {
+			n := len(ts.stack)
+			f := ts.stack[n-1]
+			ts.stack = ts.stack[:n-1]
+			caller := TopLevel
+			if n >= 2 {
+				caller = ts.stack[n-2].method
+			}
+			b.complete(ts, &f, caller, n-1, ts.last, CallOpen)
+		}
+	}
+	h := b.hdr
+	p := &Profile{Header: h, Clocks: h.Clocks, Records: b.records}
+	p.Methods = make([]Method, firstKeyMethod+len(h.Methods))
+	p.Methods[TopLevel] = Method{Class: "(toplevel)"}
+	p.Methods[Unknown] = Method{Class: "(unknown)"}
+	copy(p.Methods[firstKeyMethod:], h.Methods)
+
+	all := make([]Stats, len(p.Methods))
+	active := make([]bool, len(p.Methods))
+	active[TopLevel] = true
+	var allEdges indexTable
+	var edges []Edge
+	keyTaken := make([]bool, len(h.Threads))
+	recordThreads := make([]ThreadProfile, 0, len(b.threads))
+	keyOf := make([]int, 0, len(b.threads)) // index in h.Threads, -1 for none
+	for _, ts := range b.threads {
+		tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree}
+		top := MethodStats{Index: TopLevel}
+		top.Inclusive = [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]}
+		top.Exclusive = ts.topSelf
+		tp.Methods = make([]MethodStats, 0, len(ts.local)+1)
+		tp.Methods = append(tp.Methods, top)
+		addStats(&all[TopLevel], &top.Stats)
+		for _, lm := range ts.local {
+			tp.Methods = append(tp.Methods, MethodStats{Index: lm.method, Stats: lm.Stats})
+			addStats(&all[lm.method], &lm.Stats)
+			active[lm.method] = true
+		}
+		tp.Edges = ts.edges
+		for _, e := range ts.edges {
+			k, added := allEdges.getOrPut(uint64(uint32(e.Caller))<<32|uint64(uint32(e.Callee)), int32(len(edges)))
+			if added {
+				edges = append(edges, Edge{Caller: e.Caller, Callee: e.Callee})
+			}
+			ae := &edges[k]
+			ae.Calls += e.Calls
+			ae.RecursiveCalls += e.RecursiveCalls
+			ae.Inclusive[0] += e.Inclusive[0]
+			ae.Inclusive[1] += e.Inclusive[1]
+		}
+		tp.index()
+		recordThreads = append(recordThreads, tp)
+		keyOf = append(keyOf, -1)
+	}
+	// Name each record thread from the key: the exact id first, then in a
+	// second round a key id whose low 16 bits match (ART-2016 tids, spec §2.2).
+	for round := 0; round < 2; round++ {
+		for i := range recordThreads {
+			if keyOf[i] >= 0 {
+				continue
+			}
+			for k, kt := range h.Threads {
+				match := kt.ID == recordThreads[i].ID
+				if round == 1 {
+					match = kt.ID&0xFFFF == recordThreads[i].ID
+				}
+				if match && !keyTaken[k] {
+					keyOf[i], keyTaken[k] = k, true
+					recordThreads[i].ID, recordThreads[i].Name = kt.ID, kt.Name
+					break
+				}
+			}
+		}
+	}
+	// Key order first (threads without records get an empty profile), then
+	// threads that only appear in records.
+	byKey := make([]int, len(h.Threads))
+	for k := range byKey {
+		byKey[k] = -1
+	}
+	for i, k := range keyOf {
+		if k >= 0 {
+			byKey[k] = i
+		}
+	}
+	for k, kt := range h.Threads {
+		if i := byKey[k]; i >= 0 {
+			p.Threads = append(p.Threads, recordThreads[i])
+			continue
+		}
+		tp := ThreadProfile{ID: kt.ID, Name: kt.Name}
+		tp.Methods = []MethodStats{{Index: TopLevel}}
+		p.Threads = append(p.Threads, tp)
+	}
+	for i, k := range keyOf {
+		if k < 0 {
+			p.Threads = append(p.Threads, recordThreads[i])
+		}
+	}
+
+	for i := range all {
+		if active[i] {
+			p.All.Methods = append(p.All.Methods, MethodStats{Index: int32(i), Stats: all[i]})
+		}
+	}
+	p.All.Edges = edges
+	p.All.index()
+	if b.startClocks == CPUOnly && h.Clocks == WallOnly {
+		p.swapClocks()
+	}
+	p.Warnings = *b.ws
+	return p
+}
+
+func addStats(dst, s *Stats) {
+	dst.Calls += s.Calls
+	dst.RecursiveCalls += s.RecursiveCalls
+	for c := range 2 {
+		dst.Inclusive[c] += s.Inclusive[c]
+		dst.Exclusive[c] += s.Exclusive[c]
+	}
+}
+
+// swapClocks moves every value from the CPU slot to the wall slot: for
+// streaming single-clock traces whose summary names the clock only at the
+// end (spec §5).
+func (p *Profile) swapClocks() {
+	swapGraph := func(g *Graph) {
+		for i := range g.Methods {
+			s := &g.Methods[i].Stats
+			s.Inclusive[0], s.Inclusive[1] = s.Inclusive[1], s.Inclusive[0]
+			s.Exclusive[0], s.Exclusive[1] = s.Exclusive[1], s.Exclusive[0]
+		}
+		for i := range g.Edges {
+			e := &g.Edges[i]
+			e.Inclusive[0], e.Inclusive[1] = e.Inclusive[1], e.Inclusive[0]
+		}
+	}
+	swapGraph(&p.All)
+	for i := range p.Threads {
+		swapGraph(&p.Threads[i].Graph)
+		if t := p.Threads[i].Tree; t != nil {
+			t.swapClocks()
+		}
+	}
+}
+
+// recordBatch is how many records ReadProfile decodes at a time.
+const recordBatch = 4096
+
+// Build reads every record of rd into a profile.
+func Build(rd *Reader, opt BuildOptions) (*Profile, error) {
+	b := NewProfileBuilder(rd.Header(), opt)
+	b.part = rd.part
+	b.ws = rd.Warnings()
+	batch := make([]Record, recordBatch)
+	for {
+		n, err := rd.Read(batch)
+		if n > 0 {
+			if berr := b.Add(batch[:n]); berr != nil {
+				return nil, berr
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	p := b.Finish()
+	p.UnknownMethodIDs = rd.UnknownMethodIDs()
+	return p, nil
+}
+
+// ReadProfile parses a trace file (key and data, or a streaming trace) and
+// profiles it.
+func ReadProfile(r io.Reader, opt BuildOptions) (*Profile, error) {
+	rd, err := NewReader(r, opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	return Build(rd, opt)
+}
+
+// ReadProfileSplit profiles a trace whose key and data are separate files.
+func ReadProfileSplit(key, data io.Reader, opt BuildOptions) (*Profile, error) {
+	rd, err := NewSplitReader(key, data, opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	return Build(rd, opt)
+}
