@@ -155,7 +155,7 @@ func JavaTypeName(desc string) string {
 	elem := desc[dims:]
 	var name string
 	switch {
-	case len(elem) >= 2 && elem[0] == 'L' && elem[len(elem)-1] == ';':
+	case len(elem) >= 3 && elem[0] == 'L' && elem[len(elem)-1] == ';':
 		name = strings.ReplaceAll(elem[1:len(elem)-1], "/", ".")
 	case len(elem) == 1 && primitiveName(elem[0]) != "":
 		name = primitiveName(elem[0])
@@ -380,6 +380,9 @@ func decodeAllocations(body []byte) (*Allocations, error) {
 	counts := [3]uint16{nClasses, nMethods, nFiles}
 	names := [3]string{"class name", "method name", "file name"}
 	tr.Count(uint64(nClasses)+uint64(nMethods)+uint64(nFiles), 4, "string table counts")
+	if err := tr.Err(); err != nil {
+		return nil, err
+	}
 	for k := range tables {
 		if counts[k] > 0 {
 			tables[k] = make([]string, counts[k])

@@ -2,6 +2,7 @@ package ddm
 
 import (
 	"encoding/hex"
+	"runtime"
 	"strings"
 )
 
@@ -37,4 +38,13 @@ func decodeIn(d direction, c Chunk) (Message, error) {
 		return DecodeFromMonitor(c)
 	}
 	return DecodeFromVM(c)
+}
+
+// runtimeMem samples the bytes allocated so far by the whole program.
+type runtimeMem struct{ bytes uint64 }
+
+func (m *runtimeMem) read() {
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	m.bytes = s.TotalAlloc
 }

@@ -1,0 +1,225 @@
+package ddm
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/ddmtui/ddmtui/internal/wire"
+)
+
+func TestTypeString(t *testing.T) {
+	for _, tc := range []struct {
+		t    Type
+		want string
+	}{
+		{TypeHELO, "HELO"},
+		{TypeZLIB, "ZLIB"},
+		{0x48450A4F, `HE\x0aO`},
+		{0x00000001, `\x00\x00\x00\x01`},
+		{0x5C1B7F80, `\x5c\x1b\x7f\x80`},
+	} {
+		if got := tc.t.String(); got != tc.want {
+			t.Errorf("%#x.String() = %q, want %q", uint32(tc.t), got, tc.want)
+		}
+	}
+}
+
+// TestTypeConstants checks every catalogue constant against its spelling.
+func TestTypeConstants(t *testing.T) {
+	all := map[string]Type{
+		"HELO": TypeHELO, "FEAT": TypeFEAT, "APNM": TypeAPNM, "WAIT": TypeWAIT, "EXIT": TypeEXIT,
+		"FAIL": TypeFAIL, "TEST": TypeTEST, "THEN": TypeTHEN, "THCR": TypeTHCR, "THDE": TypeTHDE,
+		"THNM": TypeTHNM, "THST": TypeTHST, "STKL": TypeSTKL, "HPIF": TypeHPIF, "HPGC": TypeHPGC,
+		"HPSG": TypeHPSG, "HPSO": TypeHPSO, "HPST": TypeHPST, "HPEN": TypeHPEN, "NHSG": TypeNHSG,
+		"NHST": TypeNHST, "NHEN": TypeNHEN, "NHGT": TypeNHGT, "HPDU": TypeHPDU, "HPDS": TypeHPDS,
+		"REAE": TypeREAE, "REAQ": TypeREAQ, "REAL": TypeREAL, "MPRS": TypeMPRS, "MPRE": TypeMPRE,
+		"MPSS": TypeMPSS, "MPSE": TypeMPSE, "SPSS": TypeSPSS, "SPSE": TypeSPSE, "MPRQ": TypeMPRQ,
+		"VULW": TypeVULW, "VURT": TypeVURT, "VUOP": TypeVUOP, "VUGL": TypeVUGL, "DBGD": TypeDBGD,
+		"ZLIB": TypeZLIB,
+	}
+	for name, typ := range all {
+		b := []byte(name)
+		if want := Type(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])); typ != want {
+			t.Errorf("Type%s = %#x, want %#x", name, uint32(typ), uint32(want))
+		}
+		if typ.String() != name {
+			t.Errorf("Type%s.String() = %q", name, typ.String())
+		}
+	}
+	if TypeHELO != 0x48454C4F {
+		t.Errorf("TypeHELO = %#x, spec says 0x48454C4F", uint32(TypeHELO))
+	}
+}
+
+func TestParseChunks(t *testing.T) {
+	two := hx(
+		"54 48 44 45  00 00 00 04  00 00 00 09", // THDE 9
+		"48 50 47 43  00 00 00 00",              // HPGC, empty
+	)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want []Chunk
+	}{
+		{"empty packet is the empty reply", nil, nil},
+		{"one chunk", hx("57 41 49 54  00 00 00 01  00"), []Chunk{{TypeWAIT, []byte{0}}}},
+		{"two chunks", two, []Chunk{{TypeTHDE, hx("00 00 00 09")}, {TypeHPGC, []byte{}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseChunks(tc.data, 1024)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %+v, want %+v", got, tc.want)
+			}
+			var again []byte
+			for _, c := range got {
+				again = AppendChunk(again, c.Type, c.Data)
+			}
+			if !bytes.Equal(again, tc.data) {
+				t.Fatalf("re-framed % X, want % X", again, tc.data)
+			}
+		})
+	}
+}
+
+func TestParseChunksRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		maxLen int
+		offset int
+		cause  error
+	}{
+		{"3 trailing bytes", hx("57 41 49 54  00 00 00 01  00", "48 45 4C"), 0, 9, wire.ErrShort},
+		{"7-byte header", hx("57 41 49 54  00 00 00"), 0, 0, wire.ErrShort},
+		{"length past the end", hx("57 41 49 54  00 00 00 02  00"), 0, 4, wire.ErrTooLong},
+		{"length 2^32-1 in a 9-byte packet", hx("57 41 49 54  FF FF FF FF  00"), 0, 4, wire.ErrTooLong},
+		{"length over maxLen", hx("57 41 49 54  00 00 00 02  00 00"), 1, 4, wire.ErrTooLong},
+		{"second chunk too long", hx("57 41 49 54  00 00 00 01  00", "57 41 49 54  00 00 00 09  00"), 0, 13, wire.ErrTooLong},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chunks, err := ParseChunks(tc.data, tc.maxLen)
+			var fe *wire.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("got %v, %v; want a FormatError", chunks, err)
+			}
+			if fe.Offset != tc.offset || !errors.Is(err, tc.cause) {
+				t.Fatalf("error %v (offset %d), want offset %d and %v", err, fe.Offset, tc.offset, tc.cause)
+			}
+			if chunks != nil {
+				t.Fatalf("chunks returned with an error: %v", chunks)
+			}
+		})
+	}
+}
+
+// zlibChunk builds a ZLIB chunk as the design draft lays it out: original
+// type, original length, then the zlib stream.
+func zlibChunk(t testing.TB, orig Type, claimed uint32, payload []byte) []byte {
+	t.Helper()
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	if _, err := zw.Write(payload); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w := wire.Writer{}
+	w.U4(uint32(orig))
+	w.U4(claimed)
+	w.Bytes(z.Bytes())
+	return AppendChunk(nil, TypeZLIB, w.B)
+}
+
+func TestParseChunksZLIB(t *testing.T) {
+	body := (&HeapInfo{Heaps: []HeapStats{{HeapID: 1, MaxBytes: 1 << 28}}}).AppendBody(nil)
+	data := AppendChunk(zlibChunk(t, TypeHPIF, uint32(len(body)), body), TypeWAIT, []byte{0})
+	chunks, err := ParseChunks(data, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Chunk{{TypeHPIF, body}, {TypeWAIT, []byte{0}}}
+	if !reflect.DeepEqual(chunks, want) {
+		t.Fatalf("got %+v, want %+v", chunks, want)
+	}
+	// Larger than one growth step.
+	big := bytes.Repeat([]byte("0123456789abcdef"), zlibStep/8)
+	chunks, err = ParseChunks(zlibChunk(t, TypeHPDS, uint32(len(big)), big), len(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chunks) != 1 || chunks[0].Type != TypeHPDS || !bytes.Equal(chunks[0].Data, big) {
+		t.Fatalf("big ZLIB chunk decoded wrongly (%d chunks)", len(chunks))
+	}
+	// Empty payload.
+	chunks, err = ParseChunks(zlibChunk(t, TypeHPGC, 0, nil), 64)
+	if err != nil || len(chunks) != 1 || chunks[0].Type != TypeHPGC || len(chunks[0].Data) != 0 {
+		t.Fatalf("empty ZLIB payload: %+v, %v", chunks, err)
+	}
+}
+
+func TestParseChunksZLIBRejects(t *testing.T) {
+	payload := bytes.Repeat([]byte{0}, 1<<20) // 1 MiB of zeros compresses to ~1 KiB
+	withTrailing := zlibChunk(t, TypeHPIF, 4, []byte{1, 2, 3, 4})
+	withTrailing = append(withTrailing, 0xAA)
+	withTrailing[7]++ // chunk length covers the extra byte
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		maxLen int
+		cause  error
+	}{
+		{"bomb: inflates past its claim", zlibChunk(t, TypeHPDS, 4096, payload), 1 << 21, ErrZipBomb},
+		{"claim over maxLen", zlibChunk(t, TypeHPDS, uint32(len(payload)), payload), 1 << 16, wire.ErrTooLong},
+		{"claim 4 GiB", zlibChunk(t, TypeHPDS, 0xFFFFFFFF, payload), 1 << 21, wire.ErrTooLong},
+		{"inflates short of its claim", zlibChunk(t, TypeHPDS, 100, []byte("short")), 1024, wire.ErrShort},
+		{"bytes after the stream", withTrailing, 1024, wire.ErrTrailing},
+		{"nested ZLIB", zlibChunk(t, TypeZLIB, 4, []byte{1, 2, 3, 4}), 1024, nil},
+		{"not zlib", AppendChunk(nil, TypeZLIB, hx("48 50 49 46  00 00 00 04  01 02 03 04")), 1024, nil},
+		{"truncated stream", func() []byte {
+			c := zlibChunk(t, TypeHPDS, uint32(len(payload)), payload)
+			c = c[:len(c)-20]
+			c[7] -= 20
+			return c
+		}(), 1 << 21, nil},
+		{"header cut short", AppendChunk(nil, TypeZLIB, hx("48 50 49 46  00 00")), 1024, wire.ErrShort},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chunks, err := ParseChunks(tc.data, tc.maxLen)
+			var fe *wire.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("got %d chunks, %v; want a FormatError", len(chunks), err)
+			}
+			if tc.cause != nil && !errors.Is(err, tc.cause) {
+				t.Fatalf("error %v, want %v", err, tc.cause)
+			}
+		})
+	}
+}
+
+// TestZLIBBombAllocation bounds what a bomb costs: a 1 KiB chunk claiming
+// 4 KiB that inflates to 1 MiB must not allocate anywhere near 1 MiB.
+func TestZLIBBombAllocation(t *testing.T) {
+	bomb := zlibChunk(t, TypeHPDS, 4096, bytes.Repeat([]byte{0}, 1<<20))
+	const runs = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		if _, err := ParseChunks(bomb, 1<<21); !errors.Is(err, ErrZipBomb) {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	// zlib's own window (32 KiB) and state dominate; the output buffer is
+	// bounded by the 4 KiB claim.
+	if perOp := (after.TotalAlloc - before.TotalAlloc) / runs; perOp > 128<<10 {
+		t.Fatalf("a rejected bomb allocated %d bytes per parse", perOp)
+	}
+}
