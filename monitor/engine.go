@@ -1,0 +1,106 @@
+package monitor
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/ddmtui/ddmtui/scan"
+)
+
+// Engine runs a Session for every endpoint discovery hands it and keeps
+// them reachable by VM key, so views can ask a VM for a GC, a stack, or
+// heap segments.
+type Engine struct {
+	store *Store
+	opts  SessionOptions
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+}
+
+// NewEngine returns an engine writing into store.
+func NewEngine(store *Store, opts SessionOptions) *Engine {
+	opts.fill()
+	return &Engine{store: store, opts: opts, sessions: map[string]*Session{}}
+}
+
+// Store is the engine's model.
+func (e *Engine) Store() *Store { return e.store }
+
+// Handle runs a session on ep until it ends; it is a scan.Handler.
+func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
+	s := NewSession(ep, e.store, e.opts)
+	e.mu.Lock()
+	if _, dup := e.sessions[ep.Key]; dup {
+		e.mu.Unlock()
+		ep.Conn.Close()
+		return nil
+	}
+	e.sessions[ep.Key] = s
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		if e.sessions[ep.Key] == s {
+			delete(e.sessions, ep.Key)
+		}
+		e.mu.Unlock()
+	}()
+	return s.Run(ctx, ep.Conn)
+}
+
+// Session returns the running session of a VM, or nil.
+func (e *Engine) Session(key string) *Session {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sessions[key]
+}
+
+// Keys lists the keys of running sessions.
+func (e *Engine) Keys() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	keys := make([]string, 0, len(e.sessions))
+	for k := range e.sessions {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Discovery says where to look for VMs.
+type Discovery struct {
+	Local *scan.Local // nil: no local scan
+	// ADB runs the adb discovery when set (see scan.ADB); nil: no adb.
+	ADB interface {
+		Run(ctx context.Context, h scan.Handler) error
+	}
+}
+
+// Run runs discovery until ctx ends and waits for every session to finish.
+func (e *Engine) Run(ctx context.Context, d Discovery) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	if d.Local != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- d.Local.Run(ctx, e.Handle)
+		}()
+	}
+	if d.ADB != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- d.ADB.Run(ctx, e.Handle)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,638 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/scan"
+)
+
+// SessionOptions tune a VM session. The zero value gives the defaults.
+type SessionOptions struct {
+	// ThreadInterval is how often THST is polled (real VMs never push it).
+	ThreadInterval time.Duration // default 1s
+	// JDWPThreadInterval is how often a non-DDM VM's threads are polled
+	// with standard JDWP commands.
+	JDWPThreadInterval time.Duration // default 2s
+	// RequestTimeout bounds one request. Timeouts are soft: modern ART
+	// leaves many DDM requests unanswered.
+	RequestTimeout time.Duration // default 3s
+	// HandshakeTimeout bounds the JDWP handshake.
+	HandshakeTimeout time.Duration // default 5s
+	// Segments asks for HPSG heap segments at every GC from the start.
+	Segments bool
+	// MaxPacketLen bounds incoming JDWP packets (0: jdwp default).
+	MaxPacketLen int
+	Logger       *slog.Logger
+}
+
+func (o *SessionOptions) fill() {
+	if o.ThreadInterval <= 0 {
+		o.ThreadInterval = time.Second
+	}
+	if o.JDWPThreadInterval <= 0 {
+		o.JDWPThreadInterval = 2 * time.Second
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 3 * time.Second
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = jdwp.DefaultHandshakeTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+}
+
+// Session monitors one VM over its JDWP connection. It decides from the HELO
+// reply whether the VM speaks DDM: if it does, only DDM packets are ever sent
+// (any other JDWP command would make an Android VM believe a debugger
+// attached, spec/jdwp.md §3); if HELO is refused with a JDWP error, threads
+// are polled with standard commands instead.
+type Session struct {
+	key, source string
+	pid         int
+	store       *Store
+	opts        SessionOptions
+	log         *slog.Logger
+
+	jc     *jdwp.Conn
+	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM
+	family ddm.VMFamily
+	isDDM  bool // written before ready is closed, read after
+
+	mu         sync.Mutex
+	threads    map[uint64]*Thread
+	heaps      map[int]*Heap
+	asm        heap.Assembler
+	segmentsOn bool
+	thstMisses int
+	passthru   func(*jdwp.Packet)
+}
+
+// NewSession prepares a session for an endpoint found by scan.
+func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
+	opts.fill()
+	return &Session{
+		key: ep.Key, source: ep.Source, pid: ep.PID, store: store, opts: opts,
+		log:     opts.Logger.With("vm", ep.Key),
+		ready:   make(chan struct{}),
+		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
+		segmentsOn: opts.Segments,
+	}
+}
+
+// Key is the VM's unique key.
+func (s *Session) Key() string { return s.key }
+
+// Run drives the session on nc until the VM goes away or ctx ends. It
+// closes nc and removes the VM from the store when it returns. A peer that
+// is not JDWP yields an error wrapping scan.ErrNotVM.
+func (s *Session) Run(ctx context.Context, nc net.Conn) error {
+	if err := jdwp.ClientHandshake(nc, s.opts.HandshakeTimeout); err != nil {
+		nc.Close()
+		if errors.Is(err, jdwp.ErrNotJDWP) {
+			return fmt.Errorf("%s: %w: %v", s.key, scan.ErrNotVM, err)
+		}
+		return fmt.Errorf("%s: %w", s.key, err)
+	}
+	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen})
+	readyOnce := sync.OnceFunc(func() { close(s.ready) })
+	defer readyOnce()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		<-ctx.Done()
+		s.jc.Close()
+	}()
+	defer s.jc.Close()
+
+	s.store.UpdateVM(s.key, func(vm *VM) {
+		vm.Source, vm.PID, vm.Connected = s.source, s.pid, time.Now()
+	})
+	reason := "connection closed"
+	defer func() { s.store.Remove(s.key, reason) }()
+
+	// The reader must run before HELO is answered: a VM may send WAIT or
+	// THCR at any time.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.readLoop()
+	}()
+
+	hello, err := s.hello(ctx)
+	var re *jdwp.ReplyError
+	switch {
+	case err == nil:
+		s.isDDM = true
+		s.family = ddm.FamilyFromVMIdent(hello.VMIdent)
+		readyOnce()
+		s.runDDM(ctx, hello)
+	case errors.As(err, &re):
+		readyOnce()
+		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
+		s.runJDWP(ctx)
+	case ctx.Err() == nil && s.jc.Err() == nil:
+		// Alive but silent: do not guess, and send nothing non-DDM.
+		readyOnce()
+		s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "no reply to HELO" })
+		select {
+		case <-s.jc.Done():
+		case <-ctx.Done():
+		}
+	}
+	cancel()
+	if err := s.jc.Err(); err != nil && !errors.Is(err, jdwp.ErrClosed) {
+		reason = err.Error()
+	}
+	return nil
+}
+
+func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	p, err := s.jc.Request(ctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
+	if err != nil {
+		return nil, fmt.Errorf("%v reply: %w", m.ChunkType(), err)
+	}
+	if len(chunks) == 0 {
+		return nil, nil // empty reply: success, nothing to say
+	}
+	reply, err := ddm.DecodeFromVM(chunks[0])
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := reply.(*ddm.FailError); ok {
+		return nil, f
+	}
+	return reply, nil
+}
+
+// post sends a DDM request whose reply (if any) does not matter.
+func (s *Session) post(m ddm.Message) error {
+	_, err := s.jc.Post(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
+	return err
+}
+
+func (s *Session) hello(ctx context.Context) (*ddm.Hello, error) {
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		m, err := s.request(ctx, &ddm.HelloRequest{ServerVersion: ddm.ServerProtocolVersion})
+		if err == nil {
+			if h, ok := m.(*ddm.Hello); ok {
+				return h, nil
+			}
+			err = fmt.Errorf("HELO answered with %T", m)
+		}
+		var re *jdwp.ReplyError
+		if errors.As(err, &re) || ctx.Err() != nil || s.jc.Err() != nil {
+			return nil, err
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+func (s *Session) runDDM(ctx context.Context, h *ddm.Hello) {
+	s.store.UpdateVM(s.key, func(vm *VM) {
+		vm.DDM = true
+		if vm.PID == 0 || vm.PID == int(h.PID) {
+			vm.PID = int(h.PID)
+		}
+		vm.App = h.AppName
+		vm.VMIdent = h.VMIdent
+		vm.Family = strings.ToLower(s.family.String())
+		if h.Extent >= ddm.HelloUserID {
+			vm.UserID = int(h.UserID)
+		}
+		vm.ABI, vm.JVMFlags, vm.Package = h.ABI, h.JVMFlags, h.PackageName
+	})
+	if m, err := s.request(ctx, &ddm.FeaturesRequest{}); err == nil {
+		if f, ok := m.(*ddm.Features); ok {
+			s.store.UpdateVM(s.key, func(vm *VM) { vm.Features = f.Names })
+		}
+	}
+	// Replies to these are empty or absent (modern ART); never wait.
+	_ = s.post(&ddm.ThreadNotifyRequest{Enable: true})
+	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoEveryGC})
+	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoNow})
+	s.mu.Lock()
+	seg := s.segmentsOn
+	s.mu.Unlock()
+	if seg {
+		_ = s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: ddm.SegmentWhenEveryGC, What: ddm.SegmentWhatMerged})
+	}
+
+	interval := s.opts.ThreadInterval
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.jc.Done():
+			return
+		case <-t.C:
+		}
+		s.pollTHST(ctx)
+		s.mu.Lock()
+		misses := s.thstMisses
+		s.mu.Unlock()
+		// A VM that never answers THST (recent frameworks) is asked less.
+		next := interval
+		if misses >= 3 {
+			next = 8 * interval
+		}
+		t.Reset(next)
+	}
+}
+
+func (s *Session) pollTHST(ctx context.Context) {
+	m, err := s.request(ctx, &ddm.ThreadStatusRequest{})
+	if err != nil || m == nil {
+		s.mu.Lock()
+		s.thstMisses++
+		miss := s.thstMisses
+		s.mu.Unlock()
+		if miss == 3 {
+			s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "VM does not answer thread status (THST)" })
+		}
+		return
+	}
+	tab, ok := m.(*ddm.ThreadStatusTable)
+	if !ok {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	if s.thstMisses >= 3 {
+		s.thstMisses = 0
+	}
+	seen := make(map[uint64]bool, len(tab.Threads))
+	for _, e := range tab.Threads {
+		id := uint64(e.ID)
+		seen[id] = true
+		th, ok := s.threads[id]
+		if !ok {
+			th = &Thread{ID: id, Created: now}
+			s.threads[id] = th
+		}
+		state := ddm.StatusName(s.family, int(e.Status))
+		if th.State != state {
+			th.Changed = now
+		}
+		th.Status, th.State = int(e.Status), state
+		th.SysTID, th.UTime, th.STime, th.Daemon = int(e.SysTID), int(e.UTime), int(e.STime), e.Daemon
+	}
+	// A thread absent from THST is gone even if THDE was missed.
+	for id := range s.threads {
+		if !seen[id] {
+			delete(s.threads, id)
+		}
+	}
+	table := s.threadTableLocked()
+	s.mu.Unlock()
+	s.store.SetThreads(s.key, table)
+}
+
+func (s *Session) threadTableLocked() []Thread {
+	out := make([]Thread, 0, len(s.threads))
+	for _, t := range s.threads {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// readLoop handles every packet the VM sends unasked.
+func (s *Session) readLoop() {
+	for p := range s.jc.Incoming() {
+		if !p.IsDDM() {
+			s.mu.Lock()
+			fn := s.passthru
+			s.mu.Unlock()
+			if fn != nil {
+				fn(p)
+			}
+			continue
+		}
+		chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
+		if err != nil {
+			s.badInput(fmt.Errorf("unsolicited DDM packet: %w", err))
+			continue
+		}
+		for _, c := range chunks {
+			m, err := ddm.DecodeFromVM(c)
+			if errors.Is(err, ddm.ErrUnknownChunk) {
+				s.log.Debug("ignoring unknown chunk", "type", c.Type.String())
+				continue
+			}
+			if err != nil {
+				s.badInput(err)
+				continue
+			}
+			s.handle(m)
+		}
+	}
+}
+
+// badInput records a malformed chunk: it is dropped, the session goes on.
+func (s *Session) badInput(err error) {
+	s.log.Warn("malformed input from VM", "error", err)
+	s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = err.Error() })
+}
+
+func (s *Session) handle(m ddm.Message) {
+	now := time.Now()
+	switch m := m.(type) {
+	case *ddm.ThreadCreated:
+		s.mu.Lock()
+		id := uint64(m.ID)
+		if th, ok := s.threads[id]; ok {
+			th.Name = m.Name
+		} else {
+			s.threads[id] = &Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now}
+		}
+		table := s.threadTableLocked()
+		s.mu.Unlock()
+		s.store.SetThreads(s.key, table)
+	case *ddm.ThreadRenamed:
+		s.mu.Lock()
+		if th, ok := s.threads[uint64(m.ID)]; ok {
+			th.Name = m.Name
+		}
+		table := s.threadTableLocked()
+		s.mu.Unlock()
+		s.store.SetThreads(s.key, table)
+	case *ddm.ThreadDied:
+		s.mu.Lock()
+		delete(s.threads, uint64(m.ID))
+		table := s.threadTableLocked()
+		s.mu.Unlock()
+		s.store.SetThreads(s.key, table)
+	case *ddm.AppName:
+		s.store.UpdateVM(s.key, func(vm *VM) {
+			vm.App = m.Name
+			if m.Extent >= ddm.AppNameUserID {
+				vm.UserID = int(m.UserID)
+			}
+			if m.PackageName != "" {
+				vm.Package = m.PackageName
+			}
+		})
+	case *ddm.Wait:
+		s.store.UpdateVM(s.key, func(vm *VM) {
+			if vm.Debugger == DebuggerNone {
+				vm.Debugger = DebuggerWaiting
+			}
+		})
+	case *ddm.HeapInfo:
+		s.mu.Lock()
+		for _, hs := range m.Heaps {
+			h, ok := s.heaps[int(hs.HeapID)]
+			if !ok {
+				h = &Heap{ID: int(hs.HeapID)}
+				s.heaps[h.ID] = h
+			}
+			h.MaxBytes, h.SizeBytes = uint64(hs.MaxBytes), uint64(hs.SizeBytes)
+			h.AllocatedBytes, h.Objects = uint64(hs.AllocatedBytes), uint64(hs.AllocatedObjects)
+			h.Timestamp, h.Reason, h.Updated = hs.Timestamp, int(hs.Reason), now
+			if hs.Reason == ddm.HeapInfoEveryGC || hs.Reason == ddm.HeapInfoNextGC {
+				h.GCCount++
+			}
+		}
+		heaps := s.heapsLocked()
+		s.mu.Unlock()
+		s.store.SetHeaps(s.key, heaps)
+	case *ddm.HeapStart:
+		s.mu.Lock()
+		s.asm.Start(m.HeapID, ddm.TypeHPSG)
+		s.mu.Unlock()
+	case *ddm.HeapSegment:
+		if m.Type == ddm.TypeNHSG {
+			return // native segments: not modelled yet
+		}
+		s.mu.Lock()
+		err := s.asm.Add(m)
+		s.mu.Unlock()
+		if err != nil {
+			s.badInput(err)
+		}
+	case *ddm.HeapEnd:
+		s.mu.Lock()
+		snap, err := s.asm.End(m.HeapID)
+		if err == nil {
+			h, ok := s.heaps[int(m.HeapID)]
+			if !ok {
+				h = &Heap{ID: int(m.HeapID)}
+				s.heaps[h.ID] = h
+			}
+			st := snap.Stats
+			h.Segments = &SegmentSummary{UnitSize: st.UnitSize, TotalUnits: st.TotalUnits,
+				UnitsByKind: st.UnitsByKind, UnitsBySolid: st.UnitsBySolid, Segments: st.Segments, Updated: now}
+		}
+		heaps := s.heapsLocked()
+		s.mu.Unlock()
+		if err != nil {
+			s.badInput(err)
+			return
+		}
+		s.store.SetSegments(s.key, snap)
+		s.store.SetHeaps(s.key, heaps)
+	default:
+		s.log.Debug("unsolicited chunk not used", "type", m.ChunkType().String())
+	}
+}
+
+func (s *Session) heapsLocked() []Heap {
+	out := make([]Heap, 0, len(s.heaps))
+	for _, h := range s.heaps {
+		c := *h
+		if h.Segments != nil {
+			seg := *h.Segments
+			c.Segments = &seg
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// runJDWP polls a VM that refused DDM with standard commands.
+func (s *Session) runJDWP(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	v, err := s.jc.Version(rctx)
+	cancel()
+	if err != nil {
+		s.badInput(fmt.Errorf("VirtualMachine.Version: %w", err))
+	}
+	rctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
+	sz, err := s.jc.IDSizes(rctx)
+	cancel()
+	family := "jvm"
+	if strings.Contains(v.Description, "Android") || strings.HasPrefix(v.VMName, "Dalvik") {
+		family = "android"
+	}
+	s.store.UpdateVM(s.key, func(vm *VM) {
+		vm.DDM = false
+		vm.Family = family
+		vm.VMIdent = strings.TrimSpace(v.VMName + " " + v.VMVersion)
+		if err != nil {
+			vm.Err = "VirtualMachine.IDSizes: " + err.Error()
+		}
+	})
+	if err != nil {
+		<-s.jc.Done()
+		return
+	}
+	names := map[uint64]string{}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for polls := 0; ; polls++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.jc.Done():
+			return
+		case <-t.C:
+		}
+		if polls%10 == 0 {
+			clear(names) // threads may be renamed
+		}
+		s.pollJDWPThreads(ctx, sz, names)
+		t.Reset(s.opts.JDWPThreadInterval)
+	}
+}
+
+func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names map[uint64]string) {
+	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	ids, err := s.jc.AllThreads(rctx, sz)
+	if err != nil {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	old := s.threads
+	s.mu.Unlock()
+	fresh := make(map[uint64]*Thread, len(ids))
+	for _, id := range ids {
+		name, ok := names[id]
+		if !ok {
+			n, err := s.jc.ThreadName(rctx, sz, id)
+			if err != nil {
+				continue // died in between (INVALID_THREAD)
+			}
+			name, names[id] = n, n
+		}
+		st, err := s.jc.ThreadStatus(rctx, sz, id)
+		if err != nil {
+			continue
+		}
+		th := &Thread{ID: id, Name: name, Status: int(st.Status), State: jdwp.ThreadStatusName(st.Status), Created: now, Changed: now}
+		if prev, ok := old[id]; ok {
+			th.Created = prev.Created
+			if prev.State == th.State {
+				th.Changed = prev.Changed
+			}
+		}
+		fresh[id] = th
+	}
+	s.mu.Lock()
+	s.threads = fresh
+	table := s.threadTableLocked()
+	s.mu.Unlock()
+	s.store.SetThreads(s.key, table)
+}
+
+// Requests a view or command can make of a running session.
+
+func (s *Session) waitReady(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		if s.jc.Err() != nil {
+			return s.jc.Err()
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// GC asks the VM to collect garbage (HPGC). Heap info and segments follow
+// as unsolicited chunks if enabled.
+func (s *Session) GC(ctx context.Context) error {
+	if err := s.waitReady(ctx); err != nil {
+		return err
+	}
+	if !s.isDDM {
+		return errors.New("not a DDM VM")
+	}
+	return s.post(&ddm.GCRequest{})
+}
+
+// SetSegments turns HPSG heap segments at every GC on or off.
+func (s *Session) SetSegments(ctx context.Context, on bool) error {
+	if err := s.waitReady(ctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.segmentsOn = on
+	s.mu.Unlock()
+	if !s.isDDM {
+		return errors.New("not a DDM VM")
+	}
+	when := uint8(ddm.SegmentWhenNever)
+	if on {
+		when = ddm.SegmentWhenEveryGC
+	}
+	return s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: when, What: ddm.SegmentWhatMerged})
+}
+
+// Stack asks for one thread's stack (STKL).
+func (s *Session) Stack(ctx context.Context, threadID uint64) ([]ddm.StackFrame, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	if !s.isDDM {
+		return nil, errors.New("stacks of non-DDM VMs need a debugger")
+	}
+	m, err := s.request(ctx, &ddm.StackTraceRequest{ThreadID: uint32(threadID)})
+	if err != nil {
+		return nil, err
+	}
+	st, ok := m.(*ddm.StackTrace)
+	if !ok {
+		return nil, fmt.Errorf("STKL answered with %T", m)
+	}
+	return st.Frames, nil
+}
+
+// Exit asks the VM to halt (EXIT).
+func (s *Session) Exit(ctx context.Context, status int32) error {
+	if err := s.waitReady(ctx); err != nil {
+		return err
+	}
+	if !s.isDDM {
+		return errors.New("not a DDM VM")
+	}
+	return s.post(&ddm.ExitRequest{Status: status})
+}

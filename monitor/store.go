@@ -1,0 +1,152 @@
+package monitor
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/ddmtui/ddmtui/heap"
+)
+
+// Store keeps the latest model of every VM and publishes each change on its
+// Bus. Sessions write; views and commands read snapshots.
+type Store struct {
+	bus *Bus
+
+	mu    sync.RWMutex
+	vms   map[string]*VM
+	snaps map[string]*heap.Snapshot // last complete HPSG set per VM
+}
+
+// NewStore returns an empty store publishing on bus.
+func NewStore(bus *Bus) *Store {
+	return &Store{bus: bus, vms: map[string]*VM{}, snaps: map[string]*heap.Snapshot{}}
+}
+
+// Bus returns the store's bus.
+func (s *Store) Bus() *Bus { return s.bus }
+
+// UpdateVM applies fn to the VM with key (created if absent) and publishes
+// the result.
+func (s *Store) UpdateVM(key string, fn func(*VM)) {
+	s.mu.Lock()
+	vm, ok := s.vms[key]
+	if !ok {
+		vm = &VM{Key: key, Debugger: DebuggerNone}
+		s.vms[key] = vm
+	}
+	fn(vm)
+	snap := vm.copy()
+	s.mu.Unlock()
+	s.bus.Publish(VMUpdated{VM: snap})
+}
+
+// SetThreads replaces a VM's thread table and publishes it.
+func (s *Store) SetThreads(key string, threads []Thread) {
+	s.mu.Lock()
+	vm, ok := s.vms[key]
+	if ok {
+		vm.Threads = threads
+	}
+	s.mu.Unlock()
+	if ok {
+		s.bus.Publish(ThreadsUpdated{Key: key, Threads: threads})
+	}
+}
+
+// SetHeaps replaces a VM's heaps and publishes them.
+func (s *Store) SetHeaps(key string, heaps []Heap) {
+	s.mu.Lock()
+	vm, ok := s.vms[key]
+	if ok {
+		vm.Heaps = heaps
+	}
+	s.mu.Unlock()
+	if ok {
+		s.bus.Publish(HeapUpdated{Key: key, Heaps: heaps})
+	}
+}
+
+// SetSegments stores the latest segment snapshot of a VM's heap.
+func (s *Store) SetSegments(key string, snap *heap.Snapshot) {
+	s.mu.Lock()
+	_, ok := s.vms[key]
+	if ok {
+		s.snaps[key] = snap
+	}
+	s.mu.Unlock()
+	if ok {
+		s.bus.Publish(SegmentsUpdated{Key: key, Snapshot: snap})
+	}
+}
+
+// Segments returns the latest segment snapshot of a VM, or nil.
+func (s *Store) Segments(key string) *heap.Snapshot {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.snaps[key]
+}
+
+// Remove forgets a VM and publishes VMGone.
+func (s *Store) Remove(key, reason string) {
+	s.mu.Lock()
+	_, ok := s.vms[key]
+	delete(s.vms, key)
+	delete(s.snaps, key)
+	s.mu.Unlock()
+	if ok {
+		s.bus.Publish(VMGone{Key: key, Reason: reason})
+	}
+}
+
+// VM returns a snapshot of one VM.
+func (s *Store) VM(key string) (VM, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	vm, ok := s.vms[key]
+	if !ok {
+		return VM{}, false
+	}
+	return vm.copy(), true
+}
+
+// VMs returns snapshots of every VM, ordered by source then pid.
+func (s *Store) VMs() []VM {
+	s.mu.RLock()
+	out := make([]VM, 0, len(s.vms))
+	for _, vm := range s.vms {
+		out = append(out, vm.copy())
+	}
+	s.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Source != out[j].Source {
+			return out[i].Source < out[j].Source
+		}
+		return out[i].PID < out[j].PID
+	})
+	return out
+}
+
+// copy returns a VM whose slices are not shared with the store's.
+func (vm *VM) copy() VM {
+	c := *vm
+	c.Features = append([]string(nil), vm.Features...)
+	c.Threads = append([]Thread(nil), vm.Threads...)
+	c.Heaps = make([]Heap, len(vm.Heaps))
+	for i, h := range vm.Heaps {
+		c.Heaps[i] = h
+		if h.Segments != nil {
+			seg := *h.Segments
+			c.Heaps[i].Segments = &seg
+		}
+	}
+	return c
+}
+
+// SegmentsUpdated says a VM's heap segments were refreshed.
+type SegmentsUpdated struct {
+	Key      string
+	Snapshot *heap.Snapshot
+}
+
+// CoalesceKey keeps only the newest segment set per VM.
+func (e SegmentsUpdated) CoalesceKey() string { return "segments/" + e.Key }
