@@ -28,6 +28,8 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			versionCommand(),
 			simCommand(),
+			listCommand(),
+			snapshotCommand(),
 		},
 	}
 }

@@ -71,28 +71,28 @@ func (e *Engine) Keys() []string {
 // Discovery says where to look for VMs.
 type Discovery struct {
 	Local *scan.Local // nil: no local scan
-	// ADB runs the adb discovery when set (see scan.ADB); nil: no adb.
-	ADB interface {
-		Run(ctx context.Context, h scan.Handler) error
-	}
+	// ADB lists adb discoveries (scan.ADB), one per adb server.
+	ADB []Runner
+}
+
+// Runner is a discovery that hands endpoints to a handler until ctx ends.
+type Runner interface {
+	Run(ctx context.Context, h scan.Handler) error
 }
 
 // Run runs discovery until ctx ends and waits for every session to finish.
 func (e *Engine) Run(ctx context.Context, d Discovery) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
+	runners := append([]Runner(nil), d.ADB...)
 	if d.Local != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- d.Local.Run(ctx, e.Handle)
-		}()
+		runners = append(runners, d.Local)
 	}
-	if d.ADB != nil {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(runners))
+	for _, r := range runners {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- d.ADB.Run(ctx, e.Handle)
+			errs <- r.Run(ctx, e.Handle)
 		}()
 	}
 	wg.Wait()

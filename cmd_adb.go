@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/scan"
+)
+
+// adbFromFlags returns one adb discovery per --adb server. Without --adb the
+// default server (ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037) is followed if
+// it answers or can be started; with --adb HOST:PORT each named server must
+// answer, or the command fails; --adb off disables adb.
+func adbFromFlags(c *cli.Context) ([]monitor.Runner, error) {
+	addrs := c.StringSlice("adb")
+	path := c.String("adb-path")
+	if len(addrs) == 1 && addrs[0] == "off" {
+		return nil, nil
+	}
+	if len(addrs) == 0 {
+		return []monitor.Runner{&scan.ADB{Client: &adb.Client{ADBPath: path}, StartServer: true}}, nil
+	}
+	var out []monitor.Runner
+	for _, a := range addrs {
+		if a == "off" {
+			return nil, fmt.Errorf("--adb off cannot be combined with servers")
+		}
+		if !strings.Contains(a, ":") {
+			return nil, fmt.Errorf("--adb %q: want HOST:PORT or off", a)
+		}
+		d := &scan.ADB{Client: &adb.Client{Addr: a, ADBPath: path}, Required: true}
+		ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
+		_, err := d.Check(ctx)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("--adb %s: %w", a, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/scan"
+)
+
+// discoveryFlags are shared by every command that finds VMs.
+func discoveryFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "scan", Value: scan.DefaultLocalRange.String(), Usage: "local ports to probe for JDWP VMs: FIRST-LAST, or off"},
+		&cli.StringSliceFlag{Name: "adb", Usage: "adb server HOST:PORT to follow (repeatable), or off (default: ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037, if it answers or can be started)"},
+		&cli.StringFlag{Name: "adb-path", Value: "adb", Usage: "adb binary used to start the server when none answers"},
+		&cli.DurationFlag{Name: "scan-interval", Value: 2 * time.Second, Usage: "how often local ports are probed"},
+	}
+}
+
+// discoveryFromFlags builds the discovery the flags ask for.
+func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
+	var d monitor.Discovery
+	r, on, err := scan.ParseRange(c.String("scan"))
+	if err != nil {
+		return d, fmt.Errorf("--scan: %w", err)
+	}
+	if on {
+		d.Local = &scan.Local{Ports: r, Interval: c.Duration("scan-interval")}
+	}
+	adbs, err := adbFromFlags(c)
+	if err != nil {
+		return d, err
+	}
+	d.ADB = adbs
+	return d, nil
+}
+
+// collect runs discovery for the --wait duration and returns the VMs found.
+func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.VM, error) {
+	wait := c.Duration("wait")
+	if wait <= 0 {
+		return nil, fmt.Errorf("--wait must be positive")
+	}
+	d, err := discoveryFromFlags(c)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	store := monitor.NewStore(monitor.NewBus())
+	engine := monitor.NewEngine(store, opts)
+	runErr := make(chan error, 1)
+	go func() { runErr <- engine.Run(ctx, d) }()
+	var vms []monitor.VM
+	select {
+	case err := <-runErr:
+		if err != nil {
+			return nil, err
+		}
+	case <-ctx.Done():
+		vms = store.VMs() // before sessions close and remove themselves
+		if err := <-runErr; err != nil {
+			return nil, err
+		}
+	}
+	return vms, nil
+}
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the VMs found on local ports and through adb",
+		Flags: append(discoveryFlags(),
+			&cli.BoolFlag{Name: "json", Usage: "print a JSON array"},
+			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look before printing"},
+		),
+		Action: func(c *cli.Context) error {
+			vms, err := collect(c, monitor.SessionOptions{})
+			if err != nil {
+				return err
+			}
+			entries := headless.List(vms)
+			if c.Bool("json") {
+				return headless.WriteJSON(c.App.Writer, entries)
+			}
+			return headless.WriteListText(c.App.Writer, entries)
+		},
+	}
+}
+
+func snapshotCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "snapshot",
+		Usage: "print every VM with its threads and heaps",
+		Flags: append(discoveryFlags(),
+			&cli.BoolFlag{Name: "json", Usage: "print JSON (the only format)", Value: true},
+			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look before printing"},
+			&cli.IntFlag{Name: "pid", Usage: "only the VM with this pid"},
+			&cli.BoolFlag{Name: "segments", Usage: "ask for heap segments (summary by kind and solidity arrives at the next GC)"},
+		),
+		Action: func(c *cli.Context) error {
+			vms, err := collect(c, monitor.SessionOptions{Segments: c.Bool("segments")})
+			if err != nil {
+				return err
+			}
+			if pid := c.Int("pid"); pid != 0 {
+				var keep []monitor.VM
+				for _, vm := range vms {
+					if vm.PID == pid {
+						keep = append(keep, vm)
+					}
+				}
+				vms = keep
+			}
+			return headless.WriteJSON(c.App.Writer, headless.Snapshot(vms))
+		},
+	}
+}

@@ -1,0 +1,143 @@
+// Package headless turns the monitor's model into the JSON that ddmtui's
+// scriptable commands print (`ddmtui list --json`, `ddmtui snapshot --json`).
+// Keys are snake_case and documented in the README; VM-supplied strings are
+// left as data for the JSON encoder to escape.
+package headless
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/monitor"
+)
+
+// ListEntry is one VM in `ddmtui list --json`.
+type ListEntry struct {
+	Source    string `json:"source"`
+	PID       int    `json:"pid"`
+	App       string `json:"app"`
+	VM        string `json:"vm"`
+	DDM       bool   `json:"ddm"`
+	Debugger  string `json:"debugger"`
+	DebugPort int    `json:"debug_port"`
+}
+
+// SnapshotEntry is one VM in `ddmtui snapshot --json`.
+type SnapshotEntry struct {
+	ListEntry
+	Family   string   `json:"family,omitempty"`
+	UserID   int      `json:"user_id"`
+	ABI      string   `json:"abi,omitempty"`
+	Package  string   `json:"package,omitempty"`
+	Features []string `json:"features"`
+	Threads  []Thread `json:"threads"`
+	Heaps    []Heap   `json:"heaps"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// Thread is one thread in a snapshot.
+type Thread struct {
+	ID     uint64 `json:"id"`
+	Name   string `json:"name"`
+	Status int    `json:"status"`
+	State  string `json:"state"`
+	SysTID int    `json:"systid"`
+	UTime  int    `json:"utime"`
+	STime  int    `json:"stime"`
+	Daemon bool   `json:"daemon"`
+}
+
+// Heap is one heap in a snapshot.
+type Heap struct {
+	ID             int             `json:"id"`
+	MaxBytes       uint64          `json:"max_bytes"`
+	SizeBytes      uint64          `json:"size_bytes"`
+	AllocatedBytes uint64          `json:"allocated_bytes"`
+	Objects        uint64          `json:"objects"`
+	GCCount        int             `json:"gc_count"`
+	Segments       *SegmentSummary `json:"segments,omitempty"`
+}
+
+// SegmentSummary counts allocation units of the last HPSG set.
+type SegmentSummary struct {
+	UnitSize        int               `json:"unit_size"`
+	TotalUnits      uint64            `json:"total_units"`
+	Segments        int               `json:"segments"`
+	UnitsByKind     map[string]uint64 `json:"units_by_kind"`
+	UnitsBySolidity map[string]uint64 `json:"units_by_solidity"`
+}
+
+// List converts VMs to list entries.
+func List(vms []monitor.VM) []ListEntry {
+	out := make([]ListEntry, 0, len(vms))
+	for _, vm := range vms {
+		out = append(out, listEntry(vm))
+	}
+	return out
+}
+
+func listEntry(vm monitor.VM) ListEntry {
+	return ListEntry{Source: vm.Source, PID: vm.PID, App: vm.App, VM: vm.VMIdent, DDM: vm.DDM,
+		Debugger: string(vm.Debugger), DebugPort: vm.DebugPort}
+}
+
+// Snapshot converts VMs to snapshot entries.
+func Snapshot(vms []monitor.VM) []SnapshotEntry {
+	out := make([]SnapshotEntry, 0, len(vms))
+	for _, vm := range vms {
+		e := SnapshotEntry{ListEntry: listEntry(vm), Family: vm.Family, UserID: vm.UserID, ABI: vm.ABI,
+			Package: vm.Package, Features: append([]string{}, vm.Features...), Threads: []Thread{}, Heaps: []Heap{}, Error: vm.Err}
+		for _, t := range vm.Threads {
+			e.Threads = append(e.Threads, Thread{ID: t.ID, Name: t.Name, Status: t.Status, State: t.State,
+				SysTID: t.SysTID, UTime: t.UTime, STime: t.STime, Daemon: t.Daemon})
+		}
+		for _, h := range vm.Heaps {
+			jh := Heap{ID: h.ID, MaxBytes: h.MaxBytes, SizeBytes: h.SizeBytes, AllocatedBytes: h.AllocatedBytes,
+				Objects: h.Objects, GCCount: h.GCCount}
+			if s := h.Segments; s != nil {
+				jh.Segments = &SegmentSummary{UnitSize: s.UnitSize, TotalUnits: s.TotalUnits, Segments: s.Segments,
+					UnitsByKind: map[string]uint64{}, UnitsBySolidity: map[string]uint64{}}
+				for k, n := range s.UnitsByKind {
+					if n > 0 {
+						jh.Segments.UnitsByKind[ddm.Kind(k).String()] = n
+					}
+				}
+				for k, n := range s.UnitsBySolid {
+					if n > 0 {
+						jh.Segments.UnitsBySolidity[ddm.Solidity(k).String()] = n
+					}
+				}
+			}
+			e.Heaps = append(e.Heaps, jh)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// WriteJSON writes v as indented JSON followed by a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// WriteListText prints entries as an aligned table for people; VM strings
+// are escaped so they cannot drive the terminal.
+func WriteListText(w io.Writer, entries []ListEntry) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tPID\tAPP\tVM\tDDM\tDEBUGGER\tPORT")
+	for _, e := range entries {
+		port := "-"
+		if e.DebugPort != 0 {
+			port = fmt.Sprint(e.DebugPort)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%v\t%s\t%s\n", safetext.Terminal(e.Source), e.PID, safetext.Terminal(e.App),
+			safetext.Terminal(e.VM), e.DDM, e.Debugger, port)
+	}
+	return tw.Flush()
+}

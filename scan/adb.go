@@ -1,0 +1,233 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ddmtui/ddmtui/adb"
+)
+
+// ADB discovers VMs the way ddmlib does (spec/adb.md §1.4): it follows the
+// server's device list (host:track-devices), each online device's JDWP pids
+// (track-jdwp), and opens jdwp:<pid> for every new pid. A pid that leaves
+// the list, a device that goes away, or the server dying cancels the
+// sessions below it; after losing the server it reconnects (starting a new
+// server when StartServer is set) and lists everything again.
+type ADB struct {
+	Client *adb.Client
+	// StartServer starts `adb start-server` when nothing answers.
+	StartServer bool
+	// Required makes Run fail when the server cannot be reached at the
+	// start, instead of retrying quietly (an --adb the user asked for).
+	Required bool
+	// Retry is the pause between reconnection attempts (default 1s).
+	Retry  time.Duration
+	Logger *slog.Logger
+}
+
+// Name is the server address, for messages.
+func (a *ADB) Name() string {
+	if a.Client.Addr != "" {
+		return a.Client.Addr
+	}
+	addr, err := adb.DefaultServerAddr()
+	if err != nil {
+		return "adb"
+	}
+	return addr
+}
+
+func (a *ADB) logger() *slog.Logger {
+	if a.Logger != nil {
+		return a.Logger
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// Check reaches the server once (starting it if allowed) and returns its
+// version; commands use it to fail fast on an unreachable --adb.
+func (a *ADB) Check(ctx context.Context) (int, error) {
+	if a.StartServer {
+		return a.Client.EnsureServer(ctx)
+	}
+	return a.Client.Version(ctx)
+}
+
+// Run tracks devices until ctx ends and waits for every handler it started.
+func (a *ADB) Run(ctx context.Context, h Handler) error {
+	retry := a.Retry
+	if retry <= 0 {
+		retry = time.Second
+	}
+	log := a.logger().With("adb", a.Name())
+	first := true
+	for ctx.Err() == nil {
+		if _, err := a.Check(ctx); err != nil {
+			if first && a.Required {
+				return fmt.Errorf("adb server %s: %w", a.Name(), err)
+			}
+			if first {
+				log.Info("adb server not available; will keep trying", "error", err)
+			}
+			first = false
+			if !sleepCtx(ctx, retry) {
+				return nil
+			}
+			continue
+		}
+		first = false
+		err := a.trackOnce(ctx, h)
+		if ctx.Err() != nil {
+			return nil
+		}
+		log.Info("lost the adb server; reconnecting", "error", err)
+		if !sleepCtx(ctx, retry) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// trackOnce follows one server connection until it ends.
+func (a *ADB) trackOnce(ctx context.Context, h Handler) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tr, err := a.Client.TrackDevices(ctx)
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	devices := map[string]context.CancelFunc{}
+	defer func() {
+		for _, c := range devices {
+			c()
+		}
+	}()
+	for list := range tr.Updates() {
+		online := map[string]bool{}
+		for _, d := range list {
+			if d.Online() {
+				online[d.Serial] = true
+			}
+		}
+		for serial, stop := range devices {
+			if !online[serial] {
+				stop()
+				delete(devices, serial)
+			}
+		}
+		for serial := range online {
+			if _, ok := devices[serial]; ok {
+				continue
+			}
+			dctx, dcancel := context.WithCancel(ctx)
+			devices[serial] = dcancel
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a.followDevice(dctx, serial, h)
+			}()
+		}
+	}
+	if err := tr.Err(); err != nil {
+		return err
+	}
+	return errors.New("device tracking ended")
+}
+
+// followDevice tracks one device's JDWP pids until ctx ends or the device
+// stream does.
+func (a *ADB) followDevice(ctx context.Context, serial string, h Handler) {
+	log := a.logger().With("device", serial)
+	for ctx.Err() == nil {
+		tr, err := a.Client.TrackJDWP(ctx, serial)
+		if err != nil {
+			log.Debug("track-jdwp failed", "error", err)
+			if !sleepCtx(ctx, time.Second) {
+				return
+			}
+			continue
+		}
+		a.followPids(ctx, serial, tr, h)
+		tr.Close()
+		if !sleepCtx(ctx, 500*time.Millisecond) {
+			return
+		}
+	}
+}
+
+func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]int], h Handler) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	type running struct {
+		cancel context.CancelFunc
+		done   chan struct{}
+	}
+	pids := map[int]running{}
+	defer func() {
+		for _, r := range pids {
+			r.cancel()
+		}
+	}()
+	for set := range tr.Updates() {
+		present := map[int]bool{}
+		for _, pid := range set {
+			present[pid] = true
+		}
+		for pid, r := range pids {
+			select {
+			case <-r.done: // session ended by itself (VM closed): allow a new one
+				delete(pids, pid)
+				continue
+			default:
+			}
+			if !present[pid] {
+				r.cancel()
+				delete(pids, pid)
+			}
+		}
+		for _, pid := range set {
+			if _, ok := pids[pid]; ok {
+				continue
+			}
+			nc, err := a.Client.OpenJDWP(ctx, serial, pid)
+			if err != nil {
+				a.logger().Debug("jdwp open failed", "device", serial, "pid", pid, "error", err)
+				continue
+			}
+			pctx, pcancel := context.WithCancel(ctx)
+			r := running{cancel: pcancel, done: make(chan struct{})}
+			pids[pid] = r
+			ep := Endpoint{
+				Key:    fmt.Sprintf("adb:%s/%s:%d", a.Name(), serial, pid),
+				Source: "adb:" + serial,
+				PID:    pid,
+				Conn:   nc,
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer close(r.done)
+				_ = h(pctx, ep)
+			}()
+		}
+	}
+}
