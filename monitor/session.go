@@ -636,3 +636,55 @@ func (s *Session) Exit(ctx context.Context, status int32) error {
 	}
 	return s.post(&ddm.ExitRequest{Status: status})
 }
+
+// Hooks for the debugger proxy.
+
+// IsDDM reports whether the VM answered HELO. It blocks until that is known
+// or ctx ends.
+func (s *Session) IsDDM(ctx context.Context) (bool, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return false, err
+	}
+	return s.isDDM, nil
+}
+
+// Conn returns the VM's JDWP connection once HELO has been decided, for a
+// proxy that forwards a debugger's packets (jdwp.Conn.WritePacket) on it.
+func (s *Session) Conn(ctx context.Context) (*jdwp.Conn, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	return s.jc, nil
+}
+
+// SetPassthrough routes every packet the VM sends that is not for the
+// monitor (replies to a debugger's ids, Event.Composite, other commands) to
+// fn; nil drops them again. fn runs on the connection's reader goroutine and
+// must not block for long.
+func (s *Session) SetPassthrough(fn func(*jdwp.Packet)) {
+	s.mu.Lock()
+	s.passthru = fn
+	s.mu.Unlock()
+}
+
+// Reopen ends the session's connection; discovery opens a new one (local
+// scan at its next probe, adb at once while the pid is listed). This is what
+// ddmlib does when a debugger leaves: only a closed JDWP connection tells a
+// VM that the debugger is gone (spec/jdwp.md §4).
+func (s *Session) Reopen() {
+	select {
+	case <-s.ready:
+		s.jc.Close()
+	default:
+	}
+}
+
+// SetDebugger records the debugger state and port shown for the VM.
+func (s *Session) SetDebugger(state DebuggerState, port int) {
+	s.store.UpdateVM(s.key, func(vm *VM) {
+		vm.Debugger = state
+		if port >= 0 {
+			vm.DebugPort = port
+		}
+	})
+}

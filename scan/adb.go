@@ -187,14 +187,30 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 			r.cancel()
 		}
 	}()
-	for set := range tr.Updates() {
+	// ended wakes the loop when a session ends by itself (the VM closed the
+	// stream, or the session re-opens after a debugger left): a pid still
+	// listed gets a new session, as ddmlib re-opens dropped clients.
+	ended := make(chan struct{}, 1)
+	var current []int
+	for {
+		select {
+		case set, ok := <-tr.Updates():
+			if !ok {
+				return
+			}
+			current = set
+		case <-ended:
+			if !sleepCtx(ctx, 200*time.Millisecond) {
+				return
+			}
+		}
 		present := map[int]bool{}
-		for _, pid := range set {
+		for _, pid := range current {
 			present[pid] = true
 		}
 		for pid, r := range pids {
 			select {
-			case <-r.done: // session ended by itself (VM closed): allow a new one
+			case <-r.done:
 				delete(pids, pid)
 				continue
 			default:
@@ -204,7 +220,7 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 				delete(pids, pid)
 			}
 		}
-		for _, pid := range set {
+		for _, pid := range current {
 			if _, ok := pids[pid]; ok {
 				continue
 			}
@@ -227,6 +243,12 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 				defer wg.Done()
 				defer close(r.done)
 				_ = h(pctx, ep)
+				if pctx.Err() == nil {
+					select {
+					case ended <- struct{}{}:
+					default:
+					}
+				}
 			}()
 		}
 	}
