@@ -152,7 +152,7 @@ func DecodeHeapSegment(t Type, body []byte) (*HeapSegment, error) {
 	return s, nil
 }
 
-// decode fills s from body; used by DecodeHeapSegment and benchmarks alike.
+// decode fills s from body and validates it.
 func (s *HeapSegment) decode(t Type, body []byte) error {
 	r := wire.NewReader(body, 0)
 	s.Type = t
@@ -234,17 +234,22 @@ func (r Run) Bytes(unitSize uint8) uint64 { return uint64(r.Units) * uint64(unit
 // Validate it stops at the first inconsistency, as ddmlib does.
 func (s *HeapSegment) Runs(yield func(Run) bool) {
 	d := s.Data
-	for i := 0; i+1 < len(d); {
+	for i := 0; i+1 < len(d); i += 2 {
 		st := d[i]
+		if st&0x80 == 0 { // the common case: a run in one pair
+			if !yield(Run{State: State(st), Units: uint32(d[i+1]) + 1}) {
+				return
+			}
+			continue
+		}
 		units := uint64(d[i+1]) + 1
-		i += 2
 		for st&0x80 != 0 {
+			i += 2
 			if i+1 >= len(d) || d[i]&0x7f != st&0x7f {
 				return
 			}
 			st = d[i]
 			units += uint64(d[i+1]) + 1
-			i += 2
 		}
 		if units > math.MaxUint32 {
 			return
