@@ -195,7 +195,7 @@ type ProfileBuilder struct {
 	startClocks Clocks
 	opt         BuildOptions
 	threads     []*threadState
-	byID        []int32 // record thread id → index in threads, -1 when none yet
+	byID        map[uint16]*threadState
 	cur         *threadState
 	records     int64
 	ws          *Warnings
@@ -237,10 +237,7 @@ type frame struct {
 // again in Finish.
 func NewProfileBuilder(h *Header, opt BuildOptions) *ProfileBuilder {
 	opt.Limits = opt.Limits.withDefaults()
-	b := &ProfileBuilder{hdr: h, startClocks: h.Clocks, opt: opt, byID: make([]int32, 1<<16)}
-	for i := range b.byID {
-		b.byID[i] = -1
-	}
+	b := &ProfileBuilder{hdr: h, startClocks: h.Clocks, opt: opt, byID: make(map[uint16]*threadState)}
 	b.ownWarnings.limit = opt.Limits.MaxWarnings
 	b.ws = &b.ownWarnings
 	return b
@@ -251,14 +248,14 @@ func (b *ProfileBuilder) warn(kind WarningKind, off int64, format string, args .
 }
 
 func (b *ProfileBuilder) thread(id uint16) *threadState {
-	if k := b.byID[id]; k >= 0 {
-		return b.threads[k]
+	if ts := b.byID[id]; ts != nil {
+		return ts
 	}
 	ts := &threadState{id: id}
 	if b.opt.CallTree {
 		ts.tree = newCallTree()
 	}
-	b.byID[id] = int32(len(b.threads))
+	b.byID[id] = ts
 	b.threads = append(b.threads, ts)
 	return ts
 }
@@ -610,7 +607,7 @@ func (p *Profile) swapClocks() {
 }
 
 // recordBatch is how many records ReadProfile decodes at a time.
-const recordBatch = 4096
+const recordBatch = 1024
 
 // Build reads every record of rd into a profile.
 func Build(rd *Reader, opt BuildOptions) (*Profile, error) {

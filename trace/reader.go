@@ -244,12 +244,12 @@ func (rd *Reader) Read(dst []Record) (int, error) {
 	if len(dst) == 0 {
 		return 0, nil
 	}
+	if rd.hdr.Streaming {
+		return rd.readStreaming(dst)
+	}
 	rs := rd.hdr.RecordSize
 	if !rd.src.fill(rs) {
 		return 0, rd.finish()
-	}
-	if rd.hdr.Streaming {
-		return rd.readStreaming(dst)
 	}
 	b := rd.src.buffered()
 	n := min(len(b)/rs, len(dst))

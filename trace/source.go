@@ -15,12 +15,18 @@ type source struct {
 	lo, hi int   // unread bytes are buf[lo:hi]
 	off    int64 // file offset of buf[lo]
 	err    error // sticky read error; io.EOF at the end
+	full   bool  // the last read filled the buffer: grow it next time
 }
 
-const sourceBufferSize = 1 << 20
+// The buffer starts small (small files are common, and fuzzing parses many)
+// and grows while reads keep filling it, up to sourceBufferSize.
+const (
+	sourceInitialSize = 64 << 10
+	sourceBufferSize  = 1 << 20
+)
 
 func newSource(r io.Reader) *source {
-	return &source{r: r, buf: make([]byte, sourceBufferSize)}
+	return &source{r: r, buf: make([]byte, sourceInitialSize)}
 }
 
 // buffered returns the unread bytes in the buffer.
@@ -42,9 +48,19 @@ func (s *source) fill(want int) bool {
 		n := copy(s.buf, s.buf[s.lo:s.hi])
 		s.lo, s.hi = 0, n
 	}
+	if size := len(s.buf); want > size || (s.full && size < sourceBufferSize) {
+		size = max(want, min(4*size, sourceBufferSize))
+		grown := make([]byte, size)
+		copy(grown, s.buf[:s.hi])
+		s.buf = grown
+		s.full = false
+	}
 	for s.hi < want && s.err == nil {
 		n, err := s.r.Read(s.buf[s.hi:])
 		s.hi += n
+		if s.hi == len(s.buf) {
+			s.full = true
+		}
 		if err != nil {
 			s.err = err
 		} else if n == 0 {

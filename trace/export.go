@@ -1,0 +1,356 @@
+package trace
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
+)
+
+// JSONProfile is the document WriteJSON writes. Clock fields are pointers so
+// that a clock the trace does not have is left out rather than written as 0.
+type JSONProfile struct {
+	Version       int               `json:"version"`
+	Clock         string            `json:"clock"` // "thread-cpu", "wall" or "dual"
+	Streaming     bool              `json:"streaming,omitempty"`
+	Records       int64             `json:"records"`
+	StartTimeUsec uint64            `json:"start_time_usec"`
+	TotalCPUUsec  *uint64           `json:"total_cpu_usec,omitempty"`
+	TotalWallUsec *uint64           `json:"total_wall_usec,omitempty"`
+	Options       map[string]string `json:"options,omitempty"`
+	Threads       []JSONThread      `json:"threads"`
+	Methods       []JSONMethod      `json:"methods"`
+	// Edges are caller → callee pairs; Caller is absent for calls made with
+	// an empty stack (the top level).
+	Edges            []JSONEdge    `json:"edges"`
+	UnknownMethodIDs []uint32      `json:"unknown_method_ids,omitempty"`
+	Warnings         *JSONWarnings `json:"warnings,omitempty"`
+}
+
+// JSONThread is a thread and its traced time (last record − first record).
+type JSONThread struct {
+	ID       uint32  `json:"id"`
+	Name     string  `json:"name"`
+	Records  int64   `json:"records"`
+	CPUUsec  *uint64 `json:"cpu_usec,omitempty"`
+	WallUsec *uint64 `json:"wall_usec,omitempty"`
+}
+
+// JSONMethod is one method's totals over all threads. The "(unknown)"
+// stand-in for ids missing from the key has id -1. Calls include the
+// recursive ones.
+type JSONMethod struct {
+	ID                int64   `json:"id"`
+	Class             string  `json:"class"`
+	Method            string  `json:"method"`
+	Signature         string  `json:"signature"`
+	File              string  `json:"file,omitempty"`
+	Calls             int64   `json:"calls"`
+	RecursiveCalls    int64   `json:"recursive_calls"`
+	InclusiveCPUUsec  *uint64 `json:"inclusive_cpu_usec,omitempty"`
+	ExclusiveCPUUsec  *uint64 `json:"exclusive_cpu_usec,omitempty"`
+	InclusiveWallUsec *uint64 `json:"inclusive_wall_usec,omitempty"`
+	ExclusiveWallUsec *uint64 `json:"exclusive_wall_usec,omitempty"`
+}
+
+// JSONEdge is the calls from one method to another; ids as in JSONMethod.
+type JSONEdge struct {
+	Caller            *int64  `json:"caller,omitempty"`
+	Callee            int64   `json:"callee"`
+	Calls             int64   `json:"calls"`
+	RecursiveCalls    int64   `json:"recursive_calls"`
+	InclusiveCPUUsec  *uint64 `json:"inclusive_cpu_usec,omitempty"`
+	InclusiveWallUsec *uint64 `json:"inclusive_wall_usec,omitempty"`
+}
+
+// JSONWarnings summarises the warnings: counts by kind and the first few.
+type JSONWarnings struct {
+	Total  int64            `json:"total"`
+	ByKind map[string]int64 `json:"by_kind"`
+	First  []JSONWarning    `json:"first"`
+}
+
+// JSONWarning is one kept warning.
+type JSONWarning struct {
+	Kind    string `json:"kind"`
+	Part    string `json:"part,omitempty"`
+	Offset  int64  `json:"offset"`
+	Message string `json:"message"`
+}
+
+func clockValue(p *Profile, c Clock, v uint64) *uint64 {
+	if !p.Clocks.Has(c) {
+		return nil
+	}
+	return &v
+}
+
+// jsonID is the id JSON uses for profile index i: the key's method id, or
+// -1 for the unknown stand-in.
+func jsonID(p *Profile, i int32) int64 {
+	if i < firstKeyMethod {
+		return -1
+	}
+	return int64(p.Methods[i].ID)
+}
+
+// JSON builds the JSON document of p. Methods are sorted by inclusive time
+// on the first clock (descending), then by id; every key method is listed.
+func (p *Profile) JSON() *JSONProfile {
+	h := p.Header
+	doc := &JSONProfile{
+		Version: h.Version, Clock: p.Clocks.String(), Streaming: h.Streaming, Records: p.Records,
+		StartTimeUsec: h.StartTime, Threads: []JSONThread{}, Methods: []JSONMethod{}, Edges: []JSONEdge{},
+	}
+	total := p.All.Total()
+	doc.TotalCPUUsec = clockValue(p, ClockCPU, total[ClockCPU])
+	doc.TotalWallUsec = clockValue(p, ClockWall, total[ClockWall])
+	if len(h.Options) > 0 {
+		doc.Options = make(map[string]string, len(h.Options))
+		for _, o := range h.Options {
+			if _, dup := doc.Options[o.Key]; !dup {
+				doc.Options[o.Key] = o.Value
+			}
+		}
+	}
+	for i := range p.Threads {
+		tp := &p.Threads[i]
+		tt := tp.Total()
+		doc.Threads = append(doc.Threads, JSONThread{ID: tp.ID, Name: tp.Name, Records: tp.Records,
+			CPUUsec: clockValue(p, ClockCPU, tt[ClockCPU]), WallUsec: clockValue(p, ClockWall, tt[ClockWall])})
+	}
+	first := p.Clocks.First()
+	order := make([]int32, 0, len(p.Methods))
+	for i := firstKeyMethod; i < len(p.Methods); i++ {
+		order = append(order, int32(i))
+	}
+	if s := p.All.Stats(Unknown); s.Calls > 0 || s.Exclusive != [2]uint64{} {
+		order = append(order, Unknown)
+	}
+	stats := make([]Stats, len(p.Methods))
+	for _, ms := range p.All.Methods {
+		stats[ms.Index] = ms.Stats
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		ia, ib := stats[a].Inclusive[first], stats[b].Inclusive[first]
+		if ia != ib {
+			if ia > ib {
+				return -1
+			}
+			return 1
+		}
+		return int(jsonID(p, a) - jsonID(p, b))
+	})
+	for _, i := range order {
+		m, s := &p.Methods[i], &stats[i]
+		doc.Methods = append(doc.Methods, JSONMethod{
+			ID: jsonID(p, i), Class: m.Class, Method: m.Name, Signature: m.Signature, File: m.File,
+			Calls: s.Calls, RecursiveCalls: s.RecursiveCalls,
+			InclusiveCPUUsec:  clockValue(p, ClockCPU, s.Inclusive[ClockCPU]),
+			ExclusiveCPUUsec:  clockValue(p, ClockCPU, s.Exclusive[ClockCPU]),
+			InclusiveWallUsec: clockValue(p, ClockWall, s.Inclusive[ClockWall]),
+			ExclusiveWallUsec: clockValue(p, ClockWall, s.Exclusive[ClockWall]),
+		})
+	}
+	for _, e := range p.All.Edges {
+		je := JSONEdge{Callee: jsonID(p, e.Callee), Calls: e.Calls, RecursiveCalls: e.RecursiveCalls,
+			InclusiveCPUUsec:  clockValue(p, ClockCPU, e.Inclusive[ClockCPU]),
+			InclusiveWallUsec: clockValue(p, ClockWall, e.Inclusive[ClockWall])}
+		if e.Caller != TopLevel {
+			id := jsonID(p, e.Caller)
+			je.Caller = &id
+		}
+		doc.Edges = append(doc.Edges, je)
+	}
+	doc.UnknownMethodIDs = p.UnknownMethodIDs
+	if n := p.Warnings.Total(); n > 0 {
+		jw := &JSONWarnings{Total: n, ByKind: map[string]int64{}, First: []JSONWarning{}}
+		for k, c := range p.Warnings.Counts {
+			if c > 0 {
+				jw.ByKind[WarningKind(k).String()] = c
+			}
+		}
+		for _, w := range p.Warnings.List {
+			jw.First = append(jw.First, JSONWarning{Kind: w.Kind.String(), Part: w.Part, Offset: w.Offset, Message: w.Message})
+		}
+		doc.Warnings = jw
+	}
+	return doc
+}
+
+// WriteJSON writes p as an indented JSON document (JSONProfile).
+func WriteJSON(w io.Writer, p *Profile) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p.JSON())
+}
+
+// frameName is how exports other than JSON name a method: "class.method",
+// made safe for plain text (control characters escaped).
+func frameName(p *Profile, i int32) string {
+	return safetext.Terminal(p.Name(i))
+}
+
+func threadLabel(tp *ThreadProfile) string {
+	if tp.Name == "" {
+		return "thread " + strconv.FormatUint(uint64(tp.ID), 10)
+	}
+	return safetext.Terminal(tp.Name) + " (" + strconv.FormatUint(uint64(tp.ID), 10) + ")"
+}
+
+// ErrNoCallTree is returned by WriteFolded for a profile built without
+// BuildOptions.CallTree.
+var ErrNoCallTree = fmt.Errorf("trace: profile has no call trees (build with BuildOptions.CallTree)")
+
+// WriteFolded writes folded stacks for flame-graph tools (flamegraph.pl,
+// speedscope, inferno): one line per distinct call path, "thread;a;b;c N"
+// where N is the µs spent on top of the stack in that exact path on clock c
+// (self time), so a path's frame width is its inclusive time. Lines are
+// sorted; paths with no self time are left out. The thread is the root
+// frame; its own line is the time with an empty stack.
+func WriteFolded(w io.Writer, p *Profile, c Clock) error {
+	bw := bufio.NewWriter(w)
+	names := make([]string, len(p.Methods))
+	for i := range names {
+		// ';' separates frames and a newline ends the line: neither may
+		// appear inside a name.
+		names[i] = strings.ReplaceAll(frameName(p, int32(i)), ";", ":")
+	}
+	var lines []string
+	for i := range p.Threads {
+		tp := &p.Threads[i]
+		if tp.Records == 0 {
+			continue
+		}
+		if tp.Tree == nil {
+			return ErrNoCallTree
+		}
+		root := strings.ReplaceAll(threadLabel(tp), ";", ":")
+		paths := make([]string, len(tp.Tree.Nodes))
+		paths[0] = root
+		for n := 1; n < len(tp.Tree.Nodes); n++ {
+			node := &tp.Tree.Nodes[n]
+			// Parents are created before their children, so paths[parent]
+			// is ready.
+			paths[n] = paths[node.Parent] + ";" + names[node.Method]
+		}
+		for n, node := range tp.Tree.Nodes {
+			if v := node.Self[c]; v > 0 {
+				lines = append(lines, paths[n]+" "+strconv.FormatUint(v, 10))
+			}
+		}
+	}
+	slices.Sort(lines)
+	// Overloads (same class.method, other signature) fold into one path.
+	var prevPath string
+	var prevValue uint64
+	flush := func() {
+		if prevPath != "" {
+			bw.WriteString(prevPath)
+			bw.WriteByte(' ')
+			bw.WriteString(strconv.FormatUint(prevValue, 10))
+			bw.WriteByte('\n')
+		}
+	}
+	for _, l := range lines {
+		sp := strings.LastIndexByte(l, ' ')
+		path := l[:sp]
+		v, _ := strconv.ParseUint(l[sp+1:], 10, 64)
+		if path == prevPath {
+			prevValue += v
+			continue
+		}
+		flush()
+		prevPath, prevValue = path, v
+	}
+	flush()
+	return bw.Flush()
+}
+
+// DOTOptions configure WriteDOT.
+type DOTOptions struct {
+	// ThresholdPercent leaves out methods whose inclusive time is below this
+	// share of the total, as dmtracedump's -t (default 20 there and here).
+	// Negative means no threshold.
+	ThresholdPercent float64
+	Clock            Clock
+}
+
+// WriteDOT writes a Graphviz call graph shaped like dmtracedump's -g output:
+// record nodes numbered by inclusive-time rank (0 is the top level), labelled
+// "[rank] class.method (inclusive ms, exclusive ms, calls)", and an edge for
+// each caller → callee pair between shown nodes, labelled with its calls.
+// Unlike dmtracedump, labels are escaped, so <init> and quotes do not break
+// the file.
+func WriteDOT(w io.Writer, p *Profile, opt DOTOptions) error {
+	c := opt.Clock
+	threshold := opt.ThresholdPercent
+	if threshold == 0 {
+		threshold = 20
+	}
+	total := p.All.Total()[c]
+	ranked := slices.Clone(p.All.Methods)
+	slices.SortStableFunc(ranked, func(a, b MethodStats) int {
+		if (a.Index == TopLevel) != (b.Index == TopLevel) {
+			if a.Index == TopLevel {
+				return -1
+			}
+			return 1
+		}
+		if a.Inclusive[c] != b.Inclusive[c] {
+			if a.Inclusive[c] > b.Inclusive[c] {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Index - b.Index)
+	})
+	rank := make(map[int32]int, len(ranked))
+	bw := bufio.NewWriter(w)
+	bw.WriteString("digraph g {\nnode [shape = record,height=.1];\n")
+	for _, ms := range ranked {
+		if ms.Index != TopLevel && threshold >= 0 {
+			if total == 0 || float64(ms.Inclusive[c])*100 < threshold*float64(total) {
+				continue
+			}
+		}
+		r := len(rank)
+		rank[ms.Index] = r
+		label := fmt.Sprintf("[%d] %s (%s, %s, %d)", r, frameName(p, ms.Index),
+			formatMillis(ms.Inclusive[c]), formatMillis(ms.Exclusive[c]), ms.Calls)
+		fmt.Fprintf(bw, "node%d[label = \"%s\"];\n", r, escapeDOTRecord(label))
+	}
+	for _, e := range p.All.Edges {
+		from, ok1 := rank[e.Caller]
+		to, ok2 := rank[e.Callee]
+		if ok1 && ok2 {
+			fmt.Fprintf(bw, "node%d -> node%d [label = \"%d\"];\n", from, to, e.Calls)
+		}
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+func formatMillis(us uint64) string {
+	return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64) + " ms"
+}
+
+// escapeDOTRecord escapes a record-shape label: the field separators and
+// port brackets {}|<>, quotes and backslashes.
+func escapeDOTRecord(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '{', '}', '|', '<', '>', '"', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
