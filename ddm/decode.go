@@ -36,7 +36,7 @@ var fromVM = map[Type]decoder{
 	TypeAPNM: as(DecodeAppName),
 	TypeWAIT: as(DecodeWait),
 	TypeFAIL: as(DecodeFail),
-	TypeTEST: as(DecodeTest),
+	TypeTEST: as(DecodeTestChunk),
 	TypeTHCR: as(DecodeThreadCreated),
 	TypeTHDE: as(DecodeThreadDied),
 	TypeTHNM: as(DecodeThreadRenamed),
@@ -116,8 +116,9 @@ func segmentRequestDecoder(t Type) decoder {
 }
 
 // DecodeFromVM decodes a chunk a monitor received from a VM: a reply to one
-// of its requests or an unsolicited chunk. An unknown type yields an error
-// wrapping ErrUnknownChunk.
+// of its requests or an unsolicited chunk. A FAIL chunk decodes to
+// *FailError, a Message that is also the error to report for the request.
+// An unknown type yields an error wrapping ErrUnknownChunk.
 func DecodeFromVM(c Chunk) (Message, error) {
 	d, ok := fromVM[c.Type]
 	if !ok {
@@ -146,7 +147,7 @@ func finish[T any](t Type, m *T, r *wire.Reader) (*T, error) {
 	return m, nil
 }
 
-// emptyBody is the shape of every request that carries no data.
+// decodeEmpty decodes the body of a request that carries no data.
 func decodeEmpty[T any](t Type, body []byte) (*T, error) {
 	return finish(t, new(T), wire.NewReader(body, 0))
 }

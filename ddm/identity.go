@@ -315,17 +315,17 @@ func DecodeFail(body []byte) (*FailError, error) {
 	return finish(TypeFAIL, m, r)
 }
 
-// Test is the debug-only TEST chunk; its body has no defined layout and is
+// TestChunk is the debug-only TEST chunk; its body has no defined layout and is
 // kept as sent.
-type Test struct {
+type TestChunk struct {
 	Data []byte
 }
 
 // ChunkType returns TypeTEST.
-func (*Test) ChunkType() Type { return TypeTEST }
+func (*TestChunk) ChunkType() Type { return TypeTEST }
 
 // AppendBody appends the data.
-func (m *Test) AppendBody(b []byte) []byte { return append(b, m.Data...) }
+func (m *TestChunk) AppendBody(b []byte) []byte { return append(b, m.Data...) }
 
-// DecodeTest keeps a TEST body as it is.
-func DecodeTest(body []byte) (*Test, error) { return &Test{Data: rawData(body)}, nil }
+// DecodeTestChunk keeps a TEST body as it is.
+func DecodeTestChunk(body []byte) (*TestChunk, error) { return &TestChunk{Data: rawData(body)}, nil }

@@ -131,7 +131,7 @@ var vectors = []vector{
 		"00 75 00 6E 00 61 00 76 00 61 00 69 00 6C 00 61 00 62 00 6C 00 65",       // "unavailable"
 	), &FailError{Code: 1, Message: "Stack trace unavailable"}},
 	{"FAIL view debugging", vmToMonitor, TypeFAIL, hx("FF FF FF FE", "00 00 00 00"), &FailError{Code: -2}},
-	{"TEST", vmToMonitor, TypeTEST, hx("01 02"), &Test{Data: []byte{1, 2}}},
+	{"TEST", vmToMonitor, TypeTEST, hx("01 02"), &TestChunk{Data: []byte{1, 2}}},
 	{"THCR", vmToMonitor, TypeTHCR, hx("00 00 00 01", "00 00 00 04  00 6D 00 61 00 69 00 6E"), &ThreadCreated{ID: 1, Name: "main"}},
 	{"THDE", vmToMonitor, TypeTHDE, hx("00 00 00 09"), &ThreadDied{ID: 9}},
 	{"THNM", vmToMonitor, TypeTHNM, hx(
