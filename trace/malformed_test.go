@@ -222,7 +222,7 @@ func TestLenientKey(t *testing.T) {
 		t.Errorf("%d key warnings, want 5: %v", got, p.Warnings.List)
 	}
 	d := p.Header.Methods[3]
-	if d.File != "D.java" || d.Line != 42 || p.All.Stats(firstKeyMethod+3).Inclusive[ClockWall] != 3 {
+	if d.File != "D.java" || d.Line != 42 || p.All.Stats(firstKeyMethod + 3).Inclusive[ClockWall] != 3 {
 		t.Errorf("Dalvik line: %+v", d)
 	}
 	// The first line for id 4 wins, as for a record.
