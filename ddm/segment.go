@@ -178,10 +178,14 @@ func (s *HeapSegment) decode(t Type, body []byte) error {
 type SegmentError struct {
 	Type   Type
 	HeapID uint32
-	Offset int // byte offset in the chunk body
+	// Offset is the byte offset in the chunk body of the offending pair or
+	// byte; for a unit count mismatch, of the start of the usage data.
+	Offset int
 	Err    error
 }
 
+// Error formats as "hpsg: heap 1: runs total 315 units, header says 316
+// (offset 17)".
 func (e *SegmentError) Error() string {
 	return fmt.Sprintf("%s: heap %d: %v (offset %d)", e.Type.name(), e.HeapID, e.Err, e.Offset)
 }
