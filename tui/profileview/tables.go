@@ -161,8 +161,8 @@ func (v *View) showCalls(m int32) {
 		tview.NewTableCell("▶").SetAttributes(tcell.AttrBold),
 		numberCell(callsText(s)).SetAttributes(tcell.AttrBold),
 		numberCell(millis(s.Inclusive[c])).SetAttributes(tcell.AttrBold),
-		numberCell(percent(s.Inclusive[c], g.Total()[c])+" of all").SetAttributes(tcell.AttrBold),
-		tview.NewTableCell(safetext.Tview(v.p.Name(m)+" "+v.p.Methods[m].Signature)).SetAttributes(tcell.AttrBold),
+		numberCell(percent(s.Inclusive[c], g.Total()[c]) + " of all").SetAttributes(tcell.AttrBold),
+		tview.NewTableCell(safetext.Tview(v.p.Name(m) + " " + v.p.Methods[m].Signature)).SetAttributes(tcell.AttrBold),
 	}, m)
 	add([]*tview.TableCell{
 		tview.NewTableCell("  "), tview.NewTableCell(""),
