@@ -278,29 +278,31 @@ func (v *View) updateHeader() {
 		return
 	}
 	p := v.p
-	var b strings.Builder
-	b.WriteString(safetext.Terminal(v.opt.Title))
-	fmt.Fprintf(&b, "  v%d %s  %d records", p.Header.Version, p.Clocks, p.Records)
-	thread := "all threads"
+	// View state first (what a narrow terminal must show), facts after.
+	parts := []string{safetext.Terminal(v.opt.Title)}
 	if v.thread >= 0 {
-		thread = "thread " + threadName(&p.Threads[v.thread])
-	}
-	b.WriteString("  " + thread)
-	total := v.graph().Total()
-	for _, c := range p.Clocks.List() {
-		fmt.Fprintf(&b, "  %s %s ms", clockLabel(c), millis(total[c]))
+		parts = append(parts, "thread "+threadName(&p.Threads[v.thread]))
+	} else {
+		parts = append(parts, "all threads")
 	}
 	order := "▼"
 	if v.reverse {
 		order = "▲"
 	}
-	fmt.Fprintf(&b, "  sort: %s %s %s", v.sortKey, clockLabel(v.clock), order)
+	parts = append(parts, fmt.Sprintf("sort %s %s %s", v.sortKey, clockLabel(v.clock), order))
 	if v.filter != "" {
-		fmt.Fprintf(&b, "  filter: %q (%d)", safetext.Terminal(v.filter), len(v.rows))
+		parts = append(parts, fmt.Sprintf("filter %q (%d)", safetext.Terminal(v.filter), len(v.rows)))
 	}
+	total := v.graph().Total()
+	for _, c := range p.Clocks.List() {
+		parts = append(parts, fmt.Sprintf("%s %s ms", clockLabel(c), millis(total[c])))
+	}
+	parts = append(parts, fmt.Sprintf("v%d %s, %d records", p.Header.Version, p.Clocks, p.Records))
 	if w := p.Warnings.Total(); w > 0 {
-		fmt.Fprintf(&b, "  %d warnings", w)
+		parts = append(parts, fmt.Sprintf("%d warnings", w))
 	}
+	var b strings.Builder
+	b.WriteString(strings.Join(parts, " │ "))
 	v.header.SetText(b.String())
 }
 

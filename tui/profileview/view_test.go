@@ -222,7 +222,7 @@ func TestFilterHidesRows(t *testing.T) {
 	hs.contains("/hash", "app.Util.hash")
 	hs.lacks("app.Main.run", "app.Worker.compute")
 	hs.key(tcell.KeyEnter)
-	hs.contains(`filter: "hash" (1)`, "app.Util.hash")
+	hs.contains(`filter "hash" (1)`, "app.Util.hash")
 	hs.lacks("app.Main.run")
 	hs.key(tcell.KeyEscape) // clears the filter
 	hs.contains("app.Main.run", "app.Util.hash")

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/trace"
+	"github.com/ddmtui/ddmtui/tui/profileview"
+)
+
+func traceCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "trace",
+		Usage:     "profile a method trace (.trace from DDMS, Debug.startMethodTracing or DDM MPSE)",
+		ArgsUsage: "FILE",
+		Description: "Reads a dmtrace file (versions 1-3, single or dual clock, or ART's streaming format) and\n" +
+			"opens its profile in the terminal, or exports it. Numbers on the first clock (thread CPU\n" +
+			"for dual-clock traces) equal AOSP dmtracedump's.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the profile as JSON"},
+			&cli.StringFlag{Name: "folded", Usage: "write folded stacks for flame-graph tools to `OUT` (- for standard output)"},
+			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON (Perfetto, chrome://tracing) to `OUT.json`"},
+			&cli.StringFlag{Name: "dot", Usage: "write a Graphviz call graph like dmtracedump -g to `OUT.dot`"},
+			&cli.StringFlag{Name: "data", Usage: "the data part when key and data are separate files (FILE is then the key)", TakesFile: true},
+			&cli.StringFlag{Name: "clock", Usage: "clock for --folded and --dot: thread-cpu or wall (default: the trace's first)"},
+			&cli.Float64Flag{Name: "dot-threshold", Value: 20, Usage: "leave methods under this percentage of the total out of --dot (-1: none)"},
+		},
+		Action: traceAction,
+	}
+}
+
+func traceAction(c *cli.Context) error {
+	args, err := parseTrailingFlags(c)
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	if len(args) != 1 {
+		return fmt.Errorf("trace: want one FILE, got %d arguments", len(args))
+	}
+	path := args[0]
+	exporting := c.Bool("json") || c.String("folded") != "" || c.String("chrome") != "" || c.String("dot") != ""
+
+	rd, closeFiles, err := openTrace(path, c.String("data"))
+	if err != nil {
+		return err
+	}
+	defer closeFiles()
+	opt := trace.BuildOptions{CallTree: c.String("folded") != ""}
+	var chrome *trace.ChromeWriter
+	if c.String("chrome") != "" {
+		chrome = trace.NewChromeWriter(rd.Header())
+		opt.OnCall = chrome.Collect
+	}
+	p, err := trace.Build(rd, opt)
+	if err != nil {
+		return fmt.Errorf("trace: %s: %w", safetext.Terminal(path), err)
+	}
+	clock := p.Clocks.First()
+	if name := c.String("clock"); name != "" {
+		switch name {
+		case "thread-cpu", "cpu":
+			clock = trace.ClockCPU
+		case "wall":
+			clock = trace.ClockWall
+		default:
+			return fmt.Errorf("trace: --clock %q: want thread-cpu or wall", name)
+		}
+		if !p.Clocks.Has(clock) {
+			return fmt.Errorf("trace: the trace has no %s clock (it has %s)", clock, p.Clocks)
+		}
+	}
+	if !exporting {
+		if err := profileview.Run(p, profileview.RunOptions{Title: filepath.Base(path)}); err != nil {
+			return fmt.Errorf("trace: the viewer needs a terminal (or use --json, --folded, --chrome, --dot): %w", err)
+		}
+		reportWarnings(c.App.ErrWriter, p, false)
+		return nil
+	}
+	if c.Bool("json") {
+		if err := trace.WriteJSON(c.App.Writer, p); err != nil {
+			return fmt.Errorf("trace: --json: %w", err)
+		}
+	}
+	if out := c.String("folded"); out != "" {
+		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { return trace.WriteFolded(w, p, clock) }); err != nil {
+			return fmt.Errorf("trace: --folded: %w", err)
+		}
+	}
+	if out := c.String("chrome"); out != "" {
+		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { _, err := chrome.WriteTo(w, p); return err }); err != nil {
+			return fmt.Errorf("trace: --chrome: %w", err)
+		}
+	}
+	if out := c.String("dot"); out != "" {
+		dopt := trace.DOTOptions{Clock: clock, ThresholdPercent: c.Float64("dot-threshold")}
+		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { return trace.WriteDOT(w, p, dopt) }); err != nil {
+			return fmt.Errorf("trace: --dot: %w", err)
+		}
+	}
+	reportWarnings(c.App.ErrWriter, p, true)
+	return nil
+}
+
+// parseTrailingFlags lets flags follow FILE (`ddmtui trace FILE --json`):
+// urfave/cli v2 stops parsing flags at the first argument, so the arguments
+// are parsed again with the command's flags, and what is found is set on c.
+// It returns the positional arguments.
+func parseTrailingFlags(c *cli.Context) ([]string, error) {
+	args := c.Args().Slice()
+	if len(args) <= 1 {
+		return args, nil
+	}
+	fs := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range c.Command.Flags {
+		if err := f.Apply(fs); err != nil {
+			return nil, err
+		}
+	}
+	var positional []string
+	for rest := args; len(rest) > 0; {
+		if err := fs.Parse(rest); err != nil {
+			return nil, err
+		}
+		rest = fs.Args()
+		if len(rest) > 0 {
+			positional = append(positional, rest[0])
+			rest = rest[1:]
+		}
+	}
+	var setErr error
+	fs.Visit(func(f *flag.Flag) {
+		if err := c.Set(f.Name, f.Value.String()); err != nil && setErr == nil {
+			setErr = err
+		}
+	})
+	return positional, setErr
+}
+
+// openTrace opens a single-file trace, or a key and a data file.
+func openTrace(path, dataPath string) (*trace.Reader, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, func() {}, fmt.Errorf("trace: %w", err)
+	}
+	if dataPath == "" {
+		rd, err := trace.NewReader(f, trace.Limits{})
+		if err != nil {
+			f.Close()
+			return nil, func() {}, fmt.Errorf("trace: %s: %w", safetext.Terminal(path), err)
+		}
+		return rd, func() { f.Close() }, nil
+	}
+	d, err := os.Open(dataPath)
+	if err != nil {
+		f.Close()
+		return nil, func() {}, fmt.Errorf("trace: --data: %w", err)
+	}
+	closeBoth := func() { f.Close(); d.Close() }
+	rd, err := trace.NewSplitReader(f, d, trace.Limits{})
+	if err != nil {
+		closeBoth()
+		return nil, func() {}, fmt.Errorf("trace: %s + %s: %w", safetext.Terminal(path), safetext.Terminal(dataPath), err)
+	}
+	return rd, closeBoth, nil
+}
+
+// writeOutput writes to the file out, or to stdout for "-", through a
+// buffer; the file is created only after the profile is ready.
+func writeOutput(stdout io.Writer, out string, write func(io.Writer) error) error {
+	if out == "-" {
+		bw := bufio.NewWriter(stdout)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return errors.Join(err, os.Remove(out))
+	}
+	return nil
+}
+
+// reportWarnings prints a summary of the trace's warnings to stderr: counts
+// by kind and, when detailed, the first few (method names in them come from
+// the file and are escaped).
+func reportWarnings(w io.Writer, p *trace.Profile, detailed bool) {
+	total := p.Warnings.Total()
+	if total == 0 {
+		return
+	}
+	var kinds []string
+	for k, n := range p.Warnings.Counts {
+		if n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s %d", trace.WarningKind(k), n))
+		}
+	}
+	fmt.Fprintf(w, "ddmtui: trace: %d warnings (%s)\n", total, strings.Join(kinds, ", "))
+	if !detailed {
+		return
+	}
+	const shown = 5
+	for i, warn := range p.Warnings.List {
+		if i == shown {
+			fmt.Fprintf(w, "  ... (--json lists the first %d of each kind)\n", trace.PerKindLimit)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", safetext.Terminal(warn.String()))
+	}
+}
