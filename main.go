@@ -24,12 +24,15 @@ func newApp() *cli.App {
 		Usage:                "a terminal Dalvik/ART debug monitor",
 		Version:              version,
 		EnableBashCompletion: true,
-		HideVersion:          false,
+		Flags:                append(discoveryFlags(), uiFlags()...),
+		Action:               dashboardAction,
 		Commands: []*cli.Command{
 			versionCommand(),
 			simCommand(),
 			listCommand(),
 			snapshotCommand(),
+			demoCommand(),
+			traceCommand(),
 		},
 	}
 }
