@@ -27,9 +27,20 @@ type Synth struct {
 	UnknownMethods int
 	// Unroll is the per-mille share of exits written as exception unwinding.
 	Unroll int
+	// NamedThreads, when set, are the threads (ids and names) instead of
+	// Threads generated ones: a simulator passes its VM's threads.
+	NamedThreads []Thread
+	// PID goes into the key's pid= option (default 4242).
+	PID int
 }
 
 func (s Synth) withDefaults() Synth {
+	if len(s.NamedThreads) > 0 {
+		s.Threads = len(s.NamedThreads)
+	}
+	if s.PID <= 0 {
+		s.PID = 4242
+	}
 	if s.Threads <= 0 {
 		s.Threads = 4
 	}
@@ -51,7 +62,7 @@ func (s Synth) withDefaults() Synth {
 			s.Clocks = Dual
 		}
 	}
-	if s.Version == 1 && s.Threads > 200 {
+	if s.Version == 1 && s.Threads > 200 && len(s.NamedThreads) == 0 {
 		s.Threads = 200
 	}
 	if s.UnknownMethods >= s.Methods {
@@ -159,6 +170,12 @@ func (s Synth) Header() *Header {
 
 func (s Synth) threadIDs() []uint16 {
 	ids := make([]uint16, s.Threads)
+	if len(s.NamedThreads) > 0 {
+		for i, t := range s.NamedThreads {
+			ids[i] = uint16(t.ID) // records carry 16 bits (spec §2.2)
+		}
+		return ids
+	}
 	for i := range ids {
 		if s.Version == 1 {
 			ids[i] = uint16(1 + i) // Dalvik thread ids
@@ -177,7 +194,12 @@ func (s Synth) header(p *synthProgram) *Header {
 		{"num-method-calls", strconv.Itoa(s.Records)},
 		{"clock-call-overhead-nsec", "1200"},
 		{"vm", "art"},
-		{"pid", "4242"},
+		{"pid", strconv.Itoa(s.PID)},
+	}
+	if len(s.NamedThreads) > 0 {
+		h.Threads = append(h.Threads, s.NamedThreads...)
+		h.Methods = p.methods[:len(p.methods)-s.UnknownMethods]
+		return h
 	}
 	names := []string{"main", "RenderThread", "AsyncTask #1", "OkHttp Dispatcher", "FinalizerDaemon", "Binder:4242_1"}
 	for i, id := range s.threadIDs() {
