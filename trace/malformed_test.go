@@ -230,3 +230,23 @@ func TestLenientKey(t *testing.T) {
 		t.Errorf("duplicate id resolved to the wrong line")
 	}
 }
+
+func TestDistinctUnknownIDsAreBounded(t *testing.T) {
+	var data bytes.Buffer
+	data.Write([]byte(smallKey))
+	data.Write(dataHeader(2, 32, 0))
+	const n = maxUnknownIDsKept + 1000
+	for i := range n {
+		data.Write(record2(1, uint32(0x1000+4*i)|1, uint32(i))) // exits: no stack growth
+	}
+	p, err := ReadProfile(bytes.NewReader(data.Bytes()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.UnknownMethodIDs) != maxUnknownIDsKept || p.Warnings.Count(WarnUnknownMethod) != n {
+		t.Fatalf("%d ids kept, %d warnings counted", len(p.UnknownMethodIDs), p.Warnings.Count(WarnUnknownMethod))
+	}
+	if s := p.All.Stats(Unknown); s.Calls != n {
+		t.Fatalf("(unknown) has %d calls, want %d", s.Calls, n)
+	}
+}

@@ -99,7 +99,8 @@ func (rd *Reader) Header() *Header { return rd.hdr }
 func (rd *Reader) Warnings() *Warnings { return &rd.ws }
 
 // UnknownMethodIDs lists the distinct record method ids that no key line
-// names, in the order first seen (at most 4096 are kept).
+// names, in the order first seen (at most 4096; each is warned about once,
+// and past that limit every such record is).
 func (rd *Reader) UnknownMethodIDs() []uint32 { return rd.unknownIDs }
 
 func (rd *Reader) dataFail(off int64, what string, err error) error {
@@ -337,10 +338,13 @@ func (rd *Reader) resolve(id uint32, off int64) int32 {
 	if m := rd.methods.lookup(id); m >= 0 {
 		return m
 	}
+	if len(rd.unknownIDs) >= maxUnknownIDsKept {
+		// Past the cap every record with an unknown id is only counted.
+		rd.warn(WarnUnknownMethod, off, "method id %#x is not in the key", id)
+		return -1
+	}
 	if _, added := rd.unknown.getOrPut(uint64(id), int32(len(rd.unknownIDs))); added {
-		if len(rd.unknownIDs) < maxUnknownIDsKept {
-			rd.unknownIDs = append(rd.unknownIDs, id)
-		}
+		rd.unknownIDs = append(rd.unknownIDs, id)
 		rd.warn(WarnUnknownMethod, off, "method id %#x is not in the key", id)
 	}
 	return -1
