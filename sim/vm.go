@@ -59,6 +59,9 @@ type VMSpec struct {
 	HeapMax        uint64 // -Xmx in bytes
 	HeapBytes      uint64 // initial heap footprint in bytes
 	Fragmented     bool   // many small free gaps between live objects
+	// ThreadNames adds threads with exactly these names (tests use hostile
+	// names to check that views escape VM-supplied text).
+	ThreadNames []string
 	Seed           uint64
 }
 
@@ -124,6 +127,9 @@ func NewVM(spec VMSpec) *VM {
 	}
 	for i := 1; i <= 2; i++ {
 		vm.addThread(fmt.Sprintf("Binder:%d_%d", spec.PID, i), false, 0.05, ddm.StackFrame{Class: "android.os.Binder", Method: "execTransact", File: "Binder.java", Line: 1021})
+	}
+	for _, n := range spec.ThreadNames {
+		vm.addThread(n, false, 0.5, vm.workerFrames()...)
 	}
 	for i := 0; i < spec.Threads; i++ {
 		vm.addThread(vm.workerName(i), vm.rng.IntN(3) == 0, 0.1+0.6*vm.rng.Float64(), vm.workerFrames()...)

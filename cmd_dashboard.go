@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/tui"
+	"github.com/ddmtui/ddmtui/tui/style"
+)
+
+func uiFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "log", Usage: "log file (default: ddmtui.log in the user cache directory; - for none)"},
+		&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks (off: the terminal's own selection works)"},
+	}
+}
+
+// openLog returns a logger writing to the --log file, and its closer.
+func openLog(c *cli.Context) (*slog.Logger, func(), error) {
+	path := c.String("log")
+	if path == "-" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil)), func() {}, nil
+	}
+	if path == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return slog.New(slog.NewTextHandler(io.Discard, nil)), func() {}, nil
+		}
+		dir = filepath.Join(dir, "ddmtui")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, nil, err
+		}
+		path = filepath.Join(dir, "ddmtui.log")
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--log: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})), func() { f.Close() }, nil
+}
+
+// runDashboard runs discovery d and the dashboard until the user quits.
+func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	store := monitor.NewStore(monitor.NewBus())
+	engine := monitor.NewEngine(store, monitor.SessionOptions{Logger: log})
+	done := make(chan error, 1)
+	go func() { done <- engine.Run(ctx, d) }()
+	dash := tui.New(tui.Config{
+		Store:      store,
+		Controller: tui.EngineController{Engine: engine},
+		Palette:    style.FromEnv(),
+		Discovery:  label,
+		Mouse:      c.Bool("mouse"),
+	})
+	err := dash.Run(ctx)
+	cancel()
+	if derr := <-done; err == nil && derr != nil {
+		err = derr
+	}
+	return err
+}
+
+func discoveryLabel(c *cli.Context, d monitor.Discovery) string {
+	var parts []string
+	if d.Local != nil {
+		parts = append(parts, "scan "+d.Local.Ports.String())
+	} else {
+		parts = append(parts, "scan off")
+	}
+	switch {
+	case len(d.ADB) == 0:
+		parts = append(parts, "adb off")
+	default:
+		var names []string
+		for _, r := range d.ADB {
+			if a, ok := r.(*scan.ADB); ok {
+				names = append(names, a.Name())
+			}
+		}
+		parts = append(parts, "adb "+strings.Join(names, ","))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// dashboardAction is what `ddmtui` with no command does.
+func dashboardAction(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return fmt.Errorf("unknown command %q (see ddmtui --help)", c.Args().First())
+	}
+	log, closeLog, err := openLog(c)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	d, err := discoveryFromFlags(c)
+	if err != nil {
+		return err
+	}
+	for _, r := range d.ADB {
+		if a, ok := r.(*scan.ADB); ok {
+			a.Logger = log
+		}
+	}
+	return runDashboard(c, d, discoveryLabel(c, d), log)
+}
+
+// freeLocalRange finds n consecutive free loopback ports from first upward.
+func freeLocalRange(first, n int) (int, error) {
+	for base := first; base+n <= 65535; base++ {
+		ok := true
+		for p := base; p < base+n; p++ {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				ok = false
+				base = p // skip past the busy port
+				break
+			}
+			ln.Close()
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, fmt.Errorf("no %d free consecutive ports from %d", n, first)
+}
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "open the dashboard on the built-in simulated device",
+		Description: "Starts simulated VMs on free loopback ports (from 8000 up) — apps with varied threads and\n" +
+			"heaps, one waiting for a debugger, one with a large fragmented heap, a Dalvik VM and a\n" +
+			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.",
+		Flags: append(append(simFlags(), uiFlags()...),
+			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},
+		),
+		Action: func(c *cli.Context) error {
+			log, closeLog, err := openLog(c)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			n := c.Int("vms")
+			if !c.IsSet("vms") {
+				n = 7
+			}
+			if n < 1 || n > 1000 {
+				return fmt.Errorf("--vms must be within 1..1000")
+			}
+			if err := c.Set("vms", fmt.Sprint(n)); err != nil {
+				return err
+			}
+			base, err := freeLocalRange(c.Int("port"), n)
+			if err != nil {
+				return err
+			}
+			dev := newSimDevice(c)
+			defer dev.Close()
+			if _, err := dev.ServeLocal("127.0.0.1", base); err != nil {
+				return err
+			}
+			ctx, cancel := context.WithCancel(c.Context)
+			defer cancel()
+			go dev.Run(ctx, c.Duration("interval"))
+			r := scan.PortRange{First: base, Last: base + n - 1}
+			d := monitor.Discovery{Local: &scan.Local{Ports: r, Interval: c.Duration("interval")}}
+			return runDashboard(c, d, "demo: simulated device on "+r.String(), log)
+		},
+	}
+}

@@ -1,0 +1,49 @@
+package tui
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/monitor"
+)
+
+// Controller is what the dashboard asks of VMs. The engine implements it;
+// tests use a fake. Calls are made off the UI goroutine.
+type Controller interface {
+	GC(ctx context.Context, key string) error
+	SetSegments(ctx context.Context, key string, on bool) error
+	Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error)
+}
+
+// EngineController adapts a monitor.Engine.
+type EngineController struct{ Engine *monitor.Engine }
+
+var errNoSession = errors.New("VM is gone")
+
+// GC asks the VM for a garbage collection.
+func (c EngineController) GC(ctx context.Context, key string) error {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return errNoSession
+	}
+	return s.GC(ctx)
+}
+
+// SetSegments turns heap segments on or off.
+func (c EngineController) SetSegments(ctx context.Context, key string, on bool) error {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return errNoSession
+	}
+	return s.SetSegments(ctx, on)
+}
+
+// Stack fetches one thread's stack.
+func (c EngineController) Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error) {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return nil, errNoSession
+	}
+	return s.Stack(ctx, thread)
+}

@@ -1,0 +1,388 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/style"
+)
+
+type fakeController struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (f *fakeController) record(s string) {
+	f.mu.Lock()
+	f.calls = append(f.calls, s)
+	f.mu.Unlock()
+}
+
+func (f *fakeController) called(s string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.calls {
+		if c == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fakeController) GC(_ context.Context, key string) error {
+	f.record("gc " + key)
+	return nil
+}
+
+func (f *fakeController) SetSegments(_ context.Context, key string, on bool) error {
+	f.record(fmt.Sprintf("segments %s %v", key, on))
+	return nil
+}
+
+func (f *fakeController) Stack(_ context.Context, key string, tid uint64) ([]ddm.StackFrame, error) {
+	f.record(fmt.Sprintf("stack %s %d", key, tid))
+	if tid == 99 {
+		return nil, errors.New("Stack trace unavailable")
+	}
+	return []ddm.StackFrame{{Class: "com.example.Worker", Method: fmt.Sprintf("run%d", tid), File: "Worker.java", Line: 42},
+		{Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 923}}, nil
+}
+
+type harness struct {
+	t      *testing.T
+	screen tcell.SimulationScreen
+	store  *monitor.Store
+	ctrl   *fakeController
+	dash   *Dashboard
+	done   chan error
+	cancel context.CancelFunc
+}
+
+func start(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store)) *harness {
+	t.Helper()
+	leakcheck.Check(t)
+	hs := &harness{t: t, screen: tcell.NewSimulationScreen("UTF-8"), store: monitor.NewStore(monitor.NewBus()), ctrl: &fakeController{}, done: make(chan error, 1)}
+	if err := hs.screen.Init(); err != nil {
+		t.Fatal(err)
+	}
+	if setup != nil {
+		setup(hs.store)
+	}
+	hs.dash = New(Config{Store: hs.store, Controller: hs.ctrl, Palette: pal, Discovery: "scan test", Screen: hs.screen, FrameInterval: 5 * time.Millisecond})
+	hs.screen.SetSize(w, h) // after SetScreen, which initialises the screen at 80x25
+	ctx, cancel := context.WithCancel(context.Background())
+	hs.cancel = cancel
+	go func() { hs.done <- hs.dash.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-hs.done:
+		case <-time.After(5 * time.Second):
+			t.Error("dashboard did not stop")
+		}
+	})
+	return hs
+}
+
+// contents copies the simulated screen on the UI goroutine: GetContents
+// returns tcell's live buffer, which drawing writes.
+func (hs *harness) contents() ([]tcell.SimCell, int, int) {
+	var (
+		cells []tcell.SimCell
+		w, h  int
+	)
+	hs.dash.App().QueueUpdate(func() {
+		c, cw, ch := hs.screen.GetContents()
+		cells = make([]tcell.SimCell, len(c))
+		copy(cells, c)
+		w, h = cw, ch
+	})
+	return cells, w, h
+}
+
+func (hs *harness) text() []string {
+	cells, w, h := hs.contents()
+	return cellText(cells, w, h)
+}
+
+func cellText(cells []tcell.SimCell, w, h int) []string {
+	lines := make([]string, h)
+	for y := 0; y < h; y++ {
+		var b strings.Builder
+		for x := 0; x < w; x++ {
+			c := cells[y*w+x]
+			if len(c.Runes) > 0 {
+				b.WriteRune(c.Runes[0])
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		lines[y] = b.String()
+	}
+	return lines
+}
+
+func (hs *harness) waitFor(what string, cond func(screen string) bool) {
+	hs.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s := strings.Join(hs.text(), "\n")
+		if cond(s) {
+			return
+		}
+		if time.Now().After(deadline) {
+			hs.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (hs *harness) waitText(sub string) {
+	hs.t.Helper()
+	hs.waitFor(fmt.Sprintf("%q", sub), func(s string) bool { return strings.Contains(s, sub) })
+}
+
+func (hs *harness) waitGone(sub string) {
+	hs.t.Helper()
+	hs.waitFor(fmt.Sprintf("%q to disappear", sub), func(s string) bool { return !strings.Contains(s, sub) })
+}
+
+func (hs *harness) key(k tcell.Key, r rune) {
+	hs.screen.InjectKey(k, r, tcell.ModNone)
+	time.Sleep(15 * time.Millisecond)
+}
+
+func (hs *harness) runes(s string) {
+	for _, r := range s {
+		hs.key(tcell.KeyRune, r)
+	}
+}
+
+// styleOf returns the style of the first cell whose row contains sub at that
+// position.
+func (hs *harness) styleOf(sub string) (tcell.Style, bool) {
+	cells, w, h := hs.contents()
+	for y, line := range cellText(cells, w, h) {
+		if i := strings.Index(line, sub); i >= 0 {
+			x := len([]rune(line[:i]))
+			return cells[y*w+x].Style, true
+		}
+	}
+	return tcell.StyleDefault, false
+}
+
+func twoVMs(s *monitor.Store) {
+	now := time.Now().Add(-time.Minute)
+	s.UpdateVM("local:8000", func(vm *monitor.VM) {
+		vm.Source, vm.PID, vm.App, vm.DDM, vm.VMIdent, vm.Connected = "local:8000", 1234, "com.example.mail", true, "Dalvik v2.1.0", now
+		vm.Debugger = monitor.DebuggerWaiting
+	})
+	s.SetThreads("local:8000", []monitor.Thread{
+		{ID: 1, Name: "main", Status: 1, State: "running", SysTID: 1234, UTime: 50, Created: now},
+		{ID: 2, Name: "Binder:1234_1", Status: 4, State: "wait", SysTID: 1240, UTime: 3, Created: now},
+		{ID: 3, Name: "AsyncTask #1", Status: 2, State: "sleeping", SysTID: 1241, UTime: 9, Daemon: true, Created: now},
+	})
+	s.SetHeaps("local:8000", []monitor.Heap{{ID: 1, MaxBytes: 256 << 20, SizeBytes: 12 << 20, AllocatedBytes: 8 << 20, Objects: 91234, GCCount: 3}})
+	s.UpdateVM("local:8001", func(vm *monitor.VM) {
+		vm.Source, vm.PID, vm.App, vm.DDM, vm.VMIdent, vm.Connected = "local:8001", 5678, "com.example.maps", true, "Dalvik v2.1.0", now
+	})
+	s.SetThreads("local:8001", []monitor.Thread{{ID: 1, Name: "maps-main", Status: 3, State: "monitor", Created: now}})
+}
+
+func TestVMListAndThreadTable(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("com.example.mail")
+	hs.waitText("com.example.maps")
+	hs.waitText("waiting")
+	hs.waitText("Binder:1234_1")
+	// Row 1 is selected (drawn reversed); rows 2 and 3 show their colours.
+	st, ok := hs.styleOf("sleeping")
+	if fg, _, _ := st.Decompose(); !ok || fg != (style.Palette{}).ThreadState("sleeping") {
+		t.Fatalf("sleeping state colour %v", fg)
+	}
+	st, _ = hs.styleOf("wait ")
+	if fg, _, _ := st.Decompose(); fg != (style.Palette{}).ThreadState("wait") {
+		t.Fatalf("wait state colour %v", fg)
+	}
+	hs.waitText("91,234")
+	hs.waitText("2 VMs")
+}
+
+func TestKeysSelectTogglesHelpQuit(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, 'j')
+	hs.key(tcell.KeyEnter, 0)
+	hs.waitText("maps-main")
+	hs.waitGone("Binder:1234_1")
+	hs.waitText("selected: com.example.maps")
+	// Segments follow the selection while the heap pane shows.
+	hs.waitFor("segments requested", func(string) bool { return hs.ctrl.called("segments local:8001 true") })
+	hs.key(tcell.KeyRune, 't')
+	hs.waitGone("maps-main")
+	hs.key(tcell.KeyRune, 't')
+	hs.waitText("maps-main")
+	hs.key(tcell.KeyRune, 'h')
+	hs.waitGone("Heap ·")
+	hs.waitFor("segments stopped", func(string) bool { return hs.ctrl.called("segments local:8001 false") })
+	hs.key(tcell.KeyRune, 'h')
+	hs.waitText("Heap ·")
+	hs.key(tcell.KeyRune, '?')
+	hs.waitText("cause a GC in the selected VM")
+	for _, b := range hs.dash.Keys().Help() {
+		hs.waitText(b.Help)
+	}
+	hs.key(tcell.KeyEscape, 0)
+	hs.waitGone("cause a GC in the selected VM")
+	hs.key(tcell.KeyRune, 'g')
+	hs.waitFor("GC requested", func(string) bool { return hs.ctrl.called("gc local:8001") })
+	hs.key(tcell.KeyRune, 'q')
+	select {
+	case err := <-hs.done:
+		if err != nil {
+			t.Fatalf("quit: %v", err)
+		}
+		hs.done <- nil
+	case <-time.After(3 * time.Second):
+		t.Fatal("q did not quit")
+	}
+}
+
+func TestThreadFilterSortAndStack(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("AsyncTask #1")
+	hs.key(tcell.KeyTab, 0) // to the thread table
+	hs.runes("/Binder")
+	hs.key(tcell.KeyEnter, 0)
+	hs.waitGone("AsyncTask #1")
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyEscape, 0)
+	hs.waitText("AsyncTask #1")
+	// Inverted filter.
+	hs.runes("/!main")
+	hs.key(tcell.KeyEnter, 0)
+	hs.waitGone("  1 main")
+	hs.key(tcell.KeyEscape, 0)
+	// Sort by name: "AsyncTask #1" becomes the first row.
+	hs.key(tcell.KeyRune, 'o')
+	hs.waitFor("sorted by name", func(s string) bool {
+		a, b := strings.Index(s, "AsyncTask #1"), strings.Index(s, "Binder:1234_1")
+		return a >= 0 && b > a && strings.Contains(s, "Name▼")
+	})
+	hs.key(tcell.KeyRune, 'O')
+	hs.waitFor("reversed", func(s string) bool {
+		return strings.Index(s, "main") < strings.Index(s, "AsyncTask #1") && strings.Contains(s, "Name▲")
+	})
+	// Enter on the selected thread shows its stack.
+	hs.key(tcell.KeyHome, 0)
+	hs.key(tcell.KeyEnter, 0)
+	hs.waitText("Worker.run1(")
+}
+
+func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("AsyncTask #1")
+	now := time.Now()
+	hs.store.SetThreads("local:8000", []monitor.Thread{
+		{ID: 1, Name: "main", Status: 3, State: "monitor", UTime: 51, Created: now.Add(-time.Minute), Changed: now},
+		{ID: 2, Name: "Binder:1234_1", Status: 4, State: "wait", Created: now.Add(-time.Minute)},
+	})
+	hs.waitText("died")
+	st, _ := hs.styleOf("monitor")
+	if _, _, attr := st.Decompose(); attr&tcell.AttrReverse == 0 {
+		t.Fatal("a changed state does not blink")
+	}
+	st, _ = hs.styleOf("died")
+	if _, _, attr := st.Decompose(); attr&tcell.AttrStrikeThrough == 0 {
+		t.Fatal("a dead thread is not struck through")
+	}
+	hs.waitFor("blink to end", func(string) bool {
+		st, ok := hs.styleOf("monitor")
+		_, _, attr := st.Decompose()
+		return ok && attr&tcell.AttrReverse == 0
+	})
+	hs.waitGone("died")
+}
+
+func specSnapshot(t *testing.T) *heap.Snapshot {
+	body := []byte{0, 0, 0, 1, 8, 0x12, 0xC0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0x3C,
+		0x01, 0x01, 0x19, 0x03, 0x00, 0x09, 0x91, 0xFF, 0x11, 0x2B}
+	seg, err := ddm.DecodeHeapSegment(ddm.TypeHPSG, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return heap.NewSnapshot(1, ddm.TypeHPSG, []ddm.HeapSegment{*seg})
+}
+
+func TestHeapBitmapLegendAndToggle(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("91,234")
+	hs.store.SetSegments("local:8000", specSnapshot(t))
+	hs.waitText("1-byte[]")
+	hs.waitText("316 units of 8B")
+	// The bitmap: somewhere a cell painted with the 1-byte array colour.
+	cells, _, _ := hs.contents()
+	found := false
+	for _, c := range cells {
+		if _, bg, _ := c.Style.Decompose(); bg == kindColors[ddm.KindArray1] {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no bitmap cell in the 1-byte array colour")
+	}
+	hs.key(tcell.KeyRune, 'c')
+	hs.waitText("finalizable")
+}
+
+func TestNoColorUsesGlyphs(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{NoColor: true}, twoVMs)
+	hs.store.SetSegments("local:8000", specSnapshot(t))
+	hs.waitText("316 units of 8B")
+	cells, _, _ := hs.contents()
+	for _, c := range cells {
+		if fg, bg, _ := c.Style.Decompose(); (fg != tcell.ColorDefault && fg != tcell.ColorReset) || (bg != tcell.ColorDefault && bg != tcell.ColorReset) {
+			t.Fatalf("NO_COLOR: a cell %q has colours %v/%v", c.Runes, fg, bg)
+		}
+	}
+	hs.waitText("1 1-byte[]")
+}
+
+func TestSmallTerminal(t *testing.T) {
+	hs := start(t, 80, 24, style.Palette{}, twoVMs)
+	hs.waitText("com.example.mail")
+	hs.waitText("Binder:1234_1")
+	hs.waitText("Heap ·")
+	hs.waitText("?:help")
+	// A resize redraws.
+	hs.screen.SetSize(130, 45)
+	hs.screen.PostEvent(tcell.NewEventResize(130, 45))
+	hs.waitText("Stack")
+}
+
+func TestHostileNamesPrintLiterally(t *testing.T) {
+	evil := "[red]evil\x1b[2J"
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		s.UpdateVM("local:9", func(vm *monitor.VM) {
+			vm.Source, vm.PID, vm.App, vm.DDM, vm.Connected = "local:9", 9, evil, true, time.Now()
+		})
+		s.SetThreads("local:9", []monitor.Thread{{ID: 1, Name: evil, State: "running"}})
+	})
+	hs.waitFor("both escaped names", func(s string) bool { return strings.Count(s, `[red]evil\x1b[2J`) >= 2 })
+	for _, line := range hs.text() {
+		if strings.ContainsRune(line, 0x1b) {
+			t.Fatalf("an escape character reached the screen: %q", line)
+		}
+	}
+}

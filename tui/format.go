@@ -1,0 +1,67 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// humanBytes formats a byte count compactly: 512B, 12.0K, 256.0M, 1.5G.
+func humanBytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	v := float64(n)
+	for _, suffix := range []string{"K", "M", "G", "T"} {
+		v /= unit
+		if v < unit {
+			return fmt.Sprintf("%.1f%s", v, suffix)
+		}
+	}
+	return fmt.Sprintf("%.1fP", v/unit)
+}
+
+// groupDigits writes 91234 as 91,234.
+func groupDigits(n uint64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// bar draws a width-cell bar with used and size marks relative to max:
+// '█' allocated, '▒' heap footprint not allocated, '·' room to max.
+func bar(allocated, size, limit uint64, width int) string {
+	if width <= 0 || limit == 0 {
+		return ""
+	}
+	a := int(float64(width) * float64(allocated) / float64(limit))
+	s := int(float64(width) * float64(size) / float64(limit))
+	a = min(max0(a), width)
+	s = min(max(s, a), width)
+	return strings.Repeat("█", a) + strings.Repeat("▒", s-a) + strings.Repeat("·", width-s)
+}
+
+func max0(n int) int {
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
+// truncate shortens s to w display cells (runes), marking the cut with '…'.
+func truncate(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	if w <= 1 {
+		return string(r[:max0(w)])
+	}
+	return string(r[:w-1]) + "…"
+}

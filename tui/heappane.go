@@ -1,0 +1,297 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/style"
+)
+
+// kindColors follows DDMS's heap palette (spec/ddm-chunks.md §7.5), with
+// free memory drawn as a dim dot so it shows on any terminal background.
+var kindColors = [8]tcell.Color{
+	ddm.KindObject:  tcell.NewRGBColor(0x30, 0x60, 0xff),
+	ddm.KindClass:   tcell.ColorGreen,
+	ddm.KindArray1:  tcell.ColorRed,
+	ddm.KindArray2:  tcell.NewRGBColor(255, 128, 0),
+	ddm.KindArray4:  tcell.ColorYellow,
+	ddm.KindArray8:  tcell.NewRGBColor(255, 128, 128),
+	ddm.KindUnknown: tcell.ColorFuchsia,
+	ddm.KindNative:  tcell.NewRGBColor(96, 96, 96),
+}
+
+// kindGlyphs stand in for colours under NO_COLOR.
+var kindGlyphs = [8]rune{'o', 'c', '1', '2', '4', '8', '?', 'n'}
+
+var kindLabels = [8]string{"object", "class", "1-byte[]", "2-byte[]", "4-byte[]", "8-byte[]", "unknown", "native"}
+
+var solidColors = [8]tcell.Color{
+	ddm.SolidityHard: tcell.ColorGreen, ddm.SoliditySoft: tcell.ColorYellow, ddm.SolidityWeak: tcell.NewRGBColor(255, 128, 0),
+	ddm.SolidityPhantom: tcell.ColorFuchsia, ddm.SolidityFinalizable: tcell.ColorRed, ddm.SoliditySweep: tcell.ColorGray,
+	7: tcell.ColorWhite,
+}
+
+var solidGlyphs = [8]rune{'·', 'H', 'S', 'W', 'P', 'F', 'x', '7'}
+
+var solidLabels = [8]string{"free", "hard", "soft", "weak", "phantom", "finalizable", "sweep", "7"}
+
+// HeapPane shows a VM's HPIF summary and its segment bitmap.
+type HeapPane struct {
+	*tview.Box
+	pal      style.Palette
+	queue    func(func()) // runs a function on the UI goroutine, then redraws
+	heaps    []monitor.Heap
+	snap     *heap.Snapshot
+	bySolid  bool
+	zoom     int    // 0 = fit the whole heap; n = 2^n times closer than fit
+	scroll   uint64 // first row shown
+	waiting  string // message while no segments arrived
+	cacheKey cellKey
+	cells    []heap.Cell
+	pending  cellKey
+	// ComputeInline forces cell computation on the drawing goroutine (tests).
+	ComputeInline bool
+}
+
+type cellKey struct {
+	snap  *heap.Snapshot
+	first uint64
+	per   uint64
+	n     int
+}
+
+// NewHeapPane returns an empty heap pane.
+func NewHeapPane(pal style.Palette, queue func(func())) *HeapPane {
+	p := &HeapPane{Box: tview.NewBox(), pal: pal, queue: queue}
+	p.SetBorder(true).SetTitle(" Heap ")
+	return p
+}
+
+// SetHeaps sets the HPIF summaries.
+func (p *HeapPane) SetHeaps(h []monitor.Heap) { p.heaps = h }
+
+// SetSnapshot sets the segment snapshot (nil: none yet).
+func (p *HeapPane) SetSnapshot(s *heap.Snapshot) { p.snap = s }
+
+// SetWaiting sets the text shown while no segments are available.
+func (p *HeapPane) SetWaiting(msg string) { p.waiting = msg }
+
+// ToggleColouring switches between colouring by kind and by solidity.
+func (p *HeapPane) ToggleColouring() { p.bySolid = !p.bySolid }
+
+// Zoom changes the zoom level by d (in steps of 2x); 0 resets to fit.
+func (p *HeapPane) Zoom(d int) {
+	if d == 0 {
+		p.zoom, p.scroll = 0, 0
+		return
+	}
+	p.zoom = max(0, min(p.zoom+d, 30))
+	if p.zoom == 0 {
+		p.scroll = 0
+	}
+}
+
+// Scroll moves the bitmap by rows.
+func (p *HeapPane) Scroll(rows int) {
+	if rows < 0 && uint64(-rows) > p.scroll {
+		p.scroll = 0
+		return
+	}
+	p.scroll = uint64(int64(p.scroll) + int64(rows))
+}
+
+func (p *HeapPane) geometry(w, h int) (per uint64, rows int) {
+	rows = h
+	if p.snap == nil || w <= 0 || rows <= 0 {
+		return 1, rows
+	}
+	n := uint64(w) * uint64(rows)
+	per = (p.snap.Units() + n - 1) / n
+	if per == 0 {
+		per = 1
+	}
+	per >>= uint(p.zoom)
+	if per == 0 {
+		per = 1
+	}
+	return per, rows
+}
+
+// Draw renders the pane.
+func (p *HeapPane) Draw(screen tcell.Screen) {
+	p.Box.DrawForSubclass(screen, p)
+	x, y, w, h := p.GetInnerRect()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	line := 0
+	text := func(s string) {
+		if line < h {
+			tview.Print(screen, s, x, y+line, w, tview.AlignLeft, tcell.ColorDefault)
+		}
+		line++
+	}
+	if len(p.heaps) == 0 {
+		text("[::d]no heap information yet (HPIF arrives at the next GC; g causes one)")
+		return
+	}
+	for _, hp := range p.heaps {
+		pct := 0.0
+		if hp.SizeBytes > 0 {
+			pct = 100 * float64(hp.AllocatedBytes) / float64(hp.SizeBytes)
+		}
+		text(fmt.Sprintf("max [::b]%s[::-]  size [::b]%s[::-]  allocated [::b]%s[::-] (%.0f%%)  objects [::b]%s[::-]  GCs %d",
+			humanBytes(hp.MaxBytes), humanBytes(hp.SizeBytes), humanBytes(hp.AllocatedBytes), pct, groupDigits(hp.Objects), hp.GCCount))
+		if line < h {
+			tview.Print(screen, bar(hp.AllocatedBytes, hp.SizeBytes, hp.MaxBytes, w), x, y+line, w, tview.AlignLeft, p.pal.Accent())
+		}
+		line++
+	}
+	if p.snap == nil {
+		msg := p.waiting
+		if msg == "" {
+			msg = "segments arrive at the next GC (g causes one)"
+		}
+		text("[::d]" + msg)
+		return
+	}
+	// Legend.
+	if line < h {
+		p.drawLegend(screen, x, y+line, w)
+		line++
+	}
+	footer := 2
+	if h-line-footer < 2 {
+		footer = 0
+	}
+	mapRows := h - line - footer
+	if mapRows <= 0 {
+		return
+	}
+	per, rows := p.geometry(w, mapRows)
+	totalRows := (p.snap.Units() + uint64(w)*per - 1) / (uint64(w) * per)
+	if totalRows > uint64(rows) && p.scroll > totalRows-uint64(rows) {
+		p.scroll = totalRows - uint64(rows)
+	} else if totalRows <= uint64(rows) {
+		p.scroll = 0
+	}
+	key := cellKey{snap: p.snap, first: p.scroll * uint64(w) * per, per: per, n: w * rows}
+	cells := p.cellsFor(key)
+	for i, c := range cells {
+		cx, cy := x+i%w, y+line+i/w
+		ch, st := p.cellLook(c)
+		screen.SetContent(cx, cy, ch, nil, st)
+	}
+	line += rows
+	if footer > 0 {
+		st := p.snap.Stats
+		var parts []string
+		for k := ddm.Kind(0); k < 8; k++ {
+			if u := st.UnitsByKind[k]; u > 0 {
+				parts = append(parts, fmt.Sprintf("%s %s", kindLabels[k], humanBytes(u*uint64(st.UnitSize))))
+			}
+		}
+		text(strings.Join(parts, "  "))
+		zoom := "fit"
+		if p.zoom > 0 {
+			zoom = fmt.Sprintf("%dx", 1<<p.zoom)
+		}
+		text(fmt.Sprintf("[::d]%s units of %dB · 1 cell = %s units · zoom %s · rows %d-%d of %d · free %s in %s runs, fragmentation %.0f%%",
+			groupDigits(p.snap.Units()), st.UnitSize, groupDigits(per), zoom, p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows,
+			humanBytes(st.FreeUnits()*uint64(st.UnitSize)), groupDigits(st.FreeRuns), 100*st.Fragmentation()))
+	}
+}
+
+func (p *HeapPane) drawLegend(screen tcell.Screen, x, y, w int) {
+	cx := x
+	put := func(r rune, st tcell.Style, label string) {
+		if cx+len(label)+3 > x+w {
+			return
+		}
+		screen.SetContent(cx, y, r, nil, st)
+		cx += 2
+		tview.Print(screen, label, cx, y, w-(cx-x), tview.AlignLeft, tcell.ColorDefault)
+		cx += len(label) + 2
+	}
+	put('·', tcell.StyleDefault.Foreground(p.freeColor()), "free")
+	if p.bySolid {
+		for s := ddm.SolidityHard; s <= ddm.SoliditySweep; s++ {
+			ch, st := p.look(ddm.NewState(0, s))
+			put(ch, st, solidLabels[s])
+		}
+		return
+	}
+	for k := ddm.Kind(0); k < 8; k++ {
+		ch, st := p.look(ddm.NewState(k, ddm.SolidityHard))
+		put(ch, st, kindLabels[k])
+	}
+}
+
+func (p *HeapPane) freeColor() tcell.Color {
+	if p.pal.NoColor {
+		return tcell.ColorDefault
+	}
+	return tcell.ColorGray
+}
+
+// look returns the glyph and style of one state.
+func (p *HeapPane) look(s ddm.State) (rune, tcell.Style) {
+	if s.Solidity() == ddm.SolidityFree {
+		return '·', tcell.StyleDefault.Foreground(p.freeColor())
+	}
+	if p.pal.NoColor {
+		if p.bySolid {
+			return solidGlyphs[s.Solidity()], tcell.StyleDefault
+		}
+		return kindGlyphs[s.Kind()], tcell.StyleDefault
+	}
+	col := kindColors[s.Kind()]
+	if p.bySolid {
+		col = solidColors[s.Solidity()]
+	}
+	return ' ', tcell.StyleDefault.Background(col)
+}
+
+func (p *HeapPane) cellLook(c heap.Cell) (rune, tcell.Style) {
+	ch, st := p.look(c.State)
+	// A mostly free cell with some use is drawn half-toned.
+	if c.State.Solidity() == ddm.SolidityFree && c.Used > 0 {
+		ch = '░'
+	}
+	return ch, st
+}
+
+// cellsFor returns the cells for key, computing them inline for small heaps
+// and in the background for large ones (drawing the previous cells, or
+// nothing, until they are ready).
+func (p *HeapPane) cellsFor(key cellKey) []heap.Cell {
+	if key == p.cacheKey {
+		return p.cells
+	}
+	if p.ComputeInline || p.queue == nil || key.snap.Units() < 4<<20 {
+		p.cells = key.snap.Cells(p.cells, key.first, key.per, key.n)
+		p.cacheKey = key
+		return p.cells
+	}
+	if p.pending != key {
+		p.pending = key
+		go func() {
+			cells := key.snap.Cells(nil, key.first, key.per, key.n)
+			p.queue(func() {
+				if p.pending == key {
+					p.cells, p.cacheKey = cells, key
+				}
+			})
+		}()
+	}
+	if p.cacheKey.n == key.n {
+		return p.cells // stale but the right shape
+	}
+	return nil
+}
