@@ -62,7 +62,7 @@ type VMSpec struct {
 	// ThreadNames adds threads with exactly these names (tests use hostile
 	// names to check that views escape VM-supplied text).
 	ThreadNames []string
-	Seed           uint64
+	Seed        uint64
 }
 
 type thread struct {
