@@ -679,10 +679,14 @@ func (s *Session) Reopen() {
 	}
 }
 
-// SetDebugger records the debugger state and port shown for the VM.
+// SetDebugger records the debugger state and port shown for the VM. An
+// empty state leaves the state as it is; a negative port leaves the port. A
+// VM no longer in the store (its session ended) is not re-created.
 func (s *Session) SetDebugger(state DebuggerState, port int) {
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.Debugger = state
+	s.store.updateExisting(s.key, func(vm *VM) {
+		if state != "" {
+			vm.Debugger = state
+		}
 		if port >= 0 {
 			vm.DebugPort = port
 		}

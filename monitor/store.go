@@ -40,6 +40,22 @@ func (s *Store) UpdateVM(key string, fn func(*VM)) {
 	s.bus.Publish(VMUpdated{VM: snap})
 }
 
+// updateExisting applies fn to the VM with key only if it is present, and
+// publishes the result.
+func (s *Store) updateExisting(key string, fn func(*VM)) bool {
+	s.mu.Lock()
+	vm, ok := s.vms[key]
+	if !ok {
+		s.mu.Unlock()
+		return false
+	}
+	fn(vm)
+	snap := vm.copy()
+	s.mu.Unlock()
+	s.bus.Publish(VMUpdated{VM: snap})
+	return true
+}
+
 // SetThreads replaces a VM's thread table and publishes it.
 func (s *Store) SetThreads(key string, threads []Thread) {
 	s.mu.Lock()
