@@ -1,0 +1,608 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/internal/wire"
+	"github.com/ddmtui/ddmtui/jdwp"
+)
+
+// Direction says which way a packet travelled.
+type Direction string
+
+// Directions of inspector records.
+const (
+	ToVM    Direction = "to_vm"   // debugger → VM
+	FromVM  Direction = "from_vm" // VM → debugger
+	Session Direction = "session" // not a packet: attach, detach, cleanup
+)
+
+// Record types.
+const (
+	TypeCommand = "command"
+	TypeReply   = "reply"
+	TypeSession = "session"
+)
+
+// Record is one decoded packet of a debugger's traffic, or a session event
+// (a debugger attached or left, what the cleanup did). Strings in it may come
+// from the VM: Line and Detail escape them; JSON encoding escapes its own.
+type Record struct {
+	Seq  uint64    `json:"seq"`
+	Time time.Time `json:"time"`
+	VM   string    `json:"vm"`
+	Port int       `json:"port"`
+	Dir  Direction `json:"dir"`
+	Type string    `json:"type"`
+	// ID is the id the debugger sees; WireID the one used on the VM
+	// connection when the proxy had to rewrite it (0 otherwise).
+	ID     uint32 `json:"id"`
+	WireID uint32 `json:"wire_id,omitempty"`
+	// CommandSet, Command and Name are the command's, for replies the
+	// command answered (when the pairing is known).
+	CommandSet uint8  `json:"command_set"`
+	Command    uint8  `json:"command"`
+	Name       string `json:"name"`
+	// ErrorCode and Error are set on error replies.
+	ErrorCode uint16 `json:"error_code,omitempty"`
+	Error     string `json:"error,omitempty"`
+	// LatencyMS is a reply's time since its command was forwarded.
+	LatencyMS float64 `json:"latency_ms,omitempty"`
+	Length    int     `json:"length"`
+	// Summary is the decoded content on one line.
+	Summary      string        `json:"summary,omitempty"`
+	EventRequest *EventRequest `json:"event_request,omitempty"`
+	Composite    *Composite    `json:"composite,omitempty"`
+	// RequestID is the id an EventRequest.Set reply assigned.
+	RequestID   *int32 `json:"request_id,omitempty"`
+	Note        string `json:"note,omitempty"`
+	DecodeError string `json:"decode_error,omitempty"`
+}
+
+// Text renders the record on one line as it came (not escaped).
+func (r *Record) Text() string {
+	var b strings.Builder
+	b.WriteString(r.Time.Format("15:04:05.000"))
+	fmt.Fprintf(&b, " %s :%d ", r.VM, r.Port)
+	switch r.Dir {
+	case ToVM:
+		b.WriteString("-> ")
+	case FromVM:
+		b.WriteString("<- ")
+	default:
+		b.WriteString("== ")
+	}
+	switch r.Type {
+	case TypeSession:
+		b.WriteString(r.Summary)
+		if r.Note != "" {
+			b.WriteString(" (" + r.Note + ")")
+		}
+		return b.String()
+	case TypeReply:
+		fmt.Fprintf(&b, "#%d reply %s", r.ID, r.Name)
+		if r.LatencyMS > 0 {
+			fmt.Fprintf(&b, " %.2fms", r.LatencyMS)
+		}
+		if r.Error != "" {
+			fmt.Fprintf(&b, " ERROR %s (%d)", r.Error, r.ErrorCode)
+		}
+	default:
+		fmt.Fprintf(&b, "#%d %s", r.ID, r.Name)
+	}
+	if r.WireID != 0 {
+		fmt.Fprintf(&b, " [wire id %#x]", r.WireID)
+	}
+	if r.Summary != "" {
+		b.WriteString(" " + r.Summary)
+	} else if r.Error == "" {
+		fmt.Fprintf(&b, " (%d bytes)", r.Length)
+	}
+	if r.Note != "" {
+		b.WriteString(" (" + r.Note + ")")
+	}
+	if r.DecodeError != "" {
+		b.WriteString(" !" + r.DecodeError)
+	}
+	return b.String()
+}
+
+// Line is Text made safe for a terminal: control characters and
+// bidirectional overrides from VM strings are escaped.
+func (r *Record) Line() string { return safetext.Terminal(r.Text()) }
+
+// Detail renders the decoded record over several lines (escaped as Line),
+// for a pane that shows the selected record.
+func (r *Record) Detail() []string {
+	var out []string
+	add := func(format string, args ...any) { out = append(out, safetext.Terminal(fmt.Sprintf(format, args...))) }
+	add("%s %s %s id %d on port %d (%s)", r.Time.Format("15:04:05.000000"), r.Type, r.Name, r.ID, r.Port, r.VM)
+	if r.WireID != 0 {
+		add("rewritten on the VM connection as id %#x", r.WireID)
+	}
+	if r.Type != TypeSession {
+		add("command set %d (%s), command %d, %d bytes", r.CommandSet, jdwp.CommandSetName(r.CommandSet), r.Command, r.Length)
+	}
+	if r.LatencyMS > 0 {
+		add("latency %.3f ms", r.LatencyMS)
+	}
+	if r.Error != "" {
+		add("error %s (%d)", r.Error, r.ErrorCode)
+	}
+	if er := r.EventRequest; er != nil {
+		add("event kind %s (%d), suspend %s (%d), %d modifier(s)", er.EventKindName, er.EventKind, er.SuspendPolicyName, er.SuspendPolicy, er.ModifierCount)
+		for i, m := range er.Modifiers {
+			add("  %d. %s", i+1, m.String())
+		}
+		if er.Undecoded != "" {
+			add("  undecoded: %s", er.Undecoded)
+		}
+	}
+	if c := r.Composite; c != nil {
+		add("suspend %s (%d), %d event(s)", c.SuspendPolicyName, c.SuspendPolicy, c.EventCount)
+		for i, e := range c.Events {
+			add("  %d. %s", i+1, e.String())
+		}
+		if c.Undecoded != "" {
+			add("  undecoded: %s", c.Undecoded)
+		}
+	}
+	if r.RequestID != nil {
+		add("request id %d", *r.RequestID)
+	}
+	if r.Summary != "" && r.EventRequest == nil && r.Composite == nil {
+		add("%s", r.Summary)
+	}
+	if r.Note != "" {
+		add("note: %s", r.Note)
+	}
+	if r.DecodeError != "" {
+		add("decode error: %s", r.DecodeError)
+	}
+	return out
+}
+
+// DefaultLogSize is how many records an Inspector keeps by default.
+const DefaultLogSize = 4096
+
+// observation is what the forwarding path hands the inspector: cheap to
+// build, decoded later on the inspector's own goroutine.
+type observation struct {
+	at     time.Time
+	vm     string
+	port   int
+	dir    Direction
+	pkt    *jdwp.Packet // the packet with the id the debugger sees
+	wireID uint32       // the VM-side id when rewritten
+	req    *request     // for replies: the command answered
+	text   string       // session records
+	note   string
+	reset  bool // a debugger attached: forget names learned before
+}
+
+// Inspector decodes debuggers' traffic into Records, keeps the newest in a
+// ring and hands them to subscribers. Observing never blocks the forwarding
+// path: when the decoder falls behind, observations are dropped and counted;
+// a slow subscriber loses records (counted per Feed), never stalls others.
+// An Inspector serves one Proxy.
+type Inspector struct {
+	in      chan observation
+	dropped atomic.Uint64
+
+	mu    sync.Mutex
+	ring  []Record
+	start int
+	n     int
+	seq   uint64
+	feeds map[*Feed]struct{}
+
+	namesMu sync.Mutex
+	names   map[string]*resolver // per VM key
+}
+
+// NewInspector returns an inspector keeping the newest size records
+// (DefaultLogSize when size <= 0).
+func NewInspector(size int) *Inspector {
+	if size <= 0 {
+		size = DefaultLogSize
+	}
+	return &Inspector{
+		in:    make(chan observation, 4096),
+		ring:  make([]Record, size),
+		feeds: map[*Feed]struct{}{},
+		names: map[string]*resolver{},
+	}
+}
+
+// observe queues an observation without blocking.
+func (in *Inspector) observe(o observation) {
+	select {
+	case in.in <- o:
+	default:
+		in.dropped.Add(1)
+	}
+}
+
+// Dropped counts observations lost because the decoder fell behind.
+func (in *Inspector) Dropped() uint64 { return in.dropped.Load() }
+
+// run decodes observations until ctx ends.
+func (in *Inspector) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case o := <-in.in:
+			in.namesMu.Lock()
+			r := in.decode(o)
+			in.namesMu.Unlock()
+			in.add(r)
+		}
+	}
+}
+
+// Records returns the kept records, oldest first.
+func (in *Inspector) Records() []Record {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	out := make([]Record, in.n)
+	for i := 0; i < in.n; i++ {
+		out[i] = in.ring[(in.start+i)%len(in.ring)]
+	}
+	return out
+}
+
+func (in *Inspector) add(r Record) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.seq++
+	r.Seq = in.seq
+	if in.n < len(in.ring) {
+		in.ring[(in.start+in.n)%len(in.ring)] = r
+		in.n++
+	} else {
+		in.ring[in.start] = r
+		in.start = (in.start + 1) % len(in.ring)
+	}
+	for f := range in.feeds {
+		select {
+		case f.c <- r:
+		default:
+			f.dropped.Add(1)
+		}
+	}
+}
+
+// Feed is one subscriber's stream of new records.
+type Feed struct {
+	in      *Inspector
+	c       chan Record
+	dropped atomic.Uint64
+	once    sync.Once
+}
+
+// Subscribe returns a feed of records added from now on, buffering up to
+// buffer records (256 when buffer <= 0); records that do not fit are dropped
+// and counted.
+func (in *Inspector) Subscribe(buffer int) *Feed {
+	if buffer <= 0 {
+		buffer = 256
+	}
+	f := &Feed{in: in, c: make(chan Record, buffer)}
+	in.mu.Lock()
+	in.feeds[f] = struct{}{}
+	in.mu.Unlock()
+	return f
+}
+
+// C delivers the records; it is closed by Close.
+func (f *Feed) C() <-chan Record { return f.c }
+
+// Dropped counts records this feed lost because its reader was slow.
+func (f *Feed) Dropped() uint64 { return f.dropped.Load() }
+
+// Close unsubscribes and closes C.
+func (f *Feed) Close() {
+	f.once.Do(func() {
+		f.in.mu.Lock()
+		delete(f.in.feeds, f)
+		close(f.c)
+		f.in.mu.Unlock()
+	})
+}
+
+// resolver holds what one VM's traffic taught about ids.
+type resolver struct {
+	sizes   jdwp.IDSizes
+	classes map[uint64]string    // reference type id → Java name
+	methods map[[2]uint64]string // (class, method) → name
+	threads map[uint64]string
+}
+
+// Bounds on learned names: past them nothing more is learned.
+const (
+	maxClasses = 1 << 18
+	maxMethods = 1 << 20
+	maxThreads = 1 << 16
+)
+
+func newResolver(sz jdwp.IDSizes) *resolver {
+	return &resolver{sizes: sz, classes: map[uint64]string{}, methods: map[[2]uint64]string{}, threads: map[uint64]string{}}
+}
+
+func (r *resolver) ClassName(c uint64) string     { return r.classes[c] }
+func (r *resolver) MethodName(c, m uint64) string { return r.methods[[2]uint64{c, m}] }
+func (r *resolver) ThreadName(t uint64) string    { return r.threads[t] }
+
+func (r *resolver) learnClass(id uint64, sig string) {
+	if _, ok := r.classes[id]; ok || len(r.classes) < maxClasses {
+		r.classes[id] = ClassNameFromSignature(sig)
+	}
+}
+
+func (in *Inspector) resolverFor(vm string) *resolver {
+	r, ok := in.names[vm]
+	if !ok {
+		r = newResolver(jdwp.IDSizes{})
+		in.names[vm] = r
+	}
+	return r
+}
+
+// forget drops the names of a VM that left for good (its id sizes go
+// too).
+func (in *Inspector) forget(vm string) {
+	in.namesMu.Lock()
+	delete(in.names, vm)
+	in.namesMu.Unlock()
+}
+
+func (in *Inspector) decode(o observation) Record {
+	rec := Record{Time: o.at, VM: o.vm, Port: o.port, Dir: o.dir, Note: o.note}
+	if o.pkt == nil {
+		rec.Type = TypeSession
+		rec.Summary = o.text
+		if o.reset {
+			// Ids of classes, methods and objects belong to one debugger
+			// connection on Android VMs; the id sizes stay.
+			old := in.resolverFor(o.vm)
+			in.names[o.vm] = newResolver(old.sizes)
+		}
+		return rec
+	}
+	p := o.pkt
+	res := in.resolverFor(o.vm)
+	rec.ID, rec.WireID, rec.Length = p.ID, o.wireID, p.Len()
+	if !p.IsReply() {
+		rec.Type = TypeCommand
+		rec.CommandSet, rec.Command = p.CommandSet, p.Command
+		rec.Name = jdwp.CommandName(p.CommandSet, p.Command)
+		in.decodeCommand(&rec, p, res)
+		return rec
+	}
+	rec.Type = TypeReply
+	if p.ErrorCode != jdwp.ErrNone {
+		rec.ErrorCode = uint16(p.ErrorCode)
+		rec.Error = p.ErrorCode.String()
+	}
+	if o.req == nil {
+		rec.Name = "(unpaired)"
+		return rec
+	}
+	rec.CommandSet, rec.Command = o.req.set, o.req.cmd
+	rec.Name = jdwp.CommandName(o.req.set, o.req.cmd)
+	if d := o.at.Sub(o.req.sent); d > 0 {
+		rec.LatencyMS = float64(d.Microseconds()) / 1000
+		if rec.LatencyMS == 0 {
+			rec.LatencyMS = 0.001
+		}
+	}
+	if p.ErrorCode == jdwp.ErrNone {
+		in.decodeReply(&rec, o.req, p, res)
+	}
+	return rec
+}
+
+// decodeCommand fills the summary of a command in either direction.
+func (in *Inspector) decodeCommand(rec *Record, p *jdwp.Packet, res *resolver) {
+	sz := res.sizes
+	switch [2]uint8{p.CommandSet, p.Command} {
+	case [2]uint8{jdwp.CmdSetEventRequest, jdwp.CmdEventRequestSet}:
+		er, err := DecodeEventRequest(p.Data, sz, res)
+		rec.EventRequest = er
+		rec.Summary = er.String()
+		if err != nil {
+			rec.DecodeError = err.Error()
+		}
+		return
+	case [2]uint8{jdwp.CmdSetEvent, jdwp.CmdEventComposite}:
+		c, err := DecodeComposite(p.Data, sz, res)
+		for _, e := range c.Events {
+			if e.Kind == jdwp.EventClassPrepare && e.RefType != nil {
+				res.learnClass(uint64(e.RefType.ID), e.Signature)
+			}
+		}
+		rec.Composite = c
+		rec.Summary = c.String()
+		if err != nil {
+			rec.DecodeError = err.Error()
+		}
+		return
+	case [2]uint8{jdwp.CmdSetEventRequest, jdwp.CmdEventRequestClear}:
+		r := wire.NewReader(p.Data, jdwp.HeaderLen)
+		kind, id := r.U1("event kind"), r.S4("request id")
+		if r.Err() == nil {
+			rec.Summary = fmt.Sprintf("%s request %d", jdwp.EventKindName(kind), id)
+		}
+		return
+	case [2]uint8{jdwp.CmdSetVirtualMachine, 2}: // ClassesBySignature
+		if s, err := jdwp.DecodeString(p.Data); err == nil {
+			rec.Summary = fmt.Sprintf("%q", s)
+		}
+		return
+	}
+	if !sz.Valid() || len(p.Data) == 0 {
+		return
+	}
+	// Commands whose first argument is a reference type or a thread.
+	switch p.CommandSet {
+	case jdwp.CmdSetReferenceType, jdwp.CmdSetClassType, jdwp.CmdSetInterfaceType, jdwp.CmdSetArrayType:
+		if id, ok := leadingID(p.Data, sz.ReferenceTypeID); ok {
+			rec.Summary = className(ID(id), res.ClassName(id))
+		}
+	case jdwp.CmdSetMethod:
+		r := wire.NewReader(p.Data, jdwp.HeaderLen)
+		c, m := r.ID(sz.ReferenceTypeID, "class"), r.ID(sz.MethodID, "method")
+		if r.Err() == nil {
+			l := Location{ClassID: ID(c), MethodID: ID(m)}
+			resolveLocation(&l, res)
+			rec.Summary = strings.TrimSuffix(l.String(), "@0")
+		}
+	case jdwp.CmdSetThreadReference:
+		if id, ok := leadingID(p.Data, sz.ObjectID); ok {
+			rec.Summary = "thread " + ID(id).String()
+			if n := res.ThreadName(id); n != "" {
+				rec.Summary += fmt.Sprintf(" %q", n)
+			}
+		}
+	}
+}
+
+func leadingID(b []byte, size int) (uint64, bool) {
+	r := wire.NewReader(b, jdwp.HeaderLen)
+	id := r.ID(size, "id")
+	return id, r.Err() == nil
+}
+
+// decodeReply learns names from successful replies and summarises them.
+func (in *Inspector) decodeReply(rec *Record, req *request, p *jdwp.Packet, res *resolver) {
+	sz := res.sizes
+	r := wire.NewReader(p.Data, jdwp.HeaderLen)
+	switch [2]uint8{req.set, req.cmd} {
+	case [2]uint8{jdwp.CmdSetVirtualMachine, jdwp.CmdVMIDSizes}:
+		s, err := jdwp.DecodeIDSizes(p.Data)
+		if err != nil {
+			rec.DecodeError = err.Error()
+			return
+		}
+		res.sizes = s
+		rec.Summary = fmt.Sprintf("field=%d method=%d object=%d reftype=%d frame=%d",
+			s.FieldID, s.MethodID, s.ObjectID, s.ReferenceTypeID, s.FrameID)
+	case [2]uint8{jdwp.CmdSetVirtualMachine, jdwp.CmdVMVersion}:
+		if v, err := jdwp.DecodeVersion(p.Data); err == nil {
+			rec.Summary = fmt.Sprintf("%s %s (JDWP %d.%d)", v.VMName, v.VMVersion, v.JDWPMajor, v.JDWPMinor)
+		}
+	case [2]uint8{jdwp.CmdSetEventRequest, jdwp.CmdEventRequestSet}:
+		id := r.S4("request id")
+		if r.Err() == nil {
+			rec.RequestID = &id
+			rec.Summary = fmt.Sprintf("request id %d", id)
+			if len(req.data) > 0 {
+				rec.Summary += " for " + jdwp.EventKindName(req.data[0])
+			}
+		}
+	case [2]uint8{jdwp.CmdSetVirtualMachine, 2}: // ClassesBySignature: tag, id, status
+		sig, _ := jdwp.DecodeString(req.data)
+		n := r.Count(uint64(r.U4("class count")), 1+maxIDSize(sz.ReferenceTypeID)+4, "classes")
+		var ids []string
+		for i := 0; i < n && sz.Valid(); i++ {
+			r.U1("tag")
+			id := r.ID(sz.ReferenceTypeID, "type id")
+			r.S4("status")
+			if r.Err() != nil {
+				break
+			}
+			res.learnClass(id, sig)
+			ids = append(ids, ID(id).String())
+		}
+		rec.Summary = fmt.Sprintf("%q → [%s]", ClassNameFromSignature(sig), strings.Join(ids, " "))
+	case [2]uint8{jdwp.CmdSetVirtualMachine, 3}, [2]uint8{jdwp.CmdSetVirtualMachine, 20}: // AllClasses(WithGeneric)
+		generic := req.cmd == 20
+		n := r.Count(uint64(r.U4("class count")), 1+maxIDSize(sz.ReferenceTypeID)+8, "classes")
+		learned := 0
+		for i := 0; i < n && sz.Valid(); i++ {
+			r.U1("tag")
+			id := r.ID(sz.ReferenceTypeID, "type id")
+			sig := r.JDWPString("signature")
+			if generic {
+				r.JDWPString("generic signature")
+			}
+			r.S4("status")
+			if r.Err() != nil {
+				break
+			}
+			res.learnClass(id, sig)
+			learned++
+		}
+		rec.Summary = fmt.Sprintf("%d classes", learned)
+	case [2]uint8{jdwp.CmdSetReferenceType, jdwp.CmdRTSignature}, [2]uint8{jdwp.CmdSetReferenceType, 13}:
+		sig := r.JDWPString("signature")
+		if id, ok := leadingID(req.data, sz.ReferenceTypeID); ok && r.Err() == nil {
+			res.learnClass(id, sig)
+			rec.Summary = fmt.Sprintf("%s = %q", ID(id), sig)
+		}
+	case [2]uint8{jdwp.CmdSetReferenceType, jdwp.CmdRTMethods}, [2]uint8{jdwp.CmdSetReferenceType, 15}:
+		class, ok := leadingID(req.data, sz.ReferenceTypeID)
+		if !ok {
+			return
+		}
+		generic := req.cmd == 15
+		n := r.Count(uint64(r.U4("method count")), maxIDSize(sz.MethodID)+12, "methods")
+		var names []string
+		for i := 0; i < n; i++ {
+			id := r.ID(sz.MethodID, "method id")
+			name := r.JDWPString("name")
+			r.JDWPString("signature")
+			if generic {
+				r.JDWPString("generic signature")
+			}
+			r.S4("modifiers")
+			if r.Err() != nil {
+				break
+			}
+			if _, ok := res.methods[[2]uint64{class, id}]; ok || len(res.methods) < maxMethods {
+				res.methods[[2]uint64{class, id}] = name
+			}
+			if len(names) < 8 {
+				names = append(names, name)
+			}
+		}
+		rec.Summary = fmt.Sprintf("%s: %d methods", className(ID(class), res.ClassName(class)), n)
+		if len(names) > 0 {
+			rec.Summary += " (" + strings.Join(names, ", ")
+			if n > len(names) {
+				rec.Summary += ", …"
+			}
+			rec.Summary += ")"
+		}
+	case [2]uint8{jdwp.CmdSetThreadReference, jdwp.CmdThreadName}:
+		name := r.JDWPString("name")
+		if id, ok := leadingID(req.data, sz.ObjectID); ok && r.Err() == nil {
+			if _, known := res.threads[id]; known || len(res.threads) < maxThreads {
+				res.threads[id] = name
+			}
+			rec.Summary = fmt.Sprintf("thread %s = %q", ID(id), name)
+		}
+	case [2]uint8{jdwp.CmdSetVirtualMachine, jdwp.CmdVMAllThreads}:
+		if ids, err := jdwp.DecodeIDList(p.Data, sz.ObjectID); err == nil {
+			rec.Summary = fmt.Sprintf("%d threads", len(ids))
+		}
+	case [2]uint8{jdwp.CmdSetThreadReference, jdwp.CmdThreadStatus}:
+		if st, err := jdwp.DecodeThreadStatus(p.Data); err == nil {
+			rec.Summary = fmt.Sprintf("%s suspended=%d", jdwp.ThreadStatusName(st.Status), st.SuspendStatus)
+		}
+	}
+}
+
+func maxIDSize(n int) int {
+	if n < 1 {
+		return 1
+	}
+	return n
+}

@@ -1,0 +1,520 @@
+// Package proxy lets debuggers (jdb, IntelliJ, Android Studio) attach to VMs
+// that ddmtui monitors. A VM accepts a single JDWP connection and the monitor
+// holds it, so, as ddmlib does, the proxy listens on a debugger port per VM
+// (8600 upward) and on the "selected VM" port (8700), answers a debugger's
+// JDWP handshake itself, forwards its packets over the VM's existing
+// connection and returns the VM's replies and events, while DDM traffic goes
+// on (spec/jdwp.md §4). When a debugger leaves, the proxy clears the event
+// requests it set and resumes what it suspended, and re-opens DDM VMs, since
+// only a closed connection tells an Android VM that the debugger is gone.
+//
+// The Inspector decodes the debugger's traffic live (jdwpspy built in):
+// command names, request/reply pairing and latency, error names, event
+// requests with their modifiers and composite events, with class and method
+// names learned from the debugger's own replies.
+//
+// Main types: Proxy (ports, forwarding, cleanup), Inspector and Record (the
+// decoded log), and the decoders DecodeEventRequest and DecodeComposite.
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/monitor"
+)
+
+// Default ports (ddmlib's DdmPreferences).
+const (
+	DefaultBasePort     = 8600
+	DefaultSelectedPort = 8700
+)
+
+// ReopenPolicy says which VMs the proxy re-opens after a debugger left.
+type ReopenPolicy int
+
+// Reopen policies.
+const (
+	// ReopenDDM re-opens VMs that speak DDM, as ddmlib does: Dalvik and ART
+	// learn that a debugger left only when their JDWP connection closes.
+	// Other VMs keep their session; the cleanup undoes the debugger's work.
+	ReopenDDM ReopenPolicy = iota
+	// ReopenAlways re-opens every VM after a debugger left.
+	ReopenAlways
+	// ReopenNever keeps every session; only the cleanup runs.
+	ReopenNever
+)
+
+// Options configure a Proxy. The zero value gives the defaults.
+type Options struct {
+	// BasePort is the first per-VM debugger port (0: 8600). VMs get the
+	// lowest free port from there, in the order they appear, and keep it
+	// while their session is re-opened.
+	BasePort int
+	// SelectedPort is the port that leads to the selected VM (0: 8700;
+	// negative: none).
+	SelectedPort int
+	// Bind is the address to listen on ("": 127.0.0.1). Anything but a
+	// loopback address exposes the VMs to the network.
+	Bind string
+	// MaxPacketLen bounds a debugger's packets (0: 64 MiB).
+	MaxPacketLen int
+	// PreData bounds the bytes of VM commands (such as a VM_START event)
+	// kept for a debugger that has not connected yet (0: 64 KiB; negative:
+	// none).
+	PreData int
+	// QueueBytes bounds what may wait for a slow debugger before it is
+	// disconnected (0: 64 MiB).
+	QueueBytes int
+	// Grace is how long a port stays open after its VM's session ended, for
+	// the VM to come back (0: 10s).
+	Grace time.Duration
+	// AttachWait is how long a connecting debugger waits for its VM's
+	// session (0: 5s).
+	AttachWait time.Duration
+	// CleanupTimeout bounds the cleanup after a debugger left (0: 5s).
+	CleanupTimeout time.Duration
+	// Reopen says which VMs are re-opened after a debugger left.
+	Reopen ReopenPolicy
+	// Inspector receives the decoded traffic (nil: a new one with
+	// DefaultLogSize records).
+	Inspector *Inspector
+	Logger    *slog.Logger
+}
+
+func (o *Options) fill() {
+	if o.BasePort == 0 {
+		o.BasePort = DefaultBasePort
+	}
+	if o.SelectedPort == 0 {
+		o.SelectedPort = DefaultSelectedPort
+	}
+	if o.Bind == "" {
+		o.Bind = "127.0.0.1"
+	}
+	if o.MaxPacketLen <= 0 {
+		o.MaxPacketLen = 64 << 20
+	}
+	if o.PreData == 0 {
+		o.PreData = 64 << 10
+	}
+	if o.QueueBytes <= 0 {
+		o.QueueBytes = 64 << 20
+	}
+	if o.Grace <= 0 {
+		o.Grace = 10 * time.Second
+	}
+	if o.AttachWait <= 0 {
+		o.AttachWait = 5 * time.Second
+	}
+	if o.CleanupTimeout <= 0 {
+		o.CleanupTimeout = 5 * time.Second
+	}
+	if o.Inspector == nil {
+		o.Inspector = NewInspector(DefaultLogSize)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+}
+
+// IsLoopback reports whether a bind address only accepts local connections.
+func IsLoopback(bind string) bool {
+	if bind == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(bind)
+	return ip != nil && ip.IsLoopback()
+}
+
+// PortStatus describes one listening port.
+type PortStatus struct {
+	VM        string `json:"vm"` // VM key; for the selected port, the selected VM ("" when none)
+	Port      int    `json:"port"`
+	Selected  bool   `json:"selected"` // the selected-VM port
+	Listening bool   `json:"listening"`
+	Err       string `json:"error,omitempty"`    // why the port is not listening
+	Debugger  string `json:"debugger,omitempty"` // remote address of the attached debugger
+	Present   bool   `json:"present"`            // the VM has a running session
+}
+
+// Proxy runs the debugger ports of the VMs an Engine monitors.
+type Proxy struct {
+	engine *monitor.Engine
+	opts   Options
+	insp   *Inspector
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	entries  map[string]*entry
+	selected string
+	selLn    net.Listener
+	selErr   error
+	ctx      context.Context // Run's; nil before Run
+	stopping bool
+	changed  chan struct{}
+	handlers sync.WaitGroup // accept loops and debugger connections
+}
+
+// entry is one VM's port and its current session.
+type entry struct {
+	key     string
+	port    int
+	ln      net.Listener
+	lnErr   error
+	session *monitor.Session // nil while the VM is away
+	goneAt  time.Time
+	// fresh is true until a debugger attaches to the session: only then
+	// are VM commands kept for it (pre-data).
+	fresh        bool
+	predata      []*jdwp.Packet
+	predataBytes int
+	dbg          *attachment // from accept until the cleanup is done
+}
+
+// New returns a proxy for engine's VMs. Nothing listens before Run.
+func New(engine *monitor.Engine, opts Options) *Proxy {
+	opts.fill()
+	return &Proxy{
+		engine:  engine,
+		opts:    opts,
+		insp:    opts.Inspector,
+		log:     opts.Logger,
+		entries: map[string]*entry{},
+		changed: make(chan struct{}, 1),
+	}
+}
+
+// Inspector returns the proxy's traffic inspector.
+func (p *Proxy) Inspector() *Inspector { return p.insp }
+
+// Changed receives a value whenever ports, the selection or a debugger
+// changed; read Ports then. It never blocks the proxy.
+func (p *Proxy) Changed() <-chan struct{} { return p.changed }
+
+func (p *Proxy) notify() {
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Select makes the selected-VM port lead to the VM with key ("" for none).
+// A debugger already attached stays with its VM.
+func (p *Proxy) Select(key string) {
+	p.mu.Lock()
+	changed := p.selected != key
+	p.selected = key
+	p.mu.Unlock()
+	if changed {
+		p.notify()
+	}
+}
+
+// Selected returns the selected VM's key.
+func (p *Proxy) Selected() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.selected
+}
+
+// Port returns the debugger port of a VM, and whether it is listening.
+func (p *Proxy) Port(key string) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.entries[key]
+	if !ok {
+		return 0, false
+	}
+	return e.port, e.ln != nil
+}
+
+// Ports lists the per-VM ports by port number, then the selected port.
+func (p *Proxy) Ports() []PortStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]PortStatus, 0, len(p.entries)+1)
+	for _, e := range p.entries {
+		ps := PortStatus{VM: e.key, Port: e.port, Listening: e.ln != nil, Present: e.session != nil}
+		if e.lnErr != nil {
+			ps.Err = e.lnErr.Error()
+		}
+		if e.dbg != nil {
+			ps.Debugger = e.dbg.remote
+		}
+		out = append(out, ps)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Port < out[j].Port })
+	if p.opts.SelectedPort > 0 {
+		ps := PortStatus{VM: p.selected, Port: p.opts.SelectedPort, Selected: true, Listening: p.selLn != nil}
+		if p.selErr != nil {
+			ps.Err = p.selErr.Error()
+		}
+		if e, ok := p.entries[p.selected]; ok {
+			ps.Present = e.session != nil
+			if e.dbg != nil {
+				ps.Debugger = e.dbg.remote
+			}
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// ErrRunning is returned by a second call of Run.
+var ErrRunning = errors.New("proxy: already running")
+
+// Run follows the engine's VMs, opening a port for each, until ctx ends.
+// Then it closes every port, disconnects every debugger after cleaning up
+// behind it, and returns when nothing of the proxy runs any more. A port that
+// cannot be opened is reported in Ports (and logged); the others work.
+func (p *Proxy) Run(ctx context.Context) error {
+	p.mu.Lock()
+	if p.ctx != nil {
+		p.mu.Unlock()
+		return ErrRunning
+	}
+	p.ctx = ctx
+	p.mu.Unlock()
+
+	ictx, icancel := context.WithCancel(context.Background())
+	idone := make(chan struct{})
+	go func() {
+		defer close(idone)
+		p.insp.run(ictx)
+	}()
+	defer func() {
+		icancel()
+		<-idone
+	}()
+
+	sub := p.engine.Store().Bus().Subscribe()
+	defer sub.Close()
+
+	if p.opts.SelectedPort > 0 {
+		addr := net.JoinHostPort(p.opts.Bind, strconv.Itoa(p.opts.SelectedPort))
+		ln, err := net.Listen("tcp", addr)
+		p.mu.Lock()
+		if err != nil {
+			p.selErr = fmt.Errorf("selected-VM port %d: %w", p.opts.SelectedPort, err)
+			p.log.Warn("cannot open the selected-VM port", "error", p.selErr)
+		} else {
+			p.selLn = ln
+			p.handlers.Add(1)
+			go p.acceptLoop(ln, p.opts.SelectedPort, p.Selected)
+		}
+		p.mu.Unlock()
+		p.notify()
+	}
+
+	p.reconcile()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for running := true; running; {
+		select {
+		case <-ctx.Done():
+			running = false
+		case <-sub.Ready():
+			sub.Drain()
+			p.reconcile()
+		case <-tick.C:
+			p.reconcile()
+		}
+	}
+	p.shutdown()
+	return nil
+}
+
+func (p *Proxy) shutdown() {
+	p.mu.Lock()
+	p.stopping = true
+	if p.selLn != nil {
+		p.selLn.Close()
+		p.selLn = nil
+	}
+	var sessions []*monitor.Session
+	for _, e := range p.entries {
+		if e.ln != nil {
+			e.ln.Close()
+			e.ln = nil
+		}
+		if e.session != nil {
+			sessions = append(sessions, e.session)
+			e.session = nil
+		}
+		e.predata = nil
+	}
+	p.mu.Unlock()
+	// Debugger handlers watch ctx and clean up behind themselves.
+	p.handlers.Wait()
+	for _, s := range sessions {
+		s.SetPassthrough(nil)
+		s.SetDebugger("", 0)
+	}
+	p.notify()
+}
+
+// reconcile brings the ports in line with the engine's sessions.
+func (p *Proxy) reconcile() {
+	type portUpdate struct {
+		s    *monitor.Session
+		port int
+	}
+	var updates []portUpdate
+	now := time.Now()
+	keys := p.engine.Keys()
+	present := make(map[string]bool, len(keys))
+	store := p.engine.Store()
+
+	p.mu.Lock()
+	if p.stopping {
+		p.mu.Unlock()
+		return
+	}
+	changed := false
+	for _, key := range keys {
+		s := p.engine.Session(key)
+		if s == nil {
+			continue
+		}
+		present[key] = true
+		e, ok := p.entries[key]
+		if !ok {
+			e = &entry{key: key, port: p.allocPortLocked()}
+			p.entries[key] = e
+			changed = true
+			if e.port == 0 {
+				e.lnErr = fmt.Errorf("%s: no free debugger port from %d", key, p.opts.BasePort)
+			}
+		}
+		if e.session != s {
+			e.session, e.fresh, e.goneAt = s, true, time.Time{}
+			e.predata, e.predataBytes = nil, 0
+			sess := s
+			s.SetPassthrough(func(pk *jdwp.Packet) { p.fromVM(e, sess, pk) })
+			if e.ln == nil && e.port != 0 {
+				p.listenLocked(e) // a port that was in use may be free now
+			}
+			changed = true
+		}
+		want := 0
+		if e.ln != nil {
+			want = e.port
+		}
+		if vm, ok := store.VM(key); ok && vm.DebugPort != want {
+			updates = append(updates, portUpdate{s, want})
+		}
+	}
+	for key, e := range p.entries {
+		if present[key] {
+			continue
+		}
+		if e.session != nil {
+			e.session, e.goneAt = nil, now
+			e.predata, e.predataBytes = nil, 0
+			changed = true
+		}
+		if now.Sub(e.goneAt) >= p.opts.Grace && e.dbg == nil {
+			if e.ln != nil {
+				e.ln.Close()
+			}
+			delete(p.entries, key)
+			p.insp.forget(key)
+			changed = true
+		}
+	}
+	p.mu.Unlock()
+	for _, u := range updates {
+		if p.engine.Session(u.s.Key()) == u.s {
+			u.s.SetDebugger("", u.port)
+		}
+	}
+	if changed {
+		p.notify()
+	}
+}
+
+// allocPortLocked returns the lowest free port from the base, or 0.
+func (p *Proxy) allocPortLocked() int {
+	used := map[int]bool{p.opts.SelectedPort: true}
+	for _, e := range p.entries {
+		used[e.port] = true
+	}
+	for port := p.opts.BasePort; port <= 65535; port++ {
+		if !used[port] {
+			return port
+		}
+	}
+	return 0
+}
+
+func (p *Proxy) listenLocked(e *entry) {
+	addr := net.JoinHostPort(p.opts.Bind, strconv.Itoa(e.port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		e.lnErr = fmt.Errorf("debugger port %d for %s: %w", e.port, e.key, err)
+		p.log.Warn("cannot open a debugger port", "error", e.lnErr)
+		return
+	}
+	e.ln, e.lnErr = ln, nil
+	key := e.key
+	p.handlers.Add(1)
+	go p.acceptLoop(ln, e.port, func() string { return key })
+}
+
+// acceptLoop hands every connection on ln to a debugger handler for the VM
+// target names at that moment.
+func (p *Proxy) acceptLoop(ln net.Listener, port int, target func() string) {
+	defer p.handlers.Done()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			p.log.Warn("accept", "port", port, "error", err)
+			time.Sleep(50 * time.Millisecond) // e.g. out of descriptors
+			continue
+		}
+		key := target()
+		p.handlers.Add(1)
+		go func() {
+			defer p.handlers.Done()
+			p.serveDebugger(nc, key, port)
+		}()
+	}
+}
+
+// fromVM routes a packet the VM sent that is not the monitor's: to the
+// attached debugger, to the pre-data kept for the first one, or nowhere.
+func (p *Proxy) fromVM(e *entry, s *monitor.Session, pk *jdwp.Packet) {
+	p.mu.Lock()
+	if e.session != s {
+		p.mu.Unlock()
+		return
+	}
+	if a := e.dbg; a != nil && a.session == s {
+		p.mu.Unlock()
+		a.fromVM(pk)
+		return
+	}
+	if !pk.IsReply() && e.fresh && p.opts.PreData > 0 && e.predataBytes+pk.Len() <= p.opts.PreData {
+		e.predata = append(e.predata, pk)
+		e.predataBytes += pk.Len()
+	}
+	p.mu.Unlock()
+}
+
+// note records a session event in the inspector.
+func (p *Proxy) note(key string, port int, text, note string) {
+	p.insp.observe(observation{at: time.Now(), vm: key, port: port, dir: Session, text: text, note: note})
+}
