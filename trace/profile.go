@@ -183,7 +183,8 @@ type BuildOptions struct {
 	CallTree bool
 	// OnCall, if set, is called for every call when it ends, in the order of
 	// the records (inner calls before outer ones); calls open at the end of
-	// the trace come last. The Chrome export uses it.
+	// the trace come last. The Chrome export uses it. The *Call is reused:
+	// copy it to keep it.
 	OnCall func(*Call)
 }
 
