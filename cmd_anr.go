@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/threaddump"
+	"github.com/ddmtui/ddmtui/tui/dumpview"
+)
+
+// dumpViewer shows a parsed dump in the terminal; title names its source.
+type dumpViewer func(d *threaddump.Dump, title string) error
+
+func anrCommand() *cli.Command { return newANRCommand(viewDump) }
+
+// newANRCommand builds `ddmtui anr`; view is what runs without --json
+// (tests pass their own).
+func newANRCommand(view dumpViewer) *cli.Command {
+	return &cli.Command{
+		Name:      "anr",
+		Usage:     "analyse a SIGQUIT / ANR thread dump (traces.txt, /data/anr/anr_*)",
+		ArgsUsage: "FILE",
+		Description: "Reads the thread dump Dalvik or ART writes on SIGQUIT (kill -3) or an ANR, as many\n" +
+			"processes as the file holds, and opens it in the terminal: threads coloured by state, each\n" +
+			"thread's stack and locks, monitor deadlocks named in a banner, where the main thread is\n" +
+			"stuck. FILE - reads standard input. --json prints the parsed dump and the analysis.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the parsed dump and its analysis as JSON"},
+		},
+		Action: func(c *cli.Context) error { return anrAction(c, view) },
+	}
+}
+
+func anrAction(c *cli.Context, view dumpViewer) error {
+	args, err := parseTrailingFlags(c)
+	if err != nil {
+		return fmt.Errorf("anr: %w", err)
+	}
+	if len(args) != 1 {
+		return fmt.Errorf("anr: want one FILE (- for standard input), got %d arguments", len(args))
+	}
+	path := args[0]
+	d, err := readDump(c, path)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // keep "<0x…>" readable
+		return enc.Encode(threaddump.NewReport(d))
+	}
+	return view(d, path)
+}
+
+// readDump parses the file at path, or standard input for "-".
+func readDump(c *cli.Context, path string) (*threaddump.Dump, error) {
+	var r io.Reader
+	if path == "-" {
+		r = c.App.Reader
+		if r == nil {
+			r = os.Stdin
+		}
+	}
+	shown := safetext.Terminal(path)
+	if r == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is printed sanitised instead
+			}
+			return nil, fmt.Errorf("anr: %s: %w", shown, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	d, err := threaddump.Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("anr: %s: %w", shown, err)
+	}
+	if len(d.Processes) == 0 {
+		return nil, fmt.Errorf("anr: %s: no thread dump found (no \"----- pid N at DATE -----\" line)", shown)
+	}
+	return d, nil
+}
+
+// viewDump runs the terminal viewer.
+func viewDump(d *threaddump.Dump, title string) error {
+	if err := dumpview.Run(d, dumpview.RunOptions{Title: title}); err != nil {
+		return fmt.Errorf("anr: cannot show the dump in this terminal (%w); use --json", err)
+	}
+	return nil
+}
