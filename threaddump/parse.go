@@ -666,9 +666,9 @@ func splitMutexes(s string) []string {
 
 // Note lines printed in place of frames (spec §2.3, §2.4).
 const (
-	noteNoManagedFrames  = "(no managed stack frames)"
-	noteNativeUnavailabe = "(native backtrace unavailable)"
-	noteRepeatedPrefix   = "... repeated "
+	noteNoManagedFrames   = "(no managed stack frames)"
+	noteNativeUnavailable = "(native backtrace unavailable)"
+	noteRepeatedPrefix    = "... repeated "
 )
 
 // parseFrame parses a stack line with its indentation removed.
@@ -682,7 +682,7 @@ func parseFrame(s string) (Frame, bool) {
 		return parseNativeFrame(s)
 	case strings.HasPrefix(s, "kernel: "):
 		return Frame{Kind: FrameKernel, Text: s[len("kernel: "):]}, true
-	case s == noteNoManagedFrames || s == noteNativeUnavailabe || strings.HasPrefix(s, noteRepeatedPrefix):
+	case s == noteNoManagedFrames || s == noteNativeUnavailable || strings.HasPrefix(s, noteRepeatedPrefix):
 		return Frame{Kind: FrameNote, Text: s}, true
 	}
 	return Frame{}, false
