@@ -67,8 +67,8 @@ func (o Options) Parse(r io.Reader) (*Dump, error) {
 	return p.d, readErr
 }
 
-// lineReader yields lines without their "\n" and trailing "\r"s, cutting lines at max
-// bytes without ever holding more than max plus one buffer.
+// lineReader yields lines without their "\n" and trailing "\r"s, cutting
+// lines at max bytes without ever holding more than max plus one buffer.
 type lineReader struct {
 	br  *bufio.Reader
 	max int
@@ -115,8 +115,17 @@ type parser struct {
 	thread *Thread
 }
 
+// maxWarnings bounds Dump.Warnings; hostile input could otherwise earn one
+// per line.
+const maxWarnings = 1000
+
 func (p *parser) warn(line int, msg string) {
-	p.d.Warnings = append(p.d.Warnings, Warning{Line: line, Message: msg})
+	switch n := len(p.d.Warnings); {
+	case n < maxWarnings:
+		p.d.Warnings = append(p.d.Warnings, Warning{Line: line, Message: msg})
+	case n == maxWarnings:
+		p.d.Warnings = append(p.d.Warnings, Warning{Line: line, Message: "more warnings not listed"})
+	}
 }
 
 func (p *parser) line(no int, text string) {

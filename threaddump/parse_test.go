@@ -606,6 +606,13 @@ func TestLimits(t *testing.T) {
 	eq(t, "exact size", [2]bool{d.SizeLimited, d.Truncated}, [2]bool{false, false})
 }
 
+func TestWarningsBounded(t *testing.T) {
+	d := parseString(t, strings.Repeat("----- pid 1 at x -----\n----- end 2 -----\n", 1500))
+	eq(t, "processes", len(d.Processes), 1500)
+	eq(t, "warnings", len(d.Warnings), maxWarnings+1)
+	eq(t, "last warning", d.Warnings[maxWarnings].Message, "more warnings not listed")
+}
+
 func TestCRLFAndNoFinalNewline(t *testing.T) {
 	in := "----- pid 3 at d -----\r\nDALVIK THREADS (1):\r\n\"main\" prio=5 tid=1 Runnable\r\n  at a.B.c(B.java:1)\r\n\r\n----- end 3 -----"
 	d := parseString(t, in)
