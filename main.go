@@ -34,6 +34,7 @@ func newApp() *cli.App {
 			demoCommand(),
 			traceCommand(),
 			anrCommand(),
+			serveCommand(),
 		},
 	}
 }

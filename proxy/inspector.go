@@ -36,7 +36,7 @@ const (
 type Record struct {
 	Seq  uint64    `json:"seq"`
 	Time time.Time `json:"time"`
-	VM   string    `json:"vm"`
+	VM   string    `json:"key"` // the VM's key
 	Port int       `json:"port"`
 	Dir  Direction `json:"dir"`
 	Type string    `json:"type"`

@@ -138,7 +138,7 @@ func IsLoopback(bind string) bool {
 
 // PortStatus describes one listening port.
 type PortStatus struct {
-	VM        string `json:"vm"` // VM key; for the selected port, the selected VM ("" when none)
+	VM        string `json:"key"` // VM key; for the selected port, the selected VM ("" when none)
 	Port      int    `json:"port"`
 	Selected  bool   `json:"selected"` // the selected-VM port
 	Listening bool   `json:"listening"`

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/proxy"
+)
+
+// serveOwnPorts is how many ports from --debug-base a --scan range must
+// stay clear of: ddmtui would otherwise find its own debugger ports and
+// attach to them as if they were VMs.
+const serveOwnPorts = 1024
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run discovery and the debugger ports without a UI, until interrupted",
+		Description: "Each VM found gets a debugger port (from --debug-base, in the order VMs appear); the\n" +
+			"selected-VM port leads to the VM chosen with --select, else to the first VM found.\n" +
+			"Attach with e.g. jdb -attach 127.0.0.1:8700. Prints one line per VM and per debugger\n" +
+			"change; --spy adds one line per decoded debugger packet.",
+		Flags: append(discoveryFlags(),
+			&cli.IntFlag{Name: "select", Usage: "pid of the VM the selected-VM port leads to (default: the first VM found)"},
+			&cli.IntFlag{Name: "debug-base", Value: proxy.DefaultBasePort, Usage: "first per-VM debugger port"},
+			&cli.IntFlag{Name: "selected-port", Value: proxy.DefaultSelectedPort, Usage: "port that leads to the selected VM (0: none)"},
+			&cli.StringFlag{Name: "debug-bind", Value: "127.0.0.1", Usage: "address the debugger ports listen on; anything but loopback lets the network debug your VMs"},
+			&cli.BoolFlag{Name: "spy", Usage: "print every decoded debugger packet (jdwpspy)"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON lines (snake_case keys) instead of text"},
+			&cli.DurationFlag{Name: "duration", Usage: "stop after this long (0: until interrupted)"},
+		),
+		Action: runServe,
+	}
+}
+
+func runServe(c *cli.Context) error {
+	base, sel := c.Int("debug-base"), c.Int("selected-port")
+	if base < 1 || base > 65535 {
+		return fmt.Errorf("--debug-base %d: want a port in 1-65535", base)
+	}
+	if sel < 0 || sel > 65535 {
+		return fmt.Errorf("--selected-port %d: want a port in 1-65535, or 0 for none", sel)
+	}
+	if sel == 0 {
+		sel = -1
+	}
+	d, err := discoveryFromFlags(c)
+	if err != nil {
+		return err
+	}
+	if d.Local != nil {
+		r := d.Local.Ports
+		if r.First < base+serveOwnPorts && r.Last >= base {
+			return fmt.Errorf("--scan %s overlaps the debugger ports from --debug-base %d: ddmtui would attach to itself", r, base)
+		}
+		if sel > 0 && r.First <= sel && sel <= r.Last {
+			return fmt.Errorf("--scan %s contains the selected-VM port %d: ddmtui would attach to itself", r, sel)
+		}
+	}
+	bind := c.String("debug-bind")
+	if !proxy.IsLoopback(bind) {
+		fmt.Fprintf(c.App.ErrWriter, "ddmtui: warning: debugger ports listen on %s: anyone who can reach it can debug (and run code in) your VMs\n", bind)
+	}
+
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if dur := c.Duration("duration"); dur > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, dur)
+		defer cancel()
+	}
+
+	store := monitor.NewStore(monitor.NewBus())
+	engine := monitor.NewEngine(store, monitor.SessionOptions{})
+	px := proxy.New(engine, proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind})
+	out := &serveOutput{w: c.App.Writer, json: c.Bool("json"), vms: map[string]headless.ListEntry{}, portErr: map[string]string{}}
+
+	// The engine outlives the proxy so that a debugger's cleanup can still
+	// reach its VM when serve stops.
+	ectx, ecancel := context.WithCancel(context.Background())
+	defer ecancel()
+	engineDone := make(chan error, 1)
+	go func() { engineDone <- engine.Run(ectx, d) }()
+	proxyDone := make(chan error, 1)
+	go func() { proxyDone <- px.Run(ctx) }()
+
+	sub := store.Bus().Subscribe()
+	defer sub.Close()
+	var feed *proxy.Feed
+	var records <-chan proxy.Record
+	if c.Bool("spy") {
+		feed = px.Inspector().Subscribe(4096)
+		defer feed.Close()
+		records = feed.C()
+	}
+	selector := &serveSelector{pid: c.Int("select"), proxy: px}
+
+	var runErr error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case err := <-engineDone:
+			// Discovery failed (e.g. a required adb server went away).
+			runErr = err
+			engineDone = nil
+			break loop
+		case <-sub.Ready():
+			for _, ev := range sub.Drain() {
+				switch ev := ev.(type) {
+				case monitor.VMUpdated:
+					selector.seen(ev.VM)
+					out.vm(ev.VM)
+				case monitor.VMGone:
+					selector.gone(ev.Key)
+					out.gone(ev.Key, ev.Reason)
+				}
+			}
+			selector.settle(store.VMs())
+		case <-px.Changed():
+			out.ports(px.Ports())
+		case rec := <-records:
+			out.packet(rec)
+		}
+	}
+	stop()
+	<-proxyDone
+	ecancel()
+	if engineDone != nil {
+		if err := <-engineDone; err != nil && runErr == nil && ctx.Err() == nil {
+			runErr = err
+		}
+	}
+	// What the proxy printed while stopping (debuggers' cleanup).
+	if feed != nil {
+		for {
+			select {
+			case rec := <-records:
+				out.packet(rec)
+				continue
+			default:
+			}
+			break
+		}
+		if n := feed.Dropped() + px.Inspector().Dropped(); n > 0 {
+			out.note(fmt.Sprintf("%d decoded packet(s) were not printed: output too slow", n))
+		}
+	}
+	return runErr
+}
+
+// serveSelector keeps the selected-VM port on the VM with --select's pid,
+// or else on the first VM found while it lasts.
+type serveSelector struct {
+	pid   int
+	proxy *proxy.Proxy
+	order []string // keys in order of appearance
+}
+
+func (s *serveSelector) seen(vm monitor.VM) {
+	for _, k := range s.order {
+		if k == vm.Key {
+			return
+		}
+	}
+	s.order = append(s.order, vm.Key)
+}
+
+func (s *serveSelector) gone(key string) {
+	for i, k := range s.order {
+		if k == key {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			return
+		}
+	}
+}
+
+func (s *serveSelector) settle(vms []monitor.VM) {
+	cur := s.proxy.Selected()
+	if s.pid != 0 {
+		for _, vm := range vms {
+			if vm.PID == s.pid {
+				if cur != vm.Key {
+					s.proxy.Select(vm.Key)
+				}
+				return
+			}
+		}
+		// Keep the key while the VM is re-opened: it comes back with it.
+		return
+	}
+	for _, k := range s.order {
+		if k == cur {
+			return
+		}
+	}
+	if len(s.order) > 0 {
+		s.proxy.Select(s.order[0])
+	}
+}
+
+// serveOutput prints what changed, as text or JSON lines.
+type serveOutput struct {
+	w        io.Writer
+	json     bool
+	vms      map[string]headless.ListEntry
+	portErr  map[string]string
+	selected *proxy.PortStatus
+}
+
+// serveLine is one JSON line; Event says what it is.
+type serveLine struct {
+	Event  string `json:"event"`
+	Key    string `json:"key,omitempty"` // the VM's key, as in packet lines
+	Port   int    `json:"port,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Note   string `json:"note,omitempty"`
+	*headless.ListEntry
+}
+
+func (o *serveOutput) emit(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	o.w.Write(append(b, '\n'))
+}
+
+func (o *serveOutput) vm(vm monitor.VM) {
+	e := headless.List([]monitor.VM{vm})[0]
+	if prev, ok := o.vms[vm.Key]; ok && prev == e {
+		return
+	}
+	o.vms[vm.Key] = e
+	if o.json {
+		o.emit(serveLine{Event: "vm", Key: vm.Key, ListEntry: &e})
+		return
+	}
+	port := "no debugger port yet"
+	if e.DebugPort != 0 {
+		port = fmt.Sprintf("debugger port %d", e.DebugPort)
+	}
+	fmt.Fprintf(o.w, "%s  pid %d  %s  %s  %s  debugger %s\n", safetext.Terminal(vm.Key), e.PID,
+		orDash(safetext.Terminal(e.App)), orDash(safetext.Terminal(e.VM)), port, e.Debugger)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (o *serveOutput) gone(key, reason string) {
+	delete(o.vms, key)
+	if o.json {
+		o.emit(serveLine{Event: "gone", Key: key, Reason: reason})
+		return
+	}
+	fmt.Fprintf(o.w, "%s  gone (%s)\n", safetext.Terminal(key), safetext.Terminal(reason))
+}
+
+func (o *serveOutput) ports(ports []proxy.PortStatus) {
+	for _, ps := range ports {
+		if ps.Selected {
+			if o.selected != nil && o.selected.VM == ps.VM && o.selected.Err == ps.Err && o.selected.Listening == ps.Listening {
+				continue
+			}
+			cp := ps
+			o.selected = &cp
+			switch {
+			case o.json:
+				o.emit(serveLine{Event: "selected", Key: ps.VM, Port: ps.Port, Error: ps.Err})
+			case ps.Err != "":
+				fmt.Fprintf(o.w, "selected-VM port: %s\n", ps.Err)
+			case ps.VM == "":
+				fmt.Fprintf(o.w, "selected-VM port %d leads to no VM yet\n", ps.Port)
+			default:
+				fmt.Fprintf(o.w, "selected-VM port %d leads to %s\n", ps.Port, safetext.Terminal(ps.VM))
+			}
+			continue
+		}
+		if ps.Err == o.portErr[ps.VM] {
+			continue
+		}
+		o.portErr[ps.VM] = ps.Err
+		if ps.Err == "" {
+			continue
+		}
+		if o.json {
+			o.emit(serveLine{Event: "port_error", Key: ps.VM, Port: ps.Port, Error: ps.Err})
+		} else {
+			fmt.Fprintf(o.w, "%s  %s\n", safetext.Terminal(ps.VM), ps.Err)
+		}
+	}
+}
+
+func (o *serveOutput) packet(rec proxy.Record) {
+	if o.json {
+		o.emit(struct {
+			Event string `json:"event"`
+			proxy.Record
+		}{"packet", rec})
+		return
+	}
+	fmt.Fprintln(o.w, rec.Line())
+}
+
+func (o *serveOutput) note(text string) {
+	if o.json {
+		o.emit(serveLine{Event: "note", Note: text})
+		return
+	}
+	fmt.Fprintln(o.w, "ddmtui: "+text)
+}
