@@ -204,6 +204,9 @@ func (s *serveSelector) settle(vms []monitor.VM) {
 			return
 		}
 	}
+	if port, _ := s.proxy.Port(cur); cur != "" && port != 0 {
+		return // away for a moment (re-opened after a debugger left)
+	}
 	if len(s.order) > 0 {
 		s.proxy.Select(s.order[0])
 	}
@@ -238,6 +241,9 @@ func (o *serveOutput) emit(v any) {
 }
 
 func (o *serveOutput) vm(vm monitor.VM) {
+	if vm.VMIdent == "" && vm.Err == "" {
+		return // not identified yet: wait for HELO (or Version)
+	}
 	e := headless.List([]monitor.VM{vm})[0]
 	if prev, ok := o.vms[vm.Key]; ok && prev == e {
 		return
