@@ -10,9 +10,10 @@ import (
 // most of its units (used memory wins ties over free), and how many of its
 // units are used.
 type Cell struct {
-	State ddm.State // dominant state
-	Used  uint32    // used units in the cell
-	Units uint32    // units the cell covers (the last cell may be short)
+	State     ddm.State // dominant state
+	UsedState ddm.State // dominant state among the used (non-free) units; free when none
+	Used      uint32    // used units in the cell
+	Units     uint32    // units the cell covers (the last cell may be short)
 }
 
 // Cells resamples units [first, first+n*per) into n cells of per units each
@@ -41,12 +42,16 @@ func (s *Snapshot) Cells(dst []Cell, first uint64, per uint64, n int) []Cell {
 	cell := 0
 	flush := func() {
 		best, bestN := ddm.StateFree, uint64(0)
+		bestUsed, bestUsedN := ddm.StateFree, uint64(0)
 		var used uint64
 		for i := 0; i < nt; i++ {
 			st := touched[i]
 			c := counts[stateIndex(st)]
 			if st.Solidity() != ddm.SolidityFree {
 				used += c
+				if c > bestUsedN {
+					bestUsed, bestUsedN = st, c
+				}
 			}
 			if c > bestN || (c == bestN && best.Solidity() == ddm.SolidityFree) {
 				best, bestN = st, c
@@ -55,6 +60,7 @@ func (s *Snapshot) Cells(dst []Cell, first uint64, per uint64, n int) []Cell {
 		}
 		nt = 0
 		dst[cell].State = best
+		dst[cell].UsedState = bestUsed
 		dst[cell].Used = uint32(used)
 	}
 	// Find the first segment that overlaps.

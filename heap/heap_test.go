@@ -133,6 +133,15 @@ func TestCellsMatchBruteForce(t *testing.T) {
 					used++
 				}
 			}
+			var bestUsed uint64
+			for st, k := range counts {
+				if st != ddm.StateFree && k > bestUsed {
+					bestUsed = k
+				}
+			}
+			if used > 0 && counts[c.UsedState] != bestUsed {
+				t.Fatalf("trial %d cell %d: used state %#x covers %d, the dominant used covers %d", trial, i, c.UsedState, counts[c.UsedState], bestUsed)
+			}
 			if c.Units != uint32(hi-lo) || uint64(c.Used) != used {
 				t.Fatalf("trial %d cell %d: units %d used %d, want %d %d", trial, i, c.Units, c.Used, hi-lo, used)
 			}

@@ -562,7 +562,7 @@ func (d *Dashboard) renderVMs() {
 			tview.NewTableCell(mark).SetTextColor(d.pal.Accent()),
 			tview.NewTableCell(safetext.Tview(vm.Source)),
 			tview.NewTableCell(fmt.Sprint(vm.PID)).SetAlign(tview.AlignRight),
-			tview.NewTableCell(safetext.Tview(app)).SetExpansion(1).SetMaxWidth(26),
+			tview.NewTableCell(safetext.Tview(app)).SetExpansion(1).SetMaxWidth(22),
 			tview.NewTableCell(ddmText),
 			tview.NewTableCell(dbg).SetTextColor(dbgColor),
 			tview.NewTableCell(port).SetAlign(tview.AlignRight),
@@ -839,7 +839,7 @@ func (d *Dashboard) relayout() {
 	showStack := d.show[paneStack] && (wide || !d.show[paneHeap])
 	if wide {
 		top := tview.NewFlex()
-		top.AddItem(d.vmTable, 64, 0, false)
+		top.AddItem(d.vmTable, 60, 0, false)
 		if d.show[paneThreads] {
 			top.AddItem(d.thTable, 0, 1, false)
 		}

@@ -335,7 +335,7 @@ func TestHeapBitmapLegendAndToggle(t *testing.T) {
 	cells, _, _ := hs.contents()
 	found := false
 	for _, c := range cells {
-		if _, bg, _ := c.Style.Decompose(); bg == kindColors[ddm.KindArray1] {
+		if fg, _, _ := c.Style.Decompose(); fg == kindColors[ddm.KindArray1] && len(c.Runes) > 0 && c.Runes[0] == '█' {
 			found = true
 		}
 	}

@@ -255,16 +255,28 @@ func (p *HeapPane) look(s ddm.State) (rune, tcell.Style) {
 	if p.bySolid {
 		col = solidColors[s.Solidity()]
 	}
-	return ' ', tcell.StyleDefault.Background(col)
+	// A full block in the kind's colour: it survives copy-paste and screen
+	// captures as a shape, and keeps the terminal's own background.
+	return '█', tcell.StyleDefault.Foreground(col)
 }
 
+// cellLook draws a cell: its dominant state, or — for a mostly free cell
+// that holds some objects — a light or medium shade in the colour of the
+// objects it holds, so scattered live data shows at any zoom.
 func (p *HeapPane) cellLook(c heap.Cell) (rune, tcell.Style) {
-	ch, st := p.look(c.State)
-	// A mostly free cell with some use is drawn half-toned.
-	if c.State.Solidity() == ddm.SolidityFree && c.Used > 0 {
-		ch = '░'
+	if c.State.Solidity() != ddm.SolidityFree || c.Used == 0 {
+		return p.look(c.State)
 	}
-	return ch, st
+	_, st := p.look(c.UsedState)
+	if p.pal.NoColor {
+		return '░', tcell.StyleDefault
+	}
+	fg, _, _ := st.Decompose()
+	ch := '░'
+	if c.Units > 0 && uint64(c.Used)*4 >= uint64(c.Units) {
+		ch = '▒'
+	}
+	return ch, tcell.StyleDefault.Foreground(fg)
 }
 
 // cellsFor returns the cells for key, computing them inline for small heaps
