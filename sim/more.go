@@ -1,21 +1,137 @@
 package sim
 
 import (
+	"time"
+
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/trace"
 )
 
-// handleMoreDDMLocked answers the allocation-tracker and profiling-status
-// chunks. It reports whether it replied.
+// profiling is a VM's method-tracing state; it belongs to the VM, not to the
+// monitor connection (a trace started by one DDMS keeps running).
+type profiling struct {
+	mode   uint8 // ddm.ProfilingInactive, ProfilingMethodTrace, ProfilingSampling
+	start  time.Time
+	buffer uint32
+	file   string // MPRS: where MPRE writes the trace on the "device"
+	runs   uint64 // traces produced, for distinct seeds
+}
+
+// recordsPerSecond is how many trace records a simulated VM produces per
+// second of tracing.
+const recordsPerSecond = 20000
+
+// traceBytesLocked builds a real dmtrace file (key text followed by the
+// binary data, version 3, dual clock as ART writes it) covering the time
+// since tracing started, with the VM's own threads and pid.
+func (vm *VM) traceBytesLocked() ([]byte, error) {
+	p := &vm.prof
+	elapsed := time.Since(p.start)
+	records := int(elapsed.Seconds() * recordsPerSecond)
+	records = max(records, 2000)
+	if p.buffer > 0 {
+		records = min(records, int(p.buffer/14))
+	}
+	records = min(records, 2_000_000)
+	var threads []trace.Thread
+	for _, id := range vm.sortedThreadIDs() {
+		threads = append(threads, trace.Thread{ID: id, Name: vm.threads[id].name})
+	}
+	p.runs++
+	tr, err := trace.Synth{Seed: vm.spec.Seed*7919 + p.runs, Records: records, PID: vm.spec.PID,
+		NamedThreads: threads, Clocks: trace.Dual}.Trace()
+	if err != nil {
+		return nil, err
+	}
+	return tr.MarshalBinary()
+}
+
+// File returns a file the VM wrote on the simulated device (MPRS/MPRE), or
+// nil.
+func (vm *VM) File(path string) []byte {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.files[path]
+}
+
+// ProfilingMode reports the VM's profiling state (MPRQ's answer).
+func (vm *VM) ProfilingMode() uint8 {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.prof.mode
+}
+
+// handleMoreDDMLocked answers the allocation-tracker and profiling chunks
+// (spec/ddm-chunks.md §7.7, §8). It reports whether it replied.
 func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bool {
+	prof := &vm.prof
+	fail := func(msg string) { c.replyChunk(p, &ddm.FailError{Code: 1, Message: msg}) }
 	switch m := msg.(type) {
 	case *ddm.AllocTrackerStatusRequest:
 		c.replyChunk(p, &ddm.AllocTrackerStatus{Enabled: c.allocTrack})
-		return true
 	case *ddm.AllocTrackerEnableRequest:
 		c.allocTrack = m.Enable
 		c.replyEmpty(p)
-		return true
+	case *ddm.ProfilingStatusRequest:
+		c.replyChunk(p, &ddm.ProfilingStatus{Mode: prof.mode})
+	case *ddm.MethodTraceStreamStartRequest:
+		if prof.mode != ddm.ProfilingInactive {
+			fail("method tracing is already active")
+			break
+		}
+		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, runs: prof.runs}
+		c.replyEmpty(p)
+	case *ddm.SamplingStartRequest:
+		if vm.spec.Family == Dalvik {
+			return false // Dalvik of this era has no sampling profiler: unknown chunk
+		}
+		if prof.mode != ddm.ProfilingInactive {
+			fail("method tracing is already active")
+			break
+		}
+		*prof = profiling{mode: ddm.ProfilingSampling, start: time.Now(), buffer: m.BufferSize, runs: prof.runs}
+		c.replyEmpty(p)
+	case *ddm.MethodTraceStartRequest:
+		if prof.mode != ddm.ProfilingInactive {
+			fail("method tracing is already active")
+			break
+		}
+		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, file: m.FileName, runs: prof.runs}
+		c.replyEmpty(p)
+	case *ddm.MethodTraceStreamStopRequest, *ddm.SamplingStopRequest:
+		if prof.mode == ddm.ProfilingInactive || prof.file != "" {
+			fail("method tracing is not active")
+			break
+		}
+		body, err := vm.traceBytesLocked()
+		prof.mode = ddm.ProfilingInactive
+		if err != nil {
+			fail("trace failed: " + err.Error())
+			break
+		}
+		// The whole file arrives as an unsolicited MPSE chunk, then the
+		// (empty, or on modern ART absent) reply (spec/ddm-chunks.md §8).
+		c.sendLocked(&ddm.MethodTraceData{Trace: body})
+		c.replyEmpty(p)
+	case *ddm.MethodTraceStopRequest:
+		if prof.mode == ddm.ProfilingInactive || prof.file == "" {
+			c.replyChunk(p, &ddm.MethodTraceResult{Result: 1})
+			break
+		}
+		body, err := vm.traceBytesLocked()
+		prof.mode = ddm.ProfilingInactive
+		if err != nil {
+			c.replyChunk(p, &ddm.MethodTraceResult{Result: 1})
+			break
+		}
+		if vm.files == nil {
+			vm.files = map[string][]byte{}
+		}
+		vm.files[prof.file] = body
+		c.replyChunk(p, &ddm.MethodTraceResult{Result: 0})
+	default:
+		return false
 	}
-	return false
+	return true
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/trace"
 )
 
 func serveOne(t *testing.T, spec VMSpec) (*Device, *VM, string) {
@@ -432,4 +434,82 @@ func TestDeviceOpenJDWPAndClose(t *testing.T) {
 		t.Fatal("device Close left the JDWP stream open")
 	}
 	c.Close()
+}
+
+func TestMethodProfilingReturnsRealTrace(t *testing.T) {
+	leakcheck.Check(t)
+	for _, modern := range []bool{false, true} {
+		t.Run(fmt.Sprintf("modern=%v", modern), func(t *testing.T) {
+			_, vm, addr := serveOne(t, VMSpec{PID: 321, App: "prof", Family: ART, Modern: modern, Threads: 3, Seed: 8})
+			c := dialVM(t, addr)
+			m, err := ddmRequest(t, c, &ddm.ProfilingStatusRequest{}, time.Second)
+			if err != nil || m.(*ddm.ProfilingStatus).Mode != ddm.ProfilingInactive {
+				t.Fatalf("MPRQ before: %v %v", m, err)
+			}
+			if _, err := c.Post(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, &ddm.MethodTraceStreamStartRequest{BufferSize: 8 << 20})); err != nil {
+				t.Fatal(err)
+			}
+			m, err = ddmRequest(t, c, &ddm.ProfilingStatusRequest{}, time.Second)
+			if err != nil || m.(*ddm.ProfilingStatus).Mode != ddm.ProfilingMethodTrace {
+				t.Fatalf("MPRQ while tracing: %v %v", m, err)
+			}
+			if _, err := c.Post(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, &ddm.MethodTraceStreamStopRequest{})); err != nil {
+				t.Fatal(err)
+			}
+			msgs := unsolicited(t, c, ddm.TypeMPSE)
+			data := msgs[len(msgs)-1].(*ddm.MethodTraceData).Trace
+			prof, err := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{})
+			if err != nil {
+				t.Fatalf("the MPSE body is not a trace file: %v", err)
+			}
+			if prof.Header.Version != 3 || prof.Header.Clocks != trace.Dual {
+				t.Fatalf("trace version %d clocks %v, want ART's v3 dual clock", prof.Header.Version, prof.Header.Clocks)
+			}
+			names := map[string]bool{}
+			for _, th := range prof.Header.Threads {
+				names[th.Name] = true
+			}
+			for _, th := range vm.Threads() {
+				if !names[th.Name] {
+					t.Fatalf("thread %q of the VM missing from the trace key", th.Name)
+				}
+			}
+			if vm.ProfilingMode() != ddm.ProfilingInactive {
+				t.Fatal("still tracing after MPSE")
+			}
+		})
+	}
+}
+
+func TestFileMethodTraceAndSampling(t *testing.T) {
+	leakcheck.Check(t)
+	_, vm, addr := serveOne(t, VMSpec{PID: 322, App: "prof", Family: ART, Seed: 9})
+	c := dialVM(t, addr)
+	if _, err := ddmRequest(t, c, &ddm.MethodTraceStartRequest{BufferSize: 1 << 20, FileName: "/sdcard/prof.trace"}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ddmRequest(t, c, &ddm.MethodTraceStopRequest{}, time.Second)
+	if err != nil || m.(*ddm.MethodTraceResult).Result != 0 {
+		t.Fatalf("MPRE: %v %v", m, err)
+	}
+	if _, err := trace.ReadProfile(bytes.NewReader(vm.File("/sdcard/prof.trace")), trace.BuildOptions{}); err != nil {
+		t.Fatalf("MPRE file: %v", err)
+	}
+	// Stopping twice fails with the VM's reason.
+	if m, _ := ddmRequest(t, c, &ddm.MethodTraceStreamStopRequest{}, time.Second); m == nil || m.(*ddm.FailError).Message != "method tracing is not active" {
+		t.Fatalf("MPSE without tracing: %v", m)
+	}
+	if _, err := ddmRequest(t, c, &ddm.SamplingStartRequest{BufferSize: 1 << 20, IntervalMicros: 1000}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := ddmRequest(t, c, &ddm.MethodTraceStreamStartRequest{}, time.Second); m == nil || m.(*ddm.FailError).Message != "method tracing is already active" {
+		t.Fatalf("MPSS while sampling: %v", m)
+	}
+	if _, err := c.Post(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, &ddm.SamplingStopRequest{})); err != nil {
+		t.Fatal(err)
+	}
+	msgs := unsolicited(t, c, ddm.TypeMPSE)
+	if _, err := trace.ReadProfile(bytes.NewReader(msgs[len(msgs)-1].(*ddm.MethodTraceData).Trace), trace.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -98,6 +98,8 @@ type VM struct {
 	conn     *vmConn // the monitor currently connected, if any
 	onExit   func()
 	stats    *Stats
+	prof     profiling
+	files    map[string][]byte // files the VM wrote on the simulated device
 }
 
 // NewVM builds a VM from spec.
