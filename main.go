@@ -32,6 +32,7 @@ func newApp() *cli.App {
 			listCommand(),
 			snapshotCommand(),
 			demoCommand(),
+			profileCommand(),
 			traceCommand(),
 			anrCommand(),
 			serveCommand(),

@@ -79,6 +79,7 @@ type Session struct {
 	segmentsOn bool
 	thstMisses int
 	passthru   func(*jdwp.Packet)
+	traceWait  chan []byte // set while StopProfiling waits for the MPSE data
 }
 
 // NewSession prepares a session for an endpoint found by scan.
@@ -457,6 +458,18 @@ func (s *Session) handle(m ddm.Message) {
 		}
 		s.store.SetSegments(s.key, snap)
 		s.store.SetHeaps(s.key, heaps)
+	case *ddm.MethodTraceData:
+		s.mu.Lock()
+		ch := s.traceWait
+		s.mu.Unlock()
+		if ch == nil {
+			s.log.Info("method trace data arrived with nobody waiting; dropped", "bytes", len(m.Trace))
+			return
+		}
+		select {
+		case ch <- m.Trace:
+		default:
+		}
 	default:
 		s.log.Debug("unsolicited chunk not used", "type", m.ChunkType().String())
 	}
@@ -691,4 +704,113 @@ func (s *Session) SetDebugger(state DebuggerState, port int) {
 			vm.DebugPort = port
 		}
 	})
+}
+
+// ErrNoStreaming is returned by StartProfiling for a VM that can only write
+// traces to a file on the device (no method-trace-profiling-streaming).
+var ErrNoStreaming = errors.New("the VM cannot stream method traces (no method-trace-profiling-streaming feature)")
+
+// ProfileOptions choose how a VM is profiled.
+type ProfileOptions struct {
+	// Sampling, when non-zero, uses the sampling profiler (SPSS) with this
+	// interval instead of instrumented method tracing (MPSS).
+	Sampling time.Duration
+	// BufferSize is the VM's trace buffer (default 8 MiB, as ddmlib).
+	BufferSize uint32
+}
+
+func (s *Session) hasFeature(name string) bool {
+	vm, ok := s.store.VM(s.key)
+	if !ok {
+		return false
+	}
+	for _, f := range vm.Features {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// StartProfiling starts streaming method profiling (spec/ddm-chunks.md §8).
+// The VM answers with an empty reply, a FAIL, or (modern ART) nothing.
+func (s *Session) StartProfiling(ctx context.Context, o ProfileOptions) error {
+	if err := s.waitReady(ctx); err != nil {
+		return err
+	}
+	if !s.isDDM {
+		return errors.New("not a DDM VM")
+	}
+	if o.BufferSize == 0 {
+		o.BufferSize = 8 << 20
+	}
+	var req ddm.Message = &ddm.MethodTraceStreamStartRequest{BufferSize: o.BufferSize}
+	switch {
+	case o.Sampling > 0:
+		if !s.hasFeature("method-sample-profiling") {
+			return errors.New("the VM has no sampling profiler (no method-sample-profiling feature)")
+		}
+		req = &ddm.SamplingStartRequest{BufferSize: o.BufferSize, IntervalMicros: uint32(o.Sampling.Microseconds())}
+	case !s.hasFeature("method-trace-profiling-streaming"):
+		return ErrNoStreaming
+	}
+	_, err := s.request(ctx, req)
+	if isSoftTimeout(ctx, err) {
+		err = nil // modern ART does not answer; MPRQ would tell, but it is not answered either
+	}
+	return err
+}
+
+// isSoftTimeout reports a request that timed out while ctx itself is alive:
+// the VM is one that leaves requests unanswered.
+func isSoftTimeout(ctx context.Context, err error) bool {
+	return err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
+}
+
+// StopProfiling stops streaming profiling and returns the trace file the VM
+// sends (an unsolicited MPSE chunk whose body is the whole .trace file:
+// key text followed by the binary data). It waits until ctx ends for the
+// data, which can be large.
+func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	if !s.isDDM {
+		return nil, errors.New("not a DDM VM")
+	}
+	ch := make(chan []byte, 1)
+	s.mu.Lock()
+	if s.traceWait != nil {
+		s.mu.Unlock()
+		return nil, errors.New("a trace is already being collected from this VM")
+	}
+	s.traceWait = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.traceWait = nil
+		s.mu.Unlock()
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var req ddm.Message = &ddm.MethodTraceStreamStopRequest{}
+	if sampling {
+		req = &ddm.SamplingStopRequest{}
+	}
+	failed := make(chan error, 1)
+	go func() {
+		if _, err := s.request(ctx, req); err != nil && !isSoftTimeout(ctx, err) && ctx.Err() == nil {
+			failed <- err
+		}
+	}()
+	select {
+	case data := <-ch:
+		return data, nil
+	case err := <-failed:
+		return nil, err
+	case <-s.jc.Done():
+		return nil, fmt.Errorf("VM connection ended: %w", s.jc.Err())
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -14,6 +14,8 @@ type Controller interface {
 	GC(ctx context.Context, key string) error
 	SetSegments(ctx context.Context, key string, on bool) error
 	Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error)
+	StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error
+	StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error)
 }
 
 // EngineController adapts a monitor.Engine.
@@ -46,4 +48,22 @@ func (c EngineController) Stack(ctx context.Context, key string, thread uint64) 
 		return nil, errNoSession
 	}
 	return s.Stack(ctx, thread)
+}
+
+// StartProfiling starts streaming method profiling.
+func (c EngineController) StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return errNoSession
+	}
+	return s.StartProfiling(ctx, o)
+}
+
+// StopProfiling stops profiling and returns the trace file.
+func (c EngineController) StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error) {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return nil, errNoSession
+	}
+	return s.StopProfiling(ctx, sampling)
 }

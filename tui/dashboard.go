@@ -11,8 +11,11 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -25,7 +28,9 @@ import (
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -44,6 +49,9 @@ type Config struct {
 	Mouse bool
 	// FrameInterval caps redraws (default 33ms, about 30 per second).
 	FrameInterval time.Duration
+	// TraceDir is where method traces recorded with the p key are saved
+	// (default: the current directory).
+	TraceDir string
 }
 
 // Pane identifiers, in Tab order.
@@ -113,6 +121,10 @@ type Dashboard struct {
 	promptTarget int
 
 	uiq chan func()
+
+	profKey  string // VM being profiled, if any
+	profApp  string
+	profView *profileview.View
 
 	stackKey    string
 	stackTID    uint64
@@ -194,6 +206,8 @@ func (d *Dashboard) build() {
 			AddItem(nil, 0, 1, false).AddItem(d.helpV, 0, 10, true).AddItem(nil, 0, 1, false), 0, 6, true).
 		AddItem(nil, 0, 1, false)
 	d.pages.AddPage("help", help, true, false)
+	d.profView = profileview.New(profileview.Options{Palette: d.pal, Quit: d.closeProfile})
+	d.pages.AddPage("profile", d.profView, true, false)
 	d.app.SetRoot(d.pages, true)
 	d.app.SetBeforeDrawFunc(func(s tcell.Screen) bool {
 		// Called with the application locked: re-layout on the next turn of
@@ -242,6 +256,7 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'o', "o / O", "threads: sort by the next column / reverse the order", panes, d.nextSort),
 		keymap.Binding{Key: tcell.KeyRune, Rune: 'O', Hidden: true, Action: d.reverseSort},
 		b(tcell.KeyRune, 'g', "g", "cause a GC in the selected VM", hp, d.gc),
+		b(tcell.KeyRune, 'p', "p", "start / stop a method trace of the selected VM (saved, then shown)", "Profiling", d.toggleProfiling),
 		b(tcell.KeyRune, 'c', "c", "colour the heap by kind / by solidity", hp, func() { d.heapP.ToggleColouring() }),
 		b(tcell.KeyRune, '+', "+ / -", "zoom the heap bitmap in / out", hp, func() { d.heapP.Zoom(1) }),
 		keymap.Binding{Key: tcell.KeyRune, Rune: '=', Hidden: true, Action: func() { d.heapP.Zoom(1) }},
@@ -253,6 +268,9 @@ func (d *Dashboard) keyTable() *keymap.Map {
 func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 	if d.app.GetFocus() == d.prompt {
 		return ev // the prompt takes every key; Enter/Esc end it
+	}
+	if name, _ := d.pages.GetFrontPage(); name == "profile" {
+		return ev // the profile view has its own keys; q returns here
 	}
 	if d.helpShown() {
 		switch {
@@ -1256,4 +1274,90 @@ func (d *Dashboard) escape() {
 		d.vmFilter = ""
 		d.renderVMs()
 	}
+}
+
+// --- method profiling ----------------------------------------------------
+
+func (d *Dashboard) toggleProfiling() {
+	if d.cfg.Controller == nil {
+		return
+	}
+	ctrl, ctx := d.cfg.Controller, d.ctxOrBackground()
+	if d.profKey != "" {
+		key, app := d.profKey, d.profApp
+		d.profKey = ""
+		d.flash(fmt.Sprintf("stopping the trace of %s…", app))
+		go func() {
+			rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancel()
+			data, err := ctrl.StopProfiling(rctx, key, false)
+			if err != nil {
+				d.post(func() { d.flash("trace failed: " + err.Error()) })
+				return
+			}
+			path, prof, err := saveTrace(d.cfg.TraceDir, app, data, d.now())
+			d.post(func() {
+				if err != nil {
+					d.flash(err.Error())
+					return
+				}
+				d.flash("saved " + path)
+				d.profView.SetProfile(prof)
+				d.pages.ShowPage("profile")
+				d.app.SetFocus(d.profView)
+			})
+		}()
+		return
+	}
+	vm, ok := d.selectedVM()
+	if !ok {
+		return
+	}
+	if !vm.DDM {
+		d.flash("method traces need a DDM VM")
+		return
+	}
+	d.profKey, d.profApp = vm.Key, vm.App
+	d.flash(fmt.Sprintf("tracing %s — press p again to stop", vm.App))
+	go func() {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := ctrl.StartProfiling(rctx, vm.Key, monitor.ProfileOptions{}); err != nil {
+			d.post(func() {
+				d.profKey = ""
+				d.flash("cannot trace: " + err.Error())
+			})
+		}
+	}()
+}
+
+func (d *Dashboard) closeProfile() {
+	d.pages.HidePage("profile")
+	d.applyFocus()
+}
+
+// saveTrace writes a trace file named after the app and the time, and
+// parses it for the profile view.
+func saveTrace(dir, app string, data []byte, now time.Time) (string, *trace.Profile, error) {
+	if dir == "" {
+		dir = "."
+	}
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, app)
+	if name == "" {
+		name = "vm"
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s.trace", name, now.Format("20060102-150405")))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", nil, fmt.Errorf("saving the trace: %w", err)
+	}
+	prof, err := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{})
+	if err != nil {
+		return path, nil, fmt.Errorf("saved %s, but it does not parse: %w", path, err)
+	}
+	return path, prof, nil
 }

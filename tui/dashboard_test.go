@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -59,6 +61,20 @@ func (f *fakeController) Stack(_ context.Context, key string, tid uint64) ([]ddm
 		{Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 923}}, nil
 }
 
+func (f *fakeController) StartProfiling(_ context.Context, key string, o monitor.ProfileOptions) error {
+	f.record("profile start " + key)
+	return nil
+}
+
+func (f *fakeController) StopProfiling(_ context.Context, key string, sampling bool) ([]byte, error) {
+	f.record("profile stop " + key)
+	tr, err := trace.Synth{Seed: 1, Records: 4000, NamedThreads: []trace.Thread{{ID: 1, Name: "main"}}}.Trace()
+	if err != nil {
+		return nil, err
+	}
+	return tr.MarshalBinary()
+}
+
 type harness struct {
 	t      *testing.T
 	screen tcell.SimulationScreen
@@ -79,7 +95,8 @@ func start(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store)
 	if setup != nil {
 		setup(hs.store)
 	}
-	hs.dash = New(Config{Store: hs.store, Controller: hs.ctrl, Palette: pal, Discovery: "scan test", Screen: hs.screen, FrameInterval: 5 * time.Millisecond})
+	hs.dash = New(Config{Store: hs.store, Controller: hs.ctrl, Palette: pal, Discovery: "scan test", Screen: hs.screen,
+		FrameInterval: 5 * time.Millisecond, TraceDir: t.TempDir()})
 	hs.screen.SetSize(w, h) // after SetScreen, which initialises the screen at 80x25
 	ctx, cancel := context.WithCancel(context.Background())
 	hs.cancel = cancel
@@ -385,4 +402,22 @@ func TestHostileNamesPrintLiterally(t *testing.T) {
 			t.Fatalf("an escape character reached the screen: %q", line)
 		}
 	}
+}
+
+func TestProfilingKeySavesAndShowsTrace(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, 'p')
+	hs.waitText("tracing com.example.mail")
+	hs.waitFor("start", func(string) bool { return hs.ctrl.called("profile start local:8000") })
+	hs.key(tcell.KeyRune, 'p')
+	hs.waitFor("stop", func(string) bool { return hs.ctrl.called("profile stop local:8000") })
+	// The profile view replaces the dashboard; its method table shows.
+	hs.waitText("Incl CPU ms")
+	files, _ := filepath.Glob(filepath.Join(hs.dash.cfg.TraceDir, "com.example.mail-*.trace"))
+	if len(files) != 1 {
+		t.Fatalf("saved traces: %v", files)
+	}
+	hs.key(tcell.KeyRune, 'q') // leaves the profile view, not the program
+	hs.waitText("Binder:1234_1")
 }

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/trace"
+	"github.com/ddmtui/ddmtui/tui/profileview"
+)
+
+// withVM runs discovery until the VM with pid is found (within wait) and
+// calls fn with its session; discovery stops when fn returns.
+func withVM(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM) error) error {
+	if pid <= 0 {
+		return fmt.Errorf("--pid is required")
+	}
+	d, err := discoveryFromFlags(c)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	store := monitor.NewStore(monitor.NewBus())
+	engine := monitor.NewEngine(store, monitor.SessionOptions{})
+	runErr := make(chan error, 1)
+	go func() { runErr <- engine.Run(ctx, d) }()
+	defer func() { cancel(); <-runErr }()
+
+	deadline := time.Now().Add(wait)
+	for {
+		for _, vm := range store.VMs() {
+			if vm.PID != pid {
+				continue
+			}
+			if s := engine.Session(vm.Key); s != nil {
+				if _, err := s.IsDDM(ctx); err != nil {
+					return err
+				}
+				vm, _ = store.VM(vm.Key)
+				return fn(ctx, s, vm)
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no VM with pid %d found within %v", pid, wait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-runErr:
+			runErr <- err
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("discovery ended before pid %d was found", pid)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func profileCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "profile",
+		Usage: "record a method trace of a VM and save it as a .trace file",
+		Description: "Streams the trace through DDM (MPSS/MPSE, or SPSS/SPSE with --sampling) and writes it in the\n" +
+			"standard format that Traceview, dmtracedump and `ddmtui trace` read.",
+		Flags: append(discoveryFlags(),
+			&cli.IntFlag{Name: "pid", Usage: "the VM to profile", Required: true},
+			&cli.DurationFlag{Name: "duration", Value: 5 * time.Second, Usage: "how long to record"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.trace` to write", Required: true},
+			&cli.DurationFlag{Name: "sampling", Usage: "sample every INTERVAL instead of tracing every call"},
+			&cli.IntFlag{Name: "buffer-mb", Value: 8, Usage: "the VM's trace buffer in MiB"},
+			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
+			&cli.BoolFlag{Name: "view", Usage: "open the profile in the terminal afterwards"},
+		),
+		Action: func(c *cli.Context) error {
+			var data []byte
+			err := withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
+				if !vm.DDM {
+					return fmt.Errorf("pid %d does not speak DDM: it cannot be profiled through ddmtui", vm.PID)
+				}
+				opts := monitor.ProfileOptions{Sampling: c.Duration("sampling"), BufferSize: uint32(c.Int("buffer-mb")) << 20}
+				if err := s.StartProfiling(ctx, opts); err != nil {
+					return fmt.Errorf("start profiling: %w", err)
+				}
+				fmt.Fprintf(c.App.ErrWriter, "profiling %s (pid %d) for %v…\n", vm.App, vm.PID, c.Duration("duration"))
+				select {
+				case <-time.After(c.Duration("duration")):
+				case <-ctx.Done():
+				}
+				stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+				defer cancel()
+				var err error
+				data, err = s.StopProfiling(stopCtx, opts.Sampling > 0)
+				if err != nil {
+					return fmt.Errorf("stop profiling: %w", err)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			prof, perr := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{})
+			if err := os.WriteFile(c.String("output"), data, 0o644); err != nil {
+				return err
+			}
+			if perr != nil {
+				return fmt.Errorf("wrote %s (%d bytes), but it does not parse: %w", c.String("output"), len(data), perr)
+			}
+			fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, %d threads, %d methods, version %d\n", c.String("output"), len(data),
+				len(prof.Header.Threads), len(prof.Header.Methods), prof.Header.Version)
+			if c.Bool("view") {
+				return profileview.Run(prof, profileview.RunOptions{Title: c.String("output")})
+			}
+			return nil
+		},
+	}
+}
