@@ -21,7 +21,13 @@ func discoveryFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "adb", Usage: "adb server HOST:PORT to follow (repeatable), or off (default: ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037, if it answers or can be started)"},
 		&cli.StringFlag{Name: "adb-path", Value: "adb", Usage: "adb binary used to start the server when none answers"},
 		&cli.DurationFlag{Name: "scan-interval", Value: 2 * time.Second, Usage: "how often local ports are probed"},
+		&cli.DurationFlag{Name: "thread-interval", Value: time.Second, Usage: "how often each VM's thread status (THST) is polled"},
 	}
+}
+
+// sessionOptions are the session settings the discovery flags ask for.
+func sessionOptions(c *cli.Context) monitor.SessionOptions {
+	return monitor.SessionOptions{ThreadInterval: c.Duration("thread-interval")}
 }
 
 // discoveryFromFlags builds the discovery the flags ask for.
@@ -84,7 +90,7 @@ func listCommand() *cli.Command {
 			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look before printing"},
 		),
 		Action: func(c *cli.Context) error {
-			vms, err := collect(c, monitor.SessionOptions{})
+			vms, err := collect(c, sessionOptions(c))
 			if err != nil {
 				return err
 			}
@@ -108,7 +114,9 @@ func snapshotCommand() *cli.Command {
 			&cli.BoolFlag{Name: "segments", Usage: "ask for heap segments (summary by kind and solidity arrives at the next GC)"},
 		),
 		Action: func(c *cli.Context) error {
-			vms, err := collect(c, monitor.SessionOptions{Segments: c.Bool("segments")})
+			opts := sessionOptions(c)
+			opts.Segments = c.Bool("segments")
+			vms, err := collect(c, opts)
 			if err != nil {
 				return err
 			}

@@ -203,3 +203,38 @@ func BenchmarkREALDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHeapSegmentBaseline reads every byte of the same chunk bodies
+// once (a sum): the memory-bandwidth floor that HeapSegmentDecode is
+// reported against in docs/PERFORMANCE.md.
+func BenchmarkHeapSegmentBaseline(b *testing.B) {
+	f := loadHeap(b)
+	b.SetBytes(f.bytes)
+	var sum uint64
+	for b.Loop() {
+		sum = 0
+		for _, body := range f.bodies {
+			for _, c := range body {
+				sum += uint64(c)
+			}
+		}
+	}
+	if sum == 0 {
+		b.Fatal("empty heap data")
+	}
+}
+
+// BenchmarkTHSTBaseline copies a 200-thread THST body: the floor for
+// THSTDecode200.
+func BenchmarkTHSTBaseline(b *testing.B) {
+	tab := &ThreadStatusTable{}
+	for i := 0; i < 200; i++ {
+		tab.Threads = append(tab.Threads, ThreadStatus{ID: uint32(i + 1), Status: 1, SysTID: uint32(1000 + i), UTime: 5, STime: 1})
+	}
+	body := tab.AppendBody(nil)
+	dst := make([]byte, len(body))
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		copy(dst, body)
+	}
+}
