@@ -513,3 +513,71 @@ func TestFileMethodTraceAndSampling(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// While notifications are on, every thread created, renamed or ended is
+// announced (THCR, THNM, THDE), so a monitor's table tracks the VM's.
+func TestThreadNotificationsFollowSteps(t *testing.T) {
+	leakcheck.Check(t)
+	_, vm, addr := serveOne(t, VMSpec{PID: 401, App: "churn", Family: ART, Threads: 6, Seed: 11})
+	c := dialVM(t, addr)
+	if _, err := ddmRequest(t, c, &ddm.ThreadNotifyRequest{Enable: true}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	names := map[uint32]string{}
+	apply := func(m ddm.Message) {
+		switch m := m.(type) {
+		case *ddm.ThreadCreated:
+			names[m.ID] = m.Name
+		case *ddm.ThreadRenamed:
+			names[m.ID] = m.Name
+		case *ddm.ThreadDied:
+			delete(names, m.ID)
+		}
+	}
+	drain := func() {
+		for {
+			select {
+			case p := <-c.Incoming():
+				ch, _ := ddm.ParseChunks(p.Data, len(p.Data))
+				m, err := ddm.DecodeFromVM(ch[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				apply(m)
+			case <-time.After(100 * time.Millisecond):
+				return
+			}
+		}
+	}
+	drain()
+	seen := map[ddm.Type]bool{}
+	for i := 0; i < 60; i++ {
+		vm.Step()
+	}
+	for {
+		select {
+		case p := <-c.Incoming():
+			ch, _ := ddm.ParseChunks(p.Data, len(p.Data))
+			m, _ := ddm.DecodeFromVM(ch[0])
+			seen[m.ChunkType()] = true
+			apply(m)
+			continue
+		case <-time.After(200 * time.Millisecond):
+		}
+		break
+	}
+	for _, typ := range []ddm.Type{ddm.TypeTHCR, ddm.TypeTHNM, ddm.TypeTHDE} {
+		if !seen[typ] {
+			t.Errorf("no %v in 60 steps", typ)
+		}
+	}
+	truth := vm.Threads()
+	if len(names) != len(truth) {
+		t.Fatalf("notifications give %d threads, VM has %d", len(names), len(truth))
+	}
+	for _, th := range truth {
+		if names[th.ID] != th.Name {
+			t.Fatalf("thread %d: notified name %q, VM %q", th.ID, names[th.ID], th.Name)
+		}
+	}
+}

@@ -319,6 +319,23 @@ func (vm *VM) Step() {
 			}
 		}
 	}
+	// Now and then an application thread renames itself (Thread.setName):
+	// THNM while notifications are on.
+	if vm.rng.IntN(10) == 0 {
+		var apps []uint32
+		for _, id := range vm.sortedThreadIDs() {
+			if id > 8 {
+				apps = append(apps, id)
+			}
+		}
+		if len(apps) > 0 {
+			t := vm.threads[apps[vm.rng.IntN(len(apps))]]
+			t.name = fmt.Sprintf("worker-%d (renamed)", vm.steps)
+			if c != nil && c.threadNotify {
+				c.sendLocked(&ddm.ThreadRenamed{ID: t.id, Name: t.name})
+			}
+		}
+	}
 	vm.heap.allocate(vm.rng)
 	if vm.steps%5 == 0 || vm.heap.footprint() > vm.spec.HeapMax {
 		vm.gcLocked(ddm.HeapInfoEveryGC)
