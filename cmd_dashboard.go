@@ -52,21 +52,40 @@ func openLog(c *cli.Context) (*slog.Logger, func(), error) {
 }
 
 // runDashboard runs discovery d and the dashboard until the user quits.
+// When d has both local and adb discovery, the m key cycles through both,
+// local only and adb only; a switch ends the current discovery (dropping
+// its connections, as DDMS did) and starts the next.
 func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	store := monitor.NewStore(monitor.NewBus())
-	engine := monitor.NewEngine(store, monitor.SessionOptions{Logger: log})
+	engine := monitor.NewEngine(store, monitor.SessionOptions{Logger: log, ThreadInterval: c.Duration("thread-interval")})
+
+	modes := []monitor.Discovery{d}
+	labels := []string{label}
+	if d.Local != nil && len(d.ADB) > 0 {
+		modes = append(modes, monitor.Discovery{Local: d.Local}, monitor.Discovery{ADB: d.ADB})
+		labels = append(labels, discoveryLabel(c, modes[1]), discoveryLabel(c, modes[2]))
+	}
+	modeCh := make(chan int, 1)
 	done := make(chan error, 1)
-	go func() { done <- engine.Run(ctx, d) }()
+	go func() { done <- runModes(ctx, engine, modes, modeCh, log) }()
 	dash := tui.New(tui.Config{
 		Store:      store,
 		Controller: tui.EngineController{Engine: engine},
 		Palette:    style.FromEnv(),
 		Discovery:  label,
 		Mouse:      c.Bool("mouse"),
+		ScanModes:  labels,
+		SetScanMode: func(i int) {
+			select {
+			case <-modeCh: // a newer choice replaces one not yet taken
+			default:
+			}
+			modeCh <- i
+		},
 	})
 	err := dash.Run(ctx)
 	cancel()
@@ -74,6 +93,37 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		err = derr
 	}
 	return err
+}
+
+// runModes runs the engine on modes[0] and switches when modeCh says.
+func runModes(ctx context.Context, engine *monitor.Engine, modes []monitor.Discovery, modeCh <-chan int, log *slog.Logger) error {
+	cur := 0
+	for {
+		rctx, rcancel := context.WithCancel(ctx)
+		ended := make(chan error, 1)
+		go func(d monitor.Discovery) { ended <- engine.Run(rctx, d) }(modes[cur])
+		select {
+		case <-ctx.Done():
+			rcancel()
+			<-ended
+			return nil
+		case i := <-modeCh:
+			rcancel()
+			<-ended
+			cur = i % len(modes)
+		case err := <-ended:
+			rcancel()
+			if err != nil {
+				log.Warn("discovery ended", "error", err)
+			}
+			select { // wait for a new mode or the end
+			case <-ctx.Done():
+				return nil
+			case i := <-modeCh:
+				cur = i % len(modes)
+			}
+		}
+	}
 }
 
 func discoveryLabel(c *cli.Context, d monitor.Discovery) string {

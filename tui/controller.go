@@ -16,6 +16,7 @@ type Controller interface {
 	Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error)
 	StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error
 	StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error)
+	Exit(ctx context.Context, key string, status int32) error
 }
 
 // EngineController adapts a monitor.Engine.
@@ -66,4 +67,13 @@ func (c EngineController) StopProfiling(ctx context.Context, key string, samplin
 		return nil, errNoSession
 	}
 	return s.StopProfiling(ctx, sampling)
+}
+
+// Exit asks the VM to halt (EXIT).
+func (c EngineController) Exit(ctx context.Context, key string, status int32) error {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return errNoSession
+	}
+	return s.Exit(ctx, status)
 }

@@ -52,6 +52,12 @@ type Config struct {
 	// TraceDir is where method traces recorded with the p key are saved
 	// (default: the current directory).
 	TraceDir string
+	// ScanModes label the discovery modes the m key cycles through (e.g.
+	// "scan 8000-8040 · adb 127.0.0.1:5037", "scan 8000-8040", "adb …");
+	// SetScanMode switches to one (called off the UI goroutine). Switching
+	// drops existing connections, as DDMS did. Fewer than two modes: no m.
+	ScanModes   []string
+	SetScanMode func(i int)
 }
 
 // Pane identifiers, in Tab order.
@@ -122,6 +128,8 @@ type Dashboard struct {
 
 	uiq chan func()
 
+	confirm  func() // runs if the next key is y (a pending confirmation)
+	mode     int    // index in cfg.ScanModes
 	profKey  string // VM being profiled, if any
 	profApp  string
 	profView *profileview.View
@@ -203,7 +211,7 @@ func (d *Dashboard) build() {
 	help := tview.NewFlex().
 		AddItem(nil, 0, 1, false).
 		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
-			AddItem(nil, 0, 1, false).AddItem(d.helpV, 0, 10, true).AddItem(nil, 0, 1, false), 0, 6, true).
+			AddItem(d.helpV, 0, 1, true), 0, 6, true).
 		AddItem(nil, 0, 1, false)
 	d.pages.AddPage("help", help, true, false)
 	d.profView = profileview.New(profileview.Options{Palette: d.pal, Quit: d.closeProfile})
@@ -256,7 +264,9 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'o', "o / O", "threads: sort by the next column / reverse the order", panes, d.nextSort),
 		keymap.Binding{Key: tcell.KeyRune, Rune: 'O', Hidden: true, Action: d.reverseSort},
 		b(tcell.KeyRune, 'g', "g", "cause a GC in the selected VM", hp, d.gc),
-		b(tcell.KeyRune, 'p', "p", "start / stop a method trace of the selected VM (saved, then shown)", "Profiling", d.toggleProfiling),
+		b(tcell.KeyRune, 'p', "p", "start / stop a method trace of the selected VM (saved, then shown)", "VM", d.toggleProfiling),
+		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", "VM", d.askExit),
+		b(tcell.KeyRune, 'm', "m", "switch the discovery mode (drops existing connections)", gen, d.nextScanMode),
 		b(tcell.KeyRune, 'c', "c", "colour the heap by kind / by solidity", hp, func() { d.heapP.ToggleColouring() }),
 		b(tcell.KeyRune, '+', "+ / -", "zoom the heap bitmap in / out", hp, func() { d.heapP.Zoom(1) }),
 		keymap.Binding{Key: tcell.KeyRune, Rune: '=', Hidden: true, Action: func() { d.heapP.Zoom(1) }},
@@ -271,6 +281,16 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 	}
 	if name, _ := d.pages.GetFrontPage(); name == "profile" {
 		return ev // the profile view has its own keys; q returns here
+	}
+	if d.confirm != nil {
+		f := d.confirm
+		d.confirm = nil
+		if ev.Rune() == 'y' {
+			f()
+		} else {
+			d.flash("cancelled")
+		}
+		return nil
 	}
 	if d.helpShown() {
 		switch {
@@ -1329,6 +1349,41 @@ func (d *Dashboard) toggleProfiling() {
 			})
 		}
 	}()
+}
+
+func (d *Dashboard) askExit() {
+	vm, ok := d.selectedVM()
+	if !ok || d.cfg.Controller == nil {
+		return
+	}
+	if !vm.DDM {
+		d.flash("EXIT needs a DDM VM")
+		return
+	}
+	d.flash(fmt.Sprintf("make %s (pid %d) exit? y: yes, any other key: no", vm.App, vm.PID))
+	ctrl, ctx, key := d.cfg.Controller, d.ctxOrBackground(), vm.Key
+	d.confirm = func() {
+		d.flash(fmt.Sprintf("EXIT sent to %s", vm.App))
+		go func() {
+			rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			defer cancel()
+			if err := ctrl.Exit(rctx, key, 1); err != nil {
+				d.post(func() { d.flash("EXIT failed: " + err.Error()) })
+			}
+		}()
+	}
+}
+
+func (d *Dashboard) nextScanMode() {
+	if len(d.cfg.ScanModes) < 2 || d.cfg.SetScanMode == nil {
+		d.flash("only one discovery mode")
+		return
+	}
+	d.mode = (d.mode + 1) % len(d.cfg.ScanModes)
+	d.cfg.Discovery = d.cfg.ScanModes[d.mode]
+	d.flash("discovery: " + d.cfg.Discovery)
+	set, i := d.cfg.SetScanMode, d.mode
+	go set(i)
 }
 
 func (d *Dashboard) closeProfile() {

@@ -75,6 +75,11 @@ func (f *fakeController) StopProfiling(_ context.Context, key string, sampling b
 	return tr.MarshalBinary()
 }
 
+func (f *fakeController) Exit(_ context.Context, key string, status int32) error {
+	f.record(fmt.Sprintf("exit %s %d", key, status))
+	return nil
+}
+
 type harness struct {
 	t      *testing.T
 	screen tcell.SimulationScreen
@@ -420,4 +425,19 @@ func TestProfilingKeySavesAndShowsTrace(t *testing.T) {
 	}
 	hs.key(tcell.KeyRune, 'q') // leaves the profile view, not the program
 	hs.waitText("Binder:1234_1")
+}
+
+func TestExitAsksFirst(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, 'X')
+	hs.waitText("make com.example.mail (pid 1234) exit?")
+	hs.key(tcell.KeyRune, 'n')
+	hs.waitText("cancelled")
+	hs.key(tcell.KeyRune, 'X')
+	hs.key(tcell.KeyRune, 'y')
+	hs.waitFor("EXIT", func(string) bool { return hs.ctrl.called("exit local:8000 1") })
+	if hs.ctrl.called("exit local:8001 1") {
+		t.Fatal("EXIT went to the wrong VM")
+	}
 }
