@@ -356,7 +356,8 @@ func (c *Client) OpenJDWP(ctx context.Context, serial string, pid int) (net.Conn
 
 // Shell runs cmd with the device's legacy shell: service and returns what
 // it printed (stdout and stderr together) once the device closes the
-// stream. The exit status is not transmitted by this service. Output beyond
+// stream. The exit status is not transmitted by this service, and devices
+// whose legacy shell runs in a pty turn "\n" into "\r\n". Output beyond
 // MaxShellOutput is an error.
 func (c *Client) Shell(ctx context.Context, serial, cmd string) ([]byte, error) {
 	if cmd == "" {

@@ -319,6 +319,31 @@ func TestTrackerCoalesces(t *testing.T) {
 	}
 }
 
+func TestTrackDevicesShortFallback(t *testing.T) {
+	leakcheck.Check(t)
+	srv := adbmock.Start(t, func(c *adbmock.Conn) {
+		req, _ := c.ReadRequest()
+		if req != "host:track-devices" {
+			c.Fail("unknown host service")
+			return
+		}
+		c.Okay()
+		c.Reply("emulator-5554\tdevice\n")
+		c.WaitClosed(10 * time.Second)
+	})
+	tr, err := (&Client{Addr: srv.Addr()}).TrackDevices(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if v, ok := next(t, tr); !ok || len(v) != 1 || v[0].Serial != "emulator-5554" {
+		t.Fatalf("got %v (%v)", v, tr.Err())
+	}
+	if got := srv.Requests(); !reflect.DeepEqual(got, []string{"host:track-devices-l", "host:track-devices"}) {
+		t.Fatalf("requests %q", got)
+	}
+}
+
 func TestTrackerProtocolError(t *testing.T) {
 	leakcheck.Check(t)
 	srv := adbmock.Start(t, func(c *adbmock.Conn) {

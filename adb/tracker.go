@@ -118,8 +118,19 @@ func (t *Tracker[T]) publish(v T) {
 // again on every change (spec §1.3). When the server goes away the tracker
 // ends with an error wrapping ErrStreamEnded; the caller reconnects (after
 // EnsureServer if it wants a new server started).
+//
+// A server too old for the long format (it answers FAIL) is asked for the
+// short one, whose devices have no Properties.
 func (c *Client) TrackDevices(ctx context.Context) (*Tracker[[]Device], error) {
-	const req = "host:track-devices-l"
+	tr, err := c.trackDevices(ctx, "host:track-devices-l")
+	var fe *Error
+	if errors.As(err, &fe) {
+		return c.trackDevices(ctx, "host:track-devices")
+	}
+	return tr, err
+}
+
+func (c *Client) trackDevices(ctx context.Context, req string) (*Tracker[[]Device], error) {
 	s, err := c.open(ctx, req, c.timeout())
 	if err != nil {
 		return nil, err

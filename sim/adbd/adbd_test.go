@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"slices"
@@ -178,22 +179,6 @@ func (h *testHost) open(local uint32, service string) uint32 {
 	return p.Arg0
 }
 
-// readStream collects WRTE data on stream (local, remote) until want bytes
-// arrived, acknowledging each WRTE and checking its size bound.
-func (h *testHost) readStream(local, remote uint32, want int, maxPayload uint32) []byte {
-	h.t.Helper()
-	var got []byte
-	for len(got) < want {
-		p := h.expect(cmdWRTE, remote, local)
-		if uint32(len(p.Data)) > maxPayload {
-			h.t.Fatalf("WRTE of %d bytes, max payload %d", len(p.Data), maxPayload)
-		}
-		got = append(got, p.Data...)
-		h.send(cmdOKAY, local, remote, "")
-	}
-	return got
-}
-
 func TestConnectAndIgnoreBeforeCNXN(t *testing.T) {
 	leakcheck.Check(t)
 	dev := newFakeDevice()
@@ -262,12 +247,21 @@ func TestTrackJDWPListLimit(t *testing.T) {
 }
 
 func TestJDWPStreamLargePayload(t *testing.T) {
+	// The smaller of the two announced maximums bounds the device's WRTEs.
+	for _, tt := range []struct{ device, host uint32 }{{4096, 1 << 20}, {0, 4096}} {
+		t.Run(fmt.Sprintf("device %d host %d", tt.device, tt.host), func(t *testing.T) {
+			testJDWPStream(t, tt.device, tt.host)
+		})
+	}
+}
+
+func testJDWPStream(t *testing.T, deviceMax, hostMax uint32) {
 	leakcheck.Check(t)
 	dev := newFakeDevice(42)
 	const maxPayload = 4096
-	_, addr := startServer(t, dev, Options{MaxPayload: maxPayload})
+	_, addr := startServer(t, dev, Options{MaxPayload: deviceMax})
 	h := dialHost(t, addr)
-	h.connect(1 << 20) // the device's own 4096 is the smaller
+	h.connect(hostMax)
 	d := h.open(5, "jdwp:42")
 
 	// send writes one WRTE and collects the echo until it is complete
