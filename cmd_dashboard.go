@@ -79,6 +79,15 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		Discovery:  label,
 		Mouse:      c.Bool("mouse"),
 		ScanModes:  labels,
+		ADBStatus: func() string {
+			var parts []string
+			for _, r := range d.ADB {
+				if a, ok := r.(*scan.ADB); ok {
+					parts = append(parts, a.Status())
+				}
+			}
+			return strings.Join(parts, ", ")
+		},
 		SetScanMode: func(i int) {
 			select {
 			case <-modeCh: // a newer choice replaces one not yet taken
@@ -133,17 +142,8 @@ func discoveryLabel(c *cli.Context, d monitor.Discovery) string {
 	} else {
 		parts = append(parts, "scan off")
 	}
-	switch {
-	case len(d.ADB) == 0:
-		parts = append(parts, "adb off")
-	default:
-		var names []string
-		for _, r := range d.ADB {
-			if a, ok := r.(*scan.ADB); ok {
-				names = append(names, a.Name())
-			}
-		}
-		parts = append(parts, "adb "+strings.Join(names, ","))
+	if len(d.ADB) == 0 {
+		parts = append(parts, "adb off") // otherwise the adb status says where and how
 	}
 	return strings.Join(parts, " · ")
 }

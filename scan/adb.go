@@ -28,6 +28,33 @@ type ADB struct {
 	// Retry is the pause between reconnection attempts (default 1s).
 	Retry  time.Duration
 	Logger *slog.Logger
+
+	mu      sync.Mutex
+	state   string // "connecting", "connected", "unreachable: …"
+	devices int
+}
+
+func (a *ADB) setState(state string, devices int) {
+	a.mu.Lock()
+	a.state, a.devices = state, devices
+	a.mu.Unlock()
+}
+
+// Status describes the connection to the server for a status line:
+// "adb 127.0.0.1:5037: 2 devices", "adb …: unreachable (retrying)".
+func (a *ADB) Status() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch a.state {
+	case "":
+		return "adb " + a.Name() + ": connecting"
+	case "connected":
+		if a.devices == 1 {
+			return "adb " + a.Name() + ": 1 device"
+		}
+		return fmt.Sprintf("adb %s: %d devices", a.Name(), a.devices)
+	}
+	return "adb " + a.Name() + ": " + a.state
 }
 
 // Name is the server address, for messages.
@@ -68,6 +95,7 @@ func (a *ADB) Run(ctx context.Context, h Handler) error {
 	first := true
 	for ctx.Err() == nil {
 		if _, err := a.Check(ctx); err != nil {
+			a.setState("unreachable (retrying)", 0)
 			if first && a.Required {
 				return fmt.Errorf("adb server %s: %w", a.Name(), err)
 			}
@@ -85,6 +113,7 @@ func (a *ADB) Run(ctx context.Context, h Handler) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		a.setState("server lost (reconnecting)", 0)
 		log.Info("lost the adb server; reconnecting", "error", err)
 		if !sleepCtx(ctx, retry) {
 			return nil
@@ -128,6 +157,7 @@ func (a *ADB) trackOnce(ctx context.Context, h Handler) error {
 				online[d.Serial] = true
 			}
 		}
+		a.setState("connected", len(online))
 		for serial, stop := range devices {
 			if !online[serial] {
 				stop()

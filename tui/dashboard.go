@@ -58,6 +58,10 @@ type Config struct {
 	// drops existing connections, as DDMS did. Fewer than two modes: no m.
 	ScanModes   []string
 	SetScanMode func(i int)
+	// ADBStatus, when set, is shown in the status line (e.g. "adb
+	// 127.0.0.1:5037: 2 devices"); it is read on the UI goroutine and must
+	// not block.
+	ADBStatus func() string
 }
 
 // Pane identifiers, in Tab order.
@@ -837,7 +841,13 @@ func (d *Dashboard) renderStack() {
 
 func (d *Dashboard) renderStatus() {
 	n := len(d.vms)
-	parts := []string{"[::b]ddmtui[::-]", safetext.Tview(d.cfg.Discovery), fmt.Sprintf("%d VM%s", n, plural(n))}
+	parts := []string{"[::b]ddmtui[::-]", safetext.Tview(d.cfg.Discovery)}
+	if d.cfg.ADBStatus != nil {
+		if st := d.cfg.ADBStatus(); st != "" {
+			parts = append(parts, safetext.Tview(st))
+		}
+	}
+	parts = append(parts, fmt.Sprintf("%d VM%s", n, plural(n)))
 	if vm, ok := d.selectedVM(); ok {
 		parts = append(parts, fmt.Sprintf("selected: %s (%d)", safetext.Tview(truncate(vm.App, 30)), vm.PID))
 		if vm.Err != "" {

@@ -101,7 +101,7 @@ func start(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store)
 		setup(hs.store)
 	}
 	hs.dash = New(Config{Store: hs.store, Controller: hs.ctrl, Palette: pal, Discovery: "scan test", Screen: hs.screen,
-		FrameInterval: 5 * time.Millisecond, TraceDir: t.TempDir()})
+		FrameInterval: 5 * time.Millisecond, TraceDir: t.TempDir(), ADBStatus: func() string { return "adb 127.0.0.1:5037: 2 devices" }})
 	hs.screen.SetSize(w, h) // after SetScreen, which initialises the screen at 80x25
 	ctx, cancel := context.WithCancel(context.Background())
 	hs.cancel = cancel
@@ -239,6 +239,7 @@ func TestVMListAndThreadTable(t *testing.T) {
 	}
 	hs.waitText("91,234")
 	hs.waitText("2 VMs")
+	hs.waitText("adb 127.0.0.1:5037: 2 devices")
 }
 
 func TestKeysSelectTogglesHelpQuit(t *testing.T) {
