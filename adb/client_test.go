@@ -344,6 +344,22 @@ func TestTrackDevicesShortFallback(t *testing.T) {
 	}
 }
 
+func TestTrackerServerDiesMidMessage(t *testing.T) {
+	leakcheck.Check(t)
+	srv := adbmock.Start(t, func(c *adbmock.Conn) {
+		c.ReadRequest()
+		c.Write([]byte("OKAY0010emulator-55"))
+	})
+	tr, err := (&Client{Addr: srv.Addr()}).TrackDevices(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if _, ok := next(t, tr); ok || !errors.Is(tr.Err(), ErrStreamEnded) {
+		t.Fatalf("ok=%v err=%v, want ErrStreamEnded", ok, tr.Err())
+	}
+}
+
 func TestTrackerProtocolError(t *testing.T) {
 	leakcheck.Check(t)
 	srv := adbmock.Start(t, func(c *adbmock.Conn) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -37,8 +38,9 @@ func (t *Tracker[T]) Updates() <-chan T { return t.updates }
 func (t *Tracker[T]) Done() <-chan struct{} { return t.done }
 
 // Err returns why tracking ended: nil after Close, the context's error after
-// cancellation, or an error wrapping ErrStreamEnded when the server closed
-// the connection (reconnect to resume), or another I/O or protocol error.
+// cancellation, an error wrapping ErrStreamEnded when the server closed or
+// reset the connection (reconnect to resume), or another I/O or protocol
+// error.
 // It returns nil while tracking is running.
 func (t *Tracker[T]) Err() error {
 	t.mu.Lock()
@@ -85,7 +87,7 @@ func (t *Tracker[T]) loop(maxLen int, parse func([]byte) (T, error)) error {
 	for {
 		msg, err := readFramed(t.nc, maxLen)
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
 				return fmt.Errorf("%w (%v)", ErrStreamEnded, err)
 			}
 			return err
