@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os/signal"
 	"syscall"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/sim/adbd"
 )
 
 func simFlags() []cli.Flag {
@@ -29,20 +31,40 @@ func simCommand() *cli.Command {
 		Description: "Serves each VM on its own loopback port (like VMs reachable with adb forward).\n" +
 			"Example: ddmtui sim --local 8000 --vms 3",
 		Flags: append(simFlags(),
-			&cli.IntFlag{Name: "local", Value: 8000, Usage: "first loopback port; VM n listens on PORT+n"},
+			&cli.IntFlag{Name: "local", Value: 8000, Usage: "first loopback port; VM n listens on PORT+n (0: none)"},
+			&cli.IntFlag{Name: "adbd", Usage: "also serve the VMs as a simulated adb device on this loopback port (then: adb connect 127.0.0.1:PORT)"},
 		),
 		Action: func(c *cli.Context) error {
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			dev := newSimDevice(c)
 			defer dev.Close()
-			addrs, err := dev.ServeLocal("127.0.0.1", c.Int("local"))
-			if err != nil {
-				return err
+			if c.Int("local") == 0 && c.Int("adbd") == 0 {
+				return fmt.Errorf("nothing to serve: give --local PORT and/or --adbd PORT")
 			}
-			for i, vm := range dev.VMs() {
-				s := vm.Spec()
-				fmt.Fprintf(c.App.Writer, "%-16s pid %-6d %-6s %s\n", addrs[i], s.PID, s.Family, s.App)
+			if c.Int("local") != 0 {
+				addrs, err := dev.ServeLocal("127.0.0.1", c.Int("local"))
+				if err != nil {
+					return err
+				}
+				for i, vm := range dev.VMs() {
+					s := vm.Spec()
+					fmt.Fprintf(c.App.Writer, "%-16s pid %-6d %-6s %s\n", addrs[i], s.PID, s.Family, s.App)
+				}
+			}
+			if port := c.Int("adbd"); port != 0 {
+				ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+				if err != nil {
+					return fmt.Errorf("--adbd: %w", err)
+				}
+				srv := adbd.New(dev, adbd.Options{})
+				go srv.Serve(ln)
+				defer srv.Close()
+				fmt.Fprintf(c.App.Writer, "simulated adb device on %s (adb connect %s); pids:", ln.Addr(), ln.Addr())
+				for _, vm := range dev.VMs() {
+					fmt.Fprintf(c.App.Writer, " %d", vm.PID())
+				}
+				fmt.Fprintln(c.App.Writer)
 			}
 			fmt.Fprintln(c.App.Writer, "simulating; Ctrl-C stops")
 			dev.Run(ctx, c.Duration("interval"))

@@ -33,6 +33,7 @@ func newApp() *cli.App {
 			snapshotCommand(),
 			demoCommand(),
 			profileCommand(),
+			dumpCommand(),
 			traceCommand(),
 			anrCommand(),
 			serveCommand(),

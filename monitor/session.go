@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +64,7 @@ func (o *SessionOptions) fill() {
 type Session struct {
 	key, source string
 	pid         int
+	shell       func(ctx context.Context, cmd string) ([]byte, error)
 	store       *Store
 	opts        SessionOptions
 	log         *slog.Logger
@@ -80,13 +82,14 @@ type Session struct {
 	thstMisses int
 	passthru   func(*jdwp.Packet)
 	traceWait  chan []byte // set while StopProfiling waits for the MPSE data
+	traceFile  bool        // the running trace goes to a device file (MPRS)
 }
 
 // NewSession prepares a session for an endpoint found by scan.
 func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
 	return &Session{
-		key: ep.Key, source: ep.Source, pid: ep.PID, store: store, opts: opts,
+		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, store: store, opts: opts,
 		log:     opts.Logger.With("vm", ep.Key),
 		ready:   make(chan struct{}),
 		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
@@ -732,8 +735,22 @@ func (s *Session) hasFeature(name string) bool {
 	return false
 }
 
-// StartProfiling starts streaming method profiling (spec/ddm-chunks.md §8).
-// The VM answers with an empty reply, a FAIL, or (modern ART) nothing.
+// ErrNoDevice is returned for requests that need the VM's device (adb
+// shell) from a VM found on a local port.
+var ErrNoDevice = errors.New("the VM is not on an adb device")
+
+// Shell runs a command on the VM's device.
+func (s *Session) Shell(ctx context.Context, cmd string) ([]byte, error) {
+	if s.shell == nil {
+		return nil, ErrNoDevice
+	}
+	return s.shell(ctx, cmd)
+}
+
+// StartProfiling starts method profiling (spec/ddm-chunks.md §8): streamed
+// (MPSS, or SPSS when sampling) when the VM can, otherwise into a file on
+// the device (MPRS) when the VM is on an adb device. The VM answers with an
+// empty reply, a FAIL, or (modern ART) nothing.
 func (s *Session) StartProfiling(ctx context.Context, o ProfileOptions) error {
 	if err := s.waitReady(ctx); err != nil {
 		return err
@@ -752,7 +769,13 @@ func (s *Session) StartProfiling(ctx context.Context, o ProfileOptions) error {
 		}
 		req = &ddm.SamplingStartRequest{BufferSize: o.BufferSize, IntervalMicros: uint32(o.Sampling.Microseconds())}
 	case !s.hasFeature("method-trace-profiling-streaming"):
-		return ErrNoStreaming
+		if s.shell == nil || !s.hasFeature("method-trace-profiling") {
+			return ErrNoStreaming
+		}
+		req = &ddm.MethodTraceStartRequest{BufferSize: o.BufferSize, FileName: s.deviceTracePath()}
+		s.mu.Lock()
+		s.traceFile = true
+		s.mu.Unlock()
 	}
 	_, err := s.request(ctx, req)
 	if isSoftTimeout(ctx, err) {
@@ -777,6 +800,13 @@ func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, err
 	}
 	if !s.isDDM {
 		return nil, errors.New("not a DDM VM")
+	}
+	s.mu.Lock()
+	toFile := s.traceFile
+	s.traceFile = false
+	s.mu.Unlock()
+	if toFile {
+		return s.stopFileTrace(ctx)
 	}
 	ch := make(chan []byte, 1)
 	s.mu.Lock()
@@ -814,3 +844,86 @@ func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, err
 		return nil, ctx.Err()
 	}
 }
+
+// deviceTracePath is where MPRS makes the VM write its trace, as ddmlib
+// does: /sdcard/<app name up to ':'>.trace.
+func (s *Session) deviceTracePath() string {
+	app := "trace"
+	if vm, ok := s.store.VM(s.key); ok && vm.App != "" {
+		app = vm.App
+	}
+	if i := strings.IndexByte(app, ':'); i >= 0 {
+		app = app[:i]
+	}
+	app = strings.Map(func(r rune) rune {
+		if r == '/' || r <= ' ' || r == '\'' || r == '"' || r == '\\' || r == '$' || r == '`' {
+			return '_'
+		}
+		return r
+	}, app)
+	return "/sdcard/" + app + ".trace"
+}
+
+// stopFileTrace ends a file trace (MPRE) and reads the file back through the
+// device's shell.
+func (s *Session) stopFileTrace(ctx context.Context) ([]byte, error) {
+	m, err := s.request(ctx, &ddm.MethodTraceStopRequest{})
+	if err != nil && !isSoftTimeout(ctx, err) {
+		return nil, err
+	}
+	if r, ok := m.(*ddm.MethodTraceResult); ok && r.Result != 0 {
+		return nil, errors.New("the VM could not write the trace file")
+	}
+	path := s.deviceTracePath()
+	data, err := s.Shell(ctx, "cat "+path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s from the device: %w", path, err)
+	}
+	if bytes.HasPrefix(data, []byte("cat: ")) || len(data) == 0 {
+		return nil, fmt.Errorf("reading %s from the device: %s", path, strings.TrimSpace(string(data)))
+	}
+	return data, nil
+}
+
+// ThreadDump asks the VM's device for a SIGQUIT dump of this VM (adb shell
+// kill -3 PID) and returns the dump file as the VM wrote it (ANRPath).
+// Android 8 and later write dumps elsewhere, readable only as root; the
+// error says so.
+func (s *Session) ThreadDump(ctx context.Context) ([]byte, error) {
+	if s.shell == nil {
+		return nil, ErrNoDevice
+	}
+	vm, ok := s.store.VM(s.key)
+	if !ok || vm.PID <= 0 {
+		return nil, errors.New("the VM's pid is not known")
+	}
+	if out, err := s.shell(ctx, fmt.Sprintf("kill -3 %d", vm.PID)); err != nil {
+		return nil, fmt.Errorf("kill -3 %d: %w", vm.PID, err)
+	} else if len(bytes.TrimSpace(out)) > 0 {
+		return nil, fmt.Errorf("kill -3 %d: %s", vm.PID, strings.TrimSpace(string(out)))
+	}
+	// The VM's signal catcher writes the dump shortly after the signal.
+	var last []byte
+	for i := 0; i < 20; i++ {
+		data, err := s.shell(ctx, "cat "+ANRPath)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(data, []byte(fmt.Sprintf("----- pid %d ", vm.PID))) {
+			return data, nil
+		}
+		last = data
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if bytes.HasPrefix(last, []byte("cat: ")) {
+		return nil, fmt.Errorf("no dump for pid %d: %s (Android 8 and later keep dumps where only root can read them)", vm.PID, strings.TrimSpace(string(last)))
+	}
+	return nil, fmt.Errorf("no dump for pid %d appeared in %s", vm.PID, ANRPath)
+}
+
+// ANRPath is where Android (before 8) writes SIGQUIT dumps.
+const ANRPath = "/data/anr/traces.txt"

@@ -267,6 +267,9 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 				Source: "adb:" + serial,
 				PID:    pid,
 				Conn:   nc,
+				Shell: func(ctx context.Context, cmd string) ([]byte, error) {
+					return a.Client.Shell(ctx, serial, cmd)
+				},
 			}
 			wg.Add(1)
 			go func() {

@@ -22,6 +22,9 @@ type Endpoint struct {
 	Source string // shown to users: "local:8000", "adb:SERIAL"
 	PID    int    // from adb; 0 when not known before HELO
 	Conn   net.Conn
+	// Shell runs a command on the VM's device (adb shell) and returns its
+	// output; nil for VMs that are not on an adb device.
+	Shell func(ctx context.Context, cmd string) ([]byte, error)
 }
 
 // Handler runs a session on an endpoint and returns when it ends. It owns

@@ -23,6 +23,7 @@ type Device struct {
 	changed   chan struct{}
 	wg        sync.WaitGroup
 	closed    bool
+	anr       []byte // the last SIGQUIT dump (ANRPath)
 }
 
 // NewDevice returns an empty device.

@@ -168,6 +168,9 @@ func (vm *VM) features() []string {
 	if vm.spec.Family == Dalvik {
 		f = f[:2]
 	}
+	if vm.spec.FileTracesOnly {
+		f = f[:1]
+	}
 	return append(f, "view-hierarchy")
 }
 

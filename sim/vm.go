@@ -62,7 +62,13 @@ type VMSpec struct {
 	// ThreadNames adds threads with exactly these names (tests use hostile
 	// names to check that views escape VM-supplied text).
 	ThreadNames []string
-	Seed        uint64
+	// FileTracesOnly leaves method-trace-profiling-streaming out of FEAT,
+	// as Dalvik before Android 2.2: traces go to a device file (MPRS/MPRE).
+	FileTracesOnly bool
+	// Deadlock makes the VM's thread dump (SIGQUIT) show two application
+	// threads blocked on each other's monitors.
+	Deadlock bool
+	Seed     uint64
 }
 
 type thread struct {

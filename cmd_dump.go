@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/threaddump"
+)
+
+// onlyProcess keeps the process with pid (a traces file can hold several).
+func onlyProcess(d *threaddump.Dump, pid int) {
+	var keep []*threaddump.Process
+	for _, p := range d.Processes {
+		if p.PID == pid {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) > 0 {
+		d.Processes = keep[len(keep)-1:] // the newest dump of that pid
+	}
+}
+
+func dumpCommand() *cli.Command { return newDumpCommand(viewDump) }
+
+func newDumpCommand(view dumpViewer) *cli.Command {
+	return &cli.Command{
+		Name:  "dump",
+		Usage: "ask a device VM for a thread dump (adb shell kill -3) and analyse it",
+		Description: "Sends SIGQUIT to the VM's process through adb, reads the dump the VM writes\n" +
+			"(/data/anr/traces.txt), and opens it as `ddmtui anr` does (--json prints it).",
+		Flags: append(discoveryFlags(),
+			&cli.IntFlag{Name: "pid", Usage: "the VM to dump", Required: true},
+			&cli.BoolFlag{Name: "json", Usage: "print the parsed dump and its analysis as JSON"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "also save the raw dump to `FILE`"},
+			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
+		),
+		Action: func(c *cli.Context) error {
+			var raw []byte
+			err := withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
+				dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				defer cancel()
+				var err error
+				raw, err = s.ThreadDump(dctx)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if out := c.String("output"); out != "" {
+				if err := os.WriteFile(out, raw, 0o644); err != nil {
+					return err
+				}
+			}
+			d, err := threaddump.Parse(bytes.NewReader(raw))
+			if err != nil {
+				return fmt.Errorf("the dump does not parse: %w", err)
+			}
+			onlyProcess(d, c.Int("pid"))
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(threaddump.NewReport(d))
+			}
+			return view(d, fmt.Sprintf("pid %d", c.Int("pid")))
+		},
+	}
+}
