@@ -99,7 +99,7 @@ func TestDumpThroughRealADB(t *testing.T) {
 		}
 		var rep struct {
 			Processes []struct {
-				PID       int `json:"pid"`
+				PID       int                     `json:"pid"`
 				Threads   []struct{ Name string } `json:"threads"`
 				Deadlocks [][]struct {
 					TID       int `json:"tid"`
