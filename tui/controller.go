@@ -17,6 +17,7 @@ type Controller interface {
 	StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error
 	StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error)
 	Exit(ctx context.Context, key string, status int32) error
+	ThreadDump(ctx context.Context, key string) ([]byte, error)
 }
 
 // EngineController adapts a monitor.Engine.
@@ -76,4 +77,13 @@ func (c EngineController) Exit(ctx context.Context, key string, status int32) er
 		return errNoSession
 	}
 	return s.Exit(ctx, status)
+}
+
+// ThreadDump asks the VM's device for a SIGQUIT dump.
+func (c EngineController) ThreadDump(ctx context.Context, key string) ([]byte, error) {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return nil, errNoSession
+	}
+	return s.ThreadDump(ctx)
 }

@@ -28,7 +28,9 @@ import (
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
+	"github.com/ddmtui/ddmtui/tui/dumpview"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -137,6 +139,7 @@ type Dashboard struct {
 	profKey  string // VM being profiled, if any
 	profApp  string
 	profView *profileview.View
+	dumpView *dumpview.View
 
 	stackKey    string
 	stackTID    uint64
@@ -220,6 +223,8 @@ func (d *Dashboard) build() {
 	d.pages.AddPage("help", help, true, false)
 	d.profView = profileview.New(profileview.Options{Palette: d.pal, Quit: d.closeProfile})
 	d.pages.AddPage("profile", d.profView, true, false)
+	d.dumpView = dumpview.New(dumpview.Options{Palette: d.pal, Quit: d.closeDump})
+	d.pages.AddPage("dump", d.dumpView, true, false)
 	d.app.SetRoot(d.pages, true)
 	d.app.SetBeforeDrawFunc(func(s tcell.Screen) bool {
 		// Called with the application locked: re-layout on the next turn of
@@ -269,6 +274,7 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		keymap.Binding{Key: tcell.KeyRune, Rune: 'O', Hidden: true, Action: d.reverseSort},
 		b(tcell.KeyRune, 'g', "g", "cause a GC in the selected VM", hp, d.gc),
 		b(tcell.KeyRune, 'p', "p", "start / stop a method trace of the selected VM (saved, then shown)", "VM", d.toggleProfiling),
+		b(tcell.KeyRune, 'd', "d", "thread dump of the selected VM (adb shell kill -3), analysed", "VM", d.threadDump),
 		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", "VM", d.askExit),
 		b(tcell.KeyRune, 'm', "m", "switch the discovery mode (drops existing connections)", gen, d.nextScanMode),
 		b(tcell.KeyRune, 'c', "c", "colour the heap by kind / by solidity", hp, func() { d.heapP.ToggleColouring() }),
@@ -283,8 +289,8 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 	if d.app.GetFocus() == d.prompt {
 		return ev // the prompt takes every key; Enter/Esc end it
 	}
-	if name, _ := d.pages.GetFrontPage(); name == "profile" {
-		return ev // the profile view has its own keys; q returns here
+	if name, _ := d.pages.GetFrontPage(); name == "profile" || name == "dump" {
+		return ev // the embedded viewer has its own keys; q returns here
 	}
 	if d.confirm != nil {
 		f := d.confirm
@@ -1394,6 +1400,47 @@ func (d *Dashboard) nextScanMode() {
 	d.flash("discovery: " + d.cfg.Discovery)
 	set, i := d.cfg.SetScanMode, d.mode
 	go set(i)
+}
+
+func (d *Dashboard) threadDump() {
+	vm, ok := d.selectedVM()
+	if !ok || d.cfg.Controller == nil {
+		return
+	}
+	ctrl, ctx, key, pid, app := d.cfg.Controller, d.ctxOrBackground(), vm.Key, vm.PID, vm.App
+	d.flash(fmt.Sprintf("asking %s for a thread dump…", app))
+	go func() {
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		raw, err := ctrl.ThreadDump(rctx, key)
+		var dump *threaddump.Dump
+		if err == nil {
+			dump, err = threaddump.Parse(bytes.NewReader(raw))
+		}
+		d.post(func() {
+			if err != nil {
+				d.flash("thread dump: " + err.Error())
+				return
+			}
+			var keep []*threaddump.Process
+			for _, p := range dump.Processes {
+				if p.PID == pid {
+					keep = append(keep, p)
+				}
+			}
+			if len(keep) > 0 {
+				dump.Processes = keep[len(keep)-1:]
+			}
+			d.dumpView.SetDump(dump)
+			d.pages.ShowPage("dump")
+			d.app.SetFocus(d.dumpView)
+		})
+	}()
+}
+
+func (d *Dashboard) closeDump() {
+	d.pages.HidePage("dump")
+	d.applyFocus()
 }
 
 func (d *Dashboard) closeProfile() {

@@ -80,6 +80,32 @@ func (f *fakeController) Exit(_ context.Context, key string, status int32) error
 	return nil
 }
 
+func (f *fakeController) ThreadDump(_ context.Context, key string) ([]byte, error) {
+	f.record("dump " + key)
+	return []byte(`----- pid 1234 at 2025-01-02 03:04:05 -----
+Cmd line: com.example.mail
+
+DALVIK THREADS (2):
+"main" prio=5 tid=1 Blocked
+  | group="main" sCount=1 dsCount=0 flags=1 obj=0x12c00000 self=0x7f0000001000
+  | sysTid=1234 nice=0 cgrp=default sched=0/0 handle=0x7f0000002000
+  | state=S schedstat=( 1000 200 3 ) utm=4 stm=1 core=0 HZ=100
+  at com.example.mail.Store.save(Store.java:10)
+  - waiting to lock <0x0b5e7a21> (a java.lang.Object) held by thread 2
+  - locked <0x03c1f8e6> (a java.lang.Object)
+
+"sync" prio=5 tid=2 Blocked
+  | group="main" sCount=1 dsCount=0 flags=1 obj=0x12c00100 self=0x7f0000003000
+  | sysTid=1240 nice=0 cgrp=default sched=0/0 handle=0x7f0000004000
+  | state=S schedstat=( 1000 200 3 ) utm=2 stm=1 core=0 HZ=100
+  at com.example.mail.Sync.run(Sync.java:20)
+  - waiting to lock <0x03c1f8e6> (a java.lang.Object) held by thread 1
+  - locked <0x0b5e7a21> (a java.lang.Object)
+
+----- end 1234 -----
+`), nil
+}
+
 type harness struct {
 	t      *testing.T
 	screen tcell.SimulationScreen
@@ -441,4 +467,15 @@ func TestExitAsksFirst(t *testing.T) {
 	if hs.ctrl.called("exit local:8001 1") {
 		t.Fatal("EXIT went to the wrong VM")
 	}
+}
+
+func TestThreadDumpKeyShowsAnalysis(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, 'd')
+	hs.waitFor("dump requested", func(string) bool { return hs.ctrl.called("dump local:8000") })
+	hs.waitText("Store.save")
+	hs.waitFor("deadlock banner", func(s string) bool { return strings.Contains(strings.ToLower(s), "deadlock") })
+	hs.key(tcell.KeyRune, 'q')
+	hs.waitText("Binder:1234_1")
 }
