@@ -845,13 +845,14 @@ func (d *Dashboard) renderStack() {
 	d.stackV.SetText(b.String())
 }
 
+// renderStatus writes the status line, most important first so that a
+// narrow terminal cuts the least useful parts: a pending message, the VM
+// count and selection, problems, then where VMs come from.
 func (d *Dashboard) renderStatus() {
 	n := len(d.vms)
-	parts := []string{"[::b]ddmtui[::-]", safetext.Tview(d.cfg.Discovery)}
-	if d.cfg.ADBStatus != nil {
-		if st := d.cfg.ADBStatus(); st != "" {
-			parts = append(parts, safetext.Tview(st))
-		}
+	parts := []string{"[::b]ddmtui[::-] [::d]?:help q:quit[::-]"}
+	if d.message != "" && d.now().Before(d.msgUntil) {
+		parts = append(parts, "[yellow]"+safetext.Tview(d.message)+"[-]")
 	}
 	parts = append(parts, fmt.Sprintf("%d VM%s", n, plural(n)))
 	if vm, ok := d.selectedVM(); ok {
@@ -860,10 +861,15 @@ func (d *Dashboard) renderStatus() {
 			parts = append(parts, "[red]"+safetext.Tview(truncate(vm.Err, 60))+"[-]")
 		}
 	}
-	if d.message != "" && d.now().Before(d.msgUntil) {
-		parts = append(parts, "[yellow]"+safetext.Tview(d.message)+"[-]")
+	if d.profKey != "" {
+		parts = append(parts, "[red]● tracing "+safetext.Tview(truncate(d.profApp, 24))+"[-]")
 	}
-	parts = append(parts, "[::d]?:help  Tab:pane  /:filter  g:GC  q:quit[::-]")
+	parts = append(parts, safetext.Tview(d.cfg.Discovery))
+	if d.cfg.ADBStatus != nil {
+		if st := d.cfg.ADBStatus(); st != "" {
+			parts = append(parts, safetext.Tview(st))
+		}
+	}
 	d.status.SetText(" " + strings.Join(parts, " · "))
 }
 

@@ -413,7 +413,7 @@ func TestSmallTerminal(t *testing.T) {
 	hs.waitText("com.example.mail")
 	hs.waitText("Binder:1234_1")
 	hs.waitText("Heap ·")
-	hs.waitText("?:help")
+	hs.waitText("?:help q:quit")
 	// A resize redraws.
 	hs.screen.SetSize(130, 45)
 	hs.screen.PostEvent(tcell.NewEventResize(130, 45))
