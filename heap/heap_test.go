@@ -205,3 +205,31 @@ func BenchmarkCellsScreen64M(b *testing.B) {
 		}
 	})
 }
+
+func TestSizeHistogram(t *testing.T) {
+	seg, err := ddm.DecodeHeapSegment(ddm.TypeHPSO, specSegment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := NewSnapshot(1, ddm.TypeHPSO, []ddm.HeapSegment{*seg})
+	// Objects of 16, 32 and 2400 bytes; the 80 free bytes are not objects.
+	got := snap.SizeHistogram()
+	want := []SizeBucket{
+		{16, 32, 1, 16}, {32, 64, 1, 32}, {64, 128, 0, 0}, {128, 256, 0, 0}, {256, 512, 0, 0},
+		{512, 1024, 0, 0}, {1024, 2048, 0, 0}, {2048, 4096, 1, 2400},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("histogram %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("bucket %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got[7].Label() != "2K-4K" || got[0].Label() != "16B-32B" {
+		t.Fatalf("labels %q %q", got[7].Label(), got[0].Label())
+	}
+	if h := NewSnapshot(1, ddm.TypeHPSO, nil).SizeHistogram(); len(h) != 0 {
+		t.Fatalf("empty heap histogram %+v", h)
+	}
+}

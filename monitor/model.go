@@ -72,6 +72,29 @@ type Heap struct {
 	GCCount        int
 	Updated        time.Time
 	Segments       *SegmentSummary
+	// History holds the HPIF reports of this session, oldest first, at most
+	// HistoryLen of them: growth and leaks show across GCs.
+	History []HeapSample
+}
+
+// HeapSample is one HPIF report kept in a heap's history.
+type HeapSample struct {
+	Time           time.Time
+	SizeBytes      uint64
+	AllocatedBytes uint64
+	Objects        uint64
+	GCCount        int
+}
+
+// HistoryLen bounds a heap's history.
+const HistoryLen = 240
+
+func appendSample(h []HeapSample, s HeapSample) []HeapSample {
+	if len(h) >= HistoryLen {
+		n := copy(h, h[len(h)-HistoryLen+1:])
+		h = h[:n]
+	}
+	return append(h, s)
 }
 
 // SegmentSummary counts allocation units of the last complete HPSG set.

@@ -77,7 +77,9 @@ type Session struct {
 	mu         sync.Mutex
 	threads    map[uint64]*Thread
 	heaps      map[int]*Heap
-	asm        heap.Assembler
+	asm        heap.Assembler // HPST…HPSG/HPSO…HPEN
+	nasm       heap.Assembler // NHST…NHSG…NHEN
+	segOpts    SegmentOptions
 	segmentsOn bool
 	thstMisses int
 	passthru   func(*jdwp.Packet)
@@ -242,6 +244,9 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello) {
 	seg := s.segmentsOn
 	s.mu.Unlock()
 	if seg {
+		s.mu.Lock()
+		s.segOpts.Managed = true
+		s.mu.Unlock()
 		_ = s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: ddm.SegmentWhenEveryGC, What: ddm.SegmentWhatMerged})
 	}
 
@@ -422,6 +427,8 @@ func (s *Session) handle(m ddm.Message) {
 			if hs.Reason == ddm.HeapInfoEveryGC || hs.Reason == ddm.HeapInfoNextGC {
 				h.GCCount++
 			}
+			h.History = appendSample(h.History, HeapSample{Time: now, SizeBytes: h.SizeBytes,
+				AllocatedBytes: h.AllocatedBytes, Objects: h.Objects, GCCount: h.GCCount})
 		}
 		heaps := s.heapsLocked()
 		s.mu.Unlock()
@@ -430,12 +437,27 @@ func (s *Session) handle(m ddm.Message) {
 		s.mu.Lock()
 		s.asm.Start(m.HeapID, ddm.TypeHPSG)
 		s.mu.Unlock()
-	case *ddm.HeapSegment:
-		if m.Type == ddm.TypeNHSG {
-			return // native segments: not modelled yet
-		}
+	case *ddm.NativeHeapStart:
 		s.mu.Lock()
-		err := s.asm.Add(m)
+		s.nasm.Start(m.HeapID, ddm.TypeNHSG)
+		s.mu.Unlock()
+	case *ddm.NativeHeapEnd:
+		s.mu.Lock()
+		snap, err := s.nasm.End(m.HeapID)
+		s.mu.Unlock()
+		if err != nil {
+			s.badInput(err)
+			return
+		}
+		s.store.SetNativeSegments(s.key, snap)
+	case *ddm.HeapSegment:
+		s.mu.Lock()
+		var err error
+		if m.Type == ddm.TypeNHSG {
+			err = s.nasm.Add(m)
+		} else {
+			err = s.asm.Add(m)
+		}
 		s.mu.Unlock()
 		if err != nil {
 			s.badInput(err)
@@ -482,6 +504,7 @@ func (s *Session) heapsLocked() []Heap {
 	out := make([]Heap, 0, len(s.heaps))
 	for _, h := range s.heaps {
 		c := *h
+		c.History = append([]HeapSample(nil), h.History...) // the session keeps appending to its own
 		if h.Segments != nil {
 			seg := *h.Segments
 			c.Segments = &seg
@@ -605,22 +628,50 @@ func (s *Session) GC(ctx context.Context) error {
 	return s.post(&ddm.GCRequest{})
 }
 
-// SetSegments turns HPSG heap segments at every GC on or off.
+// SegmentOptions choose the heap maps a VM sends after every GC
+// (spec/ddm-chunks.md §7.3).
+type SegmentOptions struct {
+	Managed bool // the managed heap (HPSG, or HPSO with Objects)
+	Objects bool // distinct objects (HPSO) instead of merged runs (HPSG)
+	Native  bool // the native heap (NHSG; Dalvik sends data, ART only NHST/NHEN)
+}
+
+// SetSegments turns the managed heap map at every GC on or off, keeping the
+// other segment options.
 func (s *Session) SetSegments(ctx context.Context, on bool) error {
+	s.mu.Lock()
+	o := s.segOpts
+	s.mu.Unlock()
+	o.Managed = on
+	return s.SetSegmentOptions(ctx, o)
+}
+
+// SetSegmentOptions asks the VM for exactly the heap maps o names.
+func (s *Session) SetSegmentOptions(ctx context.Context, o SegmentOptions) error {
 	if err := s.waitReady(ctx); err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.segmentsOn = on
+	s.segmentsOn = o.Managed
+	s.segOpts = o
 	s.mu.Unlock()
 	if !s.isDDM {
 		return errors.New("not a DDM VM")
 	}
-	when := uint8(ddm.SegmentWhenNever)
-	if on {
-		when = ddm.SegmentWhenEveryGC
+	when := func(on bool) uint8 {
+		if on {
+			return ddm.SegmentWhenEveryGC
+		}
+		return ddm.SegmentWhenNever
 	}
-	return s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: when, What: ddm.SegmentWhatMerged})
+	what := uint8(ddm.SegmentWhatMerged)
+	if o.Objects {
+		what = ddm.SegmentWhatObjects
+	}
+	if err := s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: when(o.Managed), What: what}); err != nil {
+		return err
+	}
+	return s.post(&ddm.SegmentRequest{Type: ddm.TypeNHSG, When: when(o.Native), What: ddm.SegmentWhatMerged})
 }
 
 // Stack asks for one thread's stack (STKL).

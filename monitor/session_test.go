@@ -300,3 +300,44 @@ func TestAppearDisappearCyclesLeakNothing(t *testing.T) {
 		t.Fatalf("%d VMs left in the store", n)
 	}
 }
+
+// HPSO gives object boundaries: the object-size histogram counts exactly the
+// VM's live objects. A Dalvik VM's native heap map (NHSG) matches its truth.
+func TestObjectsAndNativeSegments(t *testing.T) {
+	leakcheck.Check(t)
+	r := startRig(t, []sim.VMSpec{{PID: 501, App: "old", Family: sim.Dalvik, HeapBytes: 2 << 20, Seed: 12}}, 0, SessionOptions{})
+	key := r.key(0)
+	waitFor(t, "DDM", 5*time.Second, func() bool { vm, _ := r.store.VM(key); return vm.DDM })
+	s := r.engine.Session(key)
+	if err := s.SetSegmentOptions(context.Background(), SegmentOptions{Managed: true, Objects: true, Native: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.GC(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "object map", 5*time.Second, func() bool {
+		snap := r.store.Segments(key)
+		return snap != nil && snap.Type == ddm.TypeHPSO
+	})
+	waitFor(t, "native map", 5*time.Second, func() bool { return r.store.NativeSegments(key) != nil })
+	vm := r.dev.VMs()[0]
+	objects := uint64(len(vm.ObjectTruth()))
+	var count uint64
+	for _, b := range r.store.Segments(key).SizeHistogram() {
+		count += b.Count
+	}
+	if count != objects {
+		t.Fatalf("histogram counts %d objects, the VM has %d", count, objects)
+	}
+	used, free := vm.NativeTruth()
+	ns := r.store.NativeSegments(key)
+	if ns.Stats.UsedUnits() != used || ns.Stats.FreeUnits() != free || ns.Stats.Segments < 3 {
+		t.Fatalf("native map used %d free %d in %d segments; truth %d / %d", ns.Stats.UsedUnits(), ns.Stats.FreeUnits(), ns.Stats.Segments, used, free)
+	}
+	// HPIF history grows with GCs.
+	s.GC(context.Background())
+	waitFor(t, "history", 5*time.Second, func() bool {
+		vm, _ := r.store.VM(key)
+		return len(vm.Heaps) == 1 && len(vm.Heaps[0].History) >= 2
+	})
+}

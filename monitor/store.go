@@ -12,14 +12,15 @@ import (
 type Store struct {
 	bus *Bus
 
-	mu    sync.RWMutex
-	vms   map[string]*VM
-	snaps map[string]*heap.Snapshot // last complete HPSG set per VM
+	mu     sync.RWMutex
+	vms    map[string]*VM
+	snaps  map[string]*heap.Snapshot // last complete HPSG/HPSO set per VM
+	native map[string]*heap.Snapshot // last complete NHSG set per VM
 }
 
 // NewStore returns an empty store publishing on bus.
 func NewStore(bus *Bus) *Store {
-	return &Store{bus: bus, vms: map[string]*VM{}, snaps: map[string]*heap.Snapshot{}}
+	return &Store{bus: bus, vms: map[string]*VM{}, snaps: map[string]*heap.Snapshot{}, native: map[string]*heap.Snapshot{}}
 }
 
 // Bus returns the store's bus.
@@ -95,6 +96,26 @@ func (s *Store) SetSegments(key string, snap *heap.Snapshot) {
 	}
 }
 
+// SetNativeSegments stores the latest native-heap snapshot of a VM.
+func (s *Store) SetNativeSegments(key string, snap *heap.Snapshot) {
+	s.mu.Lock()
+	_, ok := s.vms[key]
+	if ok {
+		s.native[key] = snap
+	}
+	s.mu.Unlock()
+	if ok {
+		s.bus.Publish(NativeSegmentsUpdated{Key: key, Snapshot: snap})
+	}
+}
+
+// NativeSegments returns the latest native-heap snapshot of a VM, or nil.
+func (s *Store) NativeSegments(key string) *heap.Snapshot {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.native[key]
+}
+
 // Segments returns the latest segment snapshot of a VM, or nil.
 func (s *Store) Segments(key string) *heap.Snapshot {
 	s.mu.RLock()
@@ -108,6 +129,7 @@ func (s *Store) Remove(key, reason string) {
 	_, ok := s.vms[key]
 	delete(s.vms, key)
 	delete(s.snaps, key)
+	delete(s.native, key)
 	s.mu.Unlock()
 	if ok {
 		s.bus.Publish(VMGone{Key: key, Reason: reason})
@@ -150,6 +172,7 @@ func (vm *VM) copy() VM {
 	c.Heaps = make([]Heap, len(vm.Heaps))
 	for i, h := range vm.Heaps {
 		c.Heaps[i] = h
+		c.Heaps[i].History = append([]HeapSample(nil), h.History...)
 		if h.Segments != nil {
 			seg := *h.Segments
 			c.Heaps[i].Segments = &seg
@@ -166,3 +189,12 @@ type SegmentsUpdated struct {
 
 // CoalesceKey keeps only the newest segment set per VM.
 func (e SegmentsUpdated) CoalesceKey() string { return "segments/" + e.Key }
+
+// NativeSegmentsUpdated says a VM's native heap map was refreshed.
+type NativeSegmentsUpdated struct {
+	Key      string
+	Snapshot *heap.Snapshot
+}
+
+// CoalesceKey keeps only the newest native set per VM.
+func (e NativeSegmentsUpdated) CoalesceKey() string { return "native/" + e.Key }

@@ -162,18 +162,108 @@ func (h *heapModel) collect(rng *rand.Rand) {
 	h.allocs = out
 }
 
-// segments encodes the heap as VMs do: HPSG (or HPSO) chunks of at most
-// ddm.MaxSegmentData usage bytes.
+// segments encodes the heap as VMs do: HPSO chunks with one run per object
+// (object boundaries), or HPSG chunks in which neighbouring runs of the
+// same state are merged; at most ddm.MaxSegmentData usage bytes each.
 func (h *heapModel) segments(t ddm.Type) []ddm.HeapSegment {
 	w := ddm.NewSegmentWriter(t, 1, heapUnit)
 	w.Start(heapBase)
+	merge := t == ddm.TypeHPSG
+	var pending allocation
+	flush := func() {
+		if pending.units > 0 {
+			if err := w.Append(pending.state, pending.units); err != nil {
+				panic(err) // cannot happen: runs are capped at maxAllocUnits
+			}
+		}
+		pending = allocation{}
+	}
 	for _, a := range h.allocs {
-		if err := w.Append(a.state, a.units); err != nil {
-			// Cannot happen: allocations are capped at maxAllocUnits.
-			panic(err)
+		if merge && pending.units > 0 && a.state == pending.state && pending.units+a.units <= maxAllocUnits {
+			pending.units += a.units
+			continue
+		}
+		flush()
+		pending = a
+	}
+	flush()
+	return w.Segments()
+}
+
+// nativePiece is one stretch of the native (malloc) heap; pieces are more
+// than two pages apart, so each starts a new NHSG piece.
+type nativePiece struct {
+	base   uint32
+	allocs []allocation
+}
+
+// newNativeHeap builds a Dalvik-era dlmalloc heap: a few pieces of native
+// allocations and free chunks.
+func newNativeHeap(rng *rand.Rand) []nativePiece {
+	var pieces []nativePiece
+	for i, base := range []uint32{0x40008000, 0x40200000, 0x41a00000} {
+		p := nativePiece{base: base}
+		units := uint32(64<<10+rng.IntN(256<<10)) >> 3 << uint(i%2)
+		for used := uint32(0); used < units; {
+			u := uint32(2 + rng.IntN(64))
+			if rng.IntN(30) == 0 {
+				u *= 32
+			}
+			st := ddm.NewState(ddm.KindNative, ddm.SolidityHard)
+			if rng.IntN(5) == 0 {
+				st = ddm.StateFree
+			}
+			p.allocs = append(p.allocs, allocation{units: u, state: st})
+			used += u
+		}
+		pieces = append(pieces, p)
+	}
+	return pieces
+}
+
+// nativeSegments encodes the native heap as Dalvik does: NHSG chunks, a new
+// piece (with its own address) after every unreported gap.
+func nativeSegments(pieces []nativePiece) []ddm.HeapSegment {
+	w := ddm.NewSegmentWriter(ddm.TypeNHSG, 1, heapUnit)
+	for _, p := range pieces {
+		w.Start(p.base)
+		for _, a := range p.allocs {
+			if err := w.Append(a.state, a.units); err != nil {
+				panic(err)
+			}
 		}
 	}
 	return w.Segments()
+}
+
+// NativeTruth sums the simulated native heap's units by solidity (index 0
+// free, 1 used) — what a monitor's native map should show.
+func (vm *VM) NativeTruth() (used, free uint64) {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	for _, p := range vm.native {
+		for _, a := range p.allocs {
+			if a.state == ddm.StateFree {
+				free += uint64(a.units)
+			} else {
+				used += uint64(a.units)
+			}
+		}
+	}
+	return used, free
+}
+
+// ObjectTruth returns the sizes in units of the managed heap's live objects.
+func (vm *VM) ObjectTruth() []uint32 {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	var out []uint32
+	for _, a := range vm.heap.allocs {
+		if a.state != ddm.StateFree {
+			out = append(out, a.units)
+		}
+	}
+	return out
 }
 
 // sendSegmentsLocked sends HPST, the segments, HPEN (spec/ddm-chunks.md
@@ -190,7 +280,12 @@ func (vm *VM) sendSegmentsLocked(c *vmConn) {
 	}
 	c.sendLocked(&ddm.HeapEnd{HeapID: 1})
 	if c.nhsgWhen == ddm.SegmentWhenEveryGC {
+		// Dalvik walks its native heap; ART sends start and end with nothing
+		// between (spec/ddm-chunks.md §7.4).
 		c.sendLocked(&ddm.NativeHeapStart{HeapID: 1})
+		for _, s := range nativeSegments(vm.native) {
+			c.sendLocked(&s)
+		}
 		c.sendLocked(&ddm.NativeHeapEnd{HeapID: 1})
 	}
 }

@@ -96,6 +96,7 @@ type VM struct {
 	nextTID  uint32
 	nextSys  uint32
 	heap     *heapModel
+	native   []nativePiece // Dalvik's native heap; ART reports none
 	gcCount  int
 	steps    int
 	started  time.Time
@@ -129,6 +130,9 @@ func NewVM(spec VMSpec) *VM {
 		vm.app = "<pre-initialized>"
 	}
 	vm.heap = newHeapModel(vm.rng, spec.HeapBytes, spec.HeapMax, spec.Fragmented)
+	if spec.Family == Dalvik {
+		vm.native = newNativeHeap(vm.rng)
+	}
 	vm.addThread("main", false, 0.3, ddm.StackFrame{Class: "android.os.MessageQueue", Method: "nativePollOnce", Line: ddm.LineNative})
 	for _, n := range []string{"Signal Catcher", "HeapTaskDaemon", "ReferenceQueueDaemon", "FinalizerDaemon", "FinalizerWatchdogDaemon"} {
 		vm.addThread(n, true, 0.02, ddm.StackFrame{Class: "java.lang.Object", Method: "wait", Line: ddm.LineNative})
