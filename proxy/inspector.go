@@ -122,7 +122,11 @@ func (r *Record) Line() string { return safetext.Terminal(r.Text()) }
 func (r *Record) Detail() []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, safetext.Terminal(fmt.Sprintf(format, args...))) }
-	add("%s %s %s id %d on port %d (%s)", r.Time.Format("15:04:05.000000"), r.Type, r.Name, r.ID, r.Port, r.VM)
+	if r.Type == TypeSession {
+		add("%s session event on port %d (%s)", r.Time.Format("15:04:05.000000"), r.Port, r.VM)
+	} else {
+		add("%s %s %s id %d on port %d (%s)", r.Time.Format("15:04:05.000000"), r.Type, r.Name, r.ID, r.Port, r.VM)
+	}
 	if r.WireID != 0 {
 		add("rewritten on the VM connection as id %#x", r.WireID)
 	}
