@@ -12,7 +12,7 @@ import (
 // tests use a fake. Calls are made off the UI goroutine.
 type Controller interface {
 	GC(ctx context.Context, key string) error
-	SetSegments(ctx context.Context, key string, on bool) error
+	SetSegments(ctx context.Context, key string, o monitor.SegmentOptions) error
 	Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error)
 	StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error
 	StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error)
@@ -34,13 +34,13 @@ func (c EngineController) GC(ctx context.Context, key string) error {
 	return s.GC(ctx)
 }
 
-// SetSegments turns heap segments on or off.
-func (c EngineController) SetSegments(ctx context.Context, key string, on bool) error {
+// SetSegments asks for exactly the heap maps o names.
+func (c EngineController) SetSegments(ctx context.Context, key string, o monitor.SegmentOptions) error {
 	s := c.Engine.Session(key)
 	if s == nil {
 		return errNoSession
 	}
-	return s.SetSegments(ctx, on)
+	return s.SetSegmentOptions(ctx, o)
 }
 
 // Stack fetches one thread's stack.

@@ -116,7 +116,9 @@ type Dashboard struct {
 	died     map[string]map[uint64]deadThread
 	heaps    map[string][]monitor.Heap
 	snaps    map[string]*heap.Snapshot
-	segOn    string // VM whose segments were requested
+	segOn    string                 // VM whose segments were requested
+	segOpts  monitor.SegmentOptions // what was requested of it
+	native   map[string]*heap.Snapshot
 	vmFilter string
 	thFilter string
 	sortCol  int
@@ -160,7 +162,7 @@ func New(cfg Config) *Dashboard {
 	d := &Dashboard{
 		cfg: cfg, pal: cfg.Palette, app: tview.NewApplication(), now: time.Now,
 		threads: map[string][]monitor.Thread{}, died: map[string]map[uint64]deadThread{},
-		heaps: map[string][]monitor.Heap{}, snaps: map[string]*heap.Snapshot{},
+		heaps: map[string][]monitor.Heap{}, snaps: map[string]*heap.Snapshot{}, native: map[string]*heap.Snapshot{},
 		sortCol: 0, uiq: make(chan func(), 64),
 	}
 	d.show = [paneCount]bool{true, true, true, true}
@@ -282,6 +284,9 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		keymap.Binding{Key: tcell.KeyRune, Rune: '=', Hidden: true, Action: func() { d.heapP.Zoom(1) }},
 		keymap.Binding{Key: tcell.KeyRune, Rune: '-', Hidden: true, Action: func() { d.heapP.Zoom(-1) }},
 		b(tcell.KeyRune, '0', "0", "fit the whole heap", hp, func() { d.heapP.Zoom(0) }),
+		b(tcell.KeyRune, 'n', "n", "managed / native heap", hp, func() { d.heapP.ToggleNative(); d.updateSegments() }),
+		b(tcell.KeyRune, 'b', "b", "object boundaries (HPSO) / merged runs (HPSG)", hp, func() { d.heapP.ToggleObjects(); d.updateSegments() }),
+		b(tcell.KeyRune, 'i', "i", "object-size histogram / bitmap", hp, func() { d.heapP.ToggleHistogram(); d.updateSegments() }),
 	)
 }
 
@@ -410,6 +415,9 @@ func (d *Dashboard) loadInitial(vms []monitor.VM) {
 		if s := d.cfg.Store.Segments(vm.Key); s != nil {
 			d.snaps[vm.Key] = s
 		}
+		if s := d.cfg.Store.NativeSegments(vm.Key); s != nil {
+			d.native[vm.Key] = s
+		}
 	}
 	d.afterVMsChanged()
 	d.renderHeap()
@@ -434,6 +442,9 @@ func (d *Dashboard) apply(evs []monitor.Event) {
 			heapChanged = heapChanged || e.Key == d.sel
 		case monitor.SegmentsUpdated:
 			d.snaps[e.Key] = e.Snapshot
+			heapChanged = heapChanged || e.Key == d.sel
+		case monitor.NativeSegmentsUpdated:
+			d.native[e.Key] = e.Snapshot
 			heapChanged = heapChanged || e.Key == d.sel
 		}
 	}
@@ -475,6 +486,7 @@ func (d *Dashboard) removeVM(key string) {
 	delete(d.died, key)
 	delete(d.heaps, key)
 	delete(d.snaps, key)
+	delete(d.native, key)
 	if d.segOn == key {
 		d.segOn = ""
 	}
@@ -799,6 +811,7 @@ func (d *Dashboard) renderHeap() {
 	d.heapP.SetTitle(fmt.Sprintf(" Heap · %s ", safetext.Tview(truncate(vm.App, 40))))
 	d.heapP.SetHeaps(d.heaps[d.sel])
 	d.heapP.SetSnapshot(d.snaps[d.sel])
+	d.heapP.SetNativeSnapshot(d.native[d.sel])
 	if !vm.DDM {
 		d.heapP.SetWaiting("not a DDM VM: no heap information")
 	} else {
@@ -899,9 +912,11 @@ func (d *Dashboard) relayout() {
 	showStack := d.show[paneStack] && (wide || !d.show[paneHeap])
 	if wide {
 		top := tview.NewFlex()
-		top.AddItem(d.vmTable, 60, 0, false)
 		if d.show[paneThreads] {
+			top.AddItem(d.vmTable, 60, 0, false)
 			top.AddItem(d.thTable, 0, 1, false)
+		} else {
+			top.AddItem(d.vmTable, 0, 1, false)
 		}
 		bottom := tview.NewFlex()
 		if d.show[paneHeap] {
@@ -1143,28 +1158,31 @@ func (d *Dashboard) onSelectionChanged() {
 	d.updateSegments()
 }
 
-// updateSegments asks for heap segments of the selected VM while the heap
-// pane is shown, and stops them for the VM that had them.
+// updateSegments asks the selected VM for the heap maps the heap pane
+// shows (managed merged or objects, and native), while the pane is shown,
+// and stops them for the VM that had them.
 func (d *Dashboard) updateSegments() {
 	want := ""
+	var opts monitor.SegmentOptions
 	if vm, ok := d.selectedVM(); ok && d.show[paneHeap] && vm.DDM {
 		want = vm.Key
+		opts = monitor.SegmentOptions{Managed: true, Objects: d.heapP.Objects(), Native: d.heapP.Native()}
 	}
-	if want == d.segOn || d.cfg.Controller == nil {
+	if (want == d.segOn && opts == d.segOpts) || d.cfg.Controller == nil {
 		return
 	}
 	old := d.segOn
-	d.segOn = want
+	d.segOn, d.segOpts = want, opts
 	ctrl := d.cfg.Controller
 	ctx := d.ctxOrBackground()
 	go func() {
 		rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
-		if old != "" {
-			_ = ctrl.SetSegments(rctx, old, false)
+		if old != "" && old != want {
+			_ = ctrl.SetSegments(rctx, old, monitor.SegmentOptions{})
 		}
 		if want != "" {
-			_ = ctrl.SetSegments(rctx, want, true)
+			_ = ctrl.SetSegments(rctx, want, opts)
 		}
 	}()
 }

@@ -47,8 +47,9 @@ func (f *fakeController) GC(_ context.Context, key string) error {
 	return nil
 }
 
-func (f *fakeController) SetSegments(_ context.Context, key string, on bool) error {
-	f.record(fmt.Sprintf("segments %s %v", key, on))
+func (f *fakeController) SetSegments(_ context.Context, key string, o monitor.SegmentOptions) error {
+	f.record(fmt.Sprintf("segments %s %v", key, o.Managed || o.Native))
+	f.record(fmt.Sprintf("segopts %s %+v", key, o))
 	return nil
 }
 
@@ -279,9 +280,9 @@ func TestKeysSelectTogglesHelpQuit(t *testing.T) {
 	// Segments follow the selection while the heap pane shows.
 	hs.waitFor("segments requested", func(string) bool { return hs.ctrl.called("segments local:8001 true") })
 	hs.key(tcell.KeyRune, 't')
-	hs.waitGone("maps-main")
+	hs.waitGone("1 maps-main") // the row; the stack pane's title keeps the name
 	hs.key(tcell.KeyRune, 't')
-	hs.waitText("maps-main")
+	hs.waitText("1 maps-main")
 	hs.key(tcell.KeyRune, 'h')
 	hs.waitGone("Heap ·")
 	hs.waitFor("segments stopped", func(string) bool { return hs.ctrl.called("segments local:8001 false") })
@@ -478,4 +479,50 @@ func TestThreadDumpKeyShowsAnalysis(t *testing.T) {
 	hs.waitFor("deadlock banner", func(s string) bool { return strings.Contains(strings.ToLower(s), "deadlock") })
 	hs.key(tcell.KeyRune, 'q')
 	hs.waitText("Binder:1234_1")
+}
+
+func TestHeapHistoryNativeAndHistogram(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		twoVMs(s)
+		now := time.Now()
+		var hist []monitor.HeapSample
+		for i := 1; i <= 3; i++ {
+			hist = append(hist, monitor.HeapSample{Time: now, AllocatedBytes: uint64(i) << 20, SizeBytes: 12 << 20, GCCount: i})
+		}
+		s.SetHeaps("local:8000", []monitor.Heap{{ID: 1, MaxBytes: 256 << 20, SizeBytes: 12 << 20, AllocatedBytes: 3 << 20, Objects: 91234, GCCount: 3, History: hist}})
+	})
+	hs.waitText("allocated over 3 GCs: 1.0M → 3.0M")
+	hs.waitText("▃▅█ allocated over 3 GCs")
+	// Native heap: a Dalvik-style map with two pieces.
+	w := ddm.NewSegmentWriter(ddm.TypeNHSG, 1, 8)
+	w.Start(0x40008000)
+	w.Append(ddm.NewState(ddm.KindNative, ddm.SolidityHard), 100)
+	w.Append(ddm.StateFree, 28)
+	w.Start(0x41a00000)
+	w.Append(ddm.NewState(ddm.KindNative, ddm.SolidityHard), 400)
+	hs.store.SetNativeSegments("local:8000", heap.NewSnapshot(1, ddm.TypeNHSG, w.Segments()))
+	hs.key(tcell.KeyRune, 'n')
+	hs.waitText("native heap  used 3.9K  free 224B  in 2 pieces")
+	hs.waitText("█ native")
+	hs.waitGone("1-byte[]")
+	hs.waitFor("native requested", func(string) bool {
+		return hs.ctrl.called("segopts local:8000 {Managed:true Objects:false Native:true}")
+	})
+	hs.key(tcell.KeyRune, 'n')
+	hs.waitGone("native heap  used")
+	// The object-size histogram asks for HPSO and draws the buckets.
+	hs.key(tcell.KeyRune, 'i')
+	hs.waitFor("objects requested", func(string) bool {
+		return hs.ctrl.called("segopts local:8000 {Managed:true Objects:true Native:false}")
+	})
+	seg, err := ddm.DecodeHeapSegment(ddm.TypeHPSO, []byte{0, 0, 0, 1, 8, 0x12, 0xC0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0x3C,
+		0x01, 0x01, 0x19, 0x03, 0x00, 0x09, 0x91, 0xFF, 0x11, 0x2B})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.store.SetSegments("local:8000", heap.NewSnapshot(1, ddm.TypeHPSO, []ddm.HeapSegment{*seg}))
+	hs.waitText("objects by size  3 objects, 2.4K")
+	hs.waitText("2K-4K")
+	hs.key(tcell.KeyRune, 'i')
+	hs.waitText("316 units of 8B")
 }

@@ -48,6 +48,10 @@ type HeapPane struct {
 	queue    func(func()) // runs a function on the UI goroutine, then redraws
 	heaps    []monitor.Heap
 	snap     *heap.Snapshot
+	nsnap    *heap.Snapshot // native heap (NHSG)
+	native   bool           // show the native heap
+	objects  bool           // ask for object boundaries (HPSO)
+	histo    bool           // show the object-size histogram instead of the bitmap
 	bySolid  bool
 	zoom     int    // 0 = fit the whole heap; n = 2^n times closer than fit
 	scroll   uint64 // first row shown
@@ -79,6 +83,25 @@ func (p *HeapPane) SetHeaps(h []monitor.Heap) { p.heaps = h }
 // SetSnapshot sets the segment snapshot (nil: none yet).
 func (p *HeapPane) SetSnapshot(s *heap.Snapshot) { p.snap = s }
 
+// SetNativeSnapshot sets the native-heap snapshot (nil: none yet).
+func (p *HeapPane) SetNativeSnapshot(s *heap.Snapshot) { p.nsnap = s }
+
+// ToggleNative switches between the managed and the native heap.
+func (p *HeapPane) ToggleNative() { p.native = !p.native; p.Zoom(0) }
+
+// Native reports whether the native heap is shown.
+func (p *HeapPane) Native() bool { return p.native }
+
+// ToggleObjects switches between object boundaries (HPSO) and merged runs.
+func (p *HeapPane) ToggleObjects() { p.objects = !p.objects }
+
+// Objects reports whether object boundaries are asked for.
+func (p *HeapPane) Objects() bool { return p.objects || p.histo }
+
+// ToggleHistogram shows the object-size histogram instead of the bitmap
+// (object boundaries are asked for while it shows).
+func (p *HeapPane) ToggleHistogram() { p.histo = !p.histo }
+
 // SetWaiting sets the text shown while no segments are available.
 func (p *HeapPane) SetWaiting(msg string) { p.waiting = msg }
 
@@ -106,13 +129,13 @@ func (p *HeapPane) Scroll(rows int) {
 	p.scroll = uint64(int64(p.scroll) + int64(rows))
 }
 
-func (p *HeapPane) geometry(w, h int) (per uint64, rows int) {
+func (p *HeapPane) geometry(snap *heap.Snapshot, w, h int) (per uint64, rows int) {
 	rows = h
-	if p.snap == nil || w <= 0 || rows <= 0 {
+	if snap == nil || w <= 0 || rows <= 0 {
 		return 1, rows
 	}
 	n := uint64(w) * uint64(rows)
-	per = (p.snap.Units() + n - 1) / n
+	per = (snap.Units() + n - 1) / n
 	if per == 0 {
 		per = 1
 	}
@@ -137,11 +160,28 @@ func (p *HeapPane) Draw(screen tcell.Screen) {
 		}
 		line++
 	}
-	if len(p.heaps) == 0 {
+	snap := p.snap
+	if p.native {
+		snap = p.nsnap
+		if snap == nil {
+			text("[::d]native heap: segments arrive at the next GC (g causes one); only Dalvik reports native allocations")
+			return
+		}
+		st := snap.Stats
+		text(fmt.Sprintf("[::b]native heap[::-]  used [::b]%s[::-]  free %s  in %d pieces", humanBytes(st.UsedUnits()*uint64(st.UnitSize)),
+			humanBytes(st.FreeUnits()*uint64(st.UnitSize)), st.Segments))
+		if snap.Units() == 0 {
+			text("[::d]this VM reports no native allocations (ART sends NHST/NHEN with nothing between)")
+			return
+		}
+	} else if len(p.heaps) == 0 {
 		text("[::d]no heap information yet (HPIF arrives at the next GC; g causes one)")
 		return
 	}
 	for _, hp := range p.heaps {
+		if p.native {
+			break
+		}
 		pct := 0.0
 		if hp.SizeBytes > 0 {
 			pct = 100 * float64(hp.AllocatedBytes) / float64(hp.SizeBytes)
@@ -152,13 +192,27 @@ func (p *HeapPane) Draw(screen tcell.Screen) {
 			tview.Print(screen, bar(hp.AllocatedBytes, hp.SizeBytes, hp.MaxBytes, w), x, y+line, w, tview.AlignLeft, p.pal.Accent())
 		}
 		line++
+		if len(hp.History) > 1 && h >= 12 {
+			alloc := make([]uint64, len(hp.History))
+			for i, s := range hp.History {
+				alloc[i] = s.AllocatedBytes
+			}
+			first, last := hp.History[0], hp.History[len(hp.History)-1]
+			label := fmt.Sprintf(" allocated over %d GCs: %s → %s", len(hp.History), humanBytes(first.AllocatedBytes), humanBytes(last.AllocatedBytes))
+			sw := max(1, w-len([]rune(label)))
+			text(spark(alloc, sw) + "[::d]" + label)
+		}
 	}
-	if p.snap == nil {
+	if snap == nil {
 		msg := p.waiting
 		if msg == "" {
 			msg = "segments arrive at the next GC (g causes one)"
 		}
 		text("[::d]" + msg)
+		return
+	}
+	if p.histo {
+		p.drawHistogram(screen, snap, x, y+line, w, h-line)
 		return
 	}
 	// Legend.
@@ -174,14 +228,14 @@ func (p *HeapPane) Draw(screen tcell.Screen) {
 	if mapRows <= 0 {
 		return
 	}
-	per, rows := p.geometry(w, mapRows)
-	totalRows := (p.snap.Units() + uint64(w)*per - 1) / (uint64(w) * per)
+	per, rows := p.geometry(snap, w, mapRows)
+	totalRows := (snap.Units() + uint64(w)*per - 1) / (uint64(w) * per)
 	if totalRows > uint64(rows) && p.scroll > totalRows-uint64(rows) {
 		p.scroll = totalRows - uint64(rows)
 	} else if totalRows <= uint64(rows) {
 		p.scroll = 0
 	}
-	key := cellKey{snap: p.snap, first: p.scroll * uint64(w) * per, per: per, n: w * rows}
+	key := cellKey{snap: snap, first: p.scroll * uint64(w) * per, per: per, n: w * rows}
 	cells := p.cellsFor(key)
 	for i, c := range cells {
 		cx, cy := x+i%w, y+line+i/w
@@ -190,7 +244,7 @@ func (p *HeapPane) Draw(screen tcell.Screen) {
 	}
 	line += rows
 	if footer > 0 {
-		st := p.snap.Stats
+		st := snap.Stats
 		var parts []string
 		for k := ddm.Kind(0); k < 8; k++ {
 			if u := st.UnitsByKind[k]; u > 0 {
@@ -203,7 +257,7 @@ func (p *HeapPane) Draw(screen tcell.Screen) {
 			zoom = fmt.Sprintf("%dx", 1<<p.zoom)
 		}
 		text(fmt.Sprintf("[::d]%s units of %dB · 1 cell = %s units · zoom %s · rows %d-%d of %d · free %s in %s runs, fragmentation %.0f%%",
-			groupDigits(p.snap.Units()), st.UnitSize, groupDigits(per), zoom, p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows,
+			groupDigits(snap.Units()), st.UnitSize, groupDigits(per), zoom, p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows,
 			humanBytes(st.FreeUnits()*uint64(st.UnitSize)), groupDigits(st.FreeRuns), 100*st.Fragmentation()))
 	}
 }
@@ -220,6 +274,11 @@ func (p *HeapPane) drawLegend(screen tcell.Screen, x, y, w int) {
 		cx += len(label) + 2
 	}
 	put('·', tcell.StyleDefault.Foreground(p.freeColor()), "free")
+	if p.native {
+		ch, st := p.look(ddm.NewState(ddm.KindNative, ddm.SolidityHard))
+		put(ch, st, "native")
+		return
+	}
 	if p.bySolid {
 		for s := ddm.SolidityHard; s <= ddm.SoliditySweep; s++ {
 			ch, st := p.look(ddm.NewState(0, s))
@@ -306,4 +365,70 @@ func (p *HeapPane) cellsFor(key cellKey) []heap.Cell {
 		return p.cells // stale but the right shape
 	}
 	return nil
+}
+
+// sparkLevels draw a small chart in one text line.
+var sparkLevels = []rune("▁▂▃▄▅▆▇█")
+
+// spark draws the last width values as a one-line chart scaled to their
+// maximum.
+func spark(values []uint64, width int) string {
+	if len(values) > width {
+		values = values[len(values)-width:]
+	}
+	var top uint64
+	for _, v := range values {
+		top = max(top, v)
+	}
+	out := make([]rune, len(values))
+	for i, v := range values {
+		lvl := 0
+		if top > 0 {
+			lvl = int(v * uint64(len(sparkLevels)-1) / top)
+		}
+		out[i] = sparkLevels[lvl]
+	}
+	return string(out)
+}
+
+// drawHistogram shows the object-size histogram of snap (HPSO: one run per
+// object) as horizontal bars.
+func (p *HeapPane) drawHistogram(screen tcell.Screen, snap *heap.Snapshot, x, y, w, h int) {
+	if h <= 0 {
+		return
+	}
+	if snap.Type != ddm.TypeHPSO && !p.native {
+		tview.Print(screen, "[::d]asking for object boundaries (HPSO); the histogram follows the next GC (g)", x, y, w, tview.AlignLeft, tcell.ColorDefault)
+		return
+	}
+	buckets := snap.SizeHistogram()
+	var top, objects, bytes uint64
+	for _, b := range buckets {
+		top = max(top, b.Count)
+		objects += b.Count
+		bytes += b.Bytes
+	}
+	what := "objects"
+	if p.native {
+		what = "allocations"
+	}
+	tview.Print(screen, fmt.Sprintf("[::b]%s by size[::-]  %s %s, %s", what, groupDigits(objects), what, humanBytes(bytes)), x, y, w, tview.AlignLeft, tcell.ColorDefault)
+	const labelW, countW = 12, 22
+	barW := max(1, w-labelW-countW)
+	for i, b := range buckets {
+		if 1+i >= h {
+			break
+		}
+		n := 0
+		if top > 0 {
+			n = int(b.Count * uint64(barW) / top)
+		}
+		if b.Count > 0 && n == 0 {
+			n = 1
+		}
+		line := fmt.Sprintf("%-*s", labelW, b.Label())
+		tview.Print(screen, line, x, y+1+i, labelW, tview.AlignLeft, tcell.ColorDefault)
+		tview.Print(screen, strings.Repeat("█", n), x+labelW, y+1+i, barW, tview.AlignLeft, p.pal.Accent())
+		tview.Print(screen, fmt.Sprintf("%10s %10s", groupDigits(b.Count), humanBytes(b.Bytes)), x+labelW+barW, y+1+i, countW, tview.AlignRight, tcell.ColorDefault)
+	}
 }
