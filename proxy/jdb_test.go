@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/internal/testjvm"
 	"github.com/ddmtui/ddmtui/internal/testpeer"
 	"github.com/ddmtui/ddmtui/internal/wire"
@@ -125,6 +126,7 @@ func (s *jdbSession) send(line string) {
 // name; after jdb left, the JVM runs on (its worker's counter advances, no
 // thread is suspended) and the monitor still lists it.
 func TestJDBThroughProxy(t *testing.T) {
+	leakcheck.Check(t)
 	jdb := testpeer.Require(t, "jdb")
 	jvm := testjvm.Start(t)
 	r := startRig(t, onePort(jvm.Port), Options{})
