@@ -19,6 +19,13 @@ import (
 // withVM runs discovery until the VM with pid is found (within wait) and
 // calls fn with its session; discovery stops when fn returns.
 func withVM(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM) error) error {
+	return withVMStore(c, pid, wait, func(ctx context.Context, s *monitor.Session, vm monitor.VM, _ *monitor.Store) error {
+		return fn(ctx, s, vm)
+	})
+}
+
+// withVMStore is withVM that also hands fn the model the session writes.
+func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error) error {
 	if pid <= 0 {
 		return fmt.Errorf("--pid is required")
 	}
@@ -47,7 +54,7 @@ func withVM(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Con
 					return err
 				}
 				vm, _ = store.VM(vm.Key)
-				return fn(ctx, s, vm)
+				return fn(ctx, s, vm, store)
 			}
 		}
 		if time.Now().After(deadline) {

@@ -34,6 +34,7 @@ func newApp() *cli.App {
 			demoCommand(),
 			profileCommand(),
 			dumpCommand(),
+			heapCommand(),
 			traceCommand(),
 			anrCommand(),
 			serveCommand(),

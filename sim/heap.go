@@ -270,15 +270,17 @@ func (vm *VM) ObjectTruth() []uint32 {
 // §7.4), and NHST/NHEN with nothing between as ART does when native
 // segments were asked for.
 func (vm *VM) sendSegmentsLocked(c *vmConn) {
-	t := ddm.TypeHPSG
-	if c.hpsgWhat == ddm.SegmentWhatObjects {
-		t = ddm.TypeHPSO
+	if c.hpsgWhen == ddm.SegmentWhenEveryGC {
+		t := ddm.TypeHPSG
+		if c.hpsgWhat == ddm.SegmentWhatObjects {
+			t = ddm.TypeHPSO
+		}
+		c.sendLocked(&ddm.HeapStart{HeapID: 1})
+		for _, s := range vm.heap.segments(t) {
+			c.sendLocked(&s)
+		}
+		c.sendLocked(&ddm.HeapEnd{HeapID: 1})
 	}
-	c.sendLocked(&ddm.HeapStart{HeapID: 1})
-	for _, s := range vm.heap.segments(t) {
-		c.sendLocked(&s)
-	}
-	c.sendLocked(&ddm.HeapEnd{HeapID: 1})
 	if c.nhsgWhen == ddm.SegmentWhenEveryGC {
 		// Dalvik walks its native heap; ART sends start and end with nothing
 		// between (spec/ddm-chunks.md §7.4).

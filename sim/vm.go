@@ -381,7 +381,7 @@ func (vm *VM) gcLocked(reason uint8) {
 			c.hpifWhen = ddm.HeapInfoNever
 		}
 	}
-	if c.hpsgWhen == ddm.SegmentWhenEveryGC {
+	if c.hpsgWhen == ddm.SegmentWhenEveryGC || c.nhsgWhen == ddm.SegmentWhenEveryGC {
 		vm.sendSegmentsLocked(c)
 	}
 }

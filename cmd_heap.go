@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/heappng"
+	"github.com/ddmtui/ddmtui/monitor"
+)
+
+// HeapReport is `ddmtui heap --json`: the segment summary of one heap map.
+type HeapReport struct {
+	PID             int               `json:"pid"`
+	App             string            `json:"app"`
+	Heap            string            `json:"heap"` // "managed" or "native"
+	Type            string            `json:"type"` // HPSG, HPSO or NHSG
+	UnitSize        int               `json:"unit_size"`
+	TotalUnits      uint64            `json:"total_units"`
+	Segments        int               `json:"segments"`
+	UsedBytes       uint64            `json:"used_bytes"`
+	FreeBytes       uint64            `json:"free_bytes"`
+	FreeRuns        uint64            `json:"free_runs"`
+	LargestFree     uint64            `json:"largest_free_bytes"`
+	Fragmentation   float64           `json:"fragmentation"`
+	UnitsByKind     map[string]uint64 `json:"units_by_kind"`
+	UnitsBySolidity map[string]uint64 `json:"units_by_solidity"`
+	Histogram       []SizeBucketJSON  `json:"object_sizes,omitempty"` // HPSO: one run per object
+}
+
+// SizeBucketJSON is one bucket of the object-size histogram.
+type SizeBucketJSON struct {
+	MinBytes uint64 `json:"min_bytes"`
+	MaxBytes uint64 `json:"max_bytes"`
+	Count    uint64 `json:"count"`
+	Bytes    uint64 `json:"bytes"`
+}
+
+func heapReport(vm monitor.VM, which string, snap *heap.Snapshot) HeapReport {
+	st := snap.Stats
+	unit := uint64(st.UnitSize)
+	r := HeapReport{PID: vm.PID, App: vm.App, Heap: which, Type: snap.Type.String(), UnitSize: st.UnitSize,
+		TotalUnits: st.TotalUnits, Segments: st.Segments, UsedBytes: st.UsedUnits() * unit, FreeBytes: st.FreeUnits() * unit,
+		FreeRuns: st.FreeRuns, LargestFree: st.LargestFree * unit, Fragmentation: st.Fragmentation(),
+		UnitsByKind: map[string]uint64{}, UnitsBySolidity: map[string]uint64{}}
+	for k, n := range st.UnitsByKind {
+		if n > 0 {
+			r.UnitsByKind[ddm.Kind(k).String()] = n
+		}
+	}
+	for k, n := range st.UnitsBySolid {
+		if n > 0 {
+			r.UnitsBySolidity[ddm.Solidity(k).String()] = n
+		}
+	}
+	if snap.Type == ddm.TypeHPSO {
+		for _, b := range snap.SizeHistogram() {
+			r.Histogram = append(r.Histogram, SizeBucketJSON{b.MinBytes, b.MaxBytes, b.Count, b.Bytes})
+		}
+	}
+	return r
+}
+
+func heapCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "heap",
+		Usage: "picture (PNG) or summary (JSON) of a VM's heap map",
+		Description: "Asks the VM for its heap map at the next GC (and causes one), then writes the\n" +
+			"allocation-unit map as a PNG with a legend (--png), or the segment summary (--json).",
+		Flags: append(discoveryFlags(),
+			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
+			&cli.StringFlag{Name: "png", Usage: "write the heap picture to `OUT.png`"},
+			&cli.BoolFlag{Name: "json", Usage: "print the segment summary as JSON"},
+			&cli.BoolFlag{Name: "native", Usage: "the native heap (NHSG; Dalvik) instead of the managed heap"},
+			&cli.BoolFlag{Name: "objects", Usage: "object boundaries (HPSO): adds an object-size histogram"},
+			&cli.IntFlag{Name: "width", Value: 512, Usage: "picture width in pixels"},
+			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
+			&cli.DurationFlag{Name: "timeout", Value: 15 * time.Second, Usage: "how long to wait for the heap map"},
+		),
+		Action: func(c *cli.Context) error {
+			if c.String("png") == "" && !c.Bool("json") {
+				return fmt.Errorf("give --png OUT.png and/or --json")
+			}
+			native := c.Bool("native")
+			var snap *heap.Snapshot
+			var target monitor.VM
+			err := withVMStore(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error {
+				if !vm.DDM {
+					return fmt.Errorf("pid %d does not speak DDM: it has no heap map", vm.PID)
+				}
+				target = vm
+				before := store.Segments(vm.Key)
+				if native {
+					before = store.NativeSegments(vm.Key)
+				}
+				opts := monitor.SegmentOptions{Managed: !native, Objects: c.Bool("objects"), Native: native}
+				if err := s.SetSegmentOptions(ctx, opts); err != nil {
+					return err
+				}
+				if err := s.GC(ctx); err != nil {
+					return err
+				}
+				deadline := time.Now().Add(c.Duration("timeout"))
+				for {
+					got := store.Segments(vm.Key)
+					if native {
+						got = store.NativeSegments(vm.Key)
+					}
+					if got != nil && got != before {
+						snap = got
+						break
+					}
+					if time.Now().After(deadline) {
+						return fmt.Errorf("no heap map from pid %d within %v (modern Android no longer sends heap maps)", vm.PID, c.Duration("timeout"))
+					}
+					select {
+					case <-ctx.Done():
+						return ctx.Err()
+					case <-time.After(50 * time.Millisecond):
+					}
+				}
+				_ = s.SetSegmentOptions(ctx, monitor.SegmentOptions{})
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			which := "managed"
+			if native {
+				which = "native"
+			}
+			if out := c.String("png"); out != "" {
+				f, err := os.Create(out)
+				if err != nil {
+					return err
+				}
+				title := fmt.Sprintf("%s (pid %d), %s heap", target.App, target.PID, which)
+				if err := heappng.Render(f, snap, heappng.Options{Title: title, Width: c.Int("width")}); err != nil {
+					f.Close()
+					return err
+				}
+				if err := f.Close(); err != nil {
+					return err
+				}
+			}
+			if c.Bool("json") {
+				return headless.WriteJSON(c.App.Writer, heapReport(target, which, snap))
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/sim"
+)
+
+func TestHeapCommandPictureAndSummary(t *testing.T) {
+	leakcheck.Check(t)
+	dev := sim.NewDevice("t")
+	art := sim.NewVM(sim.VMSpec{PID: 5101, App: "com.example.heap", Family: sim.ART, HeapBytes: 3 << 20, Fragmented: true, Seed: 21})
+	dalvik := sim.NewVM(sim.VMSpec{PID: 5102, App: "com.example.native", Family: sim.Dalvik, HeapBytes: 1 << 20, Seed: 22})
+	dev.Add(art)
+	dev.Add(dalvik)
+	defer dev.Close()
+	base := freePorts(t, 2)
+	if _, err := dev.ServeLocal("127.0.0.1", base); err != nil {
+		t.Fatal(err)
+	}
+	scanFlag := fmt.Sprintf("%d-%d", base, base+1)
+	run := func(args ...string) HeapReport {
+		t.Helper()
+		out, err := runApp(t, append([]string{"heap", "--adb", "off", "--scan", scanFlag, "--json"}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		var r HeapReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return r
+	}
+
+	pic := filepath.Join(t.TempDir(), "heap.png")
+	r := run("--pid", "5101", "--png", pic)
+	byKind, bySolid := art.SegmentTruth() // the map was taken at the GC the command caused; the VM does not step here
+	if r.Type != "HPSG" || r.UnitsBySolidity["free"] != bySolid[ddm.SolidityFree] || r.UnitsBySolidity["hard"] != bySolid[ddm.SolidityHard] {
+		t.Fatalf("summary %+v, truth by solidity %v", r, bySolid)
+	}
+	if r.UnitsByKind["data object"] == 0 || r.UnitsByKind["2-byte array"] != byKind[ddm.KindArray2] || r.Fragmentation <= 0 {
+		t.Fatalf("by kind %v (truth %v), fragmentation %v", r.UnitsByKind, byKind, r.Fragmentation)
+	}
+	f, err := os.Open(pic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil || img.Bounds().Dx() < 512 {
+		t.Fatalf("picture: %v %v", err, img)
+	}
+
+	obj := run("--pid", "5101", "--objects")
+	var objects uint64
+	for _, b := range obj.Histogram {
+		objects += b.Count
+	}
+	if obj.Type != "HPSO" || objects != uint64(len(art.ObjectTruth())) {
+		t.Fatalf("objects: type %s, histogram counts %d, VM has %d", obj.Type, objects, len(art.ObjectTruth()))
+	}
+
+	nat := run("--pid", "5102", "--native")
+	used, free := dalvik.NativeTruth()
+	if nat.Type != "NHSG" || nat.UsedBytes != used*8 || nat.FreeBytes != free*8 || nat.Segments < 3 {
+		t.Fatalf("native: %+v, truth used %d free %d units", nat, used, free)
+	}
+	if _, err := runApp(t, "heap", "--adb", "off", "--scan", scanFlag, "--pid", "5101"); err == nil {
+		t.Fatal("heap without --png or --json succeeded")
+	}
+}
