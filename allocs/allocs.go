@@ -216,19 +216,6 @@ func (t *Table) Site(i int) string { return t.stacks[t.Entries[i].stack].site }
 // Stacks is the number of distinct stacks in the table.
 func (t *Table) Stacks() int { return len(t.stacks) }
 
-// StackText renders frames one per line, innermost first, each prefixed
-// with indent and "at ".
-func StackText(frames []Frame, indent string) string {
-	if len(frames) == 0 {
-		return indent + NoSite + "\n"
-	}
-	var b strings.Builder
-	for _, f := range frames {
-		b.WriteString(indent + "at " + f.String() + "\n")
-	}
-	return b.String()
-}
-
 // Filter returns the positions of the entries that pass filter, in wire
 // order: a case-insensitive substring of the allocated class, of a frame's
 // "class.method" or file, or of "tid=N"; a leading "!" keeps the entries

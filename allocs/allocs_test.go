@@ -344,12 +344,6 @@ func TestStacksOf(t *testing.T) {
 	if s := tab.StacksOf([]int{3}); len(s) != 1 || s[0].Frames != nil || s[0].Count != 1 {
 		t.Fatalf("no-frame stack %+v", s)
 	}
-	if got := StackText(tab.Entries[0].Frames, "  "); got != "  at "+siteFoo+"\n  at com.example.Main.run(Main.java:7)\n" {
-		t.Errorf("StackText %q", got)
-	}
-	if got := StackText(nil, "> "); got != "> "+NoSite+"\n" {
-		t.Errorf("StackText(nil) %q", got)
-	}
 }
 
 func TestFrameString(t *testing.T) {

@@ -1,0 +1,78 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ddmtui/ddmtui/ddm"
+)
+
+// Allocation tracker requests (spec/ddm-chunks.md §7.7).
+
+// AllocTracking asks whether the VM records allocations (REAQ).
+func (s *Session) AllocTracking(ctx context.Context) (bool, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return false, err
+	}
+	if !s.isDDM {
+		return false, errors.New("not a DDM VM")
+	}
+	m, err := s.request(ctx, &ddm.AllocTrackerStatusRequest{})
+	if err != nil {
+		return false, err
+	}
+	st, ok := m.(*ddm.AllocTrackerStatus)
+	if !ok {
+		return false, fmt.Errorf("REAQ answered with %T", m)
+	}
+	return st.Enabled, nil
+}
+
+// SetAllocTracking turns allocation recording on or off (REAE). VMs clear
+// their records when recording is turned off. The reply is empty, and
+// modern ART sends none at all: a request that times out while ctx is alive
+// counts as done.
+func (s *Session) SetAllocTracking(ctx context.Context, on bool) error {
+	if err := s.waitReady(ctx); err != nil {
+		return err
+	}
+	if !s.isDDM {
+		return errors.New("not a DDM VM")
+	}
+	_, err := s.request(ctx, &ddm.AllocTrackerEnableRequest{Enable: on})
+	if isSoftTimeout(ctx, err) {
+		return nil
+	}
+	return err
+}
+
+// Allocations fetches the VM's recent allocations (REAL). Entries are in
+// the VM's order: ART sends the newest first, Dalvik the oldest first
+// (allocs.OrderOf tells them apart by the VM's family).
+func (s *Session) Allocations(ctx context.Context) (*ddm.Allocations, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	if !s.isDDM {
+		return nil, errors.New("not a DDM VM")
+	}
+	m, err := s.request(ctx, &ddm.AllocationsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	a, ok := m.(*ddm.Allocations)
+	if !ok {
+		return nil, fmt.Errorf("REAL answered with %T", m)
+	}
+	return a, nil
+}
+
+// Family returns the VM's family as its HELO reply told it, once known
+// (FamilyUnknown for VMs that do not speak DDM).
+func (s *Session) Family(ctx context.Context) (ddm.VMFamily, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return ddm.FamilyUnknown, err
+	}
+	return s.family, nil
+}
