@@ -83,6 +83,11 @@ type Session struct {
 	segmentsOn bool
 	thstMisses int
 	passthru   func(*jdwp.Packet)
+	// early keeps the VM's first non-DDM commands (a VM_START event sent
+	// right after the handshake) until a passthrough is first set.
+	early      []*jdwp.Packet
+	earlyBytes int
+	earlyDone  bool
 	traceWait  chan []byte // set while StopProfiling waits for the MPSE data
 	traceFile  bool        // the running trace goes to a device file (MPRS)
 }
@@ -337,6 +342,10 @@ func (s *Session) readLoop() {
 		if !p.IsDDM() {
 			s.mu.Lock()
 			fn := s.passthru
+			if fn == nil && !s.earlyDone && !p.IsReply() && s.earlyBytes+p.Len() <= maxEarlyBytes {
+				s.early = append(s.early, p)
+				s.earlyBytes += p.Len()
+			}
 			s.mu.Unlock()
 			if fn != nil {
 				fn(p)
@@ -724,14 +733,30 @@ func (s *Session) Conn(ctx context.Context) (*jdwp.Conn, error) {
 	return s.jc, nil
 }
 
+// maxEarlyBytes bounds the VM commands a session keeps before a
+// passthrough is set.
+const maxEarlyBytes = 64 << 10
+
 // SetPassthrough routes every packet the VM sends that is not for the
 // monitor (replies to a debugger's ids, Event.Composite, other commands) to
 // fn; nil drops them again. fn runs on the connection's reader goroutine and
 // must not block for long.
-func (s *Session) SetPassthrough(fn func(*jdwp.Packet)) {
+//
+// The first call returns the VM commands that arrived before it (at most
+// 64 KiB; e.g. the VM_START event a JVM started with suspend=y sends right
+// after the handshake), in order and ahead of anything fn will receive;
+// later calls return nil.
+func (s *Session) SetPassthrough(fn func(*jdwp.Packet)) []*jdwp.Packet {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.passthru = fn
-	s.mu.Unlock()
+	if s.earlyDone {
+		return nil
+	}
+	s.earlyDone = true
+	early := s.early
+	s.early, s.earlyBytes = nil, 0
+	return early
 }
 
 // Reopen ends the session's connection; discovery opens a new one (local
