@@ -28,6 +28,9 @@ type fakeVM struct {
 	requests map[int32]uint8
 	suspend  map[uint64]int
 	done     sync.WaitGroup
+	// startSuspended makes the VM send VM_START with suspend policy ALL
+	// right after the handshake, as a JVM started with suspend=y does.
+	startSuspended bool
 }
 
 type fakeCmd struct {
@@ -56,13 +59,16 @@ func startFakeVMs(t testing.TB, n int) ([]*fakeVM, scan.PortRange) {
 	return vms, scan.PortRange{First: base, Last: base + n - 1}
 }
 
-func startFakeVMAt(t testing.TB, addr string) *fakeVM {
+func startFakeVMAt(t testing.TB, addr string, opts ...func(*fakeVM)) *fakeVM {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fakeVM{t: t, ln: ln, nextReq: 0x20000000, requests: map[int32]uint8{}, suspend: map[uint64]int{}}
+	for _, o := range opts {
+		o(f)
+	}
 	f.done.Add(1)
 	go f.accept()
 	t.Cleanup(f.close)
@@ -105,7 +111,11 @@ func (f *fakeVM) accept() {
 		f.mu.Lock()
 		f.jc = jc
 		f.conns++
+		start := f.startSuspended
 		f.mu.Unlock()
+		if start {
+			_ = f.emit(2, jdwp.EventVMStart, 0, 0x100)
+		}
 		f.serve(jc)
 		jc.Close()
 		f.mu.Lock()

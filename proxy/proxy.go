@@ -400,7 +400,11 @@ func (p *Proxy) reconcile() {
 			e.session, e.fresh, e.goneAt = s, true, time.Time{}
 			e.predata, e.predataBytes = nil, 0
 			sess := s
-			s.SetPassthrough(func(pk *jdwp.Packet) { p.fromVM(e, sess, pk) })
+			// What the VM sent before now goes first; p.mu keeps fromVM
+			// out until it is in place.
+			for _, pk := range s.SetPassthrough(func(pk *jdwp.Packet) { p.fromVM(e, sess, pk) }) {
+				p.keepLocked(e, pk)
+			}
 			if e.ln == nil && e.port != 0 {
 				p.listenLocked(e) // a port that was in use may be free now
 			}
@@ -507,11 +511,17 @@ func (p *Proxy) fromVM(e *entry, s *monitor.Session, pk *jdwp.Packet) {
 		a.fromVM(pk)
 		return
 	}
+	p.keepLocked(e, pk)
+	p.mu.Unlock()
+}
+
+// keepLocked keeps a VM command for the first debugger of e's session
+// (bounded by Options.PreData); anything else is dropped.
+func (p *Proxy) keepLocked(e *entry, pk *jdwp.Packet) {
 	if !pk.IsReply() && e.fresh && p.opts.PreData > 0 && e.predataBytes+pk.Len() <= p.opts.PreData {
 		e.predata = append(e.predata, pk)
 		e.predataBytes += pk.Len()
 	}
-	p.mu.Unlock()
 }
 
 // note records a session event in the inspector.

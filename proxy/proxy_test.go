@@ -421,3 +421,48 @@ func TestStopWhileDebugging(t *testing.T) {
 		t.Fatal("the debugger connection outlived the proxy")
 	}
 }
+
+// A JVM started with suspend=y sends VM_START (suspend ALL) right after the
+// monitor's handshake, before the proxy hears of the session: the event is
+// still delivered to the first debugger, and when that debugger leaves
+// without resuming, the cleanup resumes the VM.
+func TestVMStartKeptForFirstDebugger(t *testing.T) {
+	leakcheck.Check(t)
+	vm := startFakeVMAt(t, "127.0.0.1:0", func(f *fakeVM) { f.startSuspended = true })
+	r := startRig(t, onePort(vm.port()), Options{})
+	key := localKey(vm.port())
+	port := r.waitPort(key)
+	if _, s := vm.state(); len(s) != 2 {
+		t.Fatalf("VM not suspended by its start: %v", s)
+	}
+	dbg := dialDebugger(t, port, 1)
+	select {
+	case ev := <-dbg.Incoming():
+		c, err := DecodeComposite(ev.Data, fakeSizes, nil)
+		if err != nil || c.SuspendPolicy != 2 || len(c.Events) != 1 || c.Events[0].Kind != jdwp.EventVMStart {
+			t.Fatalf("first packet %v: %+v %v", ev, c, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("VM_START was not delivered")
+	}
+	rec := r.waitRecord("the kept VM_START", func(r Record) bool { return r.Composite != nil })
+	if !strings.Contains(rec.Note, "before the debugger attached") {
+		t.Errorf("VM_START record note %q", rec.Note)
+	}
+	dbg.Close()
+	left := r.waitRecord("leave record", summaryHas("left"))
+	if !strings.Contains(left.Note, "resumed the VM 1 time(s)") {
+		t.Errorf("leave note %q", left.Note)
+	}
+	waitFor(t, "the VM resumed", 5*time.Second, func() bool { _, s := vm.state(); return len(s) == 0 })
+	// A later debugger gets no stale VM_START.
+	dbg2 := dialDebugger(t, port, 1)
+	if _, err := dbg2.Version(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-dbg2.Incoming():
+		t.Fatalf("second debugger got %v", ev)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
