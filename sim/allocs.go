@@ -47,6 +47,7 @@ type allocTracker struct {
 	ring    []allocRecord // up to maxAllocRecords; once full, next is the oldest
 	next    int
 	stacks  [][]ddm.AllocFrame
+	keys    []stackKey // the key of each stack
 	stackOf map[stackKey]uint32
 }
 
@@ -272,10 +273,41 @@ func (vm *VM) allocStack(th *thread, ci uint16) uint32 {
 	if k.cut != 0 {
 		fs = fs[:min(len(fs), int(k.cut))]
 	}
+	if len(t.stacks) >= maxAllocStacks {
+		t.compactStacks()
+	}
 	id := uint32(len(t.stacks))
 	t.stacks = append(t.stacks, fs)
+	t.keys = append(t.keys, k)
 	t.stackOf[k] = id
 	return id
+}
+
+// maxAllocStacks is how many distinct stacks a tracker holds before it
+// drops those no record uses any more (threads come and go).
+const maxAllocStacks = 8192
+
+// compactStacks drops the stacks no record refers to and renumbers the
+// rest.
+func (t *allocTracker) compactStacks() {
+	newID := make([]int32, len(t.stacks))
+	for i := range newID {
+		newID[i] = -1
+	}
+	var stacks [][]ddm.AllocFrame
+	var keys []stackKey
+	clear(t.stackOf)
+	for i := range t.ring {
+		old := t.ring[i].stack
+		if newID[old] < 0 {
+			newID[old] = int32(len(stacks))
+			stacks = append(stacks, t.stacks[old])
+			keys = append(keys, t.keys[old])
+			t.stackOf[t.keys[old]] = uint32(newID[old])
+		}
+		t.ring[i].stack = uint32(newID[old])
+	}
+	t.stacks, t.keys = stacks, keys
 }
 
 // descriptor turns a dotted class name into a JNI descriptor.

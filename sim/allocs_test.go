@@ -261,3 +261,38 @@ func TestAllocationTrackerOverJDWP(t *testing.T) {
 		c.Close()
 	}
 }
+
+// A tracker running for long drops the stacks its records no longer use,
+// and the records keep their stacks.
+func TestAllocationStacksCompacted(t *testing.T) {
+	vm := NewVM(VMSpec{PID: 77, App: "a", Family: ART, Threads: 2, Seed: 7})
+	record(vm, 1000)
+	before := table(vm)
+	vm.mu.Lock()
+	tr := &vm.allocs
+	n := len(tr.stacks)
+	// Stacks of threads long gone: no record uses them.
+	for i := range maxAllocStacks - n {
+		tr.stacks = append(tr.stacks, []ddm.AllocFrame{{Class: "LGone;", Method: "m"}})
+		tr.keys = append(tr.keys, stackKey{thread: uint32(1000000 + i)})
+		tr.stackOf[tr.keys[len(tr.keys)-1]] = uint32(len(tr.stacks) - 1)
+	}
+	tr.compactStacks()
+	kept := len(tr.stacks)
+	for k, id := range tr.stackOf {
+		if tr.keys[id] != k {
+			t.Fatalf("stack %d has key %+v, the index says %+v", id, tr.keys[id], k)
+		}
+	}
+	vm.mu.Unlock()
+	if kept != n || len(tr.stackOf) != n {
+		t.Fatalf("%d stacks kept (%d indexed), %d in use", kept, len(tr.stackOf), n)
+	}
+	if after := table(vm); !reflect.DeepEqual(after, before) {
+		t.Fatal("compaction changed the table")
+	}
+	record(vm, 200) // lookups still work after renumbering
+	if got := table(vm); len(got.Entries) != 1200 || !reflect.DeepEqual(got.Entries[200:], before.Entries) {
+		t.Fatal("records after compaction do not extend the table")
+	}
+}
