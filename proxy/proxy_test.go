@@ -205,7 +205,11 @@ func TestDebuggerIDsRewrittenOutOfMonitorRange(t *testing.T) {
 	if plain != 1 || len(aliases) != 2 || aliases[0] == aliases[1] {
 		t.Fatalf("ids seen by the VM: plain %d, aliases %#x", plain, aliases)
 	}
-	recs := r.records(func(r Record) bool { return r.Type == TypeCommand && r.WireID != 0 })
+	var recs []Record
+	waitFor(t, "records of the rewritten commands", 5*time.Second, func() bool {
+		recs = r.records(func(r Record) bool { return r.Type == TypeCommand && r.WireID != 0 })
+		return len(recs) >= 2
+	})
 	if len(recs) != 2 || recs[0].ID != jdwp.DefaultIDBase+1 {
 		t.Errorf("inspector records with rewritten ids: %+v", recs)
 	}
@@ -246,7 +250,11 @@ func TestSecondDebuggerRefused(t *testing.T) {
 	if _, err := dbg.Version(ctx); err != nil {
 		t.Fatalf("first debugger after the refusals: %v", err)
 	}
-	refused := r.records(summaryHas("refused"))
+	var refused []Record
+	waitFor(t, "refusal records", 5*time.Second, func() bool {
+		refused = r.records(summaryHas("refused"))
+		return len(refused) >= 2
+	})
 	if len(refused) != 2 || !strings.Contains(refused[0].Note, "already attached") {
 		t.Errorf("refusal records: %+v", refused)
 	}
