@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,15 @@ import (
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
+
+// TestMain starts the runtime's network poller before any leak baseline:
+// its descriptors are created once per process, on first use.
+func TestMain(m *testing.M) {
+	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
+		ln.Close()
+	}
+	os.Exit(m.Run())
+}
 
 type harness struct {
 	t      *testing.T
