@@ -145,8 +145,7 @@ func TestJDBThroughProxy(t *testing.T) {
 		s.expect("ddmtui-worker", 15*time.Second)
 		s.send("stop in Target.work")
 		s.expect("Set breakpoint Target.work", 15*time.Second)
-		hit := s.expect("Breakpoint hit:", 15*time.Second)
-		_ = hit
+		s.expect("Breakpoint hit:", 15*time.Second)
 		s.expect("Target.work()", 5*time.Second)
 		s.send("cont")
 		// The worker comes back every 50 ms: it hits the breakpoint again
