@@ -474,3 +474,26 @@ func TestVMStartKeptForFirstDebugger(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// A debugger that stops reading is disconnected once more than QueueBytes
+// wait for it; the VM connection is never stalled by it.
+func TestSlowDebuggerDisconnected(t *testing.T) {
+	here, there := net.Pipe()
+	defer there.Close()
+	a := &attachment{p: &Proxy{opts: Options{QueueBytes: 100}}, nc: here, forwarding: true,
+		qsignal: make(chan struct{}, 1), drained: make(chan struct{}, 1)}
+	pk := jdwp.NewCommand(1, jdwp.CmdSetEvent, jdwp.CmdEventComposite, make([]byte, 40))
+	a.mu.Lock()
+	a.enqueueLocked(pk) // 51 bytes
+	if a.overflow || len(a.queue) != 1 {
+		t.Fatal("first packet refused")
+	}
+	a.enqueueLocked(pk) // 102 > 100
+	a.mu.Unlock()
+	if !a.overflow || a.forwarding || a.queue != nil {
+		t.Fatalf("after the overflow: overflow %v, forwarding %v, %d queued", a.overflow, a.forwarding, len(a.queue))
+	}
+	if _, err := there.Write([]byte{0}); err == nil {
+		t.Fatal("the debugger's connection is still open")
+	}
+}
