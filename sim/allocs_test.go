@@ -1,9 +1,3 @@
-//go:build simallocs
-
-// The build constraint above keeps this file out of builds until sim.VM has
-// its allocs field and the REAE/REAQ/REAL and Step hooks are wired; delete
-// it (and this comment) then.
-
 package sim
 
 import (

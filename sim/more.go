@@ -69,10 +69,12 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 	fail := func(msg string) { c.replyChunk(p, &ddm.FailError{Code: 1, Message: msg}) }
 	switch m := msg.(type) {
 	case *ddm.AllocTrackerStatusRequest:
-		c.replyChunk(p, &ddm.AllocTrackerStatus{Enabled: c.allocTrack})
+		c.replyChunk(p, &ddm.AllocTrackerStatus{Enabled: vm.allocTrackingLocked()})
 	case *ddm.AllocTrackerEnableRequest:
-		c.allocTrack = m.Enable
+		vm.setAllocTrackingLocked(m.Enable)
 		c.replyEmpty(p)
+	case *ddm.AllocationsRequest:
+		c.replyChunk(p, vm.allocationsLocked())
 	case *ddm.ProfilingStatusRequest:
 		c.replyChunk(p, &ddm.ProfilingStatus{Mode: prof.mode})
 	case *ddm.MethodTraceStreamStartRequest:

@@ -28,7 +28,6 @@ type vmConn struct {
 	hpsgWhen     uint8
 	hpsgWhat     uint8
 	nhsgWhen     uint8
-	allocTrack   bool
 }
 
 // Stats count what a VM saw; tests use them to prove the monitor's manners.

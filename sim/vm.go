@@ -107,6 +107,7 @@ type VM struct {
 	stats    *Stats
 	prof     profiling
 	files    map[string][]byte // files the VM wrote on the simulated device
+	allocs   allocTracker      // allocation tracker (REAE/REAQ/REAL), sim/allocs.go
 }
 
 // NewVM builds a VM from spec.
@@ -347,6 +348,7 @@ func (vm *VM) Step() {
 		}
 	}
 	vm.heap.allocate(vm.rng)
+	vm.recordAllocationsLocked(allocsPerStep)
 	if vm.steps%5 == 0 || vm.heap.footprint() > vm.spec.HeapMax {
 		vm.gcLocked(ddm.HeapInfoEveryGC)
 	}
