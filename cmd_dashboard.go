@@ -15,16 +15,17 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/tui"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 func uiFlags() []cli.Flag {
-	return []cli.Flag{
+	return append(proxyFlags(),
 		&cli.StringFlag{Name: "log", Usage: "log file (default: ddmtui.log in the user cache directory; - for none)"},
 		&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks (off: the terminal's own selection works)"},
-	}
+	)
 }
 
 // openLog returns a logger writing to the --log file, and its closer.
@@ -56,12 +57,23 @@ func openLog(c *cli.Context) (*slog.Logger, func(), error) {
 // local only and adb only; a switch ends the current discovery (dropping
 // its connections, as DDMS did) and starts the next.
 func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger) error {
+	popts, err := proxyOptions(c, d)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	store := monitor.NewStore(monitor.NewBus())
 	engine := monitor.NewEngine(store, monitor.SessionOptions{Logger: log, ThreadInterval: c.Duration("thread-interval")})
+	// The debugger proxy: a port per VM, and one for the VM selected here.
+	// The engine outlives it, so a debugger's cleanup still reaches its VM.
+	popts.Logger = log
+	px := proxy.New(engine, popts)
+	pctx, pcancel := context.WithCancel(ctx)
+	proxyDone := make(chan error, 1)
+	go func() { proxyDone <- px.Run(pctx) }()
 
 	modes := []monitor.Discovery{d}
 	labels := []string{label}
@@ -71,7 +83,9 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	}
 	modeCh := make(chan int, 1)
 	done := make(chan error, 1)
-	go func() { done <- runModes(ctx, engine, modes, modeCh, log) }()
+	ectx, ecancel := context.WithCancel(context.Background())
+	defer ecancel()
+	go func() { done <- runModes(ectx, engine, modes, modeCh, log) }()
 	dash := tui.New(tui.Config{
 		Store:      store,
 		Controller: tui.EngineController{Engine: engine},
@@ -79,6 +93,8 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		Discovery:  label,
 		Mouse:      c.Bool("mouse"),
 		ScanModes:  labels,
+		OnSelect:   px.Select,
+		Inspector:  px.Inspector(),
 		ADBStatus: func() string {
 			var parts []string
 			for _, r := range d.ADB {
@@ -96,8 +112,12 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 			modeCh <- i
 		},
 	})
-	err := dash.Run(ctx)
-	cancel()
+	err = dash.Run(ctx)
+	pcancel()
+	if perr := <-proxyDone; err == nil && perr != nil {
+		err = perr
+	}
+	ecancel()
 	if derr := <-done; err == nil && derr != nil {
 		err = derr
 	}

@@ -78,7 +78,17 @@ func TestDemoInTmux(t *testing.T) {
 	}
 	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("ddmtui-test-%d", os.Getpid())}
 	t.Cleanup(func() { s.run("kill-server") })
-	cmdline := fmt.Sprintf("%s demo --log - --port %d --interval 200ms", bin, port)
+	dir := t.TempDir()
+	errFile, exitFile := filepath.Join(dir, "stderr"), filepath.Join(dir, "exit")
+	// The shell records ddmtui's own exit status: tmux's pane_dead_status is
+	// sometimes still empty when it reports the pane dead.
+	cmdline := fmt.Sprintf("%s demo --log - --port %d --interval 200ms 2>%s; echo $? >%s", bin, port, errFile, exitFile)
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(errFile)
+			t.Logf("ddmtui stderr:\n%s", b)
+		}
+	})
 	if out, err := s.run("new-session", "-d", "-s", "demo", "-x", "120", "-y", "40", cmdline); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
@@ -123,22 +133,18 @@ func TestDemoInTmux(t *testing.T) {
 	s.keys("q")
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		out, _ := s.run("display-message", "-p", "-t", "demo", "#{pane_dead} #{pane_dead_status} #{pane_pid}")
-		f := strings.Fields(out)
-		if len(f) >= 2 && f[0] == "1" {
-			if f[1] != "0" {
-				t.Fatalf("exit status %s; screen:\n%s", f[1], s.screen())
+		if b, err := os.ReadFile(exitFile); err == nil && len(b) > 0 {
+			if st := strings.TrimSpace(string(b)); st != "0" {
+				t.Fatalf("ddmtui exited with status %s; screen:\n%s", st, s.screen())
 			}
 			break
 		}
 		if time.Now().After(deadline) {
 			// Still running: take a goroutine dump to show what it waits on.
-			if len(f) == 3 {
-				exec.Command("kill", "-QUIT", f[2]).Run()
-				time.Sleep(time.Second)
-			}
-			dump, _ := s.run("capture-pane", "-p", "-t", "demo", "-S", "-3000")
-			t.Fatalf("ddmtui did not exit after q:\n%s", dump)
+			exec.Command("pkill", "-QUIT", "-f", bin+" demo").Run()
+			time.Sleep(time.Second)
+			b, _ := os.ReadFile(errFile)
+			t.Fatalf("ddmtui did not exit after q; its goroutines:\n%s", b)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

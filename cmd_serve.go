@@ -29,11 +29,8 @@ func serveCommand() *cli.Command {
 			"selected-VM port leads to the VM chosen with --select, else to the first VM found.\n" +
 			"Attach with e.g. jdb -attach 127.0.0.1:8700. Prints one line per VM and per debugger\n" +
 			"change; --spy adds one line per decoded debugger packet.",
-		Flags: append(discoveryFlags(),
+		Flags: append(append(discoveryFlags(), proxyFlags()...),
 			&cli.IntFlag{Name: "select", Usage: "pid of the VM the selected-VM port leads to (default: the first VM found)"},
-			&cli.IntFlag{Name: "debug-base", Value: proxy.DefaultBasePort, Usage: "first per-VM debugger port"},
-			&cli.IntFlag{Name: "selected-port", Value: proxy.DefaultSelectedPort, Usage: "port that leads to the selected VM (0: none)"},
-			&cli.StringFlag{Name: "debug-bind", Value: "127.0.0.1", Usage: "address the debugger ports listen on; anything but loopback lets the network debug your VMs"},
 			&cli.BoolFlag{Name: "spy", Usage: "print every decoded debugger packet (jdwpspy)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON lines (snake_case keys) instead of text"},
 			&cli.DurationFlag{Name: "duration", Usage: "stop after this long (0: until interrupted)"},
@@ -42,33 +39,53 @@ func serveCommand() *cli.Command {
 	}
 }
 
-func runServe(c *cli.Context) error {
+// proxyFlags are the debugger-port flags of serve, the dashboard and demo.
+func proxyFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "debug-base", Value: proxy.DefaultBasePort, Usage: "first per-VM debugger port"},
+		&cli.IntFlag{Name: "selected-port", Value: proxy.DefaultSelectedPort, Usage: "port that leads to the selected VM (0: none)"},
+		&cli.StringFlag{Name: "debug-bind", Value: "127.0.0.1", Usage: "address the debugger ports listen on; anything but loopback lets the network debug your VMs"},
+	}
+}
+
+// proxyOptions checks the debugger-port flags against discovery d and
+// returns the proxy's options, warning on stderr when the ports leave
+// loopback.
+func proxyOptions(c *cli.Context, d monitor.Discovery) (proxy.Options, error) {
 	base, sel := c.Int("debug-base"), c.Int("selected-port")
 	if base < 1 || base > 65535 {
-		return fmt.Errorf("--debug-base %d: want a port in 1-65535", base)
+		return proxy.Options{}, fmt.Errorf("--debug-base %d: want a port in 1-65535", base)
 	}
 	if sel < 0 || sel > 65535 {
-		return fmt.Errorf("--selected-port %d: want a port in 1-65535, or 0 for none", sel)
+		return proxy.Options{}, fmt.Errorf("--selected-port %d: want a port in 1-65535, or 0 for none", sel)
 	}
 	if sel == 0 {
 		sel = -1
 	}
-	d, err := discoveryFromFlags(c)
-	if err != nil {
-		return err
-	}
 	if d.Local != nil {
 		r := d.Local.Ports
 		if r.First < base+serveOwnPorts && r.Last >= base {
-			return fmt.Errorf("--scan %s overlaps the debugger ports from --debug-base %d: ddmtui would attach to itself", r, base)
+			return proxy.Options{}, fmt.Errorf("--scan %s overlaps the debugger ports from --debug-base %d: ddmtui would attach to itself", r, base)
 		}
 		if sel > 0 && r.First <= sel && sel <= r.Last {
-			return fmt.Errorf("--scan %s contains the selected-VM port %d: ddmtui would attach to itself", r, sel)
+			return proxy.Options{}, fmt.Errorf("--scan %s contains the selected-VM port %d: ddmtui would attach to itself", r, sel)
 		}
 	}
 	bind := c.String("debug-bind")
 	if !proxy.IsLoopback(bind) {
 		fmt.Fprintf(c.App.ErrWriter, "ddmtui: warning: debugger ports listen on %s: anyone who can reach it can debug (and run code in) your VMs\n", bind)
+	}
+	return proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind}, nil
+}
+
+func runServe(c *cli.Context) error {
+	d, err := discoveryFromFlags(c)
+	if err != nil {
+		return err
+	}
+	popts, err := proxyOptions(c, d)
+	if err != nil {
+		return err
 	}
 
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
@@ -81,7 +98,7 @@ func runServe(c *cli.Context) error {
 
 	store := monitor.NewStore(monitor.NewBus())
 	engine := monitor.NewEngine(store, monitor.SessionOptions{})
-	px := proxy.New(engine, proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind})
+	px := proxy.New(engine, popts)
 	out := &serveOutput{w: c.App.Writer, json: c.Bool("json"), vms: map[string]headless.ListEntry{}, portErr: map[string]string{}}
 
 	// The engine outlives the proxy so that a debugger's cleanup can still

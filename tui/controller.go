@@ -18,6 +18,9 @@ type Controller interface {
 	StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error)
 	Exit(ctx context.Context, key string, status int32) error
 	ThreadDump(ctx context.Context, key string) ([]byte, error)
+	AllocTracking(ctx context.Context, key string) (bool, error)
+	SetAllocTracking(ctx context.Context, key string, on bool) error
+	Allocations(ctx context.Context, key string) (*ddm.Allocations, error)
 }
 
 // EngineController adapts a monitor.Engine.
@@ -86,4 +89,31 @@ func (c EngineController) ThreadDump(ctx context.Context, key string) ([]byte, e
 		return nil, errNoSession
 	}
 	return s.ThreadDump(ctx)
+}
+
+// AllocTracking asks whether the allocation tracker runs (REAQ).
+func (c EngineController) AllocTracking(ctx context.Context, key string) (bool, error) {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return false, errNoSession
+	}
+	return s.AllocTracking(ctx)
+}
+
+// SetAllocTracking turns the allocation tracker on or off (REAE).
+func (c EngineController) SetAllocTracking(ctx context.Context, key string, on bool) error {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return errNoSession
+	}
+	return s.SetAllocTracking(ctx, on)
+}
+
+// Allocations fetches the recent allocations (REAL).
+func (c EngineController) Allocations(ctx context.Context, key string) (*ddm.Allocations, error) {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return nil, errNoSession
+	}
+	return s.Allocations(ctx)
 }

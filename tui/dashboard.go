@@ -24,15 +24,19 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/allocs"
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
+	"github.com/ddmtui/ddmtui/tui/allocview"
 	"github.com/ddmtui/ddmtui/tui/dumpview"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/profileview"
+	"github.com/ddmtui/ddmtui/tui/spyview"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -60,6 +64,12 @@ type Config struct {
 	// drops existing connections, as DDMS did. Fewer than two modes: no m.
 	ScanModes   []string
 	SetScanMode func(i int)
+	// OnSelect, when set, is told (on the UI goroutine; it must not block)
+	// which VM is selected: the debugger proxy points its selected-VM port
+	// (8700) there.
+	OnSelect func(key string)
+	// Inspector, when set, feeds the JDWP traffic pane (J).
+	Inspector *proxy.Inspector
 	// ADBStatus, when set, is shown in the status line (e.g. "adb
 	// 127.0.0.1:5037: 2 devices"); it is read on the UI goroutine and must
 	// not block.
@@ -142,6 +152,9 @@ type Dashboard struct {
 	profApp  string
 	profView *profileview.View
 	dumpView *dumpview.View
+	spyView  *spyview.View
+	allocV   *allocview.View
+	allocKey string // VM whose allocations the allocation pane shows
 
 	stackKey    string
 	stackTID    uint64
@@ -189,7 +202,7 @@ func New(cfg Config) *Dashboard {
 	d.build()
 	d.keys = d.keyTable()
 	// The help text is ours (no VM strings): only tview's tag syntax needs escaping.
-	d.helpV.SetText(tview.Escape(d.keys.HelpText()) + "\n[::d]Esc or ? closes this help.")
+	d.helpV.SetText(tview.Escape(d.keys.HelpText()) + "[::d]Esc or ? closes this help; j/k scroll.")
 	return d
 }
 
@@ -213,7 +226,7 @@ func (d *Dashboard) build() {
 	d.prompt = tview.NewInputField().SetLabel("/")
 	d.prompt.SetDoneFunc(d.promptDone)
 	d.prompt.SetChangedFunc(func(text string) { d.setFilter(text) })
-	d.helpV = tview.NewTextView().SetDynamicColors(true)
+	d.helpV = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	d.helpV.SetBorder(true).SetTitle(" Keys ")
 	d.layout = tview.NewFlex().SetDirection(tview.FlexRow)
 	d.pages = tview.NewPages().AddPage("main", d.layout, true, true)
@@ -227,6 +240,11 @@ func (d *Dashboard) build() {
 	d.pages.AddPage("profile", d.profView, true, false)
 	d.dumpView = dumpview.New(dumpview.Options{Palette: d.pal, Quit: d.closeDump})
 	d.pages.AddPage("dump", d.dumpView, true, false)
+	d.spyView = spyview.New(spyview.Options{Palette: d.pal})
+	d.spyView.SetBorder(true).SetTitle(" JDWP traffic through the debugger ports (J or Esc: back) ")
+	d.pages.AddPage("spy", d.spyView, true, false)
+	d.allocV = allocview.New(allocview.Options{Palette: d.pal, Quit: d.closeAllocs, Refresh: d.refreshAllocs, Track: d.trackAllocs})
+	d.pages.AddPage("allocs", d.allocV, true, false)
 	d.app.SetRoot(d.pages, true)
 	d.app.SetBeforeDrawFunc(func(s tcell.Screen) bool {
 		// Called with the application locked: re-layout on the next turn of
@@ -258,6 +276,7 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		keymap.Binding{Key: tcell.KeyCtrlC, Hidden: true, Action: d.quit},
 		b(tcell.KeyRune, '/', "/", "filter the current list (start with ! to invert)", gen, d.openPrompt),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter / close help", gen, d.escape),
+		b(tcell.KeyRune, 'm', "m", "switch the discovery mode (drops connections)", gen, d.nextScanMode),
 		b(tcell.KeyRune, 'j', "j / ↓", "move down", nav, func() { d.move(1) }),
 		keymap.Binding{Key: tcell.KeyDown, Hidden: true, Action: func() { d.move(1) }},
 		b(tcell.KeyRune, 'k', "k / ↑", "move up", nav, func() { d.move(-1) }),
@@ -275,10 +294,6 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'o', "o / O", "threads: sort by the next column / reverse the order", panes, d.nextSort),
 		keymap.Binding{Key: tcell.KeyRune, Rune: 'O', Hidden: true, Action: d.reverseSort},
 		b(tcell.KeyRune, 'g', "g", "cause a GC in the selected VM", hp, d.gc),
-		b(tcell.KeyRune, 'p', "p", "start / stop a method trace of the selected VM (saved, then shown)", "VM", d.toggleProfiling),
-		b(tcell.KeyRune, 'd', "d", "thread dump of the selected VM (adb shell kill -3), analysed", "VM", d.threadDump),
-		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", "VM", d.askExit),
-		b(tcell.KeyRune, 'm', "m", "switch the discovery mode (drops existing connections)", gen, d.nextScanMode),
 		b(tcell.KeyRune, 'c', "c", "colour the heap by kind / by solidity", hp, func() { d.heapP.ToggleColouring() }),
 		b(tcell.KeyRune, '+', "+ / -", "zoom the heap bitmap in / out", hp, func() { d.heapP.Zoom(1) }),
 		keymap.Binding{Key: tcell.KeyRune, Rune: '=', Hidden: true, Action: func() { d.heapP.Zoom(1) }},
@@ -287,6 +302,11 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'n', "n", "managed / native heap", hp, func() { d.heapP.ToggleNative(); d.updateSegments() }),
 		b(tcell.KeyRune, 'b', "b", "object boundaries (HPSO) / merged runs (HPSG)", hp, func() { d.heapP.ToggleObjects(); d.updateSegments() }),
 		b(tcell.KeyRune, 'i', "i", "object-size histogram / bitmap", hp, func() { d.heapP.ToggleHistogram(); d.updateSegments() }),
+		b(tcell.KeyRune, 'p', "p", "start / stop a method trace (saved, then shown)", "VM", d.toggleProfiling),
+		b(tcell.KeyRune, 'd', "d", "thread dump (adb shell kill -3), analysed", "VM", d.threadDump),
+		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", "VM", d.openAllocs),
+		b(tcell.KeyRune, 'J', "J", "JDWP traffic of debuggers attached through ddmtui", "VM", d.openSpy),
+		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", "VM", d.askExit),
 	)
 }
 
@@ -294,8 +314,16 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 	if d.app.GetFocus() == d.prompt {
 		return ev // the prompt takes every key; Enter/Esc end it
 	}
-	if name, _ := d.pages.GetFrontPage(); name == "profile" || name == "dump" {
+	switch name, _ := d.pages.GetFrontPage(); name {
+	case "profile", "dump", "allocs":
 		return ev // the embedded viewer has its own keys; q returns here
+	case "spy":
+		if ev.Rune() == 'J' || ev.Rune() == 'q' || ev.Key() == tcell.KeyEscape {
+			d.pages.HidePage("spy")
+			d.applyFocus()
+			return nil
+		}
+		return ev
 	}
 	if d.confirm != nil {
 		f := d.confirm
@@ -338,6 +366,13 @@ func (d *Dashboard) Run(ctx context.Context) (err error) {
 	// Start from the store's current state; the UI loop is not running yet.
 	d.loadInitial(d.cfg.Store.VMs())
 	panicked := make(chan any, 1)
+	if d.cfg.Inspector != nil {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			spyview.Follow(d.ctx, d.cfg.Inspector, postUpdater{d}, d.spyView)
+		}()
+	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -990,6 +1025,9 @@ func (d *Dashboard) applyFocus() {
 	if d.app.GetFocus() == d.prompt {
 		return
 	}
+	if name, _ := d.pages.GetFrontPage(); name != "main" && name != "" {
+		return // an overlay (help, a viewer) keeps the focus
+	}
 	for p := 0; p < paneCount; p++ {
 		box := d.paneBox(p)
 		if p == d.focus {
@@ -1152,6 +1190,9 @@ func (d *Dashboard) selectRow(row int) {
 }
 
 func (d *Dashboard) onSelectionChanged() {
+	if d.cfg.OnSelect != nil && d.sel != "" {
+		d.cfg.OnSelect(d.sel)
+	}
 	d.thTable.Select(1, 0)
 	d.stackKey, d.stackFrames, d.stackErr = "", nil, nil
 	d.heapP.Zoom(0)
@@ -1496,4 +1537,102 @@ func saveTrace(dir, app string, data []byte, now time.Time) (string, *trace.Prof
 		return path, nil, fmt.Errorf("saved %s, but it does not parse: %w", path, err)
 	}
 	return path, prof, nil
+}
+
+// postUpdater lets background feeders (spyview.Follow) hand work to the UI
+// goroutine through the dashboard's forwarder, which never blocks once the
+// dashboard is shutting down.
+type postUpdater struct{ d *Dashboard }
+
+func (u postUpdater) QueueUpdateDraw(f func(), _ ...tview.Primitive) *tview.Application {
+	u.d.post(f)
+	return nil
+}
+
+// --- JDWP inspector and allocation tracker panes ------------------------
+
+func (d *Dashboard) openSpy() {
+	if d.cfg.Inspector == nil {
+		d.flash("no debugger proxy runs")
+		return
+	}
+	d.pages.ShowPage("spy")
+	d.app.SetFocus(d.spyView)
+}
+
+func (d *Dashboard) openAllocs() {
+	vm, ok := d.selectedVM()
+	if !ok || d.cfg.Controller == nil {
+		return
+	}
+	if !vm.DDM {
+		d.flash("the allocation tracker needs a DDM VM")
+		return
+	}
+	d.allocKey = vm.Key
+	d.allocV.SetTable(nil)
+	d.allocV.SetMessage(fmt.Sprintf("asking %s for its allocations…", vm.App))
+	d.pages.ShowPage("allocs")
+	d.app.SetFocus(d.allocV)
+	d.refreshAllocs()
+}
+
+// refreshAllocs fetches REAQ and REAL off the UI goroutine.
+func (d *Dashboard) refreshAllocs() {
+	key := d.allocKey
+	vm, ok := d.selectedVM()
+	if key == "" || !ok {
+		return
+	}
+	ctrl, ctx, family := d.cfg.Controller, d.ctxOrBackground(), vm.Family
+	go func() {
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		on, terr := ctrl.AllocTracking(rctx, key)
+		a, err := ctrl.Allocations(rctx, key)
+		d.post(func() {
+			if key != d.allocKey {
+				return
+			}
+			if terr == nil {
+				d.allocV.SetTracking(on)
+			}
+			if err != nil {
+				d.allocV.SetMessage("allocations: " + err.Error())
+				return
+			}
+			d.allocV.SetTable(allocs.New(a, allocs.OrderOfFamily(family)))
+			if terr == nil && !on && len(a.Entries) == 0 {
+				d.allocV.SetMessage("tracking is off: t turns it on, R refreshes")
+			} else {
+				d.allocV.SetMessage("")
+			}
+		})
+	}()
+}
+
+func (d *Dashboard) trackAllocs(on bool) {
+	key := d.allocKey
+	if key == "" {
+		return
+	}
+	ctrl, ctx := d.cfg.Controller, d.ctxOrBackground()
+	go func() {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		err := ctrl.SetAllocTracking(rctx, key, on)
+		d.post(func() {
+			if err != nil {
+				d.allocV.SetMessage("tracking: " + err.Error())
+				return
+			}
+			d.allocV.SetTracking(on)
+		})
+	}()
+}
+
+func (d *Dashboard) closeAllocs() {
+	d.allocKey = ""
+	d.pages.HidePage("allocs")
+	d.applyFocus()
 }

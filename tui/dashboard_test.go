@@ -107,6 +107,24 @@ DALVIK THREADS (2):
 `), nil
 }
 
+func (f *fakeController) AllocTracking(_ context.Context, key string) (bool, error) {
+	f.record("reaq " + key)
+	return f.called("reae " + key + " true"), nil
+}
+
+func (f *fakeController) SetAllocTracking(_ context.Context, key string, on bool) error {
+	f.record(fmt.Sprintf("reae %s %v", key, on))
+	return nil
+}
+
+func (f *fakeController) Allocations(_ context.Context, key string) (*ddm.Allocations, error) {
+	f.record("real " + key)
+	return &ddm.Allocations{Entries: []ddm.Allocation{
+		{Size: 24, ThreadID: 1, Class: "Ljava/lang/String;", Frames: []ddm.AllocFrame{{Class: "Lcom/example/Foo;", Method: "bar", File: "Foo.java", Line: 42}}},
+		{Size: 4096, ThreadID: 2, Class: "[B", Frames: []ddm.AllocFrame{{Class: "Lcom/example/Net;", Method: "read", File: "Net.java", Line: 7}}},
+	}}, nil
+}
+
 type harness struct {
 	t      *testing.T
 	screen tcell.SimulationScreen
@@ -525,4 +543,17 @@ func TestHeapHistoryNativeAndHistogram(t *testing.T) {
 	hs.waitText("2K-4K")
 	hs.key(tcell.KeyRune, 'i')
 	hs.waitText("316 units of 8B")
+}
+
+func TestAllocationPane(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, 'a')
+	hs.waitFor("REAL", func(string) bool { return hs.ctrl.called("real local:8000") })
+	hs.waitText("java.lang.String")
+	hs.waitText("byte[]")
+	hs.key(tcell.KeyRune, 't')
+	hs.waitFor("tracking on", func(string) bool { return hs.ctrl.called("reae local:8000 true") })
+	hs.key(tcell.KeyRune, 'q')
+	hs.waitText("Binder:1234_1")
 }
