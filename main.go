@@ -35,6 +35,7 @@ func newApp() *cli.App {
 			profileCommand(),
 			dumpCommand(),
 			heapCommand(),
+			hprofCommand(),
 			allocsCommand(),
 			traceCommand(),
 			anrCommand(),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,21 @@ type Stats struct {
 	// DroppedReplies counts replies to this Conn's own ids that nobody was
 	// waiting for (a late answer to a timed-out or posted request).
 	DroppedReplies atomic.Uint64
+	// RawBytesIn counts bytes as they arrive from the socket, also inside a
+	// packet still being read: progress for large packets (heap dumps).
+	RawBytesIn atomic.Uint64
+}
+
+// countingReader adds the bytes read to a counter.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Uint64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(uint64(n))
+	return n, err
 }
 
 // NewConn starts multiplexing nc, on which the handshake has already been
@@ -276,7 +292,7 @@ func (c *Conn) WritePacket(p *Packet) error {
 func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	defer close(c.in)
-	br := bufio.NewReaderSize(c.nc, 64<<10)
+	br := bufio.NewReaderSize(countingReader{c.nc, &c.stats.RawBytesIn}, 64<<10)
 	for {
 		p, err := ReadPacket(br, c.opts.MaxPacketLen)
 		if err != nil {

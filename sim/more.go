@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/trace"
 )
@@ -75,6 +76,37 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 		c.replyEmpty(p)
 	case *ddm.AllocationsRequest:
 		c.replyChunk(p, vm.allocationsLocked())
+	case *ddm.HeapDumpStreamRequest:
+		if !vm.hasFeatureLocked("hprof-heap-dump-streaming") {
+			return false
+		}
+		if vm.spec.HeapDumpFails != "" {
+			fail(vm.spec.HeapDumpFails)
+			break
+		}
+		data, err := vm.hprofLocked()
+		if err != nil {
+			fail("heap dump failed: " + err.Error())
+			break
+		}
+		// The whole file arrives as an unsolicited HPDS chunk, then the
+		// (empty, or on modern ART absent) reply (spec/ddm-chunks.md §7.6).
+		c.sendLocked(&ddm.HeapDumpData{HPROF: data})
+		c.replyEmpty(p)
+	case *ddm.HeapDumpRequest:
+		if !vm.hasFeatureLocked("hprof-heap-dump") {
+			return false
+		}
+		data, err := vm.hprofLocked()
+		if err != nil || m.FileName == "" {
+			c.replyChunk(p, &ddm.HeapDumpResult{Result: 0xFF})
+			break
+		}
+		if vm.files == nil {
+			vm.files = map[string][]byte{}
+		}
+		vm.files[m.FileName] = data
+		c.replyChunk(p, &ddm.HeapDumpResult{Result: 0})
 	case *ddm.ProfilingStatusRequest:
 		c.replyChunk(p, &ddm.ProfilingStatus{Mode: prof.mode})
 	case *ddm.MethodTraceStreamStartRequest:
@@ -136,4 +168,37 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 		return false
 	}
 	return true
+}
+
+func (vm *VM) hasFeatureLocked(name string) bool {
+	for _, f := range vm.features() {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// hprofLocked builds a real Android HPROF (JAVA PROFILE 1.0.3) whose app
+// heap holds the VM's live objects by kind, as classes and instances.
+func (vm *VM) hprofLocked() ([]byte, error) {
+	counts := map[ddm.Kind]int{}
+	for _, a := range vm.heap.allocs {
+		if a.state != ddm.StateFree {
+			counts[a.state.Kind()]++
+		}
+	}
+	// Keep the file small: one instance per 200 live objects of a kind.
+	scale := func(n int) int { return max(1, n/200) }
+	pkg := vm.spec.Package
+	if pkg == "" {
+		pkg = "com.example.app"
+	}
+	heap := []hprof.ClassCount{
+		{Name: pkg + ".data.Item", Instances: scale(counts[ddm.KindObject])},
+		{Name: pkg + ".ui.ViewHolder", Instances: scale(counts[ddm.KindObject] / 4)},
+		{Name: "java.lang.String", Instances: scale(counts[ddm.KindArray2])},
+	}
+	vm.prof.runs++
+	return hprof.Synth{Seed: vm.spec.Seed*31 + vm.prof.runs, Heap: heap, Timestamp: uint64(time.Now().UnixMilli())}.Bytes()
 }

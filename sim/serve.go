@@ -165,7 +165,9 @@ func (vm *VM) features() []string {
 	f := []string{"method-trace-profiling", "method-trace-profiling-streaming", "method-sample-profiling",
 		"hprof-heap-dump", "hprof-heap-dump-streaming"}
 	if vm.spec.Family == Dalvik {
-		f = f[:2]
+		// An early Dalvik: heap dumps to a device file only (HPDU), no
+		// sampling profiler.
+		f = []string{"method-trace-profiling", "method-trace-profiling-streaming", "hprof-heap-dump"}
 	}
 	if vm.spec.FileTracesOnly {
 		f = f[:1]

@@ -62,6 +62,9 @@ type VMSpec struct {
 	// ThreadNames adds threads with exactly these names (tests use hostile
 	// names to check that views escape VM-supplied text).
 	ThreadNames []string
+	// HeapDumpFails, when set, is the reason the VM gives (FAIL) for
+	// refusing a streamed heap dump.
+	HeapDumpFails string
 	// FileTracesOnly leaves method-trace-profiling-streaming out of FEAT,
 	// as Dalvik before Android 2.2: traces go to a device file (MPRS/MPRE).
 	FileTracesOnly bool
