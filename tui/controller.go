@@ -21,6 +21,7 @@ type Controller interface {
 	AllocTracking(ctx context.Context, key string) (bool, error)
 	SetAllocTracking(ctx context.Context, key string, on bool) error
 	Allocations(ctx context.Context, key string) (*ddm.Allocations, error)
+	HeapDump(ctx context.Context, key string, progress func(received uint64)) ([]byte, error)
 }
 
 // EngineController adapts a monitor.Engine.
@@ -116,4 +117,13 @@ func (c EngineController) Allocations(ctx context.Context, key string) (*ddm.All
 		return nil, errNoSession
 	}
 	return s.Allocations(ctx)
+}
+
+// HeapDump asks the VM for an HPROF dump (Android's variant).
+func (c EngineController) HeapDump(ctx context.Context, key string, progress func(uint64)) ([]byte, error) {
+	s := c.Engine.Session(key)
+	if s == nil {
+		return nil, errNoSession
+	}
+	return s.HeapDump(ctx, progress)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/ddmtui/ddmtui/allocs"
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
@@ -306,6 +307,7 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'd', "d", "thread dump (adb shell kill -3), analysed", "VM", d.threadDump),
 		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", "VM", d.openAllocs),
 		b(tcell.KeyRune, 'J', "J", "JDWP traffic of debuggers attached through ddmtui", "VM", d.openSpy),
+		b(tcell.KeyRune, 'H', "H", "HPROF heap dump, saved as standard HPROF", "VM", d.heapDump),
 		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", "VM", d.askExit),
 	)
 }
@@ -1503,6 +1505,56 @@ func (d *Dashboard) threadDump() {
 	}()
 }
 
+// heapDump saves an HPROF dump of the selected VM, converted to standard
+// HPROF, next to the traces; progress shows in the status line.
+func (d *Dashboard) heapDump() {
+	vm, ok := d.selectedVM()
+	if !ok || d.cfg.Controller == nil {
+		return
+	}
+	if !vm.DDM {
+		d.flash("heap dumps need a DDM VM")
+		return
+	}
+	ctrl, ctx, key, app := d.cfg.Controller, d.ctxOrBackground(), vm.Key, vm.App
+	d.flash(fmt.Sprintf("dumping the heap of %s…", app))
+	go func() {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		progress := func(n uint64) {
+			d.post(func() { d.flash(fmt.Sprintf("heap dump of %s: %s received…", app, humanBytes(n))) })
+		}
+		data, err := ctrl.HeapDump(rctx, key, progress)
+		var path string
+		if err == nil {
+			path, err = saveHPROF(d.cfg.TraceDir, app, data, d.now())
+		}
+		d.post(func() {
+			if err != nil {
+				d.flash("heap dump: " + err.Error())
+				return
+			}
+			d.flash("saved " + path)
+		})
+	}()
+}
+
+// saveHPROF converts Android's HPROF to standard HPROF and writes it.
+func saveHPROF(dir, app string, data []byte, now time.Time) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	var buf bytes.Buffer
+	if err := hprof.Convert(&buf, bytes.NewReader(data), hprof.ConvertOptions{}); err != nil {
+		return "", fmt.Errorf("converting the dump: %w", err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s.hprof", fileSafe(app), now.Format("20060102-150405")))
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("saving the dump: %w", err)
+	}
+	return path, nil
+}
+
 func (d *Dashboard) closeDump() {
 	d.pages.HidePage("dump")
 	d.applyFocus()
@@ -1519,16 +1571,7 @@ func saveTrace(dir, app string, data []byte, now time.Time) (string, *trace.Prof
 	if dir == "" {
 		dir = "."
 	}
-	name := strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
-			return '_'
-		}
-		return r
-	}, app)
-	if name == "" {
-		name = "vm"
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s.trace", name, now.Format("20060102-150405")))
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s.trace", fileSafe(app), now.Format("20060102-150405")))
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return "", nil, fmt.Errorf("saving the trace: %w", err)
 	}
@@ -1635,4 +1678,18 @@ func (d *Dashboard) closeAllocs() {
 	d.allocKey = ""
 	d.pages.HidePage("allocs")
 	d.applyFocus()
+}
+
+// fileSafe makes an app name usable as a file name.
+func fileSafe(app string) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, app)
+	if name == "" || name == "." || name == ".." {
+		name = "vm"
+	}
+	return name
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/trace"
@@ -123,6 +125,12 @@ func (f *fakeController) Allocations(_ context.Context, key string) (*ddm.Alloca
 		{Size: 24, ThreadID: 1, Class: "Ljava/lang/String;", Frames: []ddm.AllocFrame{{Class: "Lcom/example/Foo;", Method: "bar", File: "Foo.java", Line: 42}}},
 		{Size: 4096, ThreadID: 2, Class: "[B", Frames: []ddm.AllocFrame{{Class: "Lcom/example/Net;", Method: "read", File: "Net.java", Line: 7}}},
 	}}, nil
+}
+
+func (f *fakeController) HeapDump(_ context.Context, key string, progress func(uint64)) ([]byte, error) {
+	f.record("hpds " + key)
+	progress(1234)
+	return hprof.Synth{Seed: 1}.Bytes()
 }
 
 type harness struct {
@@ -556,4 +564,25 @@ func TestAllocationPane(t *testing.T) {
 	hs.waitFor("tracking on", func(string) bool { return hs.ctrl.called("reae local:8000 true") })
 	hs.key(tcell.KeyRune, 'q')
 	hs.waitText("Binder:1234_1")
+}
+
+func TestHeapDumpKeySavesStandardHPROF(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, 'H')
+	hs.waitFor("dump", func(string) bool { return hs.ctrl.called("hpds local:8000") })
+	hs.waitText("saved ")
+	files, _ := filepath.Glob(filepath.Join(hs.dash.cfg.TraceDir, "com.example.mail-*.hprof"))
+	if len(files) != 1 {
+		t.Fatalf("saved dumps: %v", files)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := hprof.NewReader(f)
+	if err != nil || r.Header().Version != "JAVA PROFILE 1.0.2" {
+		t.Fatalf("saved dump: %v %+v", err, r)
+	}
 }
