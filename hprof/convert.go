@@ -16,6 +16,11 @@ import (
 // conversion).
 var ErrNotAndroid = errors.New("not an Android HPROF file (JAVA PROFILE 1.0.3)")
 
+// ErrRecordTooLarge is wrapped by Convert's error when zero-filling NODATA
+// arrays would make a heap dump record longer than its u4 length field
+// allows.
+var ErrRecordTooLarge = errors.New("converted record longer than 4 GiB")
+
 // NoDataMode says how Convert rewrites Android's PRIMITIVE ARRAY NODATA
 // sub-records, which carry an array's length and type but not its elements.
 type NoDataMode int
@@ -77,7 +82,7 @@ func Convert(dst io.Writer, src io.Reader, opts ConvertOptions) error {
 	if h.Version != VersionAndroid {
 		return fmt.Errorf("hprof: convert: %w: the header says %q", ErrNotAndroid, h.Version)
 	}
-	out := bufio.NewWriterSize(dst, 256<<10)
+	out := bufio.NewWriterSize(dst, 64<<10)
 	c := converter{out: out, lay: layouts[h.IDSize], opts: opts}
 	err = c.run(s, h)
 	if ferr := out.Flush(); err == nil {
@@ -206,7 +211,7 @@ func (c *converter) heapDump(rh RecordInfo, body []byte) error {
 	}
 	if total > math.MaxUint32 {
 		return &FormatError{Offset: int(rh.Offset), What: rh.Tag.String(),
-			Err: fmt.Errorf("%w: converted record would be %d bytes, more than 4 GiB", wire.ErrTooLong, total)}
+			Err: fmt.Errorf("%w: %d bytes", ErrRecordTooLarge, total)}
 	}
 	if err := c.record(rh.Tag, rh.Time, uint32(total)); err != nil {
 		return err

@@ -11,9 +11,9 @@ type ID uint64
 
 // Header is the start of every HPROF file.
 type Header struct {
-	Version   string // e.g. VersionAndroid; written NUL-terminated
-	IDSize    int    // size of identifiers in bytes: 4 or 8
-	Timestamp uint64 // milliseconds since the Unix epoch
+	Version   string `json:"version"`   // e.g. VersionAndroid; written NUL-terminated
+	IDSize    int    `json:"id_size"`   // size of identifiers in bytes: 4 or 8
+	Timestamp uint64 `json:"timestamp"` // milliseconds since the Unix epoch
 }
 
 // Time returns the header's timestamp as a time.Time.

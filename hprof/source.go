@@ -22,7 +22,10 @@ type source struct {
 	buf []byte // the current record body
 }
 
-const sourceBufSize = 256 << 10
+// sourceBufSize is the read buffer size; smaller when the reader says it
+// holds less (bytes.Reader and the like), since a short input should not
+// cost a large allocation.
+const sourceBufSize = 64 << 10
 
 // bodyStep is the first allocation for a record body larger than the
 // buffer; the buffer then doubles as bytes actually arrive, so a length
@@ -30,7 +33,11 @@ const sourceBufSize = 256 << 10
 const bodyStep = 64 << 10
 
 func newSource(r io.Reader) *source {
-	return &source{br: bufio.NewReaderSize(r, sourceBufSize)}
+	size := sourceBufSize
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = min(size, max(l.Len(), 16))
+	}
+	return &source{br: bufio.NewReaderSize(r, size)}
 }
 
 // shortErr turns a read failure into the error to report: a FormatError at
