@@ -96,6 +96,7 @@ type converter struct {
 	lay   *layout
 	opts  ConvertOptions
 	spans []span // the current heap dump's output, as pieces of its input
+	hdr   [recordHeaderLen]byte
 }
 
 // span is a piece of a heap dump's output: input bytes [from, to), then
@@ -143,11 +144,11 @@ func (c *converter) run(s *source, h Header) error {
 
 // record writes a record header.
 func (c *converter) record(tag Tag, time, length uint32) error {
-	var b [recordHeaderLen]byte
+	b := c.hdr[:]
 	b[0] = byte(tag)
 	binary.BigEndian.PutUint32(b[1:], time)
 	binary.BigEndian.PutUint32(b[5:], length)
-	_, err := c.out.Write(b[:])
+	_, err := c.out.Write(b)
 	return err
 }
 
@@ -166,16 +167,18 @@ func (c *converter) keep(from, to int, zeros int64) {
 func (c *converter) heapDump(rh RecordInfo, body []byte) error {
 	id := c.lay.idSize
 	base := int(rh.Offset) + recordHeaderLen
-	r := wire.NewReader(body, base)
 	c.spans = c.spans[:0]
 	ignore := false // inside a zygote or image heap, with ExcludeZygote
-	for r.Len() > 0 {
-		start := r.Offset()
-		tag := c.lay.skipSub(r, body)
-		if err := r.Err(); err != nil {
-			return err
+	for start, end := 0, 0; start < len(body); start = end {
+		if end = c.lay.fastEnd(body, start); end < 0 {
+			r := wire.NewReader(body[start:], base+start)
+			c.lay.skipSub(r, body[start:])
+			if err := r.Err(); err != nil {
+				return err
+			}
+			end = start + r.Offset()
 		}
-		end := r.Offset()
+		tag := SubTag(body[start])
 		switch tag {
 		case SubHeapDumpInfo:
 			heap := binary.BigEndian.Uint32(body[start+1:])

@@ -186,29 +186,31 @@ func (t SubTag) Android() bool {
 // rootLayout says which fields follow a root's object id, in file order:
 // a JNI global reference id, then u4 fields.
 type rootLayout struct {
+	root        bool // the tag is a root
 	jniRef      bool // ROOT JNI GLOBAL: id of the JNI global reference
 	thread      bool // u4 thread serial number
 	frame       bool // u4 frame number (JNI LOCAL, JAVA FRAME) or stack depth (JNI MONITOR)
 	stackSerial bool // u4 stack trace serial number (THREAD OBJECT)
 }
 
-var rootLayouts = map[SubTag]rootLayout{
-	SubRootUnknown:          {},
-	SubRootJNIGlobal:        {jniRef: true},
-	SubRootJNILocal:         {thread: true, frame: true},
-	SubRootJavaFrame:        {thread: true, frame: true},
-	SubRootNativeStack:      {thread: true},
-	SubRootStickyClass:      {},
-	SubRootThreadBlock:      {thread: true},
-	SubRootMonitorUsed:      {},
-	SubRootThreadObject:     {thread: true, stackSerial: true},
-	SubRootInternedString:   {},
-	SubRootFinalizing:       {},
-	SubRootDebugger:         {},
-	SubRootReferenceCleanup: {},
-	SubRootVMInternal:       {},
-	SubRootJNIMonitor:       {thread: true, frame: true},
-	SubRootUnreachable:      {},
+// rootLayouts is indexed by sub-record tag; root is false for non-roots.
+var rootLayouts = [256]rootLayout{
+	SubRootUnknown:          {root: true},
+	SubRootJNIGlobal:        {root: true, jniRef: true},
+	SubRootJNILocal:         {root: true, thread: true, frame: true},
+	SubRootJavaFrame:        {root: true, thread: true, frame: true},
+	SubRootNativeStack:      {root: true, thread: true},
+	SubRootStickyClass:      {root: true},
+	SubRootThreadBlock:      {root: true, thread: true},
+	SubRootMonitorUsed:      {root: true},
+	SubRootThreadObject:     {root: true, thread: true, stackSerial: true},
+	SubRootInternedString:   {root: true},
+	SubRootFinalizing:       {root: true},
+	SubRootDebugger:         {root: true},
+	SubRootReferenceCleanup: {root: true},
+	SubRootVMInternal:       {root: true},
+	SubRootJNIMonitor:       {root: true, thread: true, frame: true},
+	SubRootUnreachable:      {root: true},
 }
 
 // size is the body length (after the tag byte) of a root sub-record.
@@ -227,8 +229,7 @@ func (l rootLayout) size(idSize int) int {
 
 // IsRoot reports whether t is a GC root sub-record (standard or Android).
 func (t SubTag) IsRoot() bool {
-	_, ok := rootLayouts[t]
-	return ok
+	return rootLayouts[t].root
 }
 
 // Type is an HPROF basic type, as used in CLASS DUMP fields and PRIMITIVE

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ddmtui/ddmtui/internal/wire"
 )
 
 var writeCorpus = flag.Bool("write-fuzz-corpus", false, "rewrite the seed corpora in testdata/fuzz")
@@ -64,7 +66,45 @@ func FuzzRead(f *testing.F) {
 		if (err == nil) != (serr == nil) {
 			t.Fatalf("Reader: %v; Summarize: %v", err, serr)
 		}
+		checkFastEnd(t, data)
 	})
+}
+
+// checkFastEnd walks every heap dump record of data: wherever Convert's
+// fast path gives an end, the checked walk accepts the sub-record and ends
+// at the same offset.
+func checkFastEnd(t *testing.T, data []byte) {
+	src := newSource(bytes.NewReader(data))
+	h, err := src.header()
+	if err != nil {
+		return
+	}
+	lay := layouts[h.IDSize]
+	for {
+		rh, err := src.record()
+		if err != nil {
+			return
+		}
+		body, err := src.body(rh)
+		if err != nil {
+			return
+		}
+		if !rh.Tag.isHeapDump() {
+			continue
+		}
+		for off := 0; off < len(body); {
+			fast := lay.fastEnd(body, off)
+			r := wire.NewReader(body[off:], 0)
+			lay.skipSub(r, body[off:])
+			if fast >= 0 && (r.Err() != nil || off+r.Offset() != fast) {
+				t.Fatalf("fastEnd %d; checked walk: end %d, %v", fast, off+r.Offset(), r.Err())
+			}
+			if r.Err() != nil {
+				break
+			}
+			off += r.Offset()
+		}
+	}
 }
 
 // limitWriter fails once more than n bytes are written: NODATA arrays can

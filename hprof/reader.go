@@ -161,7 +161,7 @@ func (l *layout) parseSub(r *wire.Reader, body []byte) Record {
 		return nil
 	}
 	r.Skip(1, "")
-	if rl, ok := rootLayouts[tag]; ok {
+	if rl := rootLayouts[tag]; rl.root {
 		root := &Root{Kind: tag, Object: ID(r.ID(id, "root object id"))}
 		if rl.jniRef {
 			root.JNIRef = ID(r.ID(id, "JNI global ref id"))

@@ -254,8 +254,8 @@ func TestReaderOffsets(t *testing.T) {
 	}
 }
 
-// The sizing walk Convert uses and the decoding walk Reader uses agree on
-// where every sub-record ends.
+// The sizing walks Convert uses (fastEnd, then skipSub) and the decoding
+// walk Reader uses agree on where every sub-record ends.
 func TestSkipAgreesWithParse(t *testing.T) {
 	for _, s := range []Synth{{Seed: 1, NoData: true}, {Seed: 2, IDSize: 8, NoData: true}} {
 		b := synthBytes(t, s)
@@ -280,13 +280,17 @@ func TestSkipAgreesWithParse(t *testing.T) {
 			}
 			skip, parse := wire.NewReader(body, 0), wire.NewReader(body, 0)
 			for skip.Len() > 0 {
-				lay.skipSub(skip, body)
+				fast := lay.fastEnd(body, skip.Offset())
+				tag := lay.skipSub(skip, body)
 				lay.parseSub(parse, body)
 				if skip.Err() != nil || parse.Err() != nil {
 					t.Fatal(skip.Err(), parse.Err())
 				}
 				if skip.Offset() != parse.Offset() {
 					t.Fatalf("skip ends at %d, parse at %d", skip.Offset(), parse.Offset())
+				}
+				if fast != skip.Offset() && (fast != -1 || tag != SubClassDump) {
+					t.Fatalf("%v: fastEnd %d, skip ends at %d", tag, fast, skip.Offset())
 				}
 				subs++
 			}

@@ -20,6 +20,7 @@ type source struct {
 	br  *bufio.Reader
 	off int64  // bytes consumed so far
 	buf []byte // the current record body
+	hdr [recordHeaderLen]byte
 }
 
 // sourceBufSize is the read buffer size; smaller when the reader says it
@@ -95,15 +96,15 @@ func (s *source) header() (Header, error) {
 // record reads the next record header. A clean end of the stream, at a
 // record boundary, returns io.EOF.
 func (s *source) record() (RecordInfo, error) {
-	var b [recordHeaderLen]byte
+	b := s.hdr[:]
 	rh := RecordInfo{Offset: s.off}
-	n, err := io.ReadFull(s.br, b[:])
+	n, err := io.ReadFull(s.br, b)
 	if err != nil {
 		if n == 0 && errors.Is(err, io.EOF) {
 			return rh, io.EOF
 		}
 		s.off += int64(n)
-		return rh, s.shortErr(err, "record header", n, len(b))
+		return rh, s.shortErr(err, "record header", n, recordHeaderLen)
 	}
 	s.off += recordHeaderLen
 	rh.Tag = Tag(b[0])
@@ -115,13 +116,12 @@ func (s *source) record() (RecordInfo, error) {
 // body reads the n-byte body of the record rh into the reused buffer.
 func (s *source) body(rh RecordInfo) ([]byte, error) {
 	n := int(rh.Length)
-	what := rh.Tag.String() + " body"
 	if n <= cap(s.buf) {
 		b := s.buf[:n]
 		got, err := io.ReadFull(s.br, b)
 		s.off += int64(got)
 		if err != nil {
-			return nil, s.shortErr(err, what, got, n)
+			return nil, s.shortErr(err, rh.Tag.String()+" body", got, n)
 		}
 		return b, nil
 	}
@@ -134,7 +134,7 @@ func (s *source) body(rh RecordInfo) ([]byte, error) {
 		b = grown[:len(b)+got]
 		s.buf = b
 		if err != nil {
-			return nil, s.shortErr(err, what, len(b), n)
+			return nil, s.shortErr(err, rh.Tag.String()+" body", len(b), n)
 		}
 	}
 	return b, nil
@@ -156,7 +156,9 @@ func newLayout(idSize int) *layout {
 		l.fixed[i] = -1
 	}
 	for t, rl := range rootLayouts {
-		l.fixed[t] = int32(rl.size(idSize))
+		if rl.root {
+			l.fixed[t] = int32(rl.size(idSize))
+		}
 	}
 	l.fixed[SubHeapDumpInfo] = int32(4 + idSize)
 	for _, t := range []SubTag{SubClassDump, SubInstanceDump, SubObjectArrayDump, SubPrimitiveArray, SubPrimitiveArrayNoData} {
@@ -236,4 +238,62 @@ func (l *layout) skipSub(r *wire.Reader, body []byte) SubTag {
 		}
 	}
 	return tag
+}
+
+// fastEnd returns the offset just past the sub-record at body[off] when it
+// is a fixed-size sub-record, an instance dump or an array dump that fits
+// in body; otherwise -1, and the caller walks it with skipSub, which checks
+// every field and reports where it is wrong. This is Convert's hot path:
+// plain arithmetic on the few length fields, no per-field calls.
+func (l *layout) fastEnd(body []byte, off int) int {
+	tag := SubTag(body[off])
+	id := l.idSize
+	rest := len(body) - off
+	if n := int(l.fixed[tag]); n > 0 {
+		if 1+n <= rest {
+			return off + 1 + n
+		}
+		return -1
+	}
+	switch tag {
+	case SubInstanceDump: // id, u4 stack serial, id class, u4 length, data
+		h := 1 + 2*id + 8
+		if h > rest {
+			return -1
+		}
+		n := int(binary.BigEndian.Uint32(body[off+h-4:]))
+		if n > rest-h {
+			return -1
+		}
+		return off + h + n
+	case SubObjectArrayDump: // id, u4 stack serial, u4 count, id class, ids
+		h := 1 + 2*id + 8
+		if h > rest {
+			return -1
+		}
+		n := int(binary.BigEndian.Uint32(body[off+1+id+4:]))
+		if n > (rest-h)/id {
+			return -1
+		}
+		return off + h + n*id
+	case SubPrimitiveArray, SubPrimitiveArrayNoData: // id, u4 stack serial, u4 count, u1 type, data
+		h := 1 + id + 9
+		if h > rest {
+			return -1
+		}
+		t := Type(body[off+h-1])
+		size := t.Size(id)
+		if size == 0 || t == TypeObject {
+			return -1
+		}
+		if tag == SubPrimitiveArrayNoData {
+			return off + h
+		}
+		n := int(binary.BigEndian.Uint32(body[off+1+id+4:]))
+		if n > (rest-h)/size {
+			return -1
+		}
+		return off + h + n*size
+	}
+	return -1
 }

@@ -59,16 +59,28 @@ func (s *Summary) TopBySize(n int) []ClassStats {
 	return c[:min(n, len(c))]
 }
 
-// heapClass keys object counts by heap and class; prim is the element type
-// of primitive arrays (class 0).
-type heapClass struct {
-	heap  uint32
-	class ID
-	prim  Type
-	array bool
+type tally struct{ count, bytes int64 }
+
+// heapTally counts one heap's objects by class: instances and object
+// arrays by class id, primitive arrays by element type.
+type heapTally struct {
+	id        uint32
+	name      ID
+	named     bool
+	instances map[ID]*tally
+	objArrays map[ID]*tally
+	prims     [len(typeSizes)]tally
 }
 
-type tally struct{ count, bytes int64 }
+func (h *heapTally) add(m map[ID]*tally, class ID, bytes int64) {
+	t := m[class]
+	if t == nil {
+		t = &tally{}
+		m[class] = t
+	}
+	t.count++
+	t.bytes += bytes
+}
 
 // Summarize reads a whole HPROF file (any version) and summarizes it. Its
 // memory grows with the number of strings and classes, not objects.
@@ -81,18 +93,24 @@ func Summarize(r io.Reader) (*Summary, error) {
 	strings := map[ID]string{}
 	classNames := map[ID]ID{}
 	instanceSize := map[ID]uint32{}
-	objects := map[heapClass]tally{}
-	heapNames := map[uint32]ID{}
-	var heapOrder []uint32
-	seenHeap := map[uint32]bool{}
-	heap := HeapDefault
-	useHeap := func() {
-		if !seenHeap[heap] {
-			seenHeap[heap] = true
-			heapOrder = append(heapOrder, heap)
+	var heaps []*heapTally // in order of first appearance
+	var cur *heapTally     // nil until the record's first object or HEAP DUMP INFO
+	curID := HeapDefault
+	heap := func() *heapTally {
+		if cur == nil {
+			for _, h := range heaps {
+				if h.id == curID {
+					cur = h
+				}
+			}
+			if cur == nil {
+				cur = &heapTally{id: curID, instances: map[ID]*tally{}, objArrays: map[ID]*tally{}}
+				heaps = append(heaps, cur)
+			}
 		}
+		return cur
 	}
-	id := hr.Header().IDSize
+	id := int64(hr.Header().IDSize)
 	for {
 		rec, err := hr.Next()
 		if err == io.EOF {
@@ -110,41 +128,36 @@ func Summarize(r io.Reader) (*Summary, error) {
 			classNames[v.Class] = v.Name
 		case *HeapDump:
 			s.Records[hr.RecordInfo().Tag]++
-			heap = HeapDefault
+			cur, curID = nil, HeapDefault
 		case *RawRecord:
 			s.Records[v.Tag]++
 		case *Root:
 			s.SubRecords[v.Kind]++
 		case *HeapDumpInfo:
 			s.SubRecords[SubHeapDumpInfo]++
-			heap = v.Heap
-			heapNames[heap] = v.Name
-			useHeap()
+			cur, curID = nil, v.Heap
+			h := heap()
+			h.name, h.named = v.Name, true
 		case *ClassDump:
 			s.SubRecords[SubClassDump]++
 			instanceSize[v.Class] = v.InstanceSize
 		case *InstanceDump:
 			s.SubRecords[SubInstanceDump]++
-			useHeap()
-			k := heapClass{heap: heap, class: v.Class}
-			t := objects[k]
-			objects[k] = tally{t.count + 1, t.bytes + int64(len(v.Data))}
+			h := heap()
+			h.add(h.instances, v.Class, int64(len(v.Data)))
 		case *ObjectArrayDump:
 			s.SubRecords[SubObjectArrayDump]++
-			useHeap()
-			k := heapClass{heap: heap, class: v.Class, array: true}
-			t := objects[k]
-			objects[k] = tally{t.count + 1, t.bytes + int64(len(v.Elements))*int64(id)}
+			h := heap()
+			h.add(h.objArrays, v.Class, int64(len(v.Elements))*id)
 		case *PrimitiveArrayDump:
 			if v.NoData {
 				s.SubRecords[SubPrimitiveArrayNoData]++
 			} else {
 				s.SubRecords[SubPrimitiveArray]++
 			}
-			useHeap()
-			k := heapClass{heap: heap, prim: v.Type, array: true}
-			t := objects[k]
-			objects[k] = tally{t.count + 1, t.bytes + int64(v.Count)*int64(v.Type.Size(id))}
+			t := &heap().prims[v.Type]
+			t.count++
+			t.bytes += int64(v.Count) * int64(v.Type.Size(int(id)))
 		default:
 			s.Records[hr.RecordInfo().Tag]++
 		}
@@ -152,52 +165,57 @@ func Summarize(r io.Reader) (*Summary, error) {
 	s.Size = hr.src.off
 	s.Strings = len(strings)
 
-	heaps := map[uint32]*HeapStats{}
-	for _, h := range heapOrder {
-		name, ok := strings[heapNames[h]]
-		if _, named := heapNames[h]; !named || !ok {
-			name = defaultHeapName(h)
-		}
-		s.Heaps = append(s.Heaps, HeapStats{ID: h, Name: name})
-	}
-	for i := range s.Heaps {
-		heaps[s.Heaps[i].ID] = &s.Heaps[i]
-	}
 	type classKey struct {
 		class ID
 		prim  Type
 	}
 	classes := map[classKey]*ClassStats{}
-	for k, t := range objects {
-		bytes := t.bytes
-		if size, ok := instanceSize[k.class]; ok && !k.array {
-			bytes = t.count * int64(size)
+	count := func(hs *HeapStats, k classKey, t tally, array bool) {
+		if t.count == 0 {
+			return
 		}
-		hs := heaps[k.heap]
-		if k.array {
+		if size, ok := instanceSize[k.class]; ok && !array {
+			t.bytes = t.count * int64(size)
+		}
+		if array {
 			hs.Arrays += t.count
 		} else {
 			hs.Instances += t.count
 		}
-		hs.Bytes += bytes
-		ck := classKey{k.class, k.prim}
-		cs := classes[ck]
+		hs.Bytes += t.bytes
+		cs := classes[k]
 		if cs == nil {
 			cs = &ClassStats{Class: k.class}
+			nameID, loaded := classNames[k.class]
+			name, named := strings[nameID]
 			switch {
 			case k.prim != 0:
 				cs.Name = k.prim.String() + "[]"
-			default:
-				name, ok := strings[classNames[k.class]]
-				if _, loaded := classNames[k.class]; !loaded || !ok {
-					name = fmt.Sprintf("class@%#x", uint64(k.class))
-				}
+			case loaded && named:
 				cs.Name = name
+			default:
+				cs.Name = fmt.Sprintf("class@%#x", uint64(k.class))
 			}
-			classes[ck] = cs
+			classes[k] = cs
 		}
 		cs.Instances += t.count
-		cs.Bytes += bytes
+		cs.Bytes += t.bytes
+	}
+	for _, h := range heaps {
+		hs := HeapStats{ID: h.id, Name: defaultHeapName(h.id)}
+		if name, ok := strings[h.name]; ok && h.named {
+			hs.Name = name
+		}
+		for class, t := range h.instances {
+			count(&hs, classKey{class: class}, *t, false)
+		}
+		for class, t := range h.objArrays {
+			count(&hs, classKey{class: class}, *t, true)
+		}
+		for typ, t := range h.prims {
+			count(&hs, classKey{prim: Type(typ)}, t, true)
+		}
+		s.Heaps = append(s.Heaps, hs)
 	}
 	for _, cs := range classes {
 		s.Classes = append(s.Classes, *cs)

@@ -27,6 +27,7 @@ type Writer struct {
 	dumpTime uint32
 	dump     wire.Writer // body of the open heap dump record
 	rec      wire.Writer // scratch for one top-level record
+	hdr      [recordHeaderLen]byte
 	err      error
 }
 
@@ -137,11 +138,11 @@ func (w *Writer) write(rec Record) error {
 // emit writes a top-level record.
 // Bodies are at most 4 GiB: write and encodeSub check.
 func (w *Writer) emit(tag Tag, time uint32, body []byte) error {
-	var h [recordHeaderLen]byte
+	h := w.hdr[:]
 	h[0] = byte(tag)
 	binary.BigEndian.PutUint32(h[1:], time)
 	binary.BigEndian.PutUint32(h[5:], uint32(len(body)))
-	if _, err := w.out.Write(h[:]); err != nil {
+	if _, err := w.out.Write(h); err != nil {
 		return err
 	}
 	_, err := w.out.Write(body)
@@ -267,8 +268,8 @@ func (w *Writer) encodeSub(b *wire.Writer, rec Record) error {
 	id := w.idSize
 	switch r := rec.(type) {
 	case *Root:
-		rl, ok := rootLayouts[r.Kind]
-		if !ok {
+		rl := rootLayouts[r.Kind]
+		if !rl.root {
 			return invalid("%v is not a root kind", r.Kind)
 		}
 		b.U1(uint8(r.Kind))
