@@ -66,9 +66,13 @@ type ConvertOptions struct {
 // For files with 4-byte identifiers (all of ART's) and the NoData modes
 // documented above, the output is byte-identical to hprof-conv's. Where
 // hprof-conv misbehaves, Convert differs: it honours an identifier size of 8
-// (hprof-conv assumes 4 and fails), and it rejects sub-records hprof-conv
-// cannot handle (an invalid basic type, which makes hprof-conv loop forever;
-// a length running past its record, which makes it read out of bounds).
+// (hprof-conv assumes 4 and fails), and it rejects what hprof-conv does not
+// check: an invalid basic type (hprof-conv loops forever on one
+// among a CLASS DUMP's constants or statics, copies one in an instance field
+// declaration as it is, and misframes the record on one in a primitive
+// array) and a length running past its record (hprof-conv reads out of
+// bounds). An unknown sub-record tag is an error with its offset, as in
+// hprof-conv.
 //
 // Memory is one record: a heap dump record is read whole, rewritten in
 // place, and written with its new length. On error dst holds the output of

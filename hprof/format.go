@@ -88,6 +88,7 @@ var tagNames = map[Tag]string{
 	TagHeapDumpEnd:     "HEAP DUMP END",
 }
 
+// String returns the record kind's name, as the HPROF format calls it.
 func (t Tag) String() string {
 	if s, ok := tagNames[t]; ok {
 		return s
@@ -161,6 +162,7 @@ var subTagNames = map[SubTag]string{
 	SubPrimitiveArrayNoData: "PRIMITIVE ARRAY NODATA",
 }
 
+// String returns the sub-record kind's name, as the HPROF format calls it.
 func (t SubTag) String() string {
 	if s, ok := subTagNames[t]; ok {
 		return s
@@ -271,6 +273,7 @@ func (t Type) Valid() bool { return t.Size(4) > 0 }
 // Primitive reports whether t is a valid non-object type.
 func (t Type) Primitive() bool { return t.Valid() && t != TypeObject }
 
+// String returns the Java name of the type ("int", "object").
 func (t Type) String() string {
 	if t.Valid() {
 		return typeNames[t]
