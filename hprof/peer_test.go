@@ -117,3 +117,28 @@ func TestConvertVectorsAreHprofConvs(t *testing.T) {
 		})
 	}
 }
+
+// Where Convert deliberately differs: hprof-conv assumes 4-byte identifiers
+// and fails on a file with 8-byte ones, which Convert converts.
+func TestHprofConvAssumesFourByteIDs(t *testing.T) {
+	prog := testpeer.Require(t, "hprof-conv")
+	in := synthBytes(t, Synth{Seed: 40, IDSize: 8, Instances: 50})
+	dir := t.TempDir()
+	inPath := filepath.Join(dir, "in.hprof")
+	if err := os.WriteFile(inPath, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, prog, inPath, filepath.Join(dir, "out.hprof")).CombinedOutput()
+	if err == nil {
+		t.Fatalf("hprof-conv now converts 8-byte identifiers (%s): compare its output with Convert's", out)
+	}
+	if !bytes.Contains(out, []byte("unexpected subtype")) {
+		t.Errorf("hprof-conv failed differently: %v: %s", err, out)
+	}
+	h, _, err := readAll(convert(t, in, ConvertOptions{}))
+	if err != nil || h.IDSize != 8 || h.Version != VersionStandard {
+		t.Fatalf("Convert: header %+v, %v", h, err)
+	}
+}
