@@ -194,15 +194,14 @@ type generator struct {
 	cObject, cString, cThread, cObjArr, cStrArr, cHandler int
 
 	// Emission state.
-	fn          func(Record) error
-	segObjects  int
-	segBytes    int
-	curHeap     uint32
-	inSegment   bool
-	data        []byte
-	elems       []ID
-	heapNextID  map[uint32]ID
-	appObjIndex int
+	fn         func(Record) error
+	segObjects int
+	segBytes   int
+	curHeap    uint32
+	inSegment  bool
+	data       []byte
+	elems      []ID
+	heapNextID map[uint32]ID
 }
 
 var (
