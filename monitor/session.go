@@ -70,7 +70,7 @@ type Session struct {
 	log         *slog.Logger
 
 	jc     *jdwp.Conn
-	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM
+	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM (and, if it does, its identity and FEAT are stored)
 	family ddm.VMFamily
 	isDDM  bool // written before ready is closed, read after
 
@@ -152,8 +152,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	case err == nil:
 		s.isDDM = true
 		s.family = ddm.FamilyFromVMIdent(hello.VMIdent)
-		readyOnce()
-		s.runDDM(ctx, hello)
+		s.runDDM(ctx, hello, readyOnce)
 	case errors.As(err, &re):
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
@@ -223,7 +222,9 @@ func (s *Session) hello(ctx context.Context) (*ddm.Hello, error) {
 	return nil, lastErr
 }
 
-func (s *Session) runDDM(ctx context.Context, h *ddm.Hello) {
+// runDDM stores the VM's identity and features, then calls ready (so that
+// whoever waits for the session sees both), then monitors the VM.
+func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
 	s.store.UpdateVM(s.key, func(vm *VM) {
 		vm.DDM = true
 		if vm.PID == 0 || vm.PID == int(h.PID) {
@@ -242,6 +243,7 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello) {
 			s.store.UpdateVM(s.key, func(vm *VM) { vm.Features = f.Names })
 		}
 	}
+	ready()
 	// Replies to these are empty or absent (modern ART); never wait.
 	_ = s.post(&ddm.ThreadNotifyRequest{Enable: true})
 	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoEveryGC})

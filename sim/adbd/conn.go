@@ -49,12 +49,16 @@ func (c *conn) run() {
 	err := c.readLoop()
 	c.cancel()
 	c.nc.Close()
+	// Take the streams out under the lock, end them outside it: a stream
+	// closing itself holds its closeOnce and then takes c.mu (remove), so
+	// ending streams while holding c.mu would deadlock against it.
 	c.mu.Lock()
-	for _, st := range c.streams {
-		st.end()
-	}
+	streams := c.streams
 	c.streams = map[uint32]*stream{}
 	c.mu.Unlock()
+	for _, st := range streams {
+		st.end()
+	}
 	c.wg.Wait()
 	switch {
 	case err == nil, errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), c.srv.ctx.Err() != nil:
@@ -135,12 +139,13 @@ func (c *conn) handleCNXN(p packet) error {
 		return fmt.Errorf("adbd: CNXN announces a max payload of 0")
 	}
 	c.mu.Lock()
-	for _, st := range c.streams {
-		st.end()
-	}
+	old := c.streams
 	c.streams = map[uint32]*stream{}
 	c.maxPayload = min(p.Arg1, c.srv.opts.MaxPayload)
 	c.mu.Unlock()
+	for _, st := range old { // outside c.mu: see run
+		st.end()
+	}
 	id := banner(c.srv.dev.Properties())
 	c.log.Debug("adbd: CNXN", "version", fmt.Sprintf("%#08x", p.Arg0), "max_payload", p.Arg1,
 		"host_banner", string(bytes.TrimRight(p.Data, "\x00")), "banner", id)
