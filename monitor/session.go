@@ -88,9 +88,8 @@ type Session struct {
 	early      []*jdwp.Packet
 	earlyBytes int
 	earlyDone  bool
-	traceWait  chan []byte // set while StopProfiling waits for the MPSE data
-	traceFile  bool        // the running trace goes to a device file (MPRS)
-	hprofWait  chan []byte // set while HeapDump waits for the HPDS data
+	waiting    map[ddm.Type]chan []byte // collectStreamed's waiters, by the chunk type awaited
+	traceFile  bool                     // the running trace goes to a device file (MPRS)
 }
 
 // NewSession prepares a session for an endpoint found by scan.
@@ -496,29 +495,9 @@ func (s *Session) handle(m ddm.Message) {
 		s.store.SetSegments(s.key, snap)
 		s.store.SetHeaps(s.key, heaps)
 	case *ddm.HeapDumpData:
-		s.mu.Lock()
-		ch := s.hprofWait
-		s.mu.Unlock()
-		if ch == nil {
-			s.log.Info("heap dump data arrived with nobody waiting; dropped", "bytes", len(m.HPROF))
-			return
-		}
-		select {
-		case ch <- m.HPROF:
-		default:
-		}
+		s.deliver(ddm.TypeHPDS, m.HPROF)
 	case *ddm.MethodTraceData:
-		s.mu.Lock()
-		ch := s.traceWait
-		s.mu.Unlock()
-		if ch == nil {
-			s.log.Info("method trace data arrived with nobody waiting; dropped", "bytes", len(m.Trace))
-			return
-		}
-		select {
-		case ch <- m.Trace:
-		default:
-		}
+		s.deliver(ddm.TypeMPSE, m.Trace)
 	default:
 		s.log.Debug("unsolicited chunk not used", "type", m.ChunkType().String())
 	}
@@ -899,41 +878,11 @@ func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, err
 	if toFile {
 		return s.stopFileTrace(ctx)
 	}
-	ch := make(chan []byte, 1)
-	s.mu.Lock()
-	if s.traceWait != nil {
-		s.mu.Unlock()
-		return nil, errors.New("a trace is already being collected from this VM")
-	}
-	s.traceWait = ch
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.traceWait = nil
-		s.mu.Unlock()
-	}()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var req ddm.Message = &ddm.MethodTraceStreamStopRequest{}
 	if sampling {
 		req = &ddm.SamplingStopRequest{}
 	}
-	failed := make(chan error, 1)
-	go func() {
-		if _, err := s.request(ctx, req); err != nil && !isSoftTimeout(ctx, err) && ctx.Err() == nil {
-			failed <- err
-		}
-	}()
-	select {
-	case data := <-ch:
-		return data, nil
-	case err := <-failed:
-		return nil, err
-	case <-s.jc.Done():
-		return nil, fmt.Errorf("VM connection ended: %w", s.jc.Err())
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return s.collectStreamed(ctx, ddm.TypeMPSE, req, "method trace", nil)
 }
 
 // deviceTracePath is where MPRS makes the VM write its trace, as ddmlib
@@ -1042,17 +991,30 @@ func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) 
 		}
 		return s.heapDumpToFile(ctx)
 	}
+	return s.collectStreamed(ctx, ddm.TypeHPDS, &ddm.HeapDumpStreamRequest{}, "heap dump", progress)
+}
+
+// collectStreamed sends req and returns the payload of the unsolicited
+// chunk of type t that the VM sends before its reply (MPSE after MPSE/SPSE,
+// HPDS after HPDS: spec/ddm-chunks.md §7.6, §8). The reply itself is empty,
+// absent (modern ART) or a FAIL, whose reason is returned. progress, when
+// set, is told the bytes received so far while the (single, possibly huge)
+// packet arrives.
+func (s *Session) collectStreamed(ctx context.Context, t ddm.Type, req ddm.Message, what string, progress func(uint64)) ([]byte, error) {
 	ch := make(chan []byte, 1)
 	s.mu.Lock()
-	if s.hprofWait != nil {
+	if s.waiting[t] != nil {
 		s.mu.Unlock()
-		return nil, errors.New("a heap dump is already being collected from this VM")
+		return nil, fmt.Errorf("a %s is already being collected from this VM", what)
 	}
-	s.hprofWait = ch
+	if s.waiting == nil {
+		s.waiting = map[ddm.Type]chan []byte{}
+	}
+	s.waiting[t] = ch
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.hprofWait = nil
+		delete(s.waiting, t)
 		s.mu.Unlock()
 	}()
 	ctx, cancel := context.WithCancel(ctx)
@@ -1060,7 +1022,7 @@ func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) 
 	start := s.jc.Stats().RawBytesIn.Load()
 	failed := make(chan error, 1)
 	go func() {
-		if _, err := s.request(ctx, &ddm.HeapDumpStreamRequest{}); err != nil && !isSoftTimeout(ctx, err) && ctx.Err() == nil {
+		if _, err := s.request(ctx, req); err != nil && !isSoftTimeout(ctx, err) && ctx.Err() == nil {
 			failed <- err
 		}
 	}()
@@ -1084,6 +1046,22 @@ func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) 
 				progress(s.jc.Stats().RawBytesIn.Load() - start)
 			}
 		}
+	}
+}
+
+// deliver hands an unsolicited data chunk to the collectStreamed waiting
+// for it; with nobody waiting it is dropped.
+func (s *Session) deliver(t ddm.Type, data []byte) {
+	s.mu.Lock()
+	ch := s.waiting[t]
+	s.mu.Unlock()
+	if ch == nil {
+		s.log.Info("data chunk arrived with nobody waiting; dropped", "type", t.String(), "bytes", len(data))
+		return
+	}
+	select {
+	case ch <- data:
+	default:
 	}
 }
 
