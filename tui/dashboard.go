@@ -809,7 +809,7 @@ func (d *Dashboard) renderThreads() {
 		}
 		cells := []*tview.TableCell{
 			tview.NewTableCell(fmt.Sprint(th.ID)).SetAlign(tview.AlignRight),
-			tview.NewTableCell(safetext.Tview(mark + name)).SetExpansion(1).SetMaxWidth(48),
+			tview.NewTableCell(safetext.Tview(mark + name)).SetExpansion(1).SetMaxWidth(18),
 			tview.NewTableCell(state).SetTextColor(stColor).SetAttributes(attr),
 			tview.NewTableCell(fmt.Sprint(th.UTime)).SetAlign(tview.AlignRight),
 			tview.NewTableCell(fmt.Sprint(th.STime)).SetAlign(tview.AlignRight),
@@ -950,7 +950,7 @@ func (d *Dashboard) relayout() {
 	if wide {
 		top := tview.NewFlex()
 		if d.show[paneThreads] {
-			top.AddItem(d.vmTable, 60, 0, false)
+			top.AddItem(d.vmTable, 62, 0, false)
 			top.AddItem(d.thTable, 0, 1, false)
 		} else {
 			top.AddItem(d.vmTable, 0, 1, false)
