@@ -14,19 +14,6 @@ import (
 	"github.com/ddmtui/ddmtui/threaddump"
 )
 
-// onlyProcess keeps the process with pid (a traces file can hold several).
-func onlyProcess(d *threaddump.Dump, pid int) {
-	var keep []*threaddump.Process
-	for _, p := range d.Processes {
-		if p.PID == pid {
-			keep = append(keep, p)
-		}
-	}
-	if len(keep) > 0 {
-		d.Processes = keep[len(keep)-1:] // the newest dump of that pid
-	}
-}
-
 func dumpCommand() *cli.Command { return newDumpCommand(viewDump) }
 
 func newDumpCommand(view dumpViewer) *cli.Command {
@@ -62,7 +49,7 @@ func newDumpCommand(view dumpViewer) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("the dump does not parse: %w", err)
 			}
-			onlyProcess(d, c.Int("pid"))
+			d.KeepNewest(c.Int("pid"))
 			if c.Bool("json") {
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")

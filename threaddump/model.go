@@ -496,3 +496,15 @@ func (l Lock) String() string {
 	}
 	return s
 }
+
+// KeepNewest keeps only the last process block of pid (a traces file
+// collects one block per SIGQUIT, oldest first). With no block of pid the
+// dump is left as it is.
+func (d *Dump) KeepNewest(pid int) {
+	for i := len(d.Processes) - 1; i >= 0; i-- {
+		if d.Processes[i].PID == pid {
+			d.Processes = []*Process{d.Processes[i]}
+			return
+		}
+	}
+}

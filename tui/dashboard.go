@@ -685,6 +685,21 @@ func (d *Dashboard) renderVMs() {
 	t.SetTitle(fmt.Sprintf(" VMs (%d) ", len(list)))
 }
 
+// selectedDDM returns the selected VM when requests can be made of it (a
+// controller exists and the VM speaks DDM); otherwise it says why in the
+// status line. what names the action, e.g. "GC".
+func (d *Dashboard) selectedDDM(what string) (monitor.VM, bool) {
+	vm, ok := d.selectedVM()
+	if !ok || d.cfg.Controller == nil {
+		return vm, false
+	}
+	if !vm.DDM {
+		d.flash(what + " needs a VM that speaks DDM")
+		return vm, false
+	}
+	return vm, true
+}
+
 func (d *Dashboard) selectedVM() (monitor.VM, bool) {
 	for _, vm := range d.vms {
 		if vm.Key == d.sel {
@@ -1238,12 +1253,8 @@ func (d *Dashboard) ctxOrBackground() context.Context {
 }
 
 func (d *Dashboard) gc() {
-	vm, ok := d.selectedVM()
-	if !ok || d.cfg.Controller == nil {
-		return
-	}
-	if !vm.DDM {
-		d.flash("GC needs a DDM VM")
+	vm, ok := d.selectedDDM("GC")
+	if !ok {
 		return
 	}
 	d.updateSegments()
@@ -1412,12 +1423,8 @@ func (d *Dashboard) toggleProfiling() {
 		}()
 		return
 	}
-	vm, ok := d.selectedVM()
+	vm, ok := d.selectedDDM("a method trace")
 	if !ok {
-		return
-	}
-	if !vm.DDM {
-		d.flash("method traces need a DDM VM")
 		return
 	}
 	d.profKey, d.profApp = vm.Key, vm.App
@@ -1435,12 +1442,8 @@ func (d *Dashboard) toggleProfiling() {
 }
 
 func (d *Dashboard) askExit() {
-	vm, ok := d.selectedVM()
-	if !ok || d.cfg.Controller == nil {
-		return
-	}
-	if !vm.DDM {
-		d.flash("EXIT needs a DDM VM")
+	vm, ok := d.selectedDDM("EXIT")
+	if !ok {
 		return
 	}
 	d.flash(fmt.Sprintf("make %s (pid %d) exit? y: yes, any other key: no", vm.App, vm.PID))
@@ -1489,15 +1492,7 @@ func (d *Dashboard) threadDump() {
 				d.flash("thread dump: " + err.Error())
 				return
 			}
-			var keep []*threaddump.Process
-			for _, p := range dump.Processes {
-				if p.PID == pid {
-					keep = append(keep, p)
-				}
-			}
-			if len(keep) > 0 {
-				dump.Processes = keep[len(keep)-1:]
-			}
+			dump.KeepNewest(pid)
 			d.dumpView.SetDump(dump)
 			d.pages.ShowPage("dump")
 			d.app.SetFocus(d.dumpView)
@@ -1508,12 +1503,8 @@ func (d *Dashboard) threadDump() {
 // heapDump saves an HPROF dump of the selected VM, converted to standard
 // HPROF, next to the traces; progress shows in the status line.
 func (d *Dashboard) heapDump() {
-	vm, ok := d.selectedVM()
-	if !ok || d.cfg.Controller == nil {
-		return
-	}
-	if !vm.DDM {
-		d.flash("heap dumps need a DDM VM")
+	vm, ok := d.selectedDDM("heap dumps")
+	if !ok {
 		return
 	}
 	ctrl, ctx, key, app := d.cfg.Controller, d.ctxOrBackground(), vm.Key, vm.App
@@ -1604,12 +1595,8 @@ func (d *Dashboard) openSpy() {
 }
 
 func (d *Dashboard) openAllocs() {
-	vm, ok := d.selectedVM()
-	if !ok || d.cfg.Controller == nil {
-		return
-	}
-	if !vm.DDM {
-		d.flash("the allocation tracker needs a DDM VM")
+	vm, ok := d.selectedDDM("the allocation tracker")
+	if !ok {
 		return
 	}
 	d.allocKey = vm.Key
