@@ -268,9 +268,7 @@ func (d *Dashboard) build() {
 // keyTable declares every key once; help is generated from it.
 func (d *Dashboard) keyTable() *keymap.Map {
 	const gen, nav, panes, hp = "General", "Move", "Panes", "Heap"
-	b := func(k tcell.Key, r rune, label, help, group string, act func()) keymap.Binding {
-		return keymap.Binding{Key: k, Rune: r, Label: label, Help: help, Group: group, Action: act}
-	}
+	b := keymap.Bind
 	return keymap.New(
 		b(tcell.KeyRune, '?', "?", "show or hide this help", gen, d.toggleHelp),
 		b(tcell.KeyRune, 'q', "q / Ctrl-C", "quit", gen, d.quit),

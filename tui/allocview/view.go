@@ -122,23 +122,8 @@ func New(opt Options) *View {
 // keyTable declares every key of the view once; help is generated from it.
 func (v *View) keyTable() *keymap.Map {
 	nav, view, sorting, find, tracker, gen := "Move", "View", "Sort", "Find", "Tracker", "General"
-	b := func(k tcell.Key, r rune, label, help, group string, action func()) keymap.Binding {
-		return keymap.Binding{Key: k, Rune: r, Label: label, Help: help, Group: group, Action: action}
-	}
-	hidden := func(k tcell.Key, r rune, action func()) keymap.Binding {
-		return keymap.Binding{Key: k, Rune: r, Hidden: true, Action: action}
-	}
-	m := keymap.New(
-		b(tcell.KeyRune, 'j', "j/↓", "next row (or scroll the stacks)", nav, func() { v.move(1) }),
-		hidden(tcell.KeyDown, 0, func() { v.move(1) }),
-		b(tcell.KeyRune, 'k', "k/↑", "previous row (or scroll the stacks)", nav, func() { v.move(-1) }),
-		hidden(tcell.KeyUp, 0, func() { v.move(-1) }),
-		b(tcell.KeyPgDn, 0, "PgDn/Ctrl-F", "next page", nav, func() { v.move(v.pageSize()) }),
-		hidden(tcell.KeyCtrlF, 0, func() { v.move(v.pageSize()) }),
-		b(tcell.KeyPgUp, 0, "PgUp/Ctrl-B", "previous page", nav, func() { v.move(-v.pageSize()) }),
-		hidden(tcell.KeyCtrlB, 0, func() { v.move(-v.pageSize()) }),
-		b(tcell.KeyHome, 0, "Home", "first row", nav, func() { v.move(-1 << 30) }),
-		b(tcell.KeyEnd, 0, "End", "last row", nav, func() { v.move(1 << 30) }),
+	b := keymap.Bind
+	m := keymap.New(append(keymap.MoveKeys(nav, "row (or stack line)", false, v.move, v.pageSize),
 
 		b(tcell.KeyEnter, 0, "Enter", "show the stacks of the selected row's allocations (Enter or Esc: back)", view, v.toggleStacks),
 		b(tcell.KeyRune, 'g', "g", "group by class → site → stack → thread → none", view, v.cycleGrouping),
@@ -153,7 +138,7 @@ func (v *View) keyTable() *keymap.Map {
 
 		b(tcell.KeyRune, '/', "/", "filter by class, method or file (!text excludes; tid=N)", find, v.startFilter),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter", find, v.escape),
-	)
+	)...)
 	if v.opt.Track != nil {
 		m.Add(b(tcell.KeyRune, 't', "t", "turn allocation tracking on / off", tracker, v.toggleTracking))
 	}

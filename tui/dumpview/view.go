@@ -126,25 +126,8 @@ func New(opt Options) *View {
 // keyTable declares every key of the view once; help is generated from it.
 func (v *View) keyTable() *keymap.Map {
 	nav, sorting, find, gen := "Move", "Sort", "Find", "General"
-	b := func(k tcell.Key, r rune, label, help, group string, action func()) keymap.Binding {
-		return keymap.Binding{Key: k, Rune: r, Label: label, Help: help, Group: group, Action: action}
-	}
-	hidden := func(k tcell.Key, r rune, action func()) keymap.Binding {
-		return keymap.Binding{Key: k, Rune: r, Hidden: true, Action: action}
-	}
-	return keymap.New(
-		b(tcell.KeyRune, 'j', "j/↓", "next thread (or scroll the stack down)", nav, func() { v.move(1) }),
-		hidden(tcell.KeyDown, 0, func() { v.move(1) }),
-		b(tcell.KeyRune, 'k', "k/↑", "previous thread (or scroll the stack up)", nav, func() { v.move(-1) }),
-		hidden(tcell.KeyUp, 0, func() { v.move(-1) }),
-		b(tcell.KeyPgDn, 0, "PgDn/Ctrl-F", "next page", nav, func() { v.move(v.pageSize()) }),
-		hidden(tcell.KeyCtrlF, 0, func() { v.move(v.pageSize()) }),
-		b(tcell.KeyPgUp, 0, "PgUp/Ctrl-B", "previous page", nav, func() { v.move(-v.pageSize()) }),
-		hidden(tcell.KeyCtrlB, 0, func() { v.move(-v.pageSize()) }),
-		b(tcell.KeyRune, 'g', "g/Home", "first thread", nav, func() { v.move(-1 << 30) }),
-		hidden(tcell.KeyHome, 0, func() { v.move(-1 << 30) }),
-		b(tcell.KeyRune, 'G', "G/End", "last thread", nav, func() { v.move(1 << 30) }),
-		hidden(tcell.KeyEnd, 0, func() { v.move(1 << 30) }),
+	b := keymap.Bind
+	return keymap.New(append(keymap.MoveKeys(nav, "thread (or stack line)", true, v.move, v.pageSize),
 		b(tcell.KeyTab, 0, "Tab", "switch the movement keys between the thread table and the stack", nav, v.toggleStackFocus),
 		b(tcell.KeyRune, ']', "]", "next process in the file", nav, func() { v.switchProcess(1) }),
 		b(tcell.KeyRune, '[', "[", "previous process in the file", nav, func() { v.switchProcess(-1) }),
@@ -163,7 +146,7 @@ func (v *View) keyTable() *keymap.Map {
 
 		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp),
 		b(tcell.KeyRune, 'q', "q", "quit", gen, v.quit),
-	)
+	)...)
 }
 
 // Keys returns the view's key table (for a dashboard's combined help).

@@ -129,3 +129,37 @@ func (m *Map) HelpText() string {
 	}
 	return sb.String()
 }
+
+// Bind declares a binding listed in help.
+func Bind(k tcell.Key, r rune, label, help, group string, action func()) Binding {
+	return Binding{Key: k, Rune: r, Label: label, Help: help, Group: group, Action: action}
+}
+
+// Alias declares a binding left out of help: another row's Label names it.
+func Alias(k tcell.Key, r rune, action func()) Binding {
+	return Binding{Key: k, Rune: r, Hidden: true, Action: action}
+}
+
+// MoveKeys is the movement set the viewers share: j/↓ and k/↑ move by one,
+// PgDn/Ctrl-F and PgUp/Ctrl-B by page(), and g/Home and G/End (or Home and
+// End alone, when a view uses g itself) jump to the ends. item names what
+// moves in help: "next "+item.
+func MoveKeys(group, item string, vimJumps bool, move func(int), page func() int) []Binding {
+	down, up := func() { move(1) }, func() { move(-1) }
+	pgDown, pgUp := func() { move(page()) }, func() { move(-page()) }
+	first, last := func() { move(-1 << 30) }, func() { move(1 << 30) }
+	b := []Binding{
+		Bind(tcell.KeyRune, 'j', "j/↓", "next "+item, group, down), Alias(tcell.KeyDown, 0, down),
+		Bind(tcell.KeyRune, 'k', "k/↑", "previous "+item, group, up), Alias(tcell.KeyUp, 0, up),
+		Bind(tcell.KeyPgDn, 0, "PgDn/Ctrl-F", "next page", group, pgDown), Alias(tcell.KeyCtrlF, 0, pgDown),
+		Bind(tcell.KeyPgUp, 0, "PgUp/Ctrl-B", "previous page", group, pgUp), Alias(tcell.KeyCtrlB, 0, pgUp),
+	}
+	if vimJumps {
+		return append(b,
+			Bind(tcell.KeyRune, 'g', "g/Home", "first "+item, group, first), Alias(tcell.KeyHome, 0, first),
+			Bind(tcell.KeyRune, 'G', "G/End", "last "+item, group, last), Alias(tcell.KeyEnd, 0, last))
+	}
+	return append(b,
+		Bind(tcell.KeyHome, 0, "Home", "first "+item, group, first),
+		Bind(tcell.KeyEnd, 0, "End", "last "+item, group, last))
+}

@@ -1,6 +1,7 @@
 package keymap
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -39,5 +40,31 @@ func TestHandleAndHelpFromOneTable(t *testing.T) {
 	}
 	if strings.Contains(help, "Down") {
 		t.Errorf("hidden alias listed in help:\n%s", help)
+	}
+}
+
+func TestMoveKeys(t *testing.T) {
+	var moves []int
+	page := func() int { return 10 }
+	m := New(MoveKeys("Move", "row", true, func(d int) { moves = append(moves, d) }, page)...)
+	for _, ev := range []*tcell.EventKey{
+		tcell.NewEventKey(tcell.KeyRune, 'j', 0), tcell.NewEventKey(tcell.KeyUp, 0, 0),
+		tcell.NewEventKey(tcell.KeyCtrlF, 0, tcell.ModCtrl), tcell.NewEventKey(tcell.KeyPgUp, 0, 0),
+		tcell.NewEventKey(tcell.KeyRune, 'g', 0), tcell.NewEventKey(tcell.KeyEnd, 0, 0),
+	} {
+		if !m.Handle(ev) {
+			t.Fatalf("%s not handled", ev.Name())
+		}
+	}
+	if fmt.Sprint(moves) != fmt.Sprint([]int{1, -1, 10, -10, -1 << 30, 1 << 30}) {
+		t.Fatalf("moves %v", moves)
+	}
+	if rows := m.Help(); len(rows) != 6 || rows[0].Help != "next row" || rows[4].Keys != "g/Home" {
+		t.Fatalf("help %+v", rows)
+	}
+	// Without vim jumps, g stays free for the view.
+	plain := New(MoveKeys("Move", "row", false, func(int) {}, page)...)
+	if plain.Handle(tcell.NewEventKey(tcell.KeyRune, 'g', 0)) || !plain.Handle(tcell.NewEventKey(tcell.KeyHome, 0, 0)) {
+		t.Fatal("plain move keys took g or lost Home")
 	}
 }

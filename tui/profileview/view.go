@@ -116,25 +116,8 @@ func New(opt Options) *View {
 // keyTable declares every key of the view once; help is generated from it.
 func (v *View) keyTable() *keymap.Map {
 	nav, sort, view, gen := "Move", "Sort", "View", "General"
-	b := func(k tcell.Key, r rune, label, help, group string, action func()) keymap.Binding {
-		return keymap.Binding{Key: k, Rune: r, Label: label, Help: help, Group: group, Action: action}
-	}
-	hidden := func(k tcell.Key, r rune, action func()) keymap.Binding {
-		return keymap.Binding{Key: k, Rune: r, Hidden: true, Action: action}
-	}
-	return keymap.New(
-		b(tcell.KeyRune, 'j', "j/↓", "next row", nav, func() { v.move(1) }),
-		hidden(tcell.KeyDown, 0, func() { v.move(1) }),
-		b(tcell.KeyRune, 'k', "k/↑", "previous row", nav, func() { v.move(-1) }),
-		hidden(tcell.KeyUp, 0, func() { v.move(-1) }),
-		b(tcell.KeyPgDn, 0, "PgDn/Ctrl-F", "next page", nav, func() { v.move(v.pageSize()) }),
-		hidden(tcell.KeyCtrlF, 0, func() { v.move(v.pageSize()) }),
-		b(tcell.KeyPgUp, 0, "PgUp/Ctrl-B", "previous page", nav, func() { v.move(-v.pageSize()) }),
-		hidden(tcell.KeyCtrlB, 0, func() { v.move(-v.pageSize()) }),
-		b(tcell.KeyRune, 'g', "g/Home", "first row", nav, func() { v.move(-1 << 30) }),
-		hidden(tcell.KeyHome, 0, func() { v.move(-1 << 30) }),
-		b(tcell.KeyRune, 'G', "G/End", "last row", nav, func() { v.move(1 << 30) }),
-		hidden(tcell.KeyEnd, 0, func() { v.move(1 << 30) }),
+	b, hidden := keymap.Bind, keymap.Alias
+	return keymap.New(append(keymap.MoveKeys(nav, "row", true, v.move, v.pageSize),
 		b(tcell.KeyRune, 'h', "h/←", "scroll columns left", nav, func() { v.scrollColumns(-1) }),
 		hidden(tcell.KeyLeft, 0, func() { v.scrollColumns(-1) }),
 		b(tcell.KeyRune, 'l', "l/→", "scroll columns right", nav, func() { v.scrollColumns(1) }),
@@ -157,7 +140,7 @@ func (v *View) keyTable() *keymap.Map {
 
 		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp),
 		b(tcell.KeyRune, 'q', "q", "quit", gen, v.quitView),
-	)
+	)...)
 }
 
 // Keys returns the view's key table (for a dashboard's combined help).
