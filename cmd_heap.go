@@ -8,64 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/heappng"
 	"github.com/ddmtui/ddmtui/monitor"
 )
-
-// HeapReport is `ddmtui heap --json`: the segment summary of one heap map.
-type HeapReport struct {
-	PID             int               `json:"pid"`
-	App             string            `json:"app"`
-	Heap            string            `json:"heap"` // "managed" or "native"
-	Type            string            `json:"type"` // HPSG, HPSO or NHSG
-	UnitSize        int               `json:"unit_size"`
-	TotalUnits      uint64            `json:"total_units"`
-	Segments        int               `json:"segments"`
-	UsedBytes       uint64            `json:"used_bytes"`
-	FreeBytes       uint64            `json:"free_bytes"`
-	FreeRuns        uint64            `json:"free_runs"`
-	LargestFree     uint64            `json:"largest_free_bytes"`
-	Fragmentation   float64           `json:"fragmentation"`
-	UnitsByKind     map[string]uint64 `json:"units_by_kind"`
-	UnitsBySolidity map[string]uint64 `json:"units_by_solidity"`
-	Histogram       []SizeBucketJSON  `json:"object_sizes,omitempty"` // HPSO: one run per object
-}
-
-// SizeBucketJSON is one bucket of the object-size histogram.
-type SizeBucketJSON struct {
-	MinBytes uint64 `json:"min_bytes"`
-	MaxBytes uint64 `json:"max_bytes"`
-	Count    uint64 `json:"count"`
-	Bytes    uint64 `json:"bytes"`
-}
-
-func heapReport(vm monitor.VM, which string, snap *heap.Snapshot) HeapReport {
-	st := snap.Stats
-	unit := uint64(st.UnitSize)
-	r := HeapReport{PID: vm.PID, App: vm.App, Heap: which, Type: snap.Type.String(), UnitSize: st.UnitSize,
-		TotalUnits: st.TotalUnits, Segments: st.Segments, UsedBytes: st.UsedUnits() * unit, FreeBytes: st.FreeUnits() * unit,
-		FreeRuns: st.FreeRuns, LargestFree: st.LargestFree * unit, Fragmentation: st.Fragmentation(),
-		UnitsByKind: map[string]uint64{}, UnitsBySolidity: map[string]uint64{}}
-	for k, n := range st.UnitsByKind {
-		if n > 0 {
-			r.UnitsByKind[ddm.Kind(k).String()] = n
-		}
-	}
-	for k, n := range st.UnitsBySolid {
-		if n > 0 {
-			r.UnitsBySolidity[ddm.Solidity(k).String()] = n
-		}
-	}
-	if snap.Type == ddm.TypeHPSO {
-		for _, b := range snap.SizeHistogram() {
-			r.Histogram = append(r.Histogram, SizeBucketJSON{b.MinBytes, b.MaxBytes, b.Count, b.Bytes})
-		}
-	}
-	return r
-}
 
 func heapCommand() *cli.Command {
 	return &cli.Command{
@@ -150,7 +97,7 @@ func heapCommand() *cli.Command {
 				}
 			}
 			if c.Bool("json") {
-				return headless.WriteJSON(c.App.Writer, heapReport(target, which, snap))
+				return headless.WriteJSON(c.App.Writer, headless.NewHeapMap(target, which, snap))
 			}
 			return nil
 		},

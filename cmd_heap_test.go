@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
 )
@@ -26,13 +27,13 @@ func TestHeapCommandPictureAndSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	scanFlag := fmt.Sprintf("%d-%d", base, base+1)
-	run := func(args ...string) HeapReport {
+	run := func(args ...string) headless.HeapMap {
 		t.Helper()
 		out, err := runApp(t, append([]string{"heap", "--adb", "off", "--scan", scanFlag, "--json"}, args...)...)
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
-		var r HeapReport
+		var r headless.HeapMap
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}

@@ -20,12 +20,10 @@ import (
 func writeHPROF(path string, data []byte, raw bool) (*hprof.Summary, error) {
 	out := data
 	if !raw {
-		var buf bytes.Buffer
-		buf.Grow(len(data))
-		if err := hprof.Convert(&buf, bytes.NewReader(data), hprof.ConvertOptions{}); err != nil {
+		var err error
+		if out, err = hprof.ToStandard(data); err != nil {
 			return nil, fmt.Errorf("converting the dump to standard HPROF: %w", err)
 		}
-		out = buf.Bytes()
 	}
 	sum, err := hprof.Summarize(bytes.NewReader(out))
 	if err != nil {

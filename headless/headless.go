@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 )
@@ -100,17 +101,7 @@ func Snapshot(vms []monitor.VM) []SnapshotEntry {
 				Objects: h.Objects, GCCount: h.GCCount}
 			if s := h.Segments; s != nil {
 				jh.Segments = &SegmentSummary{UnitSize: s.UnitSize, TotalUnits: s.TotalUnits, Segments: s.Segments,
-					UnitsByKind: map[string]uint64{}, UnitsBySolidity: map[string]uint64{}}
-				for k, n := range s.UnitsByKind {
-					if n > 0 {
-						jh.Segments.UnitsByKind[ddm.Kind(k).String()] = n
-					}
-				}
-				for k, n := range s.UnitsBySolid {
-					if n > 0 {
-						jh.Segments.UnitsBySolidity[ddm.Solidity(k).String()] = n
-					}
-				}
+					UnitsByKind: UnitsByKind(s.UnitsByKind), UnitsBySolidity: UnitsBySolidity(s.UnitsBySolid)}
 			}
 			e.Heaps = append(e.Heaps, jh)
 		}
@@ -140,4 +131,70 @@ func WriteListText(w io.Writer, entries []ListEntry) error {
 			safetext.Terminal(e.VM), e.DDM, e.Debugger, port)
 	}
 	return tw.Flush()
+}
+
+// UnitsByKind names the non-zero counts of an array indexed by ddm.Kind.
+func UnitsByKind(units [8]uint64) map[string]uint64 {
+	m := map[string]uint64{}
+	for k, n := range units {
+		if n > 0 {
+			m[ddm.Kind(k).String()] = n
+		}
+	}
+	return m
+}
+
+// UnitsBySolidity names the non-zero counts of an array indexed by
+// ddm.Solidity.
+func UnitsBySolidity(units [8]uint64) map[string]uint64 {
+	m := map[string]uint64{}
+	for k, n := range units {
+		if n > 0 {
+			m[ddm.Solidity(k).String()] = n
+		}
+	}
+	return m
+}
+
+// HeapMap is `ddmtui heap --json`: the segment summary of one heap map.
+type HeapMap struct {
+	PID             int               `json:"pid"`
+	App             string            `json:"app"`
+	Heap            string            `json:"heap"` // "managed" or "native"
+	Type            string            `json:"type"` // HPSG, HPSO or NHSG
+	UnitSize        int               `json:"unit_size"`
+	TotalUnits      uint64            `json:"total_units"`
+	Segments        int               `json:"segments"`
+	UsedBytes       uint64            `json:"used_bytes"`
+	FreeBytes       uint64            `json:"free_bytes"`
+	FreeRuns        uint64            `json:"free_runs"`
+	LargestFree     uint64            `json:"largest_free_bytes"`
+	Fragmentation   float64           `json:"fragmentation"`
+	UnitsByKind     map[string]uint64 `json:"units_by_kind"`
+	UnitsBySolidity map[string]uint64 `json:"units_by_solidity"`
+	Histogram       []SizeBucket      `json:"object_sizes,omitempty"` // HPSO: one run per object
+}
+
+// SizeBucket is one bucket of the object-size histogram.
+type SizeBucket struct {
+	MinBytes uint64 `json:"min_bytes"`
+	MaxBytes uint64 `json:"max_bytes"`
+	Count    uint64 `json:"count"`
+	Bytes    uint64 `json:"bytes"`
+}
+
+// NewHeapMap summarises one heap map of vm ("managed" or "native").
+func NewHeapMap(vm monitor.VM, which string, snap *heap.Snapshot) HeapMap {
+	st := snap.Stats
+	unit := uint64(st.UnitSize)
+	r := HeapMap{PID: vm.PID, App: vm.App, Heap: which, Type: snap.Type.String(), UnitSize: st.UnitSize,
+		TotalUnits: st.TotalUnits, Segments: st.Segments, UsedBytes: st.UsedUnits() * unit, FreeBytes: st.FreeUnits() * unit,
+		FreeRuns: st.FreeRuns, LargestFree: st.LargestFree * unit, Fragmentation: st.Fragmentation(),
+		UnitsByKind: UnitsByKind(st.UnitsByKind), UnitsBySolidity: UnitsBySolidity(st.UnitsBySolid)}
+	if snap.Type == ddm.TypeHPSO {
+		for _, b := range snap.SizeHistogram() {
+			r.Histogram = append(r.Histogram, SizeBucket{b.MinBytes, b.MaxBytes, b.Count, b.Bytes})
+		}
+	}
+	return r
 }

@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -240,3 +241,15 @@ func (c *converter) heapDump(rh RecordInfo, body []byte) error {
 
 // zeroBlock is read-only: the source of NODATA arrays' zero elements.
 var zeroBlock [32 << 10]byte
+
+// ToStandard converts a whole Android HPROF held in memory (the body of an
+// HPDS chunk, or a file read back from a device) to standard HPROF with the
+// default options.
+func ToStandard(android []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(android))
+	if err := Convert(&buf, bytes.NewReader(android), ConvertOptions{}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -278,3 +278,21 @@ func TestConvertErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestToStandardEqualsConvert(t *testing.T) {
+	android, err := Synth{Seed: 5}.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := Convert(&want, bytes.NewReader(android), ConvertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ToStandard(android)
+	if err != nil || !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("ToStandard differs from Convert (err %v)", err)
+	}
+	if _, err := ToStandard(want.Bytes()); err == nil {
+		t.Fatal("a standard file converted again without an error")
+	}
+}

@@ -1533,12 +1533,12 @@ func saveHPROF(dir, app string, data []byte, now time.Time) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	var buf bytes.Buffer
-	if err := hprof.Convert(&buf, bytes.NewReader(data), hprof.ConvertOptions{}); err != nil {
+	std, err := hprof.ToStandard(data)
+	if err != nil {
 		return "", fmt.Errorf("converting the dump: %w", err)
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-%s.hprof", fileSafe(app), now.Format("20060102-150405")))
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, std, 0o644); err != nil {
 		return "", fmt.Errorf("saving the dump: %w", err)
 	}
 	return path, nil
