@@ -1,7 +1,7 @@
 # ddmtui — common tasks. `make test` is what CI runs (see .ci/run).
 GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
+LDFLAGS   := -s -w -X github.com/ddmtui/ddmtui/cli.Version=$(VERSION)
 FUZZTIME  ?= 5s
 BENCHTIME ?= 1s
 

@@ -3,60 +3,18 @@
 // shows threads, heaps, method traces and thread dumps in the terminal or as
 // JSON for scripts.
 //
-// This file holds the command-line surface only: commands and flags. Each
-// command's action lives in a cmd_*.go file beside it and calls into the
-// packages that do the work.
+// The command line lives in package cli; this file only runs it.
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/urfave/cli/v2"
+	"github.com/ddmtui/ddmtui/cli"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
-func newApp() *cli.App {
-	return &cli.App{
-		Name:                 "ddmtui",
-		Usage:                "a terminal Dalvik/ART debug monitor",
-		Version:              version,
-		EnableBashCompletion: true,
-		Flags:                append(discoveryFlags(), uiFlags()...),
-		Action:               dashboardAction,
-		Commands: []*cli.Command{
-			versionCommand(),
-			simCommand(),
-			listCommand(),
-			snapshotCommand(),
-			demoCommand(),
-			profileCommand(),
-			dumpCommand(),
-			heapCommand(),
-			hprofCommand(),
-			allocsCommand(),
-			traceCommand(),
-			anrCommand(),
-			serveCommand(),
-		},
-	}
-}
-
-func versionCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "version",
-		Usage: "print the ddmtui version",
-		Action: func(c *cli.Context) error {
-			_, err := fmt.Fprintf(c.App.Writer, "ddmtui %s\n", version)
-			return err
-		},
-	}
-}
-
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
+	if err := cli.NewApp().Run(os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "ddmtui:", err)
 		os.Exit(1)
 	}

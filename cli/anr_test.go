@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/ddmtui/ddmtui/threaddump"
 )
 
-func anrTestdata(name string) string { return filepath.Join("threaddump", "testdata", name) }
+func anrTestdata(name string) string { return filepath.Join("..", "threaddump", "testdata", name) }
 
 // anrJSON runs `ddmtui anr` with args through the real app and decodes the
 // JSON it prints.
@@ -106,7 +106,7 @@ func TestANRJSONMultiProcessAndTruncated(t *testing.T) {
 
 // appWith returns an app whose anr command uses view, reading stdin.
 func appWith(view dumpViewer, stdin string) (*cli.App, *bytes.Buffer) {
-	app := newApp()
+	app := NewApp()
 	for i, c := range app.Commands {
 		if c.Name == "anr" {
 			app.Commands[i] = newANRCommand(view)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -208,7 +208,7 @@ func TestTraceViewerInTmux(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "ddmtui")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	path, _ := writeSynthTrace(t, trace.Synth{Seed: 26, Records: 3000})

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func (s *syncBuffer) String() string {
 func TestSimCommandAnswersHELO(t *testing.T) {
 	leakcheck.Check(t)
 	port := testjvm.FreePort(t)
-	app := newApp()
+	app := NewApp()
 	var out syncBuffer
 	app.Writer = &out
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 
 func runApp(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	app := newApp()
+	app := NewApp()
 	var out bytes.Buffer
 	app.Writer = &out
 	app.ErrWriter = &out
@@ -21,7 +21,7 @@ func TestVersionCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != "ddmtui "+version+"\n" {
+	if out != "ddmtui "+Version+"\n" {
 		t.Fatalf("version printed %q", out)
 	}
 }

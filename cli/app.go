@@ -1,0 +1,53 @@
+// Package cli is ddmtui's command-line surface: the urfave/cli commands and
+// their flags, one file per command, each gluing its flags to the packages
+// that do the work. It holds no protocol or model logic of its own.
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Version is set at build time with
+// -ldflags "-X github.com/ddmtui/ddmtui/cli.Version=...".
+var Version = "dev"
+
+// NewApp returns the ddmtui command line: the dashboard as the default action
+// and one subcommand per job.
+func NewApp() *cli.App {
+	return &cli.App{
+		Name:                 "ddmtui",
+		Usage:                "a terminal Dalvik/ART debug monitor",
+		Version:              Version,
+		EnableBashCompletion: true,
+		Flags:                append(discoveryFlags(), uiFlags()...),
+		Action:               dashboardAction,
+		Commands: []*cli.Command{
+			versionCommand(),
+			simCommand(),
+			listCommand(),
+			snapshotCommand(),
+			demoCommand(),
+			profileCommand(),
+			dumpCommand(),
+			heapCommand(),
+			hprofCommand(),
+			allocsCommand(),
+			traceCommand(),
+			anrCommand(),
+			serveCommand(),
+		},
+	}
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print the ddmtui version",
+		Action: func(c *cli.Context) error {
+			_, err := fmt.Fprintf(c.App.Writer, "ddmtui %s\n", Version)
+			return err
+		},
+	}
+}
