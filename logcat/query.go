@@ -1,0 +1,534 @@
+package logcat
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The query language of Android Studio's Logcat, compiled once and then
+// applied to each entry:
+//
+//	tag:NAME        the tag contains NAME       tag=:NAME exact   tag~:RE regular expression
+//	message:TEXT    the message contains TEXT   message=:  message~:
+//	package:NAME    the entry's app contains NAME (package=:, package~:);
+//	                package:mine is the apps given as Mine
+//	process:NAME    the same, on the process (app) name
+//	level:W         level W and above (V D I W E F, or verbose … fatal)
+//	age:5m          logged at most 5m before "now" (device time): s m h d
+//	is:crash        part of a crash report (FATAL EXCEPTION, ANR in, native crash)
+//	is:stacktrace   holds stack-trace lines
+//	WORD            the message or the tag contains WORD
+//
+// A leading '-' negates a term (-tag:chatty) or a group (-(…)). Terms side by side are ANDed;
+// '&' says so explicitly, '|' ORs (it binds looser than AND), and
+// parentheses group. Values with blanks go in double quotes ("a b", with \"
+// and \\ inside). Text matches ignore case when the value has no upper-case
+// letter ("smart case"); regular expressions are as written ((?i) for
+// case-insensitive).
+
+// ErrQuery is wrapped by every compile error.
+var ErrQuery = errors.New("logcat query")
+
+// QueryOptions give a query what it cannot know from the entries.
+type QueryOptions struct {
+	// Mine are the package names package:mine stands for.
+	Mine []string
+}
+
+// Query is a compiled query; safe for concurrent use.
+type Query struct {
+	src  string
+	root node
+}
+
+// String is the source the query was compiled from.
+func (q *Query) String() string { return q.src }
+
+// Match reports whether e passes the query; now is the device time age:
+// terms count back from. An empty query matches everything.
+func (q *Query) Match(e *Entry, now time.Time) bool {
+	if q == nil || q.root == nil {
+		return true
+	}
+	return q.root.match(e, now)
+}
+
+// Compile parses a query.
+func Compile(src string, opts QueryOptions) (*Query, error) {
+	p := &queryParser{src: src, opts: opts}
+	if err := p.tokenize(); err != nil {
+		return nil, err
+	}
+	q := &Query{src: src}
+	if len(p.toks) == 0 {
+		return q, nil
+	}
+	root, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if p.i < len(p.toks) {
+		return nil, fmt.Errorf("%w: unexpected %q", ErrQuery, p.toks[p.i].text)
+	}
+	q.root = root
+	return q, nil
+}
+
+type node interface {
+	match(e *Entry, now time.Time) bool
+}
+
+type andNode []node
+type orNode []node
+type notNode struct{ n node }
+
+func (a andNode) match(e *Entry, now time.Time) bool {
+	for _, n := range a {
+		if !n.match(e, now) {
+			return false
+		}
+	}
+	return true
+}
+
+func (o orNode) match(e *Entry, now time.Time) bool {
+	for _, n := range o {
+		if n.match(e, now) {
+			return true
+		}
+	}
+	return false
+}
+
+func (n notNode) match(e *Entry, now time.Time) bool { return !n.n.match(e, now) }
+
+// field picks the text a term looks at.
+type field uint8
+
+const (
+	fieldTag field = iota
+	fieldMessage
+	fieldApp
+	fieldTagOrMessage
+)
+
+func (f field) of(e *Entry) string {
+	switch f {
+	case fieldTag:
+		return e.Tag
+	case fieldMessage:
+		return e.Message
+	default:
+		return e.App
+	}
+}
+
+// textNode matches a field by substring, equality or regexp.
+type textNode struct {
+	f     field
+	op    byte // ':' contains, '=' equals, '~' regexp
+	val   string
+	fold  bool // compare ignoring ASCII/Unicode case (val is lower-case)
+	re    *regexp.Regexp
+	mine  []string // package:mine
+	isMin bool
+}
+
+func (t *textNode) match(e *Entry, _ time.Time) bool {
+	if t.f == fieldTagOrMessage {
+		return t.test(e.Tag) || t.test(e.Message)
+	}
+	if t.isMin {
+		for _, m := range t.mine {
+			if e.App == m {
+				return true
+			}
+		}
+		return false
+	}
+	return t.test(t.f.of(e))
+}
+
+func (t *textNode) test(s string) bool {
+	switch t.op {
+	case '~':
+		return t.re.MatchString(s)
+	case '=':
+		if t.fold {
+			return strings.EqualFold(s, t.val)
+		}
+		return s == t.val
+	}
+	if t.fold {
+		return containsFold(s, t.val)
+	}
+	return strings.Contains(s, t.val)
+}
+
+// containsFold reports whether s contains the lower-case needle, ignoring
+// case. ASCII haystacks take a fast path without allocating.
+func containsFold(s, needle string) bool {
+	if len(needle) == 0 {
+		return true
+	}
+	first := needle[0]
+	if first >= utf8.RuneSelf || !isASCII(s) {
+		return strings.Contains(strings.ToLower(s), needle)
+	}
+	upper := first
+	if first >= 'a' && first <= 'z' {
+		upper = first - 'a' + 'A'
+	}
+	for i := 0; i+len(needle) <= len(s); i++ {
+		c := s[i]
+		if c != first && c != upper {
+			continue
+		}
+		if strings.EqualFold(s[i:i+len(needle)], needle) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+type levelNode Priority
+
+func (l levelNode) match(e *Entry, _ time.Time) bool { return e.Priority >= Priority(l) }
+
+type ageNode time.Duration
+
+func (a ageNode) match(e *Entry, now time.Time) bool {
+	return !e.Time.Before(now.Add(-time.Duration(a)))
+}
+
+type flagNode Flags
+
+func (f flagNode) match(e *Entry, _ time.Time) bool { return e.Flags&Flags(f) != 0 }
+
+// Tokens.
+type tokKind uint8
+
+const (
+	tokTerm tokKind = iota
+	tokOr
+	tokAnd
+	tokOpen
+	tokClose
+	tokNot // '-' before '('
+)
+
+type token struct {
+	kind tokKind
+	text string // the term as written (for errors)
+	neg  bool
+	key  string // "" for a plain word
+	op   byte
+	val  string
+}
+
+type queryParser struct {
+	src  string
+	opts QueryOptions
+	toks []token
+	i    int
+}
+
+var queryKeys = map[string]bool{"tag": true, "message": true, "package": true, "process": true, "level": true, "age": true, "is": true}
+
+func (p *queryParser) tokenize() error {
+	s := p.src
+	depth := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			i++
+			continue
+		case c == '|':
+			p.toks = append(p.toks, token{kind: tokOr, text: "|"})
+			i++
+			continue
+		case c == '&':
+			p.toks = append(p.toks, token{kind: tokAnd, text: "&"})
+			i++
+			continue
+		case c == '-' && i+1 < len(s) && s[i+1] == '(':
+			p.toks = append(p.toks, token{kind: tokNot, text: "-"})
+			i++
+			continue
+		case c == '(':
+			depth++
+			p.toks = append(p.toks, token{kind: tokOpen, text: "("})
+			i++
+			continue
+		case c == ')':
+			depth--
+			p.toks = append(p.toks, token{kind: tokClose, text: ")"})
+			i++
+			continue
+		}
+		start := i
+		t := token{kind: tokTerm}
+		if c == '-' && i+1 < len(s) && s[i+1] != ' ' {
+			t.neg = true
+			i++
+		}
+		// key[~=]: ?
+		j := i
+		for j < len(s) && (s[j] >= 'a' && s[j] <= 'z') {
+			j++
+		}
+		if j > i && j < len(s) && queryKeys[s[i:j]] {
+			k := j
+			op := byte(':')
+			if s[k] == '~' || s[k] == '=' {
+				op = s[k]
+				k++
+			}
+			if k < len(s) && s[k] == ':' {
+				t.key, t.op = s[i:j], op
+				i = k + 1
+			}
+		}
+		val, n, err := readValue(s[i:], depth)
+		if err != nil {
+			return fmt.Errorf("%w: %v at column %d", ErrQuery, err, i+1)
+		}
+		i += n
+		t.val = val
+		t.text = s[start:i]
+		p.toks = append(p.toks, t)
+	}
+	return nil
+}
+
+// readValue reads a quoted string or a bare word (up to a blank; inside
+// parentheses, trailing ')' are left for the parser).
+func readValue(s string, depth int) (string, int, error) {
+	if len(s) > 0 && s[0] == '"' {
+		var b strings.Builder
+		for i := 1; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				if i+1 < len(s) {
+					i++
+					b.WriteByte(s[i])
+				}
+			case '"':
+				return b.String(), i + 1, nil
+			default:
+				b.WriteByte(s[i])
+			}
+		}
+		return "", 0, errors.New("unterminated quote")
+	}
+	n := 0
+	for n < len(s) && s[n] != ' ' && s[n] != '\t' {
+		n++
+	}
+	for depth > 0 && n > 0 && s[n-1] == ')' {
+		n--
+		depth--
+	}
+	return s[:n], n, nil
+}
+
+func (p *queryParser) parseOr() (node, error) {
+	var or orNode
+	for {
+		n, err := p.parseAnd()
+		if err != nil {
+			return nil, err
+		}
+		or = append(or, n)
+		if p.i < len(p.toks) && p.toks[p.i].kind == tokOr {
+			p.i++
+			continue
+		}
+		break
+	}
+	if len(or) == 1 {
+		return or[0], nil
+	}
+	return or, nil
+}
+
+func (p *queryParser) parseAnd() (node, error) {
+	var and andNode
+	for p.i < len(p.toks) {
+		t := p.toks[p.i]
+		if t.kind == tokOr || t.kind == tokClose {
+			break
+		}
+		if t.kind == tokAnd {
+			if len(and) == 0 {
+				return nil, fmt.Errorf("%w: '&' without a term before it", ErrQuery)
+			}
+			p.i++
+			continue
+		}
+		n, err := p.parseUnary()
+		if err != nil {
+			return nil, err
+		}
+		and = append(and, n)
+	}
+	switch len(and) {
+	case 0:
+		return nil, fmt.Errorf("%w: missing term", ErrQuery)
+	case 1:
+		return and[0], nil
+	}
+	return and, nil
+}
+
+func (p *queryParser) parseUnary() (node, error) {
+	t := p.toks[p.i]
+	p.i++
+	if t.kind == tokNot {
+		if p.i >= len(p.toks) || p.toks[p.i].kind != tokOpen {
+			return nil, fmt.Errorf("%w: '-' without a term", ErrQuery)
+		}
+		n, err := p.parseUnary()
+		if err != nil {
+			return nil, err
+		}
+		return notNode{n}, nil
+	}
+	if t.kind == tokOpen {
+		n, err := p.parseOr()
+		if err != nil {
+			return nil, err
+		}
+		if p.i >= len(p.toks) || p.toks[p.i].kind != tokClose {
+			return nil, fmt.Errorf("%w: missing ')'", ErrQuery)
+		}
+		p.i++
+		return n, nil
+	}
+	n, err := p.term(t)
+	if err != nil {
+		return nil, err
+	}
+	if t.neg {
+		return notNode{n}, nil
+	}
+	return n, nil
+}
+
+func (p *queryParser) term(t token) (node, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrQuery, t.text, fmt.Sprintf(format, args...))
+	}
+	switch t.key {
+	case "level", "age", "is":
+		if t.op != ':' {
+			return nil, bad("%s takes no %c", t.key, t.op)
+		}
+	}
+	switch t.key {
+	case "level":
+		pri, err := ParsePriority(t.val)
+		if err != nil {
+			return nil, bad("unknown level (V, D, I, W, E, F)")
+		}
+		return levelNode(pri), nil
+	case "age":
+		d, err := parseAge(t.val)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		return ageNode(d), nil
+	case "is":
+		switch t.val {
+		case "crash":
+			return flagNode(FlagCrash), nil
+		case "stacktrace":
+			return flagNode(FlagStackTrace), nil
+		}
+		return nil, bad("unknown (is:crash, is:stacktrace)")
+	}
+	tn := &textNode{op: t.op, val: t.val}
+	switch t.key {
+	case "tag":
+		tn.f = fieldTag
+	case "message":
+		tn.f = fieldMessage
+	case "package", "process":
+		tn.f = fieldApp
+		if t.key == "package" && t.op == ':' && t.val == "mine" {
+			tn.isMin, tn.mine = true, p.opts.Mine
+			return tn, nil
+		}
+	default:
+		tn.f, tn.op = fieldTagOrMessage, ':'
+	}
+	if t.val == "" && t.key != "" {
+		return nil, bad("empty value")
+	}
+	if tn.op == '~' {
+		re, err := regexp.Compile(t.val)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		tn.re = re
+		return tn, nil
+	}
+	if strings.IndexFunc(t.val, unicode.IsUpper) < 0 {
+		tn.fold = true
+	}
+	return tn, nil
+}
+
+// parseAge reads "30s", "5m", "2h", "1d" (several may follow each other:
+// "1h30m").
+func parseAge(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, errors.New("empty age")
+	}
+	var total time.Duration
+	for s != "" {
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(s) {
+			return 0, fmt.Errorf("age %q: want a number and a unit (s, m, h, d)", s)
+		}
+		n, err := strconv.Atoi(s[:i])
+		if err != nil || n > 1e6 {
+			return 0, fmt.Errorf("age %q: number out of range", s)
+		}
+		var unit time.Duration
+		switch s[i] {
+		case 's':
+			unit = time.Second
+		case 'm':
+			unit = time.Minute
+		case 'h':
+			unit = time.Hour
+		case 'd':
+			unit = 24 * time.Hour
+		default:
+			return 0, fmt.Errorf("age: unit %q (want s, m, h, d)", s[i])
+		}
+		total += time.Duration(n) * unit
+		s = s[i+1:]
+	}
+	return total, nil
+}

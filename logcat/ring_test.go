@@ -1,0 +1,100 @@
+package logcat
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestRingBoundsAndCursor(t *testing.T) {
+	r := NewRing(4)
+	if r.Cap() != 4 || NewRing(0).Cap() != DefaultRingSize {
+		t.Fatal("capacity")
+	}
+	changed := r.Changed()
+	for i := 1; i <= 3; i++ {
+		if seq := r.Append(Entry{Message: fmt.Sprint(i)}); seq != uint64(i) {
+			t.Fatalf("seq %d, want %d", seq, i)
+		}
+	}
+	select {
+	case <-changed:
+	default:
+		t.Fatal("Changed not closed by Append")
+	}
+	got, next, missed := r.Read(nil, 1, 0)
+	if len(got) != 3 || next != 4 || missed != 0 || got[0].Message != "1" || got[2].Seq != 3 {
+		t.Fatalf("read %v next %d missed %d", got, next, missed)
+	}
+	for i := 4; i <= 10; i++ {
+		r.Append(Entry{Message: fmt.Sprint(i)})
+	}
+	if first, nxt := r.Bounds(); first != 7 || nxt != 11 || r.Len() != 4 {
+		t.Fatalf("bounds %d %d len %d", first, nxt, r.Len())
+	}
+	// A reader at 4 missed 4, 5 and 6.
+	got, next, missed = r.Read(nil, 4, 2)
+	if missed != 3 || len(got) != 2 || got[0].Message != "7" || got[1].Message != "8" || next != 9 {
+		t.Fatalf("read %v next %d missed %d", got, next, missed)
+	}
+	got, next, _ = r.Read(nil, next, 0)
+	if len(got) != 2 || got[1].Message != "10" || next != 11 {
+		t.Fatalf("rest %v next %d", got, next)
+	}
+	if got, _, _ := r.Read(nil, next, 0); len(got) != 0 {
+		t.Fatalf("read past the end: %v", got)
+	}
+}
+
+func TestRingClassifies(t *testing.T) {
+	r := NewRing(10)
+	r.Append(Entry{PID: 5, Tag: "AndroidRuntime", Priority: Error, Message: "FATAL EXCEPTION: main"})
+	got, _, _ := r.Read(nil, 1, 0)
+	if !got[0].Has(FlagCrash | FlagCrashStart) {
+		t.Fatalf("flags %b", got[0].Flags)
+	}
+}
+
+func TestClassifier(t *testing.T) {
+	var c Classifier
+	log := []struct {
+		e    Entry
+		want Flags
+	}{
+		{Entry{PID: 10, Tag: "MyApp", Priority: Info, Message: "hello"}, 0},
+		{Entry{PID: 10, Tag: "AndroidRuntime", Priority: Error, Message: "FATAL EXCEPTION: main"}, FlagCrash | FlagCrashStart},
+		{Entry{PID: 11, Tag: "Other", Priority: Info, Message: "interleaved"}, 0},
+		{Entry{PID: 10, Tag: "AndroidRuntime", Priority: Error, Message: "Process: com.x, PID: 10"}, FlagCrash},
+		{Entry{PID: 10, Tag: "AndroidRuntime", Priority: Error, Message: "\tat com.x.Main.run(Main.java:1)"}, FlagCrash | FlagStackTrace},
+		{Entry{PID: 10, Tag: "Process", Priority: Info, Message: "Sending signal. PID: 10 SIG: 9"}, 0},
+		{Entry{PID: 10, Tag: "AndroidRuntime", Priority: Error, Message: "after the crash ended"}, 0},
+		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Error, Message: "ANR in com.example.mail"}, FlagCrash | FlagCrashStart},
+		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Error, Message: "Reason: Input dispatching timed out"}, FlagCrash},
+		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Info, Message: "Start proc"}, FlagCrash}, // same tag continues
+		{Entry{PID: 900, Tag: "DEBUG", Priority: Fatal, Message: nativeBanner}, FlagCrash | FlagCrashStart},
+		{Entry{PID: 900, Tag: "DEBUG", Priority: Fatal, Message: "      #00 pc 000000000004e6a8  /system/lib64/libc.so (abort+164)"}, FlagCrash | FlagStackTrace},
+		{Entry{PID: 77, Tag: "libc", Priority: Fatal, Message: "Fatal signal 6 (SIGABRT), code -1"}, FlagCrash | FlagCrashStart},
+		{Entry{PID: 78, Tag: "x", Priority: Error, Buffer: Crash, Message: "from the crash buffer"}, FlagCrash | FlagCrashStart},
+		{Entry{PID: 79, Tag: "W", Priority: Warn, Message: "java.lang.Exception\n  at a.b.C.d(C.java:3)"}, FlagStackTrace},
+		{Entry{PID: 79, Tag: "W", Priority: Warn, Message: "Caused by: java.io.IOException"}, FlagStackTrace},
+		{Entry{PID: 79, Tag: "W", Priority: Warn, Message: "look at this (not a frame"}, 0},
+		{Entry{PID: 80, Tag: "AndroidRuntime", Priority: Info, Message: "FATAL EXCEPTION at info level"}, 0},
+	}
+	for i, l := range log {
+		e := l.e
+		c.Classify(&e)
+		if e.Flags != l.want {
+			t.Errorf("entry %d (%s: %q): flags %b, want %b", i, e.Tag, e.Message, e.Flags, l.want)
+		}
+	}
+}
+
+func TestClassifierBounded(t *testing.T) {
+	var c Classifier
+	for pid := int32(0); pid < 1000; pid++ {
+		e := Entry{PID: pid, Tag: "libc", Priority: Fatal, Message: "Fatal signal 11"}
+		c.Classify(&e)
+	}
+	if len(c.open) != maxCrashPIDs {
+		t.Fatalf("%d open crashes, want %d", len(c.open), maxCrashPIDs)
+	}
+}
