@@ -24,6 +24,7 @@ type Device struct {
 	wg        sync.WaitGroup
 	closed    bool
 	anr       []byte // the last SIGQUIT dump (ANRPath)
+	log       *deviceLog
 }
 
 // NewDevice returns an empty device.
@@ -227,6 +228,7 @@ func (d *Device) Run(ctx context.Context, interval time.Duration) {
 			for _, vm := range d.VMs() {
 				vm.Step()
 			}
+			d.logStep(time.Now())
 		}
 	}
 }

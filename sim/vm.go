@@ -71,7 +71,11 @@ type VMSpec struct {
 	// Deadlock makes the VM's thread dump (SIGQUIT) show two application
 	// threads blocked on each other's monitors.
 	Deadlock bool
-	Seed     uint64
+	// CrashAfter makes the app crash after this many steps (an uncaught
+	// exception: FATAL EXCEPTION and its stack trace in the log); the
+	// device starts it again under a new pid four steps later. 0: never.
+	CrashAfter int
+	Seed       uint64
 }
 
 type thread struct {
