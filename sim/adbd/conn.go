@@ -224,6 +224,9 @@ func (c *conn) service(name string) (func(*stream), bool) {
 		if strings.TrimSpace(cmd) == "" {
 			return nil, false // interactive shells are not simulated
 		}
+		if run, ok := c.logcatService(cmd); ok {
+			return run, true
+		}
 		return func(st *stream) { c.shell(st, cmd) }, true
 	}
 	return nil, false
