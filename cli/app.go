@@ -37,6 +37,7 @@ func NewApp() *cli.App {
 			traceCommand(),
 			anrCommand(),
 			serveCommand(),
+			logcatCommand(),
 		},
 	}
 }

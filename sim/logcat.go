@@ -24,8 +24,10 @@ const systemPIDFallback = 612
 type deviceLog struct {
 	mu       sync.Mutex
 	ring     *logcat.Ring
-	apps     map[int]*appLog // by pid
+	apps     map[int]*appLog  // by pid
+	uids     map[string]int32 // by package: an app keeps its uid across restarts
 	nextUID  int32
+	lastPID  int // the newest pid given out by start
 	restarts []pendingRestart
 }
 
@@ -53,7 +55,7 @@ func (d *Device) logState() *deviceLog {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.log == nil {
-		d.log = &deviceLog{ring: logcat.NewRing(DeviceLogSize), apps: map[int]*appLog{}, nextUID: 10060}
+		d.log = &deviceLog{ring: logcat.NewRing(DeviceLogSize), apps: map[int]*appLog{}, uids: map[string]int32{}, nextUID: 10060}
 	}
 	return d.log
 }
@@ -77,13 +79,20 @@ func (d *Device) Restart(pid int) (int, error) {
 	return d.start(spec, now), nil
 }
 
-// start puts a new process of spec on the device under a fresh pid.
+// start puts a new process of spec on the device under a fresh pid (pids
+// only grow, as on a device that has not wrapped its pid space).
 func (d *Device) start(spec VMSpec, now time.Time) int {
-	pid := 0
+	lg := d.logState()
+	lg.mu.Lock()
+	pid := lg.lastPID
+	lg.mu.Unlock()
 	for _, vm := range d.VMs() {
 		pid = max(pid, vm.PID())
 	}
 	spec.PID = pid + 17
+	lg.mu.Lock()
+	lg.lastPID = spec.PID
+	lg.mu.Unlock()
 	spec.Seed++
 	d.Add(NewVM(spec))
 	return spec.PID
@@ -149,12 +158,16 @@ func (d *Device) logStep(now time.Time) {
 		live[pid] = true
 		a := lg.apps[pid]
 		if a == nil {
-			a = &appLog{spec: spec, rng: rand.New(rand.NewPCG(spec.Seed^0x106ca7, uint64(pid))), uid: lg.nextUID, tag: appTag(spec.Package)}
-			if spec.Package == "android" {
-				a.uid = 1000
-			} else {
+			uid, ok := lg.uids[spec.Package]
+			switch {
+			case spec.Package == "android":
+				uid = 1000
+			case !ok:
+				uid = lg.nextUID
 				lg.nextUID++
+				lg.uids[spec.Package] = uid
 			}
+			a = &appLog{spec: spec, rng: rand.New(rand.NewPCG(spec.Seed^0x106ca7, uint64(pid))), uid: uid, tag: appTag(spec.Package)}
 			lg.apps[pid] = a
 			if pid != sys {
 				lg.add(at(), sys, sys+12, 1000, logcat.System, logcat.Info, "ActivityManager",

@@ -10,7 +10,8 @@
 //   - track-jdwp: the pid list, hex4-framed, at once and on every change;
 //   - jdwp: the pid list once, unframed, then close (what `adb jdwp` asks);
 //   - jdwp:<pid>: a byte pipe to that VM's JDWP endpoint;
-//   - shell:<command>: the command's output, then close (legacy shell).
+//   - shell:<command>: the command's output, then close (legacy shell);
+//   - logcat on shell: and exec: for a LogDevice (logcat.go).
 //
 // Anything else is refused with CLSE. What the device holds — properties,
 // VMs, shell commands — comes from a Device; BasicShell and PIDSet help

@@ -228,6 +228,10 @@ func (c *conn) service(name string) (func(*stream), bool) {
 			return run, true
 		}
 		return func(st *stream) { c.shell(st, cmd) }, true
+	case strings.HasPrefix(name, "exec:"):
+		// Only logcat here; merge note: an exec: service for every
+		// command tries logcatService first.
+		return c.logcatService(strings.TrimPrefix(name, "exec:"))
 	}
 	return nil, false
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // LogDevice is a Device with a log (what logd holds). For such a device the
-// daemon runs `logcat` itself, on the shell: service, over the forms
+// daemon runs `logcat` itself, on the shell: and exec: services, over the forms
 // `adb logcat` sends ("export ANDROID_LOG_TAGS=\"”\"; exec logcat ARGS")
 // and plain "logcat ARGS":
 //

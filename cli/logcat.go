@@ -1,0 +1,313 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/logcat"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/scan"
+)
+
+func logcatCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "logcat",
+		Usage: "a device's log, filtered by process, app or query (like adb logcat -d, or -f to follow)",
+		Description: "Reads the device's log (binary over exec: where the device has it, else threadtime text\n" +
+			"over shell:), and prints the entries that pass --pid, --app and --query. --app follows the\n" +
+			"app by name across restarts: pids come from the VMs found over adb (DDM names) and from the\n" +
+			"ActivityManager's \"Start proc\" lines. Filtering happens here, so devices older than\n" +
+			"Android 7 (no logcat --pid) work the same.\n" +
+			"Query: tag:T -tag:T tag~:RE tag=:T message:M message~:RE package:P package:mine (= --app)\n" +
+			"process:P level:W age:5m is:crash is:stacktrace, words ANDed, | for OR, ( ), - negates.",
+		Flags: append(discoveryFlags(),
+			&cli.StringFlag{Name: "serial", Aliases: []string{"s"}, Usage: "the device (default: the only one online)"},
+			&cli.IntFlag{Name: "pid", Usage: "only this process's entries"},
+			&cli.StringFlag{Name: "app", Usage: "only this app's entries (package or process name), across restarts"},
+			&cli.StringFlag{Name: "query", Aliases: []string{"q"}, Usage: "an Android Studio Logcat query, e.g. 'level:W -tag:chatty'"},
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new entries until interrupted"},
+			&cli.IntFlag{Name: "tail", Aliases: []string{"T"}, Usage: "with -f, start with the device's last N entries (0: all buffered)"},
+			&cli.BoolFlag{Name: "json", Usage: `JSON lines: {"time","pid","tid","level","tag","message","app"}`},
+			&cli.BoolFlag{Name: "text-only", Usage: "read threadtime text over shell: even where exec: exists"},
+			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look for the device's VMs (app names for --app and JSON; 0: none)"},
+		),
+		Action: runLogcatCommand,
+	}
+}
+
+// logcatJSON is one line of --json output.
+type logcatJSON struct {
+	Time    string `json:"time"`
+	PID     int32  `json:"pid"`
+	TID     int32  `json:"tid"`
+	Level   string `json:"level"`
+	Tag     string `json:"tag"`
+	Message string `json:"message"`
+	App     string `json:"app"`
+}
+
+// jsonTime is RFC 3339 with nanoseconds and the UTC offset.
+const jsonTime = "2006-01-02T15:04:05.000000000Z07:00"
+
+func runLogcatCommand(c *cli.Context) error {
+	pid, app := c.Int("pid"), c.String("app")
+	if pid < 0 {
+		return fmt.Errorf("--pid %d: want a positive pid", pid)
+	}
+	if pid != 0 && app != "" {
+		return fmt.Errorf("give --pid or --app, not both")
+	}
+	if c.Int("tail") < 0 {
+		return fmt.Errorf("--tail must not be negative")
+	}
+	var mine []string
+	if app != "" {
+		mine = []string{app}
+	}
+	query, err := logcat.Compile(c.String("query"), logcat.QueryOptions{Mine: mine})
+	if err != nil {
+		return fmt.Errorf("--query: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	client, serial, err := logcatDevice(ctx, c)
+	if err != nil {
+		return err
+	}
+	var procs logcat.Processes
+	if c.Duration("wait") > 0 && (app != "" || c.Bool("json") || strings.Contains(c.String("query"), "package") || strings.Contains(c.String("query"), "process")) {
+		for _, vm := range deviceVMs(ctx, client, serial, c.Duration("wait")) {
+			procs.Set(int32(vm.PID), vm.App)
+		}
+	}
+	stream, err := monitor.OpenLogStream(ctx, client, serial, monitor.LogStreamOptions{
+		Dump: !c.Bool("follow"), Tail: c.Int("tail"), PID: pid, TextOnly: c.Bool("text-only"),
+	})
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+
+	out := bufio.NewWriter(c.App.Writer)
+	defer out.Flush()
+	p := logcatPrinter{out: out, json: c.Bool("json"), loc: stream.Location, app: app}
+	keep := func(e *logcat.Entry) bool {
+		if pid != 0 && e.PID != int32(pid) {
+			return false
+		}
+		if app != "" && !logcat.AppMatches(e.App, app) {
+			return false
+		}
+		return true
+	}
+	var class logcat.Classifier
+	var e logcat.Entry
+	if !c.Bool("follow") {
+		// A dump: age: counts back from the newest entry's time.
+		var all []logcat.Entry
+		for {
+			err := stream.Next(&e)
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return fmt.Errorf("logcat: %w", err)
+			}
+			procs.Observe(&e)
+			if e.App == "" {
+				e.App = procs.App(e.PID)
+			}
+			class.Classify(&e)
+			if keep(&e) {
+				all = append(all, e)
+				if len(all) > logcat.DefaultRingSize {
+					all = all[1:]
+				}
+			}
+		}
+		var now time.Time
+		if len(all) > 0 {
+			now = all[len(all)-1].Time
+		}
+		for i := range all {
+			if query.Match(&all[i], now) {
+				if err := p.print(&all[i]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for {
+		if err := stream.Next(&e); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("logcat: the device ended the stream")
+			}
+			return fmt.Errorf("logcat: %w", err)
+		}
+		procs.Observe(&e)
+		if e.App == "" {
+			e.App = procs.App(e.PID)
+		}
+		class.Classify(&e)
+		if keep(&e) && query.Match(&e, e.Time) {
+			if err := p.print(&e); err != nil {
+				return err
+			}
+			// Flush when nothing else is waiting would need the decoder's
+			// buffer; flushing per entry is cheap at logcat's rates.
+			if err := out.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// logcatPrinter writes entries as threadtime text or JSON lines; with an
+// app, a new process of it is announced in text mode.
+type logcatPrinter struct {
+	out     *bufio.Writer
+	json    bool
+	loc     *time.Location
+	app     string
+	lastPID int32
+	buf     []byte
+}
+
+func (p *logcatPrinter) print(e *logcat.Entry) error {
+	if p.json {
+		b, err := json.Marshal(logcatJSON{
+			Time: e.Time.In(p.loc).Format(jsonTime), PID: e.PID, TID: e.TID, Level: e.Priority.String(),
+			Tag: e.Tag, Message: e.Message, App: e.App,
+		})
+		if err != nil {
+			return err
+		}
+		p.out.Write(b)
+		return p.out.WriteByte('\n')
+	}
+	if p.app != "" && p.lastPID != 0 && e.PID != p.lastPID {
+		fmt.Fprintf(p.out, "--------- %s: process %d\n", safetext.Terminal(p.app), e.PID)
+	}
+	p.lastPID = e.PID
+	safe := *e
+	safe.Tag, safe.Message = terminalKeepTabs(e.Tag), terminalKeepTabs(e.Message)
+	p.buf = logcat.AppendThreadtime(p.buf[:0], &safe, p.loc)
+	_, err := p.out.Write(p.buf)
+	return err
+}
+
+// terminalKeepTabs escapes what the device sent for a terminal, leaving
+// tabs (stack-trace lines start with one) and newlines (AppendThreadtime
+// splits on them) as they are.
+func terminalKeepTabs(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r >= 0x7f }) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		parts := strings.Split(l, "\t")
+		for j, p := range parts {
+			parts[j] = safetext.Terminal(p)
+		}
+		lines[i] = strings.Join(parts, "\t")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// logcatDevice picks the adb server and the device: --serial, or the only
+// device online.
+func logcatDevice(ctx context.Context, c *cli.Context) (*adb.Client, string, error) {
+	addrs := c.StringSlice("adb")
+	if len(addrs) == 1 && addrs[0] == "off" {
+		return nil, "", fmt.Errorf("logcat reads the log through adb: --adb off leaves nothing to read")
+	}
+	var clients []*adb.Client
+	if len(addrs) == 0 {
+		cl := &adb.Client{ADBPath: c.String("adb-path")}
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := cl.EnsureServer(sctx)
+		cancel()
+		if err != nil {
+			return nil, "", err
+		}
+		clients = append(clients, cl)
+	}
+	for _, a := range addrs {
+		if !strings.Contains(a, ":") {
+			return nil, "", fmt.Errorf("--adb %q: want HOST:PORT", a)
+		}
+		clients = append(clients, &adb.Client{Addr: a, ADBPath: c.String("adb-path")})
+	}
+	want := c.String("serial")
+	type found struct {
+		client *adb.Client
+		serial string
+	}
+	var online []found
+	for _, cl := range clients {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		devs, err := cl.Devices(dctx)
+		cancel()
+		if err != nil {
+			return nil, "", err
+		}
+		for _, d := range devs {
+			if d.Online() && (want == "" || d.Serial == want) {
+				online = append(online, found{cl, d.Serial})
+			}
+		}
+	}
+	switch {
+	case len(online) == 0 && want != "":
+		return nil, "", fmt.Errorf("device %q is not online", want)
+	case len(online) == 0:
+		return nil, "", fmt.Errorf("no device online")
+	case len(online) > 1:
+		var names []string
+		for _, f := range online {
+			names = append(names, f.serial)
+		}
+		return nil, "", fmt.Errorf("%d devices online (%s): choose one with --serial", len(online), strings.Join(names, ", "))
+	}
+	return online[0].client, online[0].serial, nil
+}
+
+// deviceVMs runs adb discovery for wait and returns the VMs found on the
+// device (their names come from DDM).
+func deviceVMs(ctx context.Context, client *adb.Client, serial string, wait time.Duration) []monitor.VM {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	store := monitor.NewStore(monitor.NewBus())
+	engine := monitor.NewEngine(store, monitor.SessionOptions{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = engine.Run(ctx, monitor.Discovery{ADB: []monitor.Runner{&scan.ADB{Client: client}}})
+	}()
+	<-ctx.Done()
+	vms := store.VMs()
+	<-done
+	var out []monitor.VM
+	for _, vm := range vms {
+		if vm.Source == "adb:"+serial && vm.App != "" {
+			out = append(out, vm)
+		}
+	}
+	return out
+}
