@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,28 @@ func FuzzQuery(f *testing.F) {
 			return
 		}
 		q.Match(&e, testNow)
+	})
+}
+
+// FuzzRegexpPrefilter: a message~: term matches exactly what the regular
+// expression matches, whatever the literal prefilter decided.
+func FuzzRegexpPrefilter(f *testing.F) {
+	f.Add(`(decode|sync) [0-9]{3}\b`, "xdecode 123 y")
+	f.Add(`(ab|c.)d`, "zzcxd")
+	f.Add(`(?m)^sync`, "a\nsync")
+	f.Add(`de+code`, "deeecode")
+	f.Fuzz(func(t *testing.T, re, msg string) {
+		plain, err := regexp.Compile(re)
+		if err != nil || re == "" {
+			return // an empty value is refused on purpose
+		}
+		q, err := Compile(`message~:"`+strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(re)+`"`, QueryOptions{})
+		if err != nil {
+			t.Fatalf("%q compiles as a regexp but not as a query: %v", re, err)
+		}
+		e := Entry{Message: msg}
+		if got, want := q.Match(&e, time.Time{}), plain.MatchString(msg); got != want {
+			t.Fatalf("%q on %q: query %v, regexp %v", re, msg, got, want)
+		}
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -131,11 +133,15 @@ func (f field) of(e *Entry) string {
 
 // textNode matches a field by substring, equality or regexp.
 type textNode struct {
-	f     field
-	op    byte // ':' contains, '=' equals, '~' regexp
-	val   string
-	fold  bool // compare ignoring ASCII/Unicode case (val is lower-case)
-	re    *regexp.Regexp
+	f    field
+	op   byte // ':' contains, '=' equals, '~' regexp
+	val  string
+	fold bool // compare ignoring ASCII/Unicode case (val is lower-case)
+	re   *regexp.Regexp
+	lits []string // one of them occurs in every string re matches (nil: unknown)
+	// lead, when set, is re anchored at its start, and every match of re
+	// starts with one of lits: re is tried only where a literal occurs.
+	lead  *regexp.Regexp
 	mine  []string // package:mine
 	isMin bool
 }
@@ -158,6 +164,12 @@ func (t *textNode) match(e *Entry, _ time.Time) bool {
 func (t *textNode) test(s string) bool {
 	switch t.op {
 	case '~':
+		if t.lead != nil {
+			return t.matchAtLiterals(s)
+		}
+		if t.lits != nil && !containsAny(s, t.lits) {
+			return false
+		}
 		return t.re.MatchString(s)
 	case '=':
 		if t.fold {
@@ -172,13 +184,14 @@ func (t *textNode) test(s string) bool {
 }
 
 // containsFold reports whether s contains the lower-case needle, ignoring
-// case. ASCII haystacks take a fast path without allocating.
+// case. An ASCII needle (the usual case) is looked for byte by byte without
+// allocating: a multi-byte character in s never equals an ASCII one.
 func containsFold(s, needle string) bool {
 	if len(needle) == 0 {
 		return true
 	}
 	first := needle[0]
-	if first >= utf8.RuneSelf || !isASCII(s) {
+	if !isASCII(needle) {
 		return strings.Contains(strings.ToLower(s), needle)
 	}
 	upper := first
@@ -341,9 +354,12 @@ func readValue(s string, depth int) (string, int, error) {
 	for n < len(s) && s[n] != ' ' && s[n] != '\t' {
 		n++
 	}
-	for depth > 0 && n > 0 && s[n-1] == ')' {
+	// A ')' the value does not open closes a group: (tag:a | tag~:(b|c))
+	balance := strings.Count(s[:n], "(") - strings.Count(s[:n], ")")
+	for balance < 0 && depth > 0 && n > 0 && s[n-1] == ')' {
 		n--
 		depth--
+		balance++
 	}
 	return s[:n], n, nil
 }
@@ -394,6 +410,7 @@ func (p *queryParser) parseAnd() (node, error) {
 	case 1:
 		return and[0], nil
 	}
+	sort.SliceStable(and, func(i, j int) bool { return cost(and[i]) < cost(and[j]) })
 	return and, nil
 }
 
@@ -487,6 +504,15 @@ func (p *queryParser) term(t token) (node, error) {
 			return nil, bad("%v", err)
 		}
 		tn.re = re
+		if syn, err := syntax.Parse(t.val, syntax.Perl); err == nil {
+			syn = syn.Simplify()
+			tn.lits = requiredLiterals(syn)
+			if lead := leadingLiterals(syn); lead != nil {
+				if anchored, err := regexp.Compile(`^(?:` + t.val + `)`); err == nil {
+					tn.lits, tn.lead = lead, anchored
+				}
+			}
+		}
 		return tn, nil
 	}
 	if strings.IndexFunc(t.val, unicode.IsUpper) < 0 {
@@ -531,4 +557,126 @@ func parseAge(s string) (time.Duration, error) {
 		s = s[i+1:]
 	}
 	return total, nil
+}
+
+// cost ranks terms so that an AND tries the cheap ones first: numbers and
+// flags, then text, then regular expressions.
+func cost(n node) int {
+	switch n := n.(type) {
+	case levelNode, ageNode, flagNode:
+		return 0
+	case *textNode:
+		if n.op == '~' {
+			return 2
+		}
+		return 1
+	case notNode:
+		return cost(n.n)
+	}
+	return 3
+}
+
+func containsAny(s string, lits []string) bool {
+	for _, l := range lits {
+		if strings.Contains(s, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredLiterals returns strings one of which occurs in every match of
+// re, or nil when it cannot tell. Case-folded literals give nil.
+func requiredLiterals(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 || len(re.Rune) == 0 {
+			return nil
+		}
+		return []string{string(re.Rune)}
+	case syntax.OpCapture:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			l := requiredLiterals(sub)
+			if l == nil {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		return all
+	case syntax.OpConcat:
+		// The child whose shortest required literal is longest.
+		var best []string
+		bestLen := 0
+		for _, sub := range re.Sub {
+			l := requiredLiterals(sub)
+			if l == nil {
+				continue
+			}
+			short := len(l[0])
+			for _, x := range l {
+				short = min(short, len(x))
+			}
+			if short > bestLen {
+				best, bestLen = l, short
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// matchAtLiterals tries the anchored expression at every place one of the
+// leading literals occurs.
+func (t *textNode) matchAtLiterals(s string) bool {
+	for _, l := range t.lits {
+		for off := 0; off <= len(s); {
+			i := strings.Index(s[off:], l)
+			if i < 0 {
+				break
+			}
+			if t.lead.MatchString(s[off+i:]) {
+				return true
+			}
+			off += i + 1
+		}
+	}
+	return false
+}
+
+// leadingLiterals returns strings one of which every match of re starts
+// with, or nil. Case-folded literals give nil.
+func leadingLiterals(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 || len(re.Rune) == 0 {
+			return nil
+		}
+		return []string{string(re.Rune)}
+	case syntax.OpCapture:
+		return leadingLiterals(re.Sub[0])
+	case syntax.OpConcat:
+		if len(re.Sub) > 0 {
+			return leadingLiterals(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			l := leadingLiterals(sub)
+			if l == nil {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		return all
+	}
+	return nil
 }

@@ -2,6 +2,9 @@ package logcat
 
 import (
 	"errors"
+	"regexp"
+	"regexp/syntax"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,6 +56,9 @@ func TestQuery(t *testing.T) {
 		{"(tag:chatty | tag:GalleryView) & level:I", []string{"warn", "chat"}},
 		{"package:mine (level:E | message~:Slow)", []string{"warn", "crash"}},
 		{"-(package:mine | process:system_server)", []string{"mail"}},
+		{"(tag~:^(Gallery|Activity) | is:crash)", []string{"app", "warn", "crash", "sys"}},
+		{`message~:"(Loaded|Slow) [0-9]+"`, []string{"app"}},
+		{"message~:(?i)SLOW", []string{"warn"}},
 	}
 	order := []string{"app", "warn", "crash", "sys", "chat", "mail"}
 	for _, c := range cases {
@@ -105,9 +111,75 @@ func TestContainsFold(t *testing.T) {
 		want bool
 	}{
 		{"Hello World", "world", true}, {"Hello", "hello!", false}, {"ÄPFEL", "äpfel", true}, {"abc", "", true}, {"xAbCx", "abc", true}, {"ab", "b c", false},
+		{"Größe THUMB", "thumb", true}, {"画像thumbnail", "thumbnail", true}, {"画像", "thumb", false}, {"thUmB画", "thumb画", true},
 	} {
 		if got := containsFold(c.s, c.n); got != c.want {
 			t.Errorf("containsFold(%q, %q) = %v", c.s, c.n, got)
+		}
+	}
+}
+
+func TestRequiredLiterals(t *testing.T) {
+	for _, c := range []struct {
+		re   string
+		want []string
+	}{
+		{"abc", []string{"abc"}},
+		{"(decode|sync) [0-9]{3}", []string{"decode", "sync"}},
+		{"x+yz", []string{"yz"}},
+		{"(?i)abc", nil},
+		{"a|b.*", []string{"a", "b"}},
+		{"a|.*", nil},
+		{"(ab)+cd?", []string{"ab"}},
+		{"[0-9]+", nil},
+	} {
+		syn, err := syntax.Parse(c.re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := requiredLiterals(syn.Simplify()); !equalStrings(got, c.want) {
+			t.Errorf("%q: %q, want %q", c.re, got, c.want)
+		}
+	}
+}
+
+func TestLeadingLiterals(t *testing.T) {
+	for _, c := range []struct {
+		re   string
+		want []string
+	}{
+		{"abc", []string{"abc"}},
+		{"(decode|sync) [0-9]{3}", []string{"decode", "sync"}},
+		{"x+yz", nil},
+		{`\bdecode`, nil},
+		{"(?i)abc", nil},
+		{"(ab|c.)d", []string{"ab", "c"}},
+		{"ab+c", []string{"a"}},
+	} {
+		syn, err := syntax.Parse(c.re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := leadingLiterals(syn.Simplify()); !equalStrings(got, c.want) {
+			t.Errorf("%q: %q, want %q", c.re, got, c.want)
+		}
+	}
+}
+
+// The literal-anchored path agrees with the plain regexp.
+func TestRegexpPrefilterAgrees(t *testing.T) {
+	msgs := []string{"decode 123", "xdecode 999 y", "sync 12", "sync 1234", "nothing", "decode decode 321", "édecode 100é", "sync 100\nsync 200", ""}
+	for _, re := range []string{"(decode|sync) [0-9]{3}\\b", "decode|sync", "de+code", "(?s)sync.*200", "d.c", "[0-9]{3}$", "^sync", "(yn|d.)c", "(?m)^sync 200"} {
+		q, err := Compile(`message~:"`+strings.ReplaceAll(re, `\`, `\\`)+`"`, QueryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := regexp.MustCompile(re)
+		for _, m := range msgs {
+			e := Entry{Message: m}
+			if got, want := q.Match(&e, time.Time{}), plain.MatchString(m); got != want {
+				t.Errorf("%q on %q: %v, regexp says %v", re, m, got, want)
+			}
 		}
 	}
 }
