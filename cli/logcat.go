@@ -179,14 +179,14 @@ func runLogcatCommand(c *cli.Context) error {
 }
 
 // logcatPrinter writes entries as threadtime text or JSON lines; with an
-// app, a new process of it is announced in text mode.
+// app, each process of it after the first is announced in text mode.
 type logcatPrinter struct {
-	out     *bufio.Writer
-	json    bool
-	loc     *time.Location
-	app     string
-	lastPID int32
-	buf     []byte
+	out  *bufio.Writer
+	json bool
+	loc  *time.Location
+	app  string
+	pids map[int32]bool // the app's processes seen so far
+	buf  []byte
 }
 
 func (p *logcatPrinter) print(e *logcat.Entry) error {
@@ -201,10 +201,14 @@ func (p *logcatPrinter) print(e *logcat.Entry) error {
 		p.out.Write(b)
 		return p.out.WriteByte('\n')
 	}
-	if p.app != "" && p.lastPID != 0 && e.PID != p.lastPID {
-		fmt.Fprintf(p.out, "--------- %s: process %d\n", safetext.Terminal(p.app), e.PID)
+	if p.app != "" && !p.pids[e.PID] {
+		if p.pids == nil {
+			p.pids = map[int32]bool{}
+		} else {
+			fmt.Fprintf(p.out, "--------- %s: process %d\n", safetext.Terminal(p.app), e.PID)
+		}
+		p.pids[e.PID] = true
 	}
-	p.lastPID = e.PID
 	safe := *e
 	safe.Tag, safe.Message = terminalKeepTabs(e.Tag), terminalKeepTabs(e.Message)
 	p.buf = logcat.AppendThreadtime(p.buf[:0], &safe, p.loc)

@@ -105,6 +105,14 @@ func TestLogcatAppAcrossRestartJSON(t *testing.T) {
 	if len(seen) < 3 || crashes < 2 {
 		t.Errorf("%d processes and %d crashes in the output", len(seen), crashes)
 	}
+	// In text, each new process of the app is announced once.
+	text, err := runApp(t, "logcat", "--adb", r.server.Addr(), "--scan", "off", "--app", pkg, "--wait", "1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(text, "--------- "+pkg+": process "); n != len(seen)-1 {
+		t.Errorf("%d process lines for %d processes:\n%s", n, len(seen), text)
+	}
 }
 
 // TestLogcatAgreesWithADB: what `ddmtui logcat` prints is what the real
