@@ -27,7 +27,8 @@ type deviceLog struct {
 	apps     map[int]*appLog  // by pid
 	uids     map[string]int32 // by package: an app keeps its uid across restarts
 	nextUID  int32
-	lastPID  int // the newest pid given out by start
+	lastPID  int               // the newest pid given out by start
+	ports    map[string]string // by package: the local address a crashed app was served on
 	restarts []pendingRestart
 }
 
@@ -55,7 +56,7 @@ func (d *Device) logState() *deviceLog {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.log == nil {
-		d.log = &deviceLog{ring: logcat.NewRing(DeviceLogSize), apps: map[int]*appLog{}, uids: map[string]int32{}, nextUID: 10060}
+		d.log = &deviceLog{ring: logcat.NewRing(DeviceLogSize), apps: map[int]*appLog{}, uids: map[string]int32{}, ports: map[string]string{}, nextUID: 10060}
 	}
 	return d.log
 }
@@ -92,9 +93,17 @@ func (d *Device) start(spec VMSpec, now time.Time) int {
 	spec.PID = pid + 17
 	lg.mu.Lock()
 	lg.lastPID = spec.PID
+	addr := lg.ports[spec.Package]
+	delete(lg.ports, spec.Package)
 	lg.mu.Unlock()
 	spec.Seed++
-	d.Add(NewVM(spec))
+	vm := NewVM(spec)
+	d.Add(vm)
+	if addr != "" {
+		// A VM that was served on a local port comes back on it, as an
+		// app re-forwarded to the same port would.
+		_, _ = d.ServeVM(vm, addr)
+	}
 	return spec.PID
 }
 
@@ -201,6 +210,14 @@ func (d *Device) logStep(now time.Time) {
 	lg.mu.Unlock()
 
 	for _, c := range crashed {
+		d.mu.Lock()
+		ln := d.listeners[c.pid]
+		d.mu.Unlock()
+		if ln != nil {
+			lg.mu.Lock()
+			lg.ports[c.spec.Package] = ln.Addr().String()
+			lg.mu.Unlock()
+		}
 		d.Remove(c.pid)
 	}
 	for _, spec := range restart {

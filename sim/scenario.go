@@ -14,7 +14,7 @@ var demoApps = []VMSpec{
 	{App: "com.example.gallery", Package: "com.example.gallery", Family: ART, Fragmented: true, Threads: 8, HeapBytes: 192 << 20, HeapMax: 512 << 20},
 	{App: "com.example.legacy", Package: "com.example.legacy", Family: Dalvik, Threads: 5, HeapBytes: 12 << 20, HeapMax: 64 << 20, Deadlock: true},
 	{App: "gradle-daemon (JVM)", Family: JVM, Threads: 6},
-	{App: "com.example.maps", Package: "com.example.maps", Family: ART, Modern: true, PreInitialized: true, Threads: 9, HeapBytes: 32 << 20, CrashAfter: 60},
+	{App: "com.example.maps", Package: "com.example.maps", Family: ART, Modern: true, PreInitialized: true, Threads: 9, HeapBytes: 32 << 20, CrashAfter: 150},
 }
 
 // Scenario returns n VM specs with varied apps, threads and heaps,
