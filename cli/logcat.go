@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -150,6 +151,8 @@ func runLogcatCommand(c *cli.Context) error {
 		}
 		return nil
 	}
+	// Following: age: counts back from the device's clock, estimated once.
+	offset := deviceClockOffset(ctx, client, serial)
 	for {
 		if err := stream.Next(&e); err != nil {
 			if ctx.Err() != nil {
@@ -165,7 +168,7 @@ func runLogcatCommand(c *cli.Context) error {
 			e.App = procs.App(e.PID)
 		}
 		class.Classify(&e)
-		if keep(&e) && query.Match(&e, e.Time) {
+		if keep(&e) && query.Match(&e, time.Now().Add(offset)) {
 			if err := p.print(&e); err != nil {
 				return err
 			}
@@ -314,4 +317,22 @@ func deviceVMs(ctx context.Context, client *adb.Client, serial string, wait time
 		}
 	}
 	return out
+}
+
+// deviceClockOffset is how far the device's clock is ahead of this host's
+// (`date +%s`, to the second); 0 when the device does not say.
+func deviceClockOffset(ctx context.Context, client *adb.Client, serial string) time.Duration {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	before := time.Now()
+	out, err := client.Shell(dctx, serial, "date +%s")
+	if err != nil {
+		return 0
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return 0
+	}
+	host := before.Add(time.Since(before) / 2)
+	return time.Unix(sec, 0).Sub(host.Truncate(time.Second))
 }
