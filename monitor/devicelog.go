@@ -65,6 +65,18 @@ func (d *DeviceLog) SetApp(pid int, app string) {
 	d.procs.Set(int32(pid), app)
 }
 
+// LearnVMs records the names of the VMs on this device (Source
+// "adb:SERIAL") from a list such as Store.VMs; other VMs are ignored.
+func (d *DeviceLog) LearnVMs(vms []VM) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, vm := range vms {
+		if vm.Source == "adb:"+d.serial && vm.PID > 0 && vm.App != "" {
+			d.procs.Set(int32(vm.PID), vm.App)
+		}
+	}
+}
+
 // Status reports how the log is read: whether the stream is binary, how
 // many streams were opened, and the error that ended the last one.
 func (d *DeviceLog) Status() (binary bool, streams int, err error) {

@@ -1,0 +1,67 @@
+package monitor
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/logcat"
+)
+
+func TestLogcatArgs(t *testing.T) {
+	cases := []struct {
+		binary bool
+		o      LogStreamOptions
+		pidOK  bool
+		want   string
+	}{
+		{true, LogStreamOptions{Dump: true}, true, "logcat -B -b main,system,crash -d"},
+		{true, LogStreamOptions{Tail: 100, PID: 42}, true, "logcat -B -b main,system,crash -T 100 --pid=42"},
+		// Before Android 7 logcat has no --pid: everything comes, ddmtui filters.
+		{false, LogStreamOptions{PID: 42}, false, "logcat -v threadtime -b main,system,crash"},
+		{false, LogStreamOptions{Dump: true, Tail: 5}, false, "logcat -v threadtime -b main,system,crash -d"},
+	}
+	for _, c := range cases {
+		if got := logcatArgs(c.binary, c.o, c.pidOK); got != c.want {
+			t.Errorf("%+v: %q, want %q", c, got, c.want)
+		}
+	}
+}
+
+func TestDeviceLogRouting(t *testing.T) {
+	d := NewDeviceLog(nil, "emu", 10)
+	d.LearnVMs([]VM{{Source: "adb:emu", PID: 7, App: "com.a"}, {Source: "adb:other", PID: 8, App: "com.b"}})
+	r := &replay{}
+	t0 := time.Unix(100, 0)
+	for _, e := range []logcat.Entry{
+		{Time: t0, PID: 7, Message: "a1"},
+		{Time: t0, PID: 8, Message: "unknown pid"},
+		{Time: t0.Add(time.Millisecond), PID: 600, Tag: "ActivityManager", Message: "Start proc 9:com.a/u0a1 for activity"},
+		{Time: t0.Add(2 * time.Millisecond), PID: 9, Message: "a2"},
+	} {
+		if d.route(&e, r) {
+			d.ring.Append(e)
+		}
+	}
+	got, _ := d.Cursor(LogFilter{App: "com.a"}).Read(nil, 0, time.Time{})
+	if len(got) != 2 || got[0].Message != "a1" || got[1].Message != "a2" || got[0].Has(logcat.FlagRestarted) || !got[1].Has(logcat.FlagRestarted) {
+		t.Fatalf("app view %+v", got)
+	}
+	// A re-opened stream replays the buffer: what is held is skipped, an
+	// entry at the same time but new is kept.
+	r = d.newReplay()
+	kept := 0
+	for _, e := range []logcat.Entry{
+		{Time: t0, PID: 7, Message: "a1"},
+		{Time: t0.Add(2 * time.Millisecond), PID: 9, Message: "a2"},
+		{Time: t0.Add(2 * time.Millisecond), PID: 9, Message: "a2 twin at the same time"},
+		{Time: t0.Add(3 * time.Millisecond), PID: 9, Message: "a3"},
+		{Time: t0.Add(time.Millisecond), PID: 9, Message: "late, out of order, after the replay"},
+	} {
+		if d.route(&e, r) {
+			kept++
+		}
+	}
+	if kept != 3 {
+		t.Fatalf("kept %d of the replay, want 3", kept)
+	}
+}
