@@ -186,6 +186,7 @@ func runLogcatCommand(c *cli.Context) error {
 type logcatPrinter struct {
 	out  *bufio.Writer
 	json bool
+	enc  *json.Encoder
 	loc  *time.Location
 	app  string
 	pids map[int32]bool // the app's processes seen so far
@@ -194,15 +195,14 @@ type logcatPrinter struct {
 
 func (p *logcatPrinter) print(e *logcat.Entry) error {
 	if p.json {
-		b, err := json.Marshal(logcatJSON{
+		if p.enc == nil {
+			p.enc = json.NewEncoder(p.out)
+			p.enc.SetEscapeHTML(false)
+		}
+		return p.enc.Encode(logcatJSON{
 			Time: e.Time.In(p.loc).Format(jsonTime), PID: e.PID, TID: e.TID, Level: e.Priority.String(),
 			Tag: e.Tag, Message: e.Message, App: e.App,
 		})
-		if err != nil {
-			return err
-		}
-		p.out.Write(b)
-		return p.out.WriteByte('\n')
 	}
 	if p.app != "" && !p.pids[e.PID] {
 		if p.pids == nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -252,6 +253,9 @@ func AppendBinary(dst []byte, e *Entry, hdrSize int) ([]byte, error) {
 	case HeaderV1Size, HeaderV3Size, HeaderV4Size:
 	default:
 		return dst, fmt.Errorf("logcat: header size %d: %w", hdrSize, ErrHeaderSize)
+	}
+	if strings.IndexByte(e.Tag, 0) >= 0 || strings.IndexByte(e.Message, 0) >= 0 {
+		return dst, fmt.Errorf("logcat: a NUL in the tag or message cannot be encoded")
 	}
 	plen := 1 + len(e.Tag) + 1 + len(e.Message)
 	if !e.Has(FlagTruncated) {

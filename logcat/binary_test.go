@@ -237,6 +237,9 @@ func TestAppendBinaryBounds(t *testing.T) {
 	if _, err := AppendBinary(nil, &e, HeaderV4Size); !errors.Is(err, ErrEntryTooLong) {
 		t.Fatalf("oversized entry: %v", err)
 	}
+	if _, err := AppendBinary(nil, &Entry{Tag: "a\x00b"}, HeaderV4Size); err == nil {
+		t.Fatal("a NUL in the tag was encoded")
+	}
 	if _, err := AppendBinary(nil, &Entry{}, 32); !errors.Is(err, ErrHeaderSize) {
 		t.Fatalf("header 32: %v", err)
 	}

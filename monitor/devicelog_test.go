@@ -56,7 +56,7 @@ func (r *logRig) steps(n int) {
 func sameLog(t *testing.T, dl *DeviceLog, dev *sim.Device) []logcat.Entry {
 	t.Helper()
 	want, _, _ := dev.Logcat().Read(nil, 1, 0)
-	waitFor(t, "the engine's log to catch up", 15*time.Second, func() bool { return dl.Ring().Len() >= len(want) })
+	waitFor(t, "the engine's log to catch up", 30*time.Second, func() bool { return dl.Ring().Len() >= len(want) })
 	time.Sleep(100 * time.Millisecond) // anything extra would be a duplicate
 	got, _, _ := dl.Ring().Read(nil, 1, 0)
 	if len(got) != len(want) {
@@ -98,7 +98,17 @@ func TestDeviceLogFollowsAndReconnects(t *testing.T) {
 	waitFor(t, "the stream to drop", 10*time.Second, func() bool { _, _, err := dl.Status(); return err != nil })
 	r.steps(10) // logged while the device is away
 	r.srv.Connect(r.addr)
-	waitFor(t, "a second stream", 15*time.Second, func() bool { _, n, err := dl.Status(); return n >= 2 && err == nil })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, n, err := dl.Status()
+		if n >= 2 && err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no second stream: %d opened, last error %v", n, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	r.steps(10)
 	all := sameLog(t, dl, r.dev)
 

@@ -57,8 +57,12 @@ type LogStream struct {
 	text *logcat.TextDecoder
 }
 
-// logcatArgs builds logcat's arguments.
-func logcatArgs(binary bool, o LogStreamOptions, pidOK bool) string {
+// logcatArgs builds logcat's arguments for a device of API level sdk (0:
+// unknown, taken as recent). Before Android 5 (API 21) logcat has no crash
+// buffer, no comma lists after -b and no -T; before Android 7 (API 24) no
+// --pid.
+func logcatArgs(binary bool, o LogStreamOptions, sdk int) string {
+	old := sdk > 0 && sdk < 21
 	var b strings.Builder
 	b.WriteString("logcat")
 	if binary {
@@ -66,13 +70,17 @@ func logcatArgs(binary bool, o LogStreamOptions, pidOK bool) string {
 	} else {
 		b.WriteString(" -v threadtime")
 	}
-	b.WriteString(" -b " + LogBuffers)
+	if old {
+		b.WriteString(" -b main -b system")
+	} else {
+		b.WriteString(" -b " + LogBuffers)
+	}
 	if o.Dump {
 		b.WriteString(" -d")
-	} else if o.Tail > 0 {
+	} else if o.Tail > 0 && !old {
 		fmt.Fprintf(&b, " -T %d", o.Tail)
 	}
-	if o.PID > 0 && pidOK {
+	if o.PID > 0 && sdk >= 24 {
 		fmt.Fprintf(&b, " --pid=%d", o.PID)
 	}
 	return b.String()
@@ -83,12 +91,11 @@ func logcatArgs(binary bool, o LogStreamOptions, pidOK bool) string {
 func OpenLogStream(ctx context.Context, c *adb.Client, serial string, o LogStreamOptions) (*LogStream, error) {
 	props := deviceProps(ctx, c, serial, "ro.build.version.sdk", "persist.sys.timezone")
 	sdk, _ := strconv.Atoi(props[0])
-	pidOK := sdk >= 24
 	var nc net.Conn
 	var err error
 	s := &LogStream{}
 	if !o.TextOnly {
-		s.Service = "exec:" + logcatArgs(true, o, pidOK)
+		s.Service = "exec:" + logcatArgs(true, o, sdk)
 		nc, err = c.OpenTransport(ctx, serial, s.Service)
 		s.Binary = err == nil
 		var ae *adb.Error
@@ -97,7 +104,7 @@ func OpenLogStream(ctx context.Context, c *adb.Client, serial string, o LogStrea
 		}
 	}
 	if nc == nil {
-		s.Service = "shell:" + logcatArgs(false, o, pidOK)
+		s.Service = "shell:" + logcatArgs(false, o, sdk)
 		if nc, err = c.OpenTransport(ctx, serial, s.Service); err != nil {
 			return nil, fmt.Errorf("logcat: %w", err)
 		}

@@ -11,17 +11,20 @@ func TestLogcatArgs(t *testing.T) {
 	cases := []struct {
 		binary bool
 		o      LogStreamOptions
-		pidOK  bool
+		sdk    int
 		want   string
 	}{
-		{true, LogStreamOptions{Dump: true}, true, "logcat -B -b main,system,crash -d"},
-		{true, LogStreamOptions{Tail: 100, PID: 42}, true, "logcat -B -b main,system,crash -T 100 --pid=42"},
+		{true, LogStreamOptions{Dump: true}, 34, "logcat -B -b main,system,crash -d"},
+		{true, LogStreamOptions{Tail: 100, PID: 42}, 24, "logcat -B -b main,system,crash -T 100 --pid=42"},
 		// Before Android 7 logcat has no --pid: everything comes, ddmtui filters.
-		{false, LogStreamOptions{PID: 42}, false, "logcat -v threadtime -b main,system,crash"},
-		{false, LogStreamOptions{Dump: true, Tail: 5}, false, "logcat -v threadtime -b main,system,crash -d"},
+		{true, LogStreamOptions{Tail: 100, PID: 42}, 23, "logcat -B -b main,system,crash -T 100"},
+		{false, LogStreamOptions{PID: 42}, 0, "logcat -v threadtime -b main,system,crash"},
+		{false, LogStreamOptions{Dump: true, Tail: 5}, 0, "logcat -v threadtime -b main,system,crash -d"},
+		// Before Android 5: no crash buffer, no comma list, no -T.
+		{false, LogStreamOptions{Tail: 5, PID: 42}, 19, "logcat -v threadtime -b main -b system"},
 	}
 	for _, c := range cases {
-		if got := logcatArgs(c.binary, c.o, c.pidOK); got != c.want {
+		if got := logcatArgs(c.binary, c.o, c.sdk); got != c.want {
 			t.Errorf("%+v: %q, want %q", c, got, c.want)
 		}
 	}
