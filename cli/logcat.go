@@ -88,13 +88,18 @@ func runLogcatCommand(c *cli.Context) error {
 		return err
 	}
 	var procs logcat.Processes
+	var vms []monitor.VM
 	if c.Duration("wait") > 0 && (app != "" || c.Bool("json") || strings.Contains(c.String("query"), "package") || strings.Contains(c.String("query"), "process")) {
-		for _, vm := range deviceVMs(ctx, client, serial, c.Duration("wait")) {
+		vms = deviceVMs(ctx, client, serial, c.Duration("wait"))
+		for _, vm := range vms {
 			procs.Set(int32(vm.PID), vm.App)
 		}
 	}
+	if c.Bool("follow") {
+		return followLog(ctx, c, client, serial, vms, monitor.LogFilter{App: app, PID: pid, Query: query})
+	}
 	stream, err := monitor.OpenLogStream(ctx, client, serial, monitor.LogStreamOptions{
-		Dump: !c.Bool("follow"), Tail: c.Int("tail"), PID: pid, TextOnly: c.Bool("text-only"),
+		Dump: true, PID: pid, TextOnly: c.Bool("text-only"),
 	})
 	if err != nil {
 		return err
@@ -115,51 +120,13 @@ func runLogcatCommand(c *cli.Context) error {
 	}
 	var class logcat.Classifier
 	var e logcat.Entry
-	if !c.Bool("follow") {
-		// A dump: age: counts back from the newest entry's time.
-		var all []logcat.Entry
-		for {
-			err := stream.Next(&e)
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return fmt.Errorf("logcat: %w", err)
-			}
-			procs.Observe(&e)
-			if e.App == "" {
-				e.App = procs.App(e.PID)
-			}
-			class.Classify(&e)
-			if keep(&e) {
-				all = append(all, e)
-				if len(all) > logcat.DefaultRingSize {
-					all = all[1:]
-				}
-			}
-		}
-		var now time.Time
-		if len(all) > 0 {
-			now = all[len(all)-1].Time
-		}
-		for i := range all {
-			if query.Match(&all[i], now) {
-				if err := p.print(&all[i]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	// Following: age: counts back from the device's clock, estimated once.
-	offset := deviceClockOffset(ctx, client, serial)
+	// A dump: age: counts back from the newest entry's time.
+	var all []logcat.Entry
 	for {
-		if err := stream.Next(&e); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
+		err := stream.Next(&e)
+		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return fmt.Errorf("logcat: the device ended the stream")
+				break
 			}
 			return fmt.Errorf("logcat: %w", err)
 		}
@@ -168,16 +135,73 @@ func runLogcatCommand(c *cli.Context) error {
 			e.App = procs.App(e.PID)
 		}
 		class.Classify(&e)
-		if keep(&e) && query.Match(&e, time.Now().Add(offset)) {
-			if err := p.print(&e); err != nil {
-				return err
+		if keep(&e) {
+			all = append(all, e)
+			if len(all) > logcat.DefaultRingSize {
+				all = all[1:]
 			}
-			// Flush when nothing else is waiting would need the decoder's
-			// buffer; flushing per entry is cheap at logcat's rates.
-			if err := out.Flush(); err != nil {
+		}
+	}
+	var now time.Time
+	if len(all) > 0 {
+		now = all[len(all)-1].Time
+	}
+	for i := range all {
+		if query.Match(&all[i], now) {
+			if err := p.print(&all[i]); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// followLog is logcat -f: the engine's device log (one stream, re-opened
+// when it drops) read through a cursor; --tail keeps the last entries of
+// what the device had buffered.
+func followLog(ctx context.Context, c *cli.Context, client *adb.Client, serial string, vms []monitor.VM, f monitor.LogFilter) error {
+	dl := monitor.NewDeviceLog(client, serial, logcat.DefaultRingSize)
+	dl.TextOnly = c.Bool("text-only")
+	dl.LearnVMs(vms)
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = dl.Run(rctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-dl.Ready():
+	case <-ctx.Done():
+		return nil
+	}
+	if _, n, err := dl.Status(); n == 0 && err != nil {
+		return err
+	}
+	// age: counts back from the device's clock, estimated once.
+	offset := deviceClockOffset(ctx, client, serial)
+	out := bufio.NewWriter(c.App.Writer)
+	defer out.Flush()
+	p := logcatPrinter{out: out, json: c.Bool("json"), loc: dl.Location(), app: f.App}
+	cur := dl.Cursor(f)
+	changed := cur.Changed()
+	entries, _ := cur.Read(nil, 0, time.Now().Add(offset))
+	if tail := c.Int("tail"); tail > 0 && len(entries) > tail {
+		entries = entries[len(entries)-tail:]
+	}
+	for {
+		for i := range entries {
+			if err := p.print(&entries[i]); err != nil {
+				return err
+			}
+		}
+		if err := out.Flush(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		}
+		changed = cur.Changed()
+		entries, _ = cur.Read(entries[:0], 0, time.Now().Add(offset))
 	}
 }
 

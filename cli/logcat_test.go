@@ -176,22 +176,31 @@ func TestLogcatAgreesWithADB(t *testing.T) {
 	}
 }
 
-// TestLogcatFollow: -f prints entries logged after it started, and ends
-// cleanly when cancelled.
+// TestLogcatFollow: -f prints the last --tail buffered entries, then those
+// logged after it started, and ends cleanly when cancelled.
 func TestLogcatFollow(t *testing.T) {
 	leakcheck.Check(t)
 	r := startADBRig(t, logcatSpecs()[:3])
+	for i := 1; i <= 5; i++ {
+		r.dev.Logcat().Append(logcat.Entry{Time: time.Now(), PID: 41, TID: 41, Priority: logcat.Info, Tag: "T", Message: fmt.Sprintf("marker-old-%d", i)})
+	}
 	app := NewApp()
 	var out syncBuffer
 	app.Writer, app.ErrWriter = &out, &out
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- app.RunContext(ctx, []string{"ddmtui", "logcat", "-f", "--adb", r.server.Addr(), "--scan", "off", "--wait", "0", "--query", "message:marker-"})
+		done <- app.RunContext(ctx, []string{"ddmtui", "logcat", "-f", "--adb", r.server.Addr(), "--scan", "off", "--wait", "0", "--tail", "2", "--query", "message:marker-"})
 	}()
 	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(out.String(), "marker-old-5") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no backlog: %q", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	n := 0
-	for !strings.Contains(out.String(), "marker-") {
+	for !strings.Contains(out.String(), "marker-1\n") {
 		if time.Now().After(deadline) {
 			t.Fatalf("followed output: %q", out.String())
 		}
@@ -203,7 +212,9 @@ func TestLogcatFollow(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("logcat -f: %v", err)
 	}
-	if !strings.Contains(out.String(), " I T       : marker-") {
-		t.Errorf("output %q", out.String())
+	got := out.String()
+	if !strings.Contains(got, " I T       : marker-1\n") || strings.Contains(got, "marker-old-3") || !strings.Contains(got, "marker-old-4\n") ||
+		strings.Index(got, "marker-old-5") > strings.Index(got, "marker-1\n") {
+		t.Errorf("output %q", got)
 	}
 }

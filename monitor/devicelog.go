@@ -31,6 +31,7 @@ type DeviceLog struct {
 
 	mu       sync.Mutex
 	procs    logcat.Processes
+	loc      *time.Location
 	binary   bool
 	conns    int // streams opened
 	err      error
@@ -85,8 +86,20 @@ func (d *DeviceLog) Status() (binary bool, streams int, err error) {
 	return d.binary, d.conns, d.err
 }
 
+// Location is the device's time zone, as the last stream found it
+// (time.Local before one opened).
+func (d *DeviceLog) Location() *time.Location {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.loc == nil {
+		return time.Local
+	}
+	return d.loc
+}
+
 // Ready is closed once the entries the device had buffered when the first
-// stream opened are in the ring (or that stream failed).
+// stream opened are in the ring: when the stream pauses for 300 ms, or 2 s
+// after it opened, or when it failed.
 func (d *DeviceLog) Ready() <-chan struct{} { return d.ready }
 
 // Run reads the device's log until ctx ends, re-opening the stream when it
@@ -127,13 +140,18 @@ func (d *DeviceLog) readOnce(ctx context.Context) error {
 	defer s.Close()
 	d.mu.Lock()
 	d.binary = s.Binary
+	d.loc = s.Location
 	d.conns++
 	d.err = nil
 	d.mu.Unlock()
-	// The buffered entries arrive first; when none is pending for a moment
-	// the first dump is in.
-	idle := time.AfterFunc(300*time.Millisecond, func() { d.readyOne.Do(func() { close(d.ready) }) })
+	// The buffered entries arrive first; when none comes for a moment, or
+	// after at most two seconds (a busy device never pauses), the first
+	// dump is taken to be in.
+	markReady := func() { d.readyOne.Do(func() { close(d.ready) }) }
+	idle := time.AfterFunc(300*time.Millisecond, markReady)
 	defer idle.Stop()
+	limit := time.AfterFunc(2*time.Second, markReady)
+	defer limit.Stop()
 	var e logcat.Entry
 	for {
 		if err := s.Next(&e); err != nil {
