@@ -201,3 +201,31 @@ func TestRealADBLogcat(t *testing.T) {
 		t.Errorf("adb logcat -B -d: %d bytes differ from the %d written", len(bin), len(want))
 	}
 }
+
+// FuzzLogcatCommand: any shell command line is either not logcat, or
+// logcat arguments that parse or are refused; nothing panics, and a
+// refused line is answered with logcat's complaint.
+func FuzzLogcatCommand(f *testing.F) {
+	for _, s := range []string{
+		`export ANDROID_LOG_TAGS="''"; exec logcat '-d'`,
+		"logcat -B -b main,system,crash -T 10 --pid=42",
+		"logcat -v threadtime App:V *:S",
+		"logcat -t",
+		`logcat "-b" 'all' -d`,
+	} {
+		f.Add(s)
+	}
+	r := testLog()
+	f.Fuzz(func(t *testing.T, cmd string) {
+		args, ok := logcatCommand(cmd)
+		if !ok {
+			return
+		}
+		if _, err := parseLogcatArgs(args); err != nil {
+			var b bytes.Buffer
+			if err := runLogcat(context.Background(), r, args, &b); err != nil || !strings.HasPrefix(b.String(), "logcat: ") {
+				t.Fatalf("%q: %v %q", cmd, err, b.String())
+			}
+		}
+	})
+}
