@@ -54,6 +54,11 @@ type TextOptions struct {
 	// level, tag) into one multi-line entry, as logcat split them. Without
 	// Join every line is an entry.
 	Join bool
+	// Dump says the input ends (logcat -d): a joined entry is held until
+	// the next line or the end. Otherwise (a live stream) it is handed out
+	// as soon as no more input is buffered, so the newest entry is not
+	// held back until the next one arrives.
+	Dump bool
 }
 
 // TextDecoder reads `logcat -v threadtime` output.
@@ -95,7 +100,7 @@ func (d *TextDecoder) Next(e *Entry) error {
 			}
 			return d.err
 		}
-		if d.pending != nil && d.r.Buffered() == 0 {
+		if d.pending != nil && !d.opts.Dump && d.r.Buffered() == 0 {
 			// Nothing more has arrived: a live stream should not hold
 			// the last entry back until the next one.
 			*e, d.pending = *d.pending, nil

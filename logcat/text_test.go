@@ -176,3 +176,25 @@ func TestThreadtimeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A dump is joined across read boundaries; a live stream hands out what it
+// has when nothing more is buffered.
+func TestTextJoinAcrossReads(t *testing.T) {
+	in := "11-23 10:00:00.000  1  1 E AndroidRuntime: FATAL EXCEPTION: main\n" +
+		"11-23 10:00:00.000  1  1 E AndroidRuntime: \tat a.B.c(B.java:1)\n"
+	opts := textOpts(true)
+	opts.Dump = true
+	got, _ := decodeAllText(t, iotestHalf([]byte(in)), opts)
+	if len(got) != 1 || got[0].Message != "FATAL EXCEPTION: main\n\tat a.B.c(B.java:1)" {
+		t.Fatalf("dump: %+v", got)
+	}
+	// Live: the first entry comes out before the second line is written.
+	pr, pw := io.Pipe()
+	d := NewTextDecoder(pr, textOpts(true))
+	go pw.Write([]byte(in[:strings.Index(in, "\n")+1]))
+	var e Entry
+	if err := d.Next(&e); err != nil || e.Message != "FATAL EXCEPTION: main" {
+		t.Fatalf("live: %v %q", err, e.Message)
+	}
+	pw.Close()
+}

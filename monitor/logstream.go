@@ -120,7 +120,7 @@ func OpenLogStream(ctx context.Context, c *adb.Client, serial string, o LogStrea
 	if s.Binary {
 		s.bin = logcat.NewBinaryDecoder(nc, logcat.BinaryOptions{})
 	} else {
-		s.text = logcat.NewTextDecoder(nc, logcat.TextOptions{Location: s.Location, Join: true})
+		s.text = logcat.NewTextDecoder(nc, logcat.TextOptions{Location: s.Location, Join: true, Dump: o.Dump})
 	}
 	return s, nil
 }
