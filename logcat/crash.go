@@ -28,6 +28,7 @@ type Classifier struct {
 type openCrash struct {
 	pid int32
 	tag string
+	pri Priority
 }
 
 // Classify marks e.
@@ -37,14 +38,14 @@ func (c *Classifier) Classify(e *Entry) {
 	}
 	if crashBanner(e) {
 		e.Flags |= FlagCrash | FlagCrashStart
-		c.start(e.PID, e.Tag)
+		c.start(e.PID, e.Tag, e.Priority)
 		return
 	}
 	for i, o := range c.open {
 		if o.pid != e.PID {
 			continue
 		}
-		if o.tag == e.Tag {
+		if o.tag == e.Tag && o.pri == e.Priority {
 			e.Flags |= FlagCrash
 		} else {
 			c.open = append(c.open[:i], c.open[i+1:]...)
@@ -53,21 +54,21 @@ func (c *Classifier) Classify(e *Entry) {
 	}
 	if e.Buffer == Crash && !e.Has(FlagCrash) {
 		e.Flags |= FlagCrash | FlagCrashStart
-		c.start(e.PID, e.Tag)
+		c.start(e.PID, e.Tag, e.Priority)
 	}
 }
 
-func (c *Classifier) start(pid int32, tag string) {
+func (c *Classifier) start(pid int32, tag string, pri Priority) {
 	for i, o := range c.open {
 		if o.pid == pid {
-			c.open[i].tag = tag
+			c.open[i] = openCrash{pid, tag, pri}
 			return
 		}
 	}
 	if len(c.open) == maxCrashPIDs {
 		c.open = c.open[1:]
 	}
-	c.open = append(c.open, openCrash{pid: pid, tag: tag})
+	c.open = append(c.open, openCrash{pid, tag, pri})
 }
 
 // crashBanner reports whether e opens a crash report.

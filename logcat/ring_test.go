@@ -69,7 +69,9 @@ func TestClassifier(t *testing.T) {
 		{Entry{PID: 10, Tag: "AndroidRuntime", Priority: Error, Message: "after the crash ended"}, 0},
 		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Error, Message: "ANR in com.example.mail"}, FlagCrash | FlagCrashStart},
 		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Error, Message: "Reason: Input dispatching timed out"}, FlagCrash},
-		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Info, Message: "Start proc"}, FlagCrash}, // same tag continues
+		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Error, Message: "Load: 2.41 / 1.97 / 1.03"}, FlagCrash},
+		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Info, Message: "Start proc"}, 0}, // another level ends it
+		{Entry{PID: 1400, Tag: "ActivityManager", Priority: Error, Message: "after the report"}, 0},
 		{Entry{PID: 900, Tag: "DEBUG", Priority: Fatal, Message: nativeBanner}, FlagCrash | FlagCrashStart},
 		{Entry{PID: 900, Tag: "DEBUG", Priority: Fatal, Message: "      #00 pc 000000000004e6a8  /system/lib64/libc.so (abort+164)"}, FlagCrash | FlagStackTrace},
 		{Entry{PID: 77, Tag: "libc", Priority: Fatal, Message: "Fatal signal 6 (SIGABRT), code -1"}, FlagCrash | FlagCrashStart},
