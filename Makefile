@@ -5,7 +5,7 @@ LDFLAGS   := -s -w -X github.com/ddmtui/ddmtui/cli.Version=$(VERSION)
 FUZZTIME  ?= 5s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check vet fmt race bench fuzz-smoke fuzz demo sim clean
+.PHONY: all build test check vet fmt race bench fuzz-smoke fuzz mutation demo sim clean
 
 all: build
 
@@ -35,6 +35,10 @@ fuzz-smoke:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 fuzz: fuzz-smoke
+
+## mutation: mutation testing (gremlins) of the decoding and analysing packages, kill rate per package; MIN=90 to gate
+mutation:
+	MIN=$(MIN) ./scripts/mutation.sh
 
 ## demo: the dashboard on the built-in simulated device
 demo:
