@@ -19,6 +19,15 @@ type profiling struct {
 	runs   uint64 // traces produced, for distinct seeds
 }
 
+// ProfileStart is how the last trace was started: its mode (MPSS/MPRS give
+// ddm.ProfilingMethodTrace, SPSS ddm.ProfilingSampling), SPSS's interval and
+// the buffer size asked for.
+type ProfileStart struct {
+	Mode           uint8
+	IntervalMicros uint32
+	BufferSize     uint32
+}
+
 // recordsPerSecond is how many trace records a simulated VM produces per
 // second of tracing.
 const recordsPerSecond = 20000
@@ -54,6 +63,13 @@ func (vm *VM) File(path string) []byte {
 	vm.mu.Lock()
 	defer vm.mu.Unlock()
 	return vm.files[path]
+}
+
+// LastProfileStart reports how the last trace was started (zero if never).
+func (vm *VM) LastProfileStart() ProfileStart {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.lastProfile
 }
 
 // ProfilingMode reports the VM's profiling state (MPRQ's answer).
@@ -115,6 +131,7 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			break
 		}
 		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, runs: prof.runs}
+		vm.lastProfile = ProfileStart{Mode: prof.mode, BufferSize: m.BufferSize}
 		c.replyEmpty(p)
 	case *ddm.SamplingStartRequest:
 		if vm.spec.Family == Dalvik {
@@ -125,6 +142,7 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			break
 		}
 		*prof = profiling{mode: ddm.ProfilingSampling, start: time.Now(), buffer: m.BufferSize, runs: prof.runs}
+		vm.lastProfile = ProfileStart{Mode: prof.mode, IntervalMicros: m.IntervalMicros, BufferSize: m.BufferSize}
 		c.replyEmpty(p)
 	case *ddm.MethodTraceStartRequest:
 		if prof.mode != ddm.ProfilingInactive {
@@ -132,6 +150,7 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			break
 		}
 		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, file: m.FileName, runs: prof.runs}
+		vm.lastProfile = ProfileStart{Mode: prof.mode, BufferSize: m.BufferSize}
 		c.replyEmpty(p)
 	case *ddm.MethodTraceStreamStopRequest, *ddm.SamplingStopRequest:
 		if prof.mode == ddm.ProfilingInactive || prof.file != "" {

@@ -92,25 +92,26 @@ type thread struct {
 type VM struct {
 	spec VMSpec
 
-	mu       sync.Mutex
-	rng      *rand.Rand
-	app      string
-	threads  map[uint32]*thread
-	nextTID  uint32
-	nextSys  uint32
-	heap     *heapModel
-	native   []nativePiece // Dalvik's native heap; ART reports none
-	gcCount  int
-	steps    int
-	started  time.Time
-	exited   bool
-	exitCode int32
-	conn     *vmConn // the monitor currently connected, if any
-	onExit   func()
-	stats    *Stats
-	prof     profiling
-	files    map[string][]byte // files the VM wrote on the simulated device
-	allocs   allocTracker      // allocation tracker (REAE/REAQ/REAL), sim/allocs.go
+	mu          sync.Mutex
+	rng         *rand.Rand
+	app         string
+	threads     map[uint32]*thread
+	nextTID     uint32
+	nextSys     uint32
+	heap        *heapModel
+	native      []nativePiece // Dalvik's native heap; ART reports none
+	gcCount     int
+	steps       int
+	started     time.Time
+	exited      bool
+	exitCode    int32
+	conn        *vmConn // the monitor currently connected, if any
+	onExit      func()
+	stats       *Stats
+	prof        profiling
+	lastProfile ProfileStart      // how the last trace was started, for tests
+	files       map[string][]byte // files the VM wrote on the simulated device
+	allocs      allocTracker      // allocation tracker (REAE/REAQ/REAL), sim/allocs.go
 }
 
 // NewVM builds a VM from spec.
