@@ -5,7 +5,7 @@ LDFLAGS   := -s -w -X github.com/ddmtui/ddmtui/cli.Version=$(VERSION)
 FUZZTIME  ?= 5s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check vet fmt race bench fuzz-smoke fuzz mutation demo sim clean
+.PHONY: all build test check vet staticcheck fmt race bench fuzz-smoke fuzz mutation demo sim clean
 
 all: build
 
@@ -17,7 +17,7 @@ build:
 test: check
 	$(GO) test -race -count=1 ./...
 
-check: fmt vet
+check: fmt vet staticcheck
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -25,6 +25,11 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+
+## staticcheck: honnef.co/go/tools, pinned here (go run fetches that version once)
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
 
 ## bench: every Go benchmark, once, with allocation figures
 bench:

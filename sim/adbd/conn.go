@@ -61,7 +61,7 @@ func (c *conn) run() {
 	}
 	c.wg.Wait()
 	switch {
-	case err == nil, errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), c.srv.ctx.Err() != nil:
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), c.srv.ctx.Err() != nil:
 		c.log.Debug("adbd: host disconnected", "err", err)
 	default:
 		c.log.Warn("adbd: connection ended", "err", err)
