@@ -17,6 +17,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	counters engineCounters
 }
 
 // NewEngine returns an engine writing into store.
@@ -30,6 +31,7 @@ func (e *Engine) Store() *Store { return e.store }
 
 // Handle runs a session on ep until it ends; it is a scan.Handler.
 func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
+	ep.Conn = countingConn{Conn: ep.Conn, n: &e.counters.bytesRead}
 	s := NewSession(ep, e.store, e.opts)
 	e.mu.Lock()
 	if _, dup := e.sessions[ep.Key]; dup {
@@ -38,6 +40,7 @@ func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
 		return nil
 	}
 	e.sessions[ep.Key] = s
+	e.noteSessionLocked(ep.Key)
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()

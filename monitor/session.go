@@ -377,6 +377,7 @@ func (s *Session) readLoop() {
 // badInput records a malformed chunk: it is dropped, the session goes on.
 func (s *Session) badInput(err error) {
 	s.log.Warn("malformed input from VM", "error", err)
+	s.store.decodeErrors.Add(1)
 	s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = err.Error() })
 }
 

@@ -3,6 +3,7 @@ package monitor
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ddmtui/ddmtui/heap"
 )
@@ -11,6 +12,8 @@ import (
 // Bus. Sessions write; views and commands read snapshots.
 type Store struct {
 	bus *Bus
+
+	decodeErrors atomic.Uint64 // malformed chunks the sessions dropped
 
 	mu     sync.RWMutex
 	vms    map[string]*VM
