@@ -4,8 +4,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,10 +14,11 @@ var Version = "dev"
 // NewApp returns the ddmtui command line: the dashboard as the default action
 // and one subcommand per job.
 func NewApp() *cli.App {
+	version, _ := buildInfo()
 	return &cli.App{
 		Name:                 "ddmtui",
 		Usage:                "a terminal Dalvik/ART debug monitor",
-		Version:              Version,
+		Version:              version,
 		EnableBashCompletion: true,
 		Flags:                append(discoveryFlags(), uiFlags()...),
 		Action:               dashboardAction,
@@ -37,17 +36,8 @@ func NewApp() *cli.App {
 			traceCommand(),
 			anrCommand(),
 			serveCommand(),
-		},
-	}
-}
-
-func versionCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "version",
-		Usage: "print the ddmtui version",
-		Action: func(c *cli.Context) error {
-			_, err := fmt.Fprintf(c.App.Writer, "ddmtui %s\n", Version)
-			return err
+			completionCommand(),
+			manCommand(),
 		},
 	}
 }
