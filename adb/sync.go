@@ -250,7 +250,12 @@ func (s *Sync) begin(ctx context.Context) (func(), error) {
 // fail marks the stream broken unless err is a device-reported failure
 // after which the service goes on (a STAT/LIST error).
 func (s *Sync) fail(ctx context.Context, err error, keep bool) error {
-	if cerr := ctx.Err(); cerr != nil && !keep {
+	cerr := ctx.Err()
+	if dl, ok := ctx.Deadline(); ok && cerr == nil && !time.Now().Before(dl) {
+		// The stream's deadline (ctx's) fired before ctx's own timer.
+		cerr = context.DeadlineExceeded
+	}
+	if cerr != nil && !keep {
 		err = fmt.Errorf("%w (%w)", cerr, err)
 	}
 	if !keep {
