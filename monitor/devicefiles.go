@@ -215,16 +215,34 @@ func (s *Session) heapDumpAm(ctx context.Context, progress func(uint64)) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	if m := amOutputError.Find(out); m != nil {
-		return nil, fmt.Errorf("%s", bytes.TrimSpace(m))
+	if amOutputError.Match(out) {
+		msg := strings.Join(strings.Fields(string(out)), " ")
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		return nil, errors.New(msg)
 	}
 	waited := bytes.Contains(out, []byte("Waiting for dump to finish"))
-	if err := s.waitDumpFile(ctx, path, waited, progress); err != nil {
-		return nil, err
-	}
-	data, err := s.readDeviceFile(ctx, path)
-	if err != nil {
-		return nil, err
+	wctx, cancel := context.WithTimeout(ctx, dumpheapTimeout)
+	defer cancel()
+	var data []byte
+	for {
+		if err := s.waitDumpFile(wctx, path, waited, uint64(len(data)), progress); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+		data, err = s.readDeviceFile(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		// A dump whose completion am did not signal may only have paused:
+		// a complete one ends with a HEAP DUMP END record.
+		if waited || hprofComplete(data) {
+			break
+		}
+		s.log.Info("heap dump file not complete yet; waiting for more", "path", path, "bytes", len(data))
 	}
 	if !bytes.HasPrefix(data, []byte("JAVA PROFILE 1.0")) {
 		return nil, fmt.Errorf("%s is not an HPROF file (%d bytes)", path, len(data))
@@ -235,12 +253,22 @@ func (s *Session) heapDumpAm(ctx context.Context, progress func(uint64)) ([]byte
 	return data, nil
 }
 
+// hprofComplete reports an HPROF file that ends with a HEAP DUMP END
+// record (tag 0x2C, time, length 0), as every Android runtime writes last.
+func hprofComplete(b []byte) bool {
+	const endRecord = 9
+	if len(b) < endRecord {
+		return false
+	}
+	tail := b[len(b)-endRecord:]
+	return tail[0] == 0x2C && tail[5] == 0 && tail[6] == 0 && tail[7] == 0 && tail[8] == 0
+}
+
 // waitDumpFile polls the dump file's size until the dump is complete: at
 // once when am waited for the app (the size only has to be there), else
-// when the size has not changed for dumpheapStableTicks polls.
-func (s *Session) waitDumpFile(ctx context.Context, path string, waited bool, progress func(uint64)) error {
-	ctx, cancel := context.WithTimeout(ctx, dumpheapTimeout)
-	defer cancel()
+// when the size, above after, has not changed for dumpheapStableTicks
+// polls. ctx bounds the wait.
+func (s *Session) waitDumpFile(ctx context.Context, path string, waited bool, after uint64, progress func(uint64)) error {
 	var last uint64
 	stable := 0
 	tick := time.NewTicker(dumpheapPollInterval)
@@ -257,7 +285,7 @@ func (s *Session) waitDumpFile(ctx context.Context, path string, waited bool, pr
 			} else {
 				stable = 0
 			}
-			if fi.Size > 0 && (waited || stable >= dumpheapStableTicks) {
+			if fi.Size > after && (waited || stable >= dumpheapStableTicks) {
 				return nil
 			}
 			last = fi.Size

@@ -32,6 +32,10 @@ type fakeDevice struct {
 	files map[string][]byte
 	// pullErr, when set, is what Pull returns.
 	pullErr error
+	// onCommand, when set, answers commands the tables do not hold.
+	onCommand func(cmd string) (string, bool)
+	// onPull, when set, runs after each Pull (with d.mu held).
+	onPull func(path string)
 }
 
 func (d *fakeDevice) run(table map[string]string, cmd string) []byte {
@@ -40,6 +44,11 @@ func (d *fakeDevice) run(table map[string]string, cmd string) []byte {
 	d.cmds = append(d.cmds, cmd)
 	if out, ok := table[cmd]; ok {
 		return []byte(out)
+	}
+	if d.onCommand != nil {
+		if out, ok := d.onCommand(cmd); ok {
+			return []byte(out)
+		}
 	}
 	if strings.HasPrefix(cmd, "cat ") {
 		if b, ok := d.files[strings.TrimPrefix(cmd, "cat ")]; ok {
@@ -67,6 +76,9 @@ func (d *fakeDevice) Pull(ctx context.Context, path string, limit int64) ([]byte
 		return nil, d.pullErr
 	}
 	b, ok := d.files[path]
+	if d.onPull != nil {
+		defer d.onPull(path)
+	}
 	if !ok {
 		return nil, &adb.SyncError{Op: "recv", Path: path, Message: "open failed: No such file or directory", Errno: syscall.ENOENT}
 	}
@@ -255,4 +267,60 @@ func TestDeviceDumpsThroughRealADB(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An am dumpheap that returned early and whose file stopped growing for a
+// while before it was complete: the pulled file lacks HEAP DUMP END, so
+// ddmtui waits for more and pulls again; the file is removed at the end.
+func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
+	full := append([]byte("JAVA PROFILE 1.0.3\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00"), 0x2C, 0, 0, 0, 0, 0, 0, 0, 0)
+	partial := full[:len(full)-9]
+	d := &fakeDevice{exec: map[string]string{}, files: map[string][]byte{}}
+	var dumpPath string
+	pulls := 0
+	d.onCommand = func(cmd string) (string, bool) {
+		if rest, ok := strings.CutPrefix(cmd, "am dumpheap 42 "); ok {
+			dumpPath = rest
+			d.files[rest] = partial
+			return "", true
+		}
+		if rest, ok := strings.CutPrefix(cmd, "rm -f "); ok {
+			delete(d.files, rest)
+			return "", true
+		}
+		return "", false
+	}
+	d.onPull = func(path string) {
+		pulls++
+		d.files[path] = full // the app resumes writing after the first pull
+	}
+	s := d.session(t)
+	data, err := s.heapDumpAm(context.Background(), nil)
+	if err != nil || !bytes.Equal(data, full) {
+		t.Fatalf("heapDumpAm: %q, %v", data, err)
+	}
+	if pulls != 2 {
+		t.Errorf("%d pulls, want 2 (the partial file, then the complete one)", pulls)
+	}
+	if _, ok := d.files[dumpPath]; ok || dumpPath == "" {
+		t.Errorf("dump file %q not removed", dumpPath)
+	}
+	if !hprofComplete(full) || hprofComplete(partial) || hprofComplete(nil) {
+		t.Error("hprofComplete")
+	}
+}
+
+// am's refusal is the error.
+func TestHeapDumpAmRefused(t *testing.T) {
+	d := &fakeDevice{exec: map[string]string{}, files: map[string][]byte{}}
+	d.onCommand = func(cmd string) (string, bool) {
+		if strings.HasPrefix(cmd, "am dumpheap") {
+			return "Exception occurred while executing 'dumpheap':\njava.lang.SecurityException: Process not debuggable: 42\n", true
+		}
+		return "", strings.HasPrefix(cmd, "rm ")
+	}
+	_, err := d.session(t).heapDumpAm(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "java.lang.SecurityException: Process not debuggable") {
+		t.Fatalf("refusal: %v", err)
+	}
 }
