@@ -58,10 +58,10 @@ var deviceDirs = []string{"data/local/tmp", "sdcard", "data/anr"}
 // a snapshot taken now.
 func (d *Device) Files() fs.FS {
 	m := fstest.MapFS{}
-	for _, dir := range deviceDirs {
-		m[dir] = &fstest.MapFile{Mode: fs.ModeDir | 0o771}
-	}
 	now := time.Now()
+	for _, dir := range deviceDirs {
+		m[dir] = &fstest.MapFile{Mode: fs.ModeDir | 0o771, ModTime: now}
+	}
 	add := func(p string, b []byte, mod time.Time) {
 		name := strings.TrimPrefix(p, "/")
 		if !fs.ValidPath(name) || name == "." {

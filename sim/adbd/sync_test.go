@@ -3,6 +3,7 @@ package adbd
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
@@ -146,4 +147,107 @@ func waitOnline(t *testing.T, ctx context.Context, c *adb.Client, serial string)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// syncExchange writes req on the sync stream and reads n bytes of answer,
+// acknowledging every WRTE.
+func (h *testHost) syncExchange(local, dev uint32, req []byte, n int) []byte {
+	h.t.Helper()
+	h.send(cmdWRTE, local, dev, string(req))
+	h.expect(cmdOKAY, dev, local)
+	var out []byte
+	for len(out) < n {
+		p := h.expect(cmdWRTE, dev, local)
+		out = append(out, p.Data...)
+		h.send(cmdOKAY, local, dev, "")
+	}
+	if len(out) != n {
+		h.t.Fatalf("answer of %d bytes, want %d: % x", len(out), n, out)
+	}
+	return out
+}
+
+func syncReq(id, path string) []byte {
+	return append(binary.LittleEndian.AppendUint32([]byte(id), uint32(len(path))), path...)
+}
+
+// The daemon's sync: answers, byte for byte (AOSP file_sync_protocol.h
+// layouts), over the raw transport protocol — no adb server needed.
+func TestSyncServiceVectors(t *testing.T) {
+	leakcheck.Check(t)
+	dev := newFakeDevice()
+	_, addr := startServer(t, dev, Options{})
+	h := dialHost(t, addr)
+	h.connect(1 << 20)
+	d := h.open(9, "sync:")
+	le := binary.LittleEndian
+	const version = "Linux version 4.19 (simulated)\n" // 31 bytes, mode 0644, mtime 1700000000
+
+	got := h.syncExchange(9, d, syncReq("STAT", "/proc/version"), 16)
+	if want := unhex(t, "53544154 a4810000 1f000000 00f15365"); !bytes.Equal(got, want) {
+		t.Errorf("STAT:\n got % x\nwant % x", got, want)
+	}
+	got = h.syncExchange(9, d, syncReq("STAT", "/nope"), 16)
+	if want := unhex(t, "53544154 00000000 00000000 00000000"); !bytes.Equal(got, want) {
+		t.Errorf("STAT of a missing file: % x", got)
+	}
+	got = h.syncExchange(9, d, syncReq("STA2", "/proc/version"), 72)
+	want := unhex(t, "53544132 00000000 00fd000000000000")
+	want = le.AppendUint64(want, inode("/proc/version"))
+	want = append(want, unhex(t, "a4810000 01000000 d0070000 d0070000 1f00000000000000"+strings.Repeat("00f1536500000000", 3))...)
+	if !bytes.Equal(got, want) {
+		t.Errorf("STA2:\n got % x\nwant % x", got, want)
+	}
+	got = h.syncExchange(9, d, syncReq("LST2", "/nope"), 72)
+	if want := append(unhex(t, "4c535432 02000000"), make([]byte, 64)...); !bytes.Equal(got, want) {
+		t.Errorf("LST2 of a missing file (ENOENT): % x", got)
+	}
+	// LIST of a missing directory: just the 20-byte DONE.
+	got = h.syncExchange(9, d, syncReq("LIST", "/nope"), 20)
+	if want := append([]byte("DONE"), make([]byte, 16)...); !bytes.Equal(got, want) {
+		t.Errorf("LIST of a missing directory: % x", got)
+	}
+	// LIST /proc: ".", "..", then version, then DONE.
+	dot := func(name string) int { return 20 + len(name) }
+	got = h.syncExchange(9, d, syncReq("LIST", "/proc"), dot(".")+dot("..")+dot("version")+20)
+	entry := got[dot(".")+dot(".."):]
+	if want := append(unhex(t, "44454e54 a4810000 1f000000 00f15365 07000000"), "version"...); !bytes.Equal(entry[:dot("version")], want) {
+		t.Errorf("DENT version:\n got % x\nwant % x", entry[:dot("version")], want)
+	}
+	got = h.syncExchange(9, d, syncReq("RECV", "/proc/version"), 8+31+8)
+	if want := append(append(unhex(t, "44415441 1f000000"), version...), unhex(t, "444f4e45 00000000")...); !bytes.Equal(got, want) {
+		t.Errorf("RECV:\n got % x\nwant % x", got, want)
+	}
+	got = h.syncExchange(9, d, append(syncReq("RCV2", "/proc/version"), unhex(t, "52435632 00000000")...), 8+31+8)
+	if !bytes.Equal(got[8:8+31], []byte(version)) {
+		t.Errorf("RCV2: % x", got)
+	}
+	// A failed RECV: FAIL with the reason, then the daemon closes.
+	msg := "open failed: No such file or directory"
+	got = h.syncExchange(9, d, syncReq("RECV", "/nope"), 8+len(msg))
+	if want := append(le.AppendUint32([]byte("FAIL"), uint32(len(msg))), msg...); !bytes.Equal(got, want) {
+		t.Errorf("RECV of a missing file: %q", got)
+	}
+	h.expect(cmdCLSE, d, 9)
+
+	// RCV2 with compression asked for: refused.
+	d = h.open(10, "sync:")
+	msg = "unknown flags: 1"
+	got = h.syncExchange(10, d, append(syncReq("RCV2", "/proc/version"), unhex(t, "52435632 01000000")...), 8+len(msg))
+	if !bytes.Equal(got[8:], []byte(msg)) {
+		t.Errorf("RCV2 brotli: %q", got)
+	}
+	h.expect(cmdCLSE, d, 10)
+
+	// A path beyond 1024 bytes, and QUIT.
+	d = h.open(11, "sync:")
+	got = h.syncExchange(11, d, le.AppendUint32([]byte("STAT"), 1025), 8+len("path too long"))
+	if !bytes.Equal(got[8:], []byte("path too long")) {
+		t.Errorf("long path: %q", got)
+	}
+	h.expect(cmdCLSE, d, 11)
+	d = h.open(12, "sync:")
+	h.send(cmdWRTE, 12, d, string(syncReq("QUIT", "")))
+	h.expect(cmdOKAY, d, 12)
+	h.expect(cmdCLSE, d, 12)
 }
