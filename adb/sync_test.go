@@ -252,3 +252,38 @@ func TestSyncContextCancel(t *testing.T) {
 		t.Fatalf("stat without a reply: %v", err)
 	}
 }
+
+// BenchmarkSyncRecv pulls an 8 MiB file sent in 64 KiB DATA blocks over an
+// in-memory stream: the client's own cost per byte.
+func BenchmarkSyncRecv(b *testing.B) {
+	const size = 8 << 20
+	var reply []byte
+	block := bytes.Repeat([]byte("a\r\n\x00"), SyncDataMax/4)
+	for n := 0; n < size; n += SyncDataMax {
+		reply = append(reply, "DATA\x00\x00\x01\x00"...)
+		reply = append(reply, block...)
+	}
+	reply = append(reply, "DONE\x00\x00\x00\x00"...)
+	host, dev := net.Pipe()
+	defer dev.Close()
+	go func() {
+		req := make([]byte, 8+len(syncPath))
+		for {
+			if _, err := io.ReadFull(dev, req); err != nil || string(req[:4]) != "RECV" {
+				return
+			}
+			if _, err := dev.Write(reply); err != nil {
+				return
+			}
+		}
+	}()
+	s := NewSync(host, nil)
+	defer s.Close()
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		if n, err := s.Recv(context.Background(), syncPath, io.Discard, 0); err != nil || n != size {
+			b.Fatal(n, err)
+		}
+	}
+}
