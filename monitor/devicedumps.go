@@ -30,6 +30,25 @@ import (
 // Each way is tried in turn; when none gives a dump, the error reports
 // what each said.
 
+// debuggerdTimeout bounds one debuggerd attempt: the tool itself waits
+// without limit for a process that never answers the signal.
+const debuggerdTimeout = 6 * time.Second
+
+// tryDebuggerd runs one debuggerd command line, bounded by
+// debuggerdTimeout, and returns the dump or a one-line account of why not.
+func (s *Session) tryDebuggerd(ctx context.Context, cmd string, marker []byte) ([]byte, string) {
+	dctx, cancel := context.WithTimeout(ctx, debuggerdTimeout)
+	defer cancel()
+	out, err := s.deviceCommand(dctx, cmd)
+	if err == nil && bytes.Contains(out, marker) {
+		return out, ""
+	}
+	if dctx.Err() != nil && ctx.Err() == nil {
+		return nil, cmd + ": no answer within " + debuggerdTimeout.String()
+	}
+	return nil, cmd + ": " + firstLine(out, err)
+}
+
 // threadDump is ThreadDump.
 func (s *Session) threadDump(ctx context.Context) ([]byte, error) {
 	if s.shell == nil {
@@ -42,25 +61,21 @@ func (s *Session) threadDump(ctx context.Context) ([]byte, error) {
 	marker := []byte(fmt.Sprintf("----- pid %d ", vm.PID))
 	var why []string
 
-	// 1. debuggerd -j (Android 8+).
-	cmd := fmt.Sprintf("debuggerd -j %d", vm.PID)
-	out, err := s.deviceCommand(ctx, cmd)
-	if err == nil && bytes.Contains(out, marker) {
-		return out, nil
-	}
-	why = append(why, cmd+": "+firstLine(out, err))
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-
-	// 2. run-as the app, when it is debuggable (run-as refuses otherwise).
+	// 1. debuggerd -j (Android 8+); 2. the same as the app, when it is
+	// debuggable (run-as refuses otherwise).
+	cmds := []string{fmt.Sprintf("debuggerd -j %d", vm.PID)}
 	if pkg := packageOf(vm.Package, vm.App); pkg != "" {
-		cmd := fmt.Sprintf("run-as %s debuggerd -j %d", pkg, vm.PID)
-		out, err := s.deviceCommand(ctx, cmd)
-		if err == nil && bytes.Contains(out, marker) {
+		cmds = append(cmds, fmt.Sprintf("run-as %s debuggerd -j %d", pkg, vm.PID))
+	}
+	for _, cmd := range cmds {
+		out, reason := s.tryDebuggerd(ctx, cmd, marker)
+		if out != nil {
 			return out, nil
 		}
-		why = append(why, cmd+": "+firstLine(out, err))
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		why = append(why, reason)
 	}
 
 	// 3. SIGQUIT and the ANR file (before Android 8).
