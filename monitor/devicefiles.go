@@ -104,6 +104,9 @@ func (s *Session) heapDump(ctx context.Context, progress func(received uint64)) 
 	switch {
 	case !s.isDDM:
 		err = errors.New("not a DDM VM")
+	case s.hasFeature("hprof-heap-dump-streaming") && !s.onDevice():
+		// No other way: wait for as long as ctx allows.
+		data, err = s.collectStreamed(ctx, ddm.TypeHPDS, &ddm.HeapDumpStreamRequest{}, "heap dump", progress)
 	case s.hasFeature("hprof-heap-dump-streaming"):
 		data, err = s.collectUnlessSilent(ctx, progress)
 	case s.hasFeature("hprof-heap-dump") && s.shell != nil:
@@ -175,11 +178,22 @@ func (s *Session) heapDumpToFile(ctx context.Context) ([]byte, error) {
 	if r, ok := m.(*ddm.HeapDumpResult); ok && !r.OK() {
 		return nil, fmt.Errorf("the VM could not write %s", path)
 	}
-	data, err := s.readDeviceFile(ctx, path)
-	if silent && errors.Is(err, fs.ErrNotExist) {
+	if !silent {
+		return s.readDeviceFile(ctx, path)
+	}
+	if s.files == nil {
+		data, err := s.readDeviceFile(ctx, path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errVMSilent
+		}
+		return data, err
+	}
+	// No reply (yet): a VM still writing a large dump replies when done,
+	// so a file that exists is followed until it is complete.
+	if _, err := s.files.Stat(ctx, path); errors.Is(err, fs.ErrNotExist) {
 		return nil, errVMSilent
 	}
-	return data, err
+	return s.pullCompleteDump(ctx, path, false, nil)
 }
 
 // amOutputError recognises `am` reporting a failure on its output (its
@@ -223,6 +237,15 @@ func (s *Session) heapDumpAm(ctx context.Context, progress func(uint64)) ([]byte
 		return nil, errors.New(msg)
 	}
 	waited := bytes.Contains(out, []byte("Waiting for dump to finish"))
+	return s.pullCompleteDump(ctx, path, waited, progress)
+}
+
+// pullCompleteDump waits until the HPROF file at path is complete and
+// pulls it: when waited (its writer is known to have finished) as soon as
+// it has a size; otherwise once its size stops changing and the pulled
+// bytes end with a HEAP DUMP END record — a dump that only paused is
+// followed further. The whole wait is bounded by dumpheapTimeout.
+func (s *Session) pullCompleteDump(ctx context.Context, path string, waited bool, progress func(uint64)) ([]byte, error) {
 	wctx, cancel := context.WithTimeout(ctx, dumpheapTimeout)
 	defer cancel()
 	var data []byte
@@ -233,12 +256,11 @@ func (s *Session) heapDumpAm(ctx context.Context, progress func(uint64)) ([]byte
 			}
 			return nil, err
 		}
+		var err error
 		data, err = s.readDeviceFile(ctx, path)
 		if err != nil {
 			return nil, err
 		}
-		// A dump whose completion am did not signal may only have paused:
-		// a complete one ends with a HEAP DUMP END record.
 		if waited || hprofComplete(data) {
 			break
 		}

@@ -186,6 +186,9 @@ func TestDeviceDumpsThroughRealADB(t *testing.T) {
 	dev := sim.NewDevice("sim")
 	dev.Add(sim.NewVM(sim.VMSpec{PID: 5001, App: "com.example.modern", Package: "com.example.modern", Family: sim.ART, Modern: true, HeapDumpSilent: true, Threads: 3, HeapBytes: 1 << 20, Seed: 5}))
 	dev.Add(sim.NewVM(sim.VMSpec{PID: 5002, App: "com.example.old", Family: sim.ART, Threads: 2, Seed: 6}))
+	// Dalvik VMs dump only to a device file (HPDU): one answers, one does not.
+	dev.Add(sim.NewVM(sim.VMSpec{PID: 5003, App: "com.example.hpdu", Family: sim.Dalvik, Threads: 2, HeapBytes: 1 << 20, Seed: 7}))
+	dev.Add(sim.NewVM(sim.VMSpec{PID: 5004, App: "com.example.silent", Family: sim.Dalvik, HeapDumpSilent: true, Threads: 2, HeapBytes: 1 << 20, Seed: 8}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +217,7 @@ func TestDeviceDumpsThroughRealADB(t *testing.T) {
 				keys[vm.PID] = vm.Key
 			}
 		}
-		return len(keys) == 2
+		return len(keys) == 4
 	})
 	leftovers := func() []string {
 		var out []string
@@ -251,6 +254,31 @@ func TestDeviceDumpsThroughRealADB(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("HPDU", func(t *testing.T) {
+		var fromFile []byte
+		for _, pid := range []int{5003, 5004} {
+			dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
+			data, err := engine.Session(keys[pid]).HeapDump(dctx, nil)
+			if pid == 5003 {
+				fromFile = data
+			}
+			dcancel()
+			if err != nil {
+				t.Fatalf("pid %d: %v", pid, err)
+			}
+			if _, err := hprof.Summarize(bytes.NewReader(data)); err != nil {
+				t.Fatalf("pid %d: %v", pid, err)
+			}
+		}
+		// The answering VM's file is the one pulled, byte for byte.
+		if f := dev.VM(5003).File("/sdcard/com.example.hpdu.hprof"); f == nil || !bytes.Equal(f, fromFile) {
+			t.Errorf("the dump is not the HPDU file the VM wrote (%d bytes there)", len(f))
+		}
+		if l := leftovers(); len(l) != 0 {
+			t.Errorf("dump files left on the device: %q", l)
+		}
+	})
 
 	t.Run("thread dumps", func(t *testing.T) {
 		for _, pid := range []int{5001, 5002} {
