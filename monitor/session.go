@@ -34,9 +34,9 @@ type SessionOptions struct {
 	Segments bool
 	// MaxPacketLen bounds incoming JDWP packets (0: jdwp default).
 	MaxPacketLen int
-	// HeapDumpWait is how long a DDM heap dump (HPDS/HPDU) may go without
-	// any byte from the VM before the device's `am dumpheap` is used
-	// instead (modern VMs never answer). Default 5s.
+	// HeapDumpWait is how long a DDM heap dump (HPDS/HPDU) of a VM on an
+	// adb device may go without the dump arriving before the device's `am
+	// dumpheap` is used instead (modern VMs never answer). Default 5s.
 	HeapDumpWait time.Duration
 	Logger       *slog.Logger
 }
