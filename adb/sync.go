@@ -167,7 +167,6 @@ type Sync struct {
 	listV2 bool
 	recvV2 bool
 	broken error
-	buf    []byte
 	// ListMax bounds the entries of one List; zero means DefaultListMax.
 	ListMax int
 }
@@ -293,7 +292,7 @@ func (s *Sync) Stat(ctx context.Context, path string) (FileInfo, error) {
 	if s.statV2 {
 		id = idSta2
 	}
-	if _, err := s.nc.Write(appendSyncRequest(s.buf[:0], id, path)); err != nil {
+	if _, err := s.nc.Write(appendSyncRequest(nil, id, path)); err != nil {
 		return FileInfo{}, s.fail(ctx, fmt.Errorf("adb: sync stat %s: %w", path, err), false)
 	}
 	fi, err := readStatReply(s.nc, id, path)
@@ -392,7 +391,7 @@ func (s *Sync) List(ctx context.Context, path string) ([]DirEntry, error) {
 	if s.listV2 {
 		id = idLis2
 	}
-	if _, err := s.nc.Write(appendSyncRequest(s.buf[:0], id, path)); err != nil {
+	if _, err := s.nc.Write(appendSyncRequest(nil, id, path)); err != nil {
 		return nil, s.fail(ctx, fmt.Errorf("adb: sync list %s: %w", path, err), false)
 	}
 	max := s.ListMax
@@ -473,11 +472,11 @@ func (s *Sync) Recv(ctx context.Context, path string, w io.Writer, limit int64) 
 	defer done()
 	var req []byte
 	if s.recvV2 {
-		req = appendSyncRequest(s.buf[:0], idRcv2, path)
+		req = appendSyncRequest(nil, idRcv2, path)
 		req = append(req, idRcv2[:]...)
 		req = binary.LittleEndian.AppendUint32(req, 0) // no compression
 	} else {
-		req = appendSyncRequest(s.buf[:0], idRecv, path)
+		req = appendSyncRequest(nil, idRecv, path)
 	}
 	if _, err := s.nc.Write(req); err != nil {
 		return 0, s.fail(ctx, fmt.Errorf("adb: sync recv %s: %w", path, err), false)
