@@ -146,15 +146,15 @@ func (e *SyncError) Unwrap() error {
 }
 
 // errnoFromMessage recognises the strerror text a device appends to FAIL
-// messages ("open failed: No such file or directory").
+// messages ("open failed: No such file or directory"). Bionic capitalises
+// what Go's Errno strings spell in lower case, so the match ignores case.
 func errnoFromMessage(msg string) syscall.Errno {
+	lower := strings.ToLower(msg)
 	for _, e := range []syscall.Errno{syscall.ENOENT, syscall.EACCES, syscall.EPERM, syscall.EISDIR, syscall.ENOTDIR} {
-		if strings.HasSuffix(msg, ": "+e.Error()) || strings.HasSuffix(strings.ToLower(msg), ": "+strings.ToLower(e.Error())) {
+		if strings.HasSuffix(lower, ": "+strings.ToLower(e.Error())) {
 			return e
 		}
 	}
-	// Bionic's and glibc's strerror agree on these; keep one spelling
-	// that differs in case across versions out of the way.
 	return 0
 }
 
