@@ -287,3 +287,21 @@ func BenchmarkSyncRecv(b *testing.B) {
 		}
 	}
 }
+
+func TestSyncErrorErrno(t *testing.T) {
+	for msg, want := range map[string]error{
+		"open failed: No such file or directory": fs.ErrNotExist,
+		"open failed: Permission denied":         fs.ErrPermission,
+	} {
+		err := error(&SyncError{Op: "recv", Path: "/p", Message: msg, Errno: errnoFromMessage(msg)})
+		if !errors.Is(err, want) {
+			t.Errorf("%q does not match %v", msg, want)
+		}
+		if err.Error() != "adb: sync recv /p: "+msg {
+			t.Errorf("message %q", err.Error())
+		}
+	}
+	if e := errnoFromMessage("unknown flags: 1"); e != 0 {
+		t.Errorf("errno %v from a message without one", e)
+	}
+}
