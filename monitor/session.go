@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +34,10 @@ type SessionOptions struct {
 	Segments bool
 	// MaxPacketLen bounds incoming JDWP packets (0: jdwp default).
 	MaxPacketLen int
+	// HeapDumpWait is how long a DDM heap dump (HPDS/HPDU) of a VM on an
+	// adb device may go without the dump arriving before the device's `am
+	// dumpheap` is used instead (modern VMs never answer). Default 5s.
+	HeapDumpWait time.Duration
 	Logger       *slog.Logger
 }
 
@@ -47,6 +50,9 @@ func (o *SessionOptions) fill() {
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 3 * time.Second
+	}
+	if o.HeapDumpWait <= 0 {
+		o.HeapDumpWait = 5 * time.Second
 	}
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = jdwp.DefaultHandshakeTimeout
@@ -65,6 +71,8 @@ type Session struct {
 	key, source string
 	pid         int
 	shell       func(ctx context.Context, cmd string) ([]byte, error)
+	exec        func(ctx context.Context, cmd string) ([]byte, error) // exec: (no pty); nil off adb
+	files       scan.DeviceFiles                                      // sync:; nil off adb
 	store       *Store
 	opts        SessionOptions
 	log         *slog.Logger
@@ -96,7 +104,7 @@ type Session struct {
 func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
 	return &Session{
-		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, store: store, opts: opts,
+		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, store: store, opts: opts,
 		log:     opts.Logger.With("vm", ep.Key),
 		ready:   make(chan struct{}),
 		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
@@ -905,8 +913,8 @@ func (s *Session) deviceTracePath() string {
 	return "/sdcard/" + app + ".trace"
 }
 
-// stopFileTrace ends a file trace (MPRE) and reads the file back through the
-// device's shell.
+// stopFileTrace ends a file trace (MPRE) and reads the file back from the
+// device (sync: RECV, or cat where sync is unavailable).
 func (s *Session) stopFileTrace(ctx context.Context) ([]byte, error) {
 	m, err := s.request(ctx, &ddm.MethodTraceStopRequest{})
 	if err != nil && !isSoftTimeout(ctx, err) {
@@ -915,55 +923,15 @@ func (s *Session) stopFileTrace(ctx context.Context) ([]byte, error) {
 	if r, ok := m.(*ddm.MethodTraceResult); ok && r.Result != 0 {
 		return nil, errors.New("the VM could not write the trace file")
 	}
-	path := s.deviceTracePath()
-	data, err := s.Shell(ctx, "cat "+path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s from the device: %w", path, err)
-	}
-	if bytes.HasPrefix(data, []byte("cat: ")) || len(data) == 0 {
-		return nil, fmt.Errorf("reading %s from the device: %s", path, strings.TrimSpace(string(data)))
-	}
-	return data, nil
+	return s.readDeviceFile(ctx, s.deviceTracePath())
 }
 
-// ThreadDump asks the VM's device for a SIGQUIT dump of this VM (adb shell
-// kill -3 PID) and returns the dump file as the VM wrote it (ANRPath).
-// Android 8 and later write dumps elsewhere, readable only as root; the
-// error says so.
+// ThreadDump returns the VM's Java stacks as the runtime prints them
+// (SIGQUIT dump text), obtained through its device: `debuggerd -j PID`
+// (Android 8+), or kill -3 and the ANR file (ANRPath, before Android 8).
+// When nothing works the error says why for each way (devicedumps.go).
 func (s *Session) ThreadDump(ctx context.Context) ([]byte, error) {
-	if s.shell == nil {
-		return nil, ErrNoDevice
-	}
-	vm, ok := s.store.VM(s.key)
-	if !ok || vm.PID <= 0 {
-		return nil, errors.New("the VM's pid is not known")
-	}
-	if out, err := s.shell(ctx, fmt.Sprintf("kill -3 %d", vm.PID)); err != nil {
-		return nil, fmt.Errorf("kill -3 %d: %w", vm.PID, err)
-	} else if len(bytes.TrimSpace(out)) > 0 {
-		return nil, fmt.Errorf("kill -3 %d: %s", vm.PID, strings.TrimSpace(string(out)))
-	}
-	// The VM's signal catcher writes the dump shortly after the signal.
-	var last []byte
-	for i := 0; i < 20; i++ {
-		data, err := s.shell(ctx, "cat "+ANRPath)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Contains(data, []byte(fmt.Sprintf("----- pid %d ", vm.PID))) {
-			return data, nil
-		}
-		last = data
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	if bytes.HasPrefix(last, []byte("cat: ")) {
-		return nil, fmt.Errorf("no dump for pid %d: %s (Android 8 and later keep dumps where only root can read them)", vm.PID, strings.TrimSpace(string(last)))
-	}
-	return nil, fmt.Errorf("no dump for pid %d appeared in %s", vm.PID, ANRPath)
+	return s.threadDump(ctx)
 }
 
 // ANRPath is where Android (before 8) writes SIGQUIT dumps.
@@ -972,27 +940,14 @@ const ANRPath = "/data/anr/traces.txt"
 // HeapDump asks the VM for an HPROF heap dump (spec/ddm-chunks.md §7.6):
 // streamed (HPDS: the whole file arrives as one unsolicited chunk) when FEAT
 // lists hprof-heap-dump-streaming, otherwise written to a device file (HPDU)
-// and read back through adb. The file is Android's HPROF variant (JAVA
-// PROFILE 1.0.3); hprof.Convert makes it standard. progress, when set, is
-// called with the bytes received so far while a streamed dump arrives. A
-// refused dump gives the VM's reason.
+// and read back through adb; when the VM sends nothing within
+// HeapDumpWait (recent Android never does) or has no DDM heap dump, the
+// device's `am dumpheap` (devicefiles.go). The file is Android's HPROF
+// variant (JAVA PROFILE 1.0.3); hprof.Convert makes it standard. progress,
+// when set, is called with the bytes received so far. A refused dump
+// gives the VM's reason.
 func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) ([]byte, error) {
-	if err := s.waitReady(ctx); err != nil {
-		return nil, err
-	}
-	if !s.isDDM {
-		return nil, errors.New("not a DDM VM")
-	}
-	if !s.hasFeature("hprof-heap-dump-streaming") {
-		if !s.hasFeature("hprof-heap-dump") {
-			return nil, errors.New("the VM cannot dump its heap (no hprof-heap-dump feature)")
-		}
-		if s.shell == nil {
-			return nil, errors.New("the VM can only dump its heap to a device file, and it is not on an adb device")
-		}
-		return s.heapDumpToFile(ctx)
-	}
-	return s.collectStreamed(ctx, ddm.TypeHPDS, &ddm.HeapDumpStreamRequest{}, "heap dump", progress)
+	return s.heapDump(ctx, progress)
 }
 
 // collectStreamed sends req and returns the payload of the unsolicited
@@ -1064,25 +1019,4 @@ func (s *Session) deliver(t ddm.Type, data []byte) {
 	case ch <- data:
 	default:
 	}
-}
-
-// heapDumpToFile makes the VM write its dump to the device (HPDU) where
-// ddmlib has it written, /sdcard/<app up to ':'>.hprof, and reads it back.
-func (s *Session) heapDumpToFile(ctx context.Context) ([]byte, error) {
-	path := strings.TrimSuffix(s.deviceTracePath(), ".trace") + ".hprof"
-	m, err := s.request(ctx, &ddm.HeapDumpRequest{FileName: path})
-	if err != nil && !isSoftTimeout(ctx, err) {
-		return nil, err
-	}
-	if r, ok := m.(*ddm.HeapDumpResult); ok && !r.OK() {
-		return nil, fmt.Errorf("the VM could not write %s", path)
-	}
-	data, err := s.Shell(ctx, "cat "+path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s from the device: %w", path, err)
-	}
-	if bytes.HasPrefix(data, []byte("cat: ")) || len(data) == 0 {
-		return nil, fmt.Errorf("reading %s from the device: %s", path, strings.TrimSpace(string(data)))
-	}
-	return data, nil
 }

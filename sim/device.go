@@ -23,7 +23,8 @@ type Device struct {
 	changed   chan struct{}
 	wg        sync.WaitGroup
 	closed    bool
-	anr       []byte // the last SIGQUIT dump (ANRPath)
+	anr       []byte      // the last SIGQUIT dump (ANRPath)
+	dfiles    deviceFiles // files device commands wrote (devicefiles.go)
 }
 
 // NewDevice returns an empty device.

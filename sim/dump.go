@@ -129,14 +129,21 @@ func (vm *VM) ThreadDump(at time.Time) *threaddump.Process {
 }
 
 // Shell runs a device shell command for the simulated adbd: echo, getprop,
-// cat (the ANR file and files VMs wrote), and kill (-3/SIGQUIT makes the VM
-// write its thread dump to ANRPath; kill -9 ends it).
+// cat (the ANR file and files VMs wrote), kill (-3/SIGQUIT makes the VM
+// write its thread dump to ANRPath; kill -9 ends it), rm, and the modern
+// commands of devicefiles.go: am dumpheap and debuggerd -j.
 func (d *Device) Shell(ctx context.Context, cmd string, out io.Writer) (int, error) {
-	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal}
+	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal, Remove: d.removeFile,
+		Commands: map[string]func(context.Context, []string, io.Writer) int{
+			"am": d.amCommand, "debuggerd": d.debuggerdCommand,
+		}}
 	return sh.Run(ctx, cmd, out)
 }
 
 func (d *Device) readFile(path string) ([]byte, error) {
+	if b, ok := d.deviceFile(path); ok {
+		return b, nil
+	}
 	d.mu.Lock()
 	if path == ANRPath && d.anr != nil {
 		b := d.anr

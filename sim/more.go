@@ -96,6 +96,9 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 		if !vm.hasFeatureLocked("hprof-heap-dump-streaming") {
 			return false
 		}
+		if vm.spec.HeapDumpSilent {
+			break // no data, no reply
+		}
 		if vm.spec.HeapDumpFails != "" {
 			fail(vm.spec.HeapDumpFails)
 			break
@@ -112,6 +115,9 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 	case *ddm.HeapDumpRequest:
 		if !vm.hasFeatureLocked("hprof-heap-dump") {
 			return false
+		}
+		if vm.spec.HeapDumpSilent {
+			break
 		}
 		data, err := vm.hprofLocked()
 		if err != nil || m.FileName == "" {

@@ -65,6 +65,10 @@ type VMSpec struct {
 	// HeapDumpFails, when set, is the reason the VM gives (FAIL) for
 	// refusing a streamed heap dump.
 	HeapDumpFails string
+	// HeapDumpSilent leaves HPDU and HPDS unanswered, as on recent
+	// frameworks that register no heap-dump DDM handler; `am dumpheap`
+	// on the device still works.
+	HeapDumpSilent bool
 	// FileTracesOnly leaves method-trace-profiling-streaming out of FEAT,
 	// as Dalvik before Android 2.2: traces go to a device file (MPRS/MPRE).
 	FileTracesOnly bool

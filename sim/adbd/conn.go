@@ -146,7 +146,7 @@ func (c *conn) handleCNXN(p packet) error {
 	for _, st := range old { // outside c.mu: see run
 		st.end()
 	}
-	id := banner(c.srv.dev.Properties())
+	id := banner(c.srv.dev.Properties(), c.srv.features())
 	c.log.Debug("adbd: CNXN", "version", fmt.Sprintf("%#08x", p.Arg0), "max_payload", p.Arg1,
 		"host_banner", string(bytes.TrimRight(p.Data, "\x00")), "banner", id)
 	return c.send(cmdCNXN, versionSkipChecksum, c.srv.opts.MaxPayload, []byte(id))
@@ -225,6 +225,10 @@ func (c *conn) service(name string) (func(*stream), bool) {
 			return nil, false // interactive shells are not simulated
 		}
 		return func(st *stream) { c.shell(st, cmd) }, true
+	case strings.HasPrefix(name, "exec:"):
+		return c.execService(strings.TrimPrefix(name, "exec:"))
+	case name == "sync:":
+		return c.syncServiceFor()
 	}
 	return nil, false
 }
