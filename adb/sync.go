@@ -59,7 +59,6 @@ const (
 var (
 	idStat = [4]byte{'S', 'T', 'A', 'T'}
 	idSta2 = [4]byte{'S', 'T', 'A', '2'}
-	idLst2 = [4]byte{'L', 'S', 'T', '2'}
 	idList = [4]byte{'L', 'I', 'S', 'T'}
 	idLis2 = [4]byte{'L', 'I', 'S', '2'}
 	idDent = [4]byte{'D', 'E', 'N', 'T'}

@@ -99,8 +99,10 @@ func (s *Session) heapDump(ctx context.Context, progress func(received uint64)) 
 	if err := s.waitReady(ctx); err != nil {
 		return nil, err
 	}
-	var data []byte
-	err := errVMSilent
+	var (
+		data []byte
+		err  error
+	)
 	switch {
 	case !s.isDDM:
 		err = errors.New("not a DDM VM")
