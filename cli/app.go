@@ -15,12 +15,13 @@ var Version = "dev"
 // and one subcommand per job.
 func NewApp() *cli.App {
 	version, _ := buildInfo()
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "ddmtui",
 		Usage:                "a terminal Dalvik/ART debug monitor",
 		Version:              version,
 		EnableBashCompletion: true,
-		Flags:                append(discoveryFlags(), uiFlags()...),
+		Flags:                append(append(discoveryFlags(), uiFlags()...), configFlag()),
+		Before:               applyConfig,
 		Action:               dashboardAction,
 		Commands: []*cli.Command{
 			versionCommand(),
@@ -38,6 +39,9 @@ func NewApp() *cli.App {
 			serveCommand(),
 			completionCommand(),
 			manCommand(),
+			configCommand(),
 		},
 	}
+	withConfig(app.Commands)
+	return app
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"regexp"
 	"testing"
 )
@@ -35,4 +36,17 @@ func TestHelpListsCommands(t *testing.T) {
 			t.Errorf("help lacks a line for %q with its usage %q:\n%s", c.Name, c.Usage, out)
 		}
 	}
+}
+
+// TestMain keeps the tests from reading the developer's own configuration
+// file: the default path is moved into an empty directory.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ddmtui-cli-test-config")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
