@@ -91,8 +91,12 @@ func (s *Session) threadDump(ctx context.Context) ([]byte, error) {
 		vm.PID, strings.Join(why, "; "))
 }
 
-// sigquitDump sends SIGQUIT and waits for the VM's dump in ANRPath.
+// sigquitDump sends SIGQUIT and waits for the VM's new dump in ANRPath: the
+// file may already hold older dumps of the same pid (the runtime appends one
+// block per signal), so what counts is a block that was not there before the
+// signal, and only once its "----- end PID -----" line is written.
 func (s *Session) sigquitDump(ctx context.Context, pid int, marker []byte) ([]byte, error) {
+	before, _ := s.readDeviceFile(ctx, ANRPath) // unreadable or absent: nothing old to tell apart
 	cmd := fmt.Sprintf("kill -3 %d", pid)
 	out, err := s.shell(ctx, cmd)
 	if err != nil {
@@ -106,7 +110,7 @@ func (s *Session) sigquitDump(ctx context.Context, pid int, marker []byte) ([]by
 	for i := 0; i < 20; i++ {
 		data, err := s.readDeviceFile(ctx, ANRPath)
 		switch {
-		case err == nil && bytes.Contains(data, marker):
+		case err == nil && newDumpIn(data, before, marker, pid):
 			return data, nil
 		case err != nil && errors.Is(err, fs.ErrPermission):
 			return nil, fmt.Errorf("%s sent, but %w", cmd, err)
@@ -124,6 +128,24 @@ func (s *Session) sigquitDump(ctx context.Context, pid int, marker []byte) ([]by
 		return nil, fmt.Errorf("%s sent, but %w", cmd, lastErr)
 	}
 	return nil, fmt.Errorf("%s sent, but no dump for pid %d appeared in %s", cmd, pid, ANRPath)
+}
+
+// newDumpIn reports whether data (the ANR file now) holds a complete dump
+// of pid that before (the file when the signal was sent) did not: one more
+// block of pid appended, or the file rewritten with one.
+func newDumpIn(data, before, marker []byte, pid int) bool {
+	n := bytes.Count(data, marker)
+	if n == 0 {
+		return false
+	}
+	if bytes.HasPrefix(data, before) && n <= bytes.Count(before, marker) {
+		return false // the same file, or more of it, with no new block of pid
+	}
+	if bytes.Equal(data, before) {
+		return false
+	}
+	last := data[bytes.LastIndex(data, marker):]
+	return bytes.Contains(last, []byte(fmt.Sprintf("----- end %d -----", pid)))
 }
 
 // packageOf is the app's package for run-as: the package name HELO gave,

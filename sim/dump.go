@@ -18,8 +18,8 @@ import (
 // The simulated device is what the simulated adbd serves.
 var _ adbd.Device = (*Device)(nil)
 
-// ANRPath is where a simulated device keeps the last SIGQUIT dump, as
-// Android before 8 did (/data/anr/traces.txt).
+// ANRPath is where a simulated device keeps its SIGQUIT dumps, one block
+// appended per signal, as Android before 8 did (/data/anr/traces.txt).
 const ANRPath = "/data/anr/traces.txt"
 
 // artState and dalvikState name a THST status in each runtime's dump
@@ -178,8 +178,9 @@ func (d *Device) signal(pid int, sig syscall.Signal) error {
 		if err := threaddump.Format(&buf, vm.ThreadDump(time.Now()), style); err != nil {
 			return err
 		}
+		// The runtime appends one block per signal (Android before 8).
 		d.mu.Lock()
-		d.anr = buf.Bytes()
+		d.anr = append(append([]byte(nil), d.anr...), buf.Bytes()...)
 		d.mu.Unlock()
 		return nil
 	case syscall.SIGKILL, syscall.SIGTERM:
