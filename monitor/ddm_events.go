@@ -62,7 +62,7 @@ func (s *Session) handle(m ddm.Message) {
 		if th, ok := s.threads[id]; ok {
 			th.Name = m.Name
 		} else {
-			s.threads[id] = &Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now}
+			s.threads[id] = &Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now, Source: SourceDDM}
 		}
 		table := s.threadTableLocked()
 		s.mu.Unlock()
@@ -99,6 +99,11 @@ func (s *Session) handle(m ddm.Message) {
 		})
 	case *ddm.HeapInfo:
 		s.mu.Lock()
+		if s.src.caps.hpif != answered {
+			s.mu.Unlock()
+			s.setCaps(func(in *capInput) { in.hpif = answered })
+			s.mu.Lock()
+		}
 		for _, hs := range m.Heaps {
 			h, ok := s.heaps[int(hs.HeapID)]
 			if !ok {

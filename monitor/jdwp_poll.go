@@ -82,7 +82,7 @@ func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names ma
 		if err != nil {
 			continue
 		}
-		th := &Thread{ID: id, Name: name, Status: int(st.Status), State: jdwp.ThreadStatusName(st.Status), Created: now, Changed: now}
+		th := &Thread{ID: id, Name: name, Status: int(st.Status), State: jdwp.ThreadStatusName(st.Status), Created: now, Changed: now, Source: SourceJDWP}
 		if prev, ok := old[id]; ok {
 			th.Created = prev.Created
 			if prev.State == th.State {

@@ -34,6 +34,12 @@ type SessionOptions struct {
 	Segments bool
 	// MaxPacketLen bounds incoming JDWP packets (0: jdwp default).
 	MaxPacketLen int
+	// MeminfoInterval is how often a device VM's `dumpsys meminfo PID` is
+	// read (default 5s; negative: never).
+	MeminfoInterval time.Duration
+	// ProbeTimeout bounds the wait for the first THST reply, after which a
+	// device VM's threads come from /proc (default 1s).
+	ProbeTimeout time.Duration
 	Logger       *slog.Logger
 }
 
@@ -49,6 +55,12 @@ func (o *SessionOptions) fill() {
 	}
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = jdwp.DefaultHandshakeTimeout
+	}
+	if o.MeminfoInterval == 0 {
+		o.MeminfoInterval = 5 * time.Second
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -89,18 +101,24 @@ type Session struct {
 	earlyDone  bool
 	waiting    map[ddm.Type]chan []byte // collectStreamed's waiters, by the chunk type awaited
 	traceFile  bool                     // the running trace goes to a device file (MPRS)
+
+	src sessionSources // /proc, dumpsys, API level, capabilities (device.go)
+	wg  sync.WaitGroup // the source goroutines
 }
 
 // NewSession prepares a session for an endpoint found by scan.
 func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
-	return &Session{
+	s := &Session{
 		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, store: store, opts: opts,
 		log:     opts.Logger.With("vm", ep.Key),
 		ready:   make(chan struct{}),
 		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
 		segmentsOn: opts.Segments,
 	}
+	s.src.exec, s.src.device = ep.Exec, deviceKey(ep)
+	s.src.caps.device, s.src.caps.memOff = ep.Shell != nil, opts.MeminfoInterval < 0
+	return s
 }
 
 // Key is the VM's unique key.
@@ -121,7 +139,10 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer func() {
+		cancel()
+		s.wg.Wait()
+	}()
 	go func() {
 		<-ctx.Done()
 		s.jc.Close()
@@ -133,6 +154,17 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	})
 	reason := "connection closed"
 	defer func() { s.store.Remove(s.key, reason) }()
+	s.setCaps(func(*capInput) {})
+	// The device-shell sources run beside the VM's protocol.
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.readAPI(ctx)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.runMeminfo(ctx)
+	}()
 
 	// The reader must run before HELO is answered: a VM may send WAIT or
 	// THCR at any time.
@@ -154,11 +186,14 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	case errors.As(err, &re):
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
+		s.setCaps(func(in *capInput) { in.kind = "jdwp" })
 		s.runJDWP(ctx)
 	case ctx.Err() == nil && s.jc.Err() == nil:
 		// Alive but silent: do not guess, and send nothing non-DDM.
 		readyOnce()
 		s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "no reply to HELO" })
+		s.setCaps(func(in *capInput) { in.kind = "silent" })
+		s.startProcThreads(ctx) // the kernel still knows its threads
 		select {
 		case <-s.jc.Done():
 		case <-ctx.Done():
@@ -172,7 +207,12 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 }
 
 func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	return s.requestWithin(ctx, m, s.opts.RequestTimeout)
+}
+
+// requestWithin sends a DDM request and waits at most d for its reply.
+func (s *Session) requestWithin(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	p, err := s.jc.Request(ctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
 	if err != nil {
@@ -236,16 +276,20 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
 		}
 		vm.ABI, vm.JVMFlags, vm.Package = h.ABI, h.JVMFlags, h.PackageName
 	})
+	var features []string
 	if m, err := s.request(ctx, &ddm.FeaturesRequest{}); err == nil {
 		if f, ok := m.(*ddm.Features); ok {
+			features = f.Names
 			s.store.UpdateVM(s.key, func(vm *VM) { vm.Features = f.Names })
 		}
 	}
+	s.setCaps(func(in *capInput) { in.kind, in.features = "ddm", features })
 	ready()
 	// Replies to these are empty or absent (modern ART); never wait.
 	_ = s.post(&ddm.ThreadNotifyRequest{Enable: true})
 	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoEveryGC})
 	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoNow})
+	hpifAsked := time.Now()
 	s.mu.Lock()
 	seg := s.segmentsOn
 	s.mu.Unlock()
@@ -270,7 +314,16 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
 		s.pollTHST(ctx)
 		s.mu.Lock()
 		misses := s.thstMisses
+		hpifUnknown := s.src.caps.hpif == unknown
 		s.mu.Unlock()
+		// HPIF NOW is answered at once (an unsolicited HPIF) or never.
+		if hpifUnknown && time.Since(hpifAsked) >= s.opts.ProbeTimeout {
+			s.setCaps(func(in *capInput) {
+				if in.hpif == unknown {
+					in.hpif = unanswered
+				}
+			})
+		}
 		// A VM that never answers THST (recent frameworks) is asked less.
 		next := interval
 		if misses >= 3 {

@@ -270,6 +270,9 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 				Shell: func(ctx context.Context, cmd string) ([]byte, error) {
 					return a.Client.Shell(ctx, serial, cmd)
 				},
+				Exec: func(ctx context.Context, cmd string) ([]byte, error) {
+					return adbExec(ctx, a.Client, serial, cmd)
+				},
 			}
 			wg.Add(1)
 			go func() {

@@ -25,6 +25,10 @@ type Endpoint struct {
 	// Shell runs a command on the VM's device (adb shell) and returns its
 	// output; nil for VMs that are not on an adb device.
 	Shell func(ctx context.Context, cmd string) ([]byte, error)
+	// Exec runs a command through the device's exec: service (no PTY, raw
+	// bytes); nil when the endpoint cannot, and an error when the device
+	// refuses it (Android before 5): callers then fall back to Shell.
+	Exec func(ctx context.Context, cmd string) ([]byte, error)
 }
 
 // Handler runs a session on an endpoint and returns when it ends. It owns
