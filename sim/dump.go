@@ -132,7 +132,7 @@ func (vm *VM) ThreadDump(at time.Time) *threaddump.Process {
 // cat (the ANR file and files VMs wrote), and kill (-3/SIGQUIT makes the VM
 // write its thread dump to ANRPath; kill -9 ends it).
 func (d *Device) Shell(ctx context.Context, cmd string, out io.Writer) (int, error) {
-	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal}
+	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal, Extra: d.procAndDumpsys}
 	return sh.Run(ctx, cmd, out)
 }
 
