@@ -260,8 +260,9 @@ func demoCommand() *cli.Command {
 			modern := sim.ModernDemoDevice(c.Uint64("seed"))
 			defer modern.Close()
 			go modern.Run(ctx, c.Duration("interval"))
-			d.ADB = append(d.ADB, &sim.Endpoints{Device: modern})
-			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s, and an Android %d device (API %d) in-process", r, 14, modern.API()), log)
+			// "sim:" (not "adb:": no adb is involved) also lists it after the local VMs.
+			d.ADB = append(d.ADB, &sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()})
+			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log)
 		},
 	}
 }

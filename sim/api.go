@@ -164,6 +164,8 @@ type Endpoints struct {
 	Device *Device
 	// Name goes into endpoint keys ("adb:NAME/SERIAL:PID"); default "sim".
 	Name string
+	// Source is what the VMs show as their source; default "adb:SERIAL".
+	Source string
 }
 
 // Run follows the device's pid list until ctx ends, running h for each VM
@@ -172,6 +174,10 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 	name := e.Name
 	if name == "" {
 		name = "sim"
+	}
+	source := e.Source
+	if source == "" {
+		source = "adb:" + e.Device.Serial()
 	}
 	type running struct{ done chan struct{} }
 	live := map[int]running{}
@@ -193,7 +199,7 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 			live[pid] = r
 			ep := scan.Endpoint{
 				Key:    fmt.Sprintf("adb:%s/%s:%d", name, e.Device.Serial(), pid),
-				Source: "adb:" + e.Device.Serial(),
+				Source: source,
 				PID:    pid,
 				Conn:   nc,
 				Shell: func(ctx context.Context, cmd string) ([]byte, error) {
