@@ -232,9 +232,9 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 func ModernDemoDevice(seed uint64) *Device {
 	d := NewDevice("emulator-5554")
 	d.SetAPI(34)
-	d.Add(NewVM(VMSpec{PID: 5120, App: "com.example.modern.camera", Package: "com.example.modern.camera", Family: ART,
+	d.Add(NewVM(VMSpec{PID: 5120, App: "com.example.camera", Package: "com.example.camera", Family: ART,
 		API: 34, Threads: 6, HeapBytes: 40 << 20, Seed: seed + 101}))
-	d.Add(NewVM(VMSpec{PID: 5188, App: "com.example.modern.chat", Package: "com.example.modern.chat", Family: ART,
+	d.Add(NewVM(VMSpec{PID: 5188, App: "com.example.chat", Package: "com.example.chat", Family: ART,
 		API: 34, Threads: 4, HeapBytes: 24 << 20, Seed: seed + 102}))
 	return d
 }
