@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 )
@@ -102,11 +103,13 @@ func none(why string) Capability { return Capability{Source: SourceNone, Reason:
 func decideCapabilities(in capInput) Capabilities {
 	c := Capabilities{}
 	has := func(f string) bool { return slices.Contains(in.features, f) }
-	modernWhy := func(what string) string {
+	// modernWhy says why a DDM feature has no source: what needs which
+	// frameworks handler (DdmHandleThread or DdmHandleHeap).
+	modernWhy := func(what, verb, handler string) string {
 		if in.api >= ddmThreadsGoneAPI {
-			return what + " needs DDM handlers that Android 11 and later no longer register"
+			return fmt.Sprintf("%s %s the DDM %s handler, which Android 11 and later no longer register", what, verb, handler)
 		}
-		return what + " needs DDM requests this VM leaves unanswered"
+		return fmt.Sprintf("%s %s the DDM %s handler, and this VM leaves its requests unanswered", what, verb, handler)
 	}
 	// Device-shell features first: they do not depend on the VM's protocol.
 	switch {
@@ -161,10 +164,10 @@ func decideCapabilities(in capInput) Capabilities {
 		c[FeatStack] = Capability{Source: SourceDDM}
 	case in.device:
 		c[FeatThreads] = Capability{Source: SourceProc}
-		c[FeatStack] = none(modernWhy("stacks"))
+		c[FeatStack] = none(modernWhy("stacks", "need", "thread"))
 	default:
 		c[FeatThreads] = none("the VM does not answer THST and is not on an adb device (no /proc)")
-		c[FeatStack] = none(modernWhy("stacks"))
+		c[FeatStack] = none(modernWhy("stacks", "need", "thread"))
 	}
 	heapDDM := in.hpif != unanswered
 	for _, f := range []Feature{FeatHeapSummary, FeatHeapMap, FeatGC, FeatAllocations} {
@@ -176,11 +179,11 @@ func decideCapabilities(in capInput) Capabilities {
 		if in.device && !in.memOff && in.memory != unanswered {
 			c[FeatHeapSummary] = Capability{Source: SourceDumpsys}
 		} else {
-			c[FeatHeapSummary] = none(modernWhy("the heap summary"))
+			c[FeatHeapSummary] = none(modernWhy("the heap summary", "needs", "heap"))
 		}
-		c[FeatHeapMap] = none(modernWhy("the heap map"))
-		c[FeatGC] = none(modernWhy("a GC request"))
-		c[FeatAllocations] = none(modernWhy("allocation tracking"))
+		c[FeatHeapMap] = none(modernWhy("the heap map", "needs", "heap"))
+		c[FeatGC] = none(modernWhy("GC requests", "need", "heap"))
+		c[FeatAllocations] = none(modernWhy("allocation tracking", "needs", "heap"))
 	}
 	switch {
 	case heapDDM && (has("hprof-heap-dump-streaming") || has("hprof-heap-dump") && in.device):
@@ -188,7 +191,7 @@ func decideCapabilities(in capInput) Capabilities {
 	case in.device:
 		c[FeatHPROF] = Capability{Source: SourceAm}
 	case !heapDDM:
-		c[FeatHPROF] = none(modernWhy("a heap dump over DDM"))
+		c[FeatHPROF] = none(modernWhy("heap dumps over DDM", "need", "heap"))
 	default:
 		c[FeatHPROF] = none("the VM can only dump its heap to a device file, and it is not on an adb device")
 	}

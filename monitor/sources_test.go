@@ -212,6 +212,9 @@ func TestDecideCapabilities(t *testing.T) {
 			}
 		})
 	}
+	if r := decideCapabilities(capInput{kind: "ddm", device: true, api: 34, thst: unanswered, hpif: unanswered}); r[FeatStack].Reason != "stacks need the DDM thread handler, which Android 11 and later no longer register" {
+		t.Errorf("stack reason on API 34: %q", r[FeatStack].Reason)
+	}
 	if r := decideCapabilities(capInput{kind: "ddm", device: true, thst: unanswered, hpif: unanswered, memory: unanswered, memWhy: "dumpsys meminfo: Permission Denial"}); r[FeatMemory].Reason != "dumpsys meminfo: Permission Denial" {
 		t.Errorf("reason %q", r[FeatMemory].Reason)
 	}
