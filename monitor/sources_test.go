@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
@@ -218,4 +220,46 @@ func TestDecideCapabilities(t *testing.T) {
 	if r := decideCapabilities(capInput{kind: "ddm", device: true, thst: unanswered, hpif: unanswered, memory: unanswered, memWhy: "dumpsys meminfo: Permission Denial"}); r[FeatMemory].Reason != "dumpsys meminfo: Permission Denial" {
 		t.Errorf("reason %q", r[FeatMemory].Reason)
 	}
+}
+
+// exec: is preferred; a device that refuses it is asked through shell:
+// from then on, without trying exec: again.
+func TestDeviceRunFallsBackToShell(t *testing.T) {
+	var execs, shells atomic.Int32
+	ep := scanEndpointForTest(
+		func(ctx context.Context, cmd string) ([]byte, error) {
+			shells.Add(1)
+			return []byte("shell:" + cmd), nil
+		},
+		func(ctx context.Context, cmd string) ([]byte, error) {
+			execs.Add(1)
+			return nil, errors.New("adb: closed")
+		})
+	s := NewSession(ep, NewStore(NewBus()), SessionOptions{})
+	for i := 0; i < 3; i++ {
+		out, err := s.deviceRun(context.Background(), "getprop x")
+		if err != nil || string(out) != "shell:getprop x" {
+			t.Fatalf("%q %v", out, err)
+		}
+	}
+	if execs.Load() != 1 || shells.Load() != 3 {
+		t.Fatalf("exec tried %d times, shell %d", execs.Load(), shells.Load())
+	}
+	// A device that has exec: gets every command through it.
+	ep = scanEndpointForTest(
+		func(ctx context.Context, cmd string) ([]byte, error) { t.Error("shell used"); return nil, nil },
+		func(ctx context.Context, cmd string) ([]byte, error) { return []byte("exec"), nil })
+	s = NewSession(ep, NewStore(NewBus()), SessionOptions{})
+	if out, err := s.deviceRun(context.Background(), "x"); err != nil || string(out) != "exec" {
+		t.Fatalf("%q %v", out, err)
+	}
+	// A local VM has no device.
+	s = NewSession(scan.Endpoint{Key: "local:1"}, NewStore(NewBus()), SessionOptions{})
+	if _, err := s.deviceRun(context.Background(), "x"); err != ErrNoDevice {
+		t.Fatalf("local VM: %v", err)
+	}
+}
+
+func scanEndpointForTest(shell, exec func(context.Context, string) ([]byte, error)) scan.Endpoint {
+	return scan.Endpoint{Key: "adb:test/serial:1", Source: "adb:serial", PID: 1, Shell: shell, Exec: exec}
 }
