@@ -88,6 +88,7 @@ type capInput struct {
 	memory   answer // dumpsys meminfo parsed, or failed
 	memWhy   string // why dumpsys meminfo gave nothing
 	memOff   bool   // --meminfo-interval 0
+	procWhy  string // why /proc gave no threads (last poll), "" when it did
 }
 
 // ddmThreadsGoneAPI is the first API level assumed to lack the frameworks'
@@ -141,7 +142,7 @@ func decideCapabilities(in capInput) Capabilities {
 				c[f] = none("the VM does not answer HELO")
 			}
 		}
-		if in.device {
+		if in.device && in.procWhy == "" {
 			c[FeatThreads] = Capability{Source: SourceProc}
 		}
 		return c
@@ -162,6 +163,9 @@ func decideCapabilities(in capInput) Capabilities {
 	case in.thst != unanswered:
 		c[FeatThreads] = Capability{Source: SourceDDM}
 		c[FeatStack] = Capability{Source: SourceDDM}
+	case in.device && in.procWhy != "":
+		c[FeatThreads] = none(in.procWhy)
+		c[FeatStack] = none(modernWhy("stacks", "need", "thread"))
 	case in.device:
 		c[FeatThreads] = Capability{Source: SourceProc}
 		c[FeatStack] = none(modernWhy("stacks", "need", "thread"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/ddmtui/ddmtui/android/procfs"
@@ -71,15 +72,24 @@ func (s *Session) pollProc(ctx context.Context) {
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Info("reading /proc failed", "error", err)
+			s.setCaps(func(in *capInput) { in.procWhy = "reading /proc: " + firstLine([]byte(err.Error())) })
 		}
 		return
 	}
 	r := procfs.Parse(out)
 	if len(r.Threads) == 0 {
+		why := "/proc/" + strconv.Itoa(pid) + "/task lists no thread"
 		if line := firstLine(out); line != "" {
-			s.store.updateExisting(s.key, func(vm *VM) { vm.Err = "/proc: " + line })
+			why = "/proc: " + line // e.g. cat's "Permission denied" where /proc hides other apps
 		}
+		s.setCaps(func(in *capInput) { in.procWhy = why })
 		return
+	}
+	s.mu.Lock()
+	hadWhy := s.src.caps.procWhy != ""
+	s.mu.Unlock()
+	if hadWhy {
+		s.setCaps(func(in *capInput) { in.procWhy = "" })
 	}
 	now := time.Now()
 	s.mu.Lock()

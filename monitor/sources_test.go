@@ -191,6 +191,8 @@ func TestDecideCapabilities(t *testing.T) {
 			map[Feature]Source{FeatThreads: SourceNone, FeatHeapSummary: SourceNone, FeatHPROF: SourceNone, FeatMethodTrace: SourceNone}},
 		{"plain JVM", capInput{kind: "jdwp"}, map[Feature]Source{FeatThreads: SourceJDWP, FeatStack: SourceNone, FeatHeapSummary: SourceNone}},
 		{"silent VM on a device", capInput{kind: "silent", device: true}, map[Feature]Source{FeatThreads: SourceProc, FeatStack: SourceNone, FeatMemory: SourceDumpsys}},
+		{"/proc unreadable", capInput{kind: "ddm", device: true, thst: unanswered, hpif: unanswered, procWhy: "/proc: cat: Permission denied"},
+			map[Feature]Source{FeatThreads: SourceNone, FeatMemory: SourceDumpsys}},
 		{"meminfo off", capInput{kind: "ddm", device: true, thst: unanswered, hpif: unanswered, memOff: true},
 			map[Feature]Source{FeatMemory: SourceNone, FeatHeapSummary: SourceNone}},
 		{"meminfo fails", capInput{kind: "ddm", device: true, thst: unanswered, hpif: unanswered, memory: unanswered, memWhy: "dumpsys meminfo: Permission Denial"},
