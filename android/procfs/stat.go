@@ -16,7 +16,6 @@ package procfs
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 )
 
 // Thread is one record of /proc/PID/task/TID/stat.
@@ -113,8 +112,9 @@ func parseRecord(b []byte) (Thread, []byte, bool) {
 	if i == 0 || i > 10 || i+1 >= len(b) || b[i] != ' ' || b[i+1] != '(' {
 		return th, nil, false
 	}
-	tid, err := strconv.Atoi(string(b[:i]))
-	if err != nil || tid <= 0 {
+	tid64, ok := parseTicks(b[:i])
+	tid := int(tid64)
+	if !ok || tid <= 0 {
 		return th, nil, false
 	}
 	open := i + 1
@@ -152,18 +152,49 @@ func parseRecord(b []byte) (Thread, []byte, bool) {
 	if end >= 0 {
 		line, rest = after[:end], after[end+1:]
 	}
-	fields := bytes.Fields(line)
-	if len(fields) < neededFields {
+	// Fields 3 (state) to 15 (stime), split on blanks without allocating.
+	var fields [neededFields][]byte
+	n := 0
+	for i := 0; i < len(line) && n < neededFields; {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\r' || line[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\r' && line[j] != '\t' {
+			j++
+		}
+		if j > i {
+			fields[n] = line[i:j]
+			n++
+		}
+		i = j
+	}
+	if n < neededFields || len(fields[0]) != 1 {
 		return Thread{}, nil, false
 	}
 	th.State = fields[0][0]
-	ut, err1 := strconv.ParseUint(string(fields[11]), 10, 64)
-	st, err2 := strconv.ParseUint(string(fields[12]), 10, 64)
-	if err1 != nil || err2 != nil {
+	ut, ok1 := parseTicks(fields[11])
+	st, ok2 := parseTicks(fields[12])
+	if !ok1 || !ok2 {
 		return Thread{}, nil, false
 	}
 	th.UTime, th.STime = ut, st
 	return th, rest, true
+}
+
+// parseTicks reads an unsigned decimal of at most 19 digits (no overflow).
+func parseTicks(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
 }
 
 // Format writes t as the kernel prints a stat line (the fields Parse does
