@@ -20,6 +20,7 @@ type sessionSources struct {
 	device    string                                                // the device's key in deviceCache
 	devices   *DeviceCache                                          // set by the engine; nil: per session
 	noExec    bool                                                  // exec: was refused once: use shell:
+	capsMu    sync.Mutex                                            // orders setCaps calls (not guarded by Session.mu)
 	caps      capInput
 	cpu       cpuTracker
 	procOn    bool // the /proc poller runs (THST unanswered)
@@ -156,6 +157,9 @@ func (s *Session) currentPID() int {
 // setCaps changes the capability inputs and, if the decision changed,
 // stores it on the VM.
 func (s *Session) setCaps(fn func(*capInput)) {
+	// Decisions reach the store in the order their inputs changed.
+	s.src.capsMu.Lock()
+	defer s.src.capsMu.Unlock()
 	s.mu.Lock()
 	fn(&s.src.caps)
 	in := s.src.caps
