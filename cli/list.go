@@ -95,7 +95,9 @@ func listCommand() *cli.Command {
 			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look before printing"},
 		),
 		Action: func(c *cli.Context) error {
-			vms, err := collect(c, sessionOptions(c))
+			opts := sessionOptions(c)
+			opts.MeminfoInterval = -1 // list prints no memory: spare the devices dumpsys
+			vms, err := collect(c, opts)
 			if err != nil {
 				return err
 			}
