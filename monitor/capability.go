@@ -217,3 +217,25 @@ func decideCapabilities(in capInput) Capabilities {
 	}
 	return c
 }
+
+// NotServedError is returned at once for a request whose feature has no
+// source on this VM (e.g. STKL to a VM that left THST unanswered), instead
+// of waiting for a reply that will not come. Reason is the capability's.
+type NotServedError struct {
+	Feature Feature
+	Reason  string
+}
+
+func (e *NotServedError) Error() string { return e.Reason }
+
+// unserved returns a *NotServedError when f was decided to have no source.
+func (s *Session) unserved(f Feature) error {
+	vm, ok := s.store.VM(s.key)
+	if !ok {
+		return nil
+	}
+	if c, ok := vm.Capabilities[f]; ok && c.Source == SourceNone {
+		return &NotServedError{Feature: f, Reason: c.Reason}
+	}
+	return nil
+}

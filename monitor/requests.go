@@ -31,6 +31,9 @@ func (s *Session) GC(ctx context.Context) error {
 	if !s.isDDM {
 		return errors.New("not a DDM VM")
 	}
+	if err := s.unserved(FeatGC); err != nil {
+		return err
+	}
 	return s.post(&ddm.GCRequest{})
 }
 
@@ -87,6 +90,9 @@ func (s *Session) Stack(ctx context.Context, threadID uint64) ([]ddm.StackFrame,
 	}
 	if !s.isDDM {
 		return nil, errors.New("stacks of non-DDM VMs need a debugger")
+	}
+	if err := s.unserved(FeatStack); err != nil {
+		return nil, err
 	}
 	m, err := s.request(ctx, &ddm.StackTraceRequest{ThreadID: uint32(threadID)})
 	if err != nil {

@@ -77,6 +77,23 @@ func TestModernDeviceThreadsAndMemoryFromShell(t *testing.T) {
 	if st := vmTruth.Stats(); st.NonDDMPackets.Load() != 0 {
 		t.Errorf("%d non-DDM packets sent to a DDM VM", st.NonDDMPackets.Load())
 	}
+	// Requests with no source fail at once with the reason, without a
+	// request the VM would leave unanswered.
+	sess := e.Session(got.Key)
+	before := vmTruth.Stats().DDMRequests.Load()
+	var ns *NotServedError
+	if _, err := sess.Stack(ctx, 1); !errors.As(err, &ns) || ns.Feature != FeatStack || ns.Reason == "" {
+		t.Errorf("Stack: %v", err)
+	}
+	if err := sess.GC(ctx); !errors.As(err, &ns) || ns.Feature != FeatGC {
+		t.Errorf("GC: %v", err)
+	}
+	if _, err := sess.Allocations(ctx); !errors.As(err, &ns) || ns.Feature != FeatAllocations {
+		t.Errorf("Allocations: %v", err)
+	}
+	if n := vmTruth.Stats().DDMRequests.Load() - before; n > 1 { // a THST poll may happen meanwhile
+		t.Errorf("%d DDM requests sent for features with no source", n)
+	}
 }
 
 // An old device's VM answers THST: threads stay DDM's (with CPU% from
