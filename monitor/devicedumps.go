@@ -39,14 +39,14 @@ const debuggerdTimeout = 6 * time.Second
 func (s *Session) tryDebuggerd(ctx context.Context, cmd string, marker []byte) ([]byte, string) {
 	dctx, cancel := context.WithTimeout(ctx, debuggerdTimeout)
 	defer cancel()
-	out, err := s.deviceCommand(dctx, cmd)
+	out, err := s.deviceRun(dctx, cmd)
 	if err == nil && bytes.Contains(out, marker) {
 		return out, ""
 	}
 	if dctx.Err() != nil && ctx.Err() == nil {
 		return nil, cmd + ": no answer within " + debuggerdTimeout.String()
 	}
-	return nil, cmd + ": " + firstLine(out, err)
+	return nil, cmd + ": " + outcome(out, err)
 }
 
 // threadDump is ThreadDump.
@@ -103,7 +103,7 @@ func (s *Session) sigquitDump(ctx context.Context, pid int, marker []byte) ([]by
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	if msg := bytes.TrimSpace(out); len(msg) > 0 {
-		return nil, fmt.Errorf("%s: %s", cmd, firstLine(msg, nil))
+		return nil, fmt.Errorf("%s: %s", cmd, outcome(msg, nil))
 	}
 	// The VM's signal catcher writes the dump shortly after the signal.
 	var lastErr error
@@ -165,17 +165,14 @@ func packageOf(pkg, app string) string {
 	return pkg
 }
 
-// firstLine sums up a command's outcome in one line.
-func firstLine(out []byte, err error) string {
+// outcome sums up a command's outcome in one line: its error, else the
+// first line it printed.
+func outcome(out []byte, err error) string {
 	if err != nil {
 		return err.Error()
 	}
-	line, _, _ := bytes.Cut(bytes.TrimSpace(out), []byte("\n"))
-	if len(line) == 0 {
-		return "no output"
+	if l := firstLine(out); l != "" {
+		return l
 	}
-	if len(line) > 200 {
-		line = line[:200]
-	}
-	return string(bytes.TrimSpace(line))
+	return "no output"
 }

@@ -25,20 +25,6 @@ import (
 // large app is a few hundred MB).
 const maxDeviceFile = 2 << 30
 
-// deviceCommand runs cmd on the VM's device through exec: (raw bytes, no
-// pty), or through shell: where the device refuses exec: (before Android 5)
-// or the endpoint has no exec.
-func (s *Session) deviceCommand(ctx context.Context, cmd string) ([]byte, error) {
-	if s.exec != nil {
-		out, err := s.exec(ctx, cmd)
-		var ae *adb.Error
-		if err == nil || !errors.As(err, &ae) {
-			return out, err
-		}
-	}
-	return s.Shell(ctx, cmd)
-}
-
 // readDeviceFile reads a file on the VM's device whole: with sync: RECV,
 // which carries any byte unchanged; or with `cat` through the shell where
 // the endpoint has no sync access or the device refuses the service (a
@@ -81,7 +67,7 @@ func (s *Session) readDeviceFile(ctx context.Context, path string) ([]byte, erro
 func (s *Session) removeDeviceFile(path string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if out, err := s.deviceCommand(ctx, "rm -f "+path); err != nil || len(bytes.TrimSpace(out)) > 0 {
+	if out, err := s.deviceRun(ctx, "rm -f "+path); err != nil || len(bytes.TrimSpace(out)) > 0 {
 		s.log.Warn("could not remove a device file", "path", path, "err", err, "output", string(bytes.TrimSpace(out)))
 	}
 }
@@ -226,7 +212,7 @@ func (s *Session) heapDumpAm(ctx context.Context, progress func(uint64)) ([]byte
 		return nil, errors.New("the VM's pid is not known")
 	}
 	path := fmt.Sprintf("/data/local/tmp/ddmtui-%d-%d.hprof", vm.PID, time.Now().UnixNano())
-	out, err := s.deviceCommand(ctx, fmt.Sprintf("am dumpheap %d %s", vm.PID, path))
+	out, err := s.deviceRun(ctx, fmt.Sprintf("am dumpheap %d %s", vm.PID, path))
 	defer s.removeDeviceFile(path)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +37,12 @@ type SessionOptions struct {
 	// adb device may go without the dump arriving before the device's `am
 	// dumpheap` is used instead (modern VMs never answer). Default 5s.
 	HeapDumpWait time.Duration
+	// MeminfoInterval is how often a device VM's `dumpsys meminfo PID` is
+	// read (default 5s; negative: never).
+	MeminfoInterval time.Duration
+	// ProbeTimeout bounds the wait for the first THST reply, after which a
+	// device VM's threads come from /proc (default 1s).
+	ProbeTimeout time.Duration
 	Logger       *slog.Logger
 }
 
@@ -56,6 +61,12 @@ func (o *SessionOptions) fill() {
 	}
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = jdwp.DefaultHandshakeTimeout
+	}
+	if o.MeminfoInterval == 0 {
+		o.MeminfoInterval = 5 * time.Second
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -98,18 +109,24 @@ type Session struct {
 	earlyDone  bool
 	waiting    map[ddm.Type]chan []byte // collectStreamed's waiters, by the chunk type awaited
 	traceFile  bool                     // the running trace goes to a device file (MPRS)
+
+	src sessionSources // /proc, dumpsys, API level, capabilities (device.go)
+	wg  sync.WaitGroup // the source goroutines
 }
 
 // NewSession prepares a session for an endpoint found by scan.
 func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
-	return &Session{
+	s := &Session{
 		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, store: store, opts: opts,
 		log:     opts.Logger.With("vm", ep.Key),
 		ready:   make(chan struct{}),
 		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
 		segmentsOn: opts.Segments,
 	}
+	s.src.device = deviceKey(ep)
+	s.src.caps.device, s.src.caps.memOff = ep.Shell != nil, opts.MeminfoInterval < 0
+	return s
 }
 
 // Key is the VM's unique key.
@@ -130,7 +147,10 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer func() {
+		cancel()
+		s.wg.Wait()
+	}()
 	go func() {
 		<-ctx.Done()
 		s.jc.Close()
@@ -142,6 +162,17 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	})
 	reason := "connection closed"
 	defer func() { s.store.Remove(s.key, reason) }()
+	s.setCaps(func(*capInput) {})
+	// The device-shell sources run beside the VM's protocol.
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.readAPI(ctx)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.runMeminfo(ctx)
+	}()
 
 	// The reader must run before HELO is answered: a VM may send WAIT or
 	// THCR at any time.
@@ -163,11 +194,14 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	case errors.As(err, &re):
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
+		s.setCaps(func(in *capInput) { in.kind = "jdwp" })
 		s.runJDWP(ctx)
 	case ctx.Err() == nil && s.jc.Err() == nil:
 		// Alive but silent: do not guess, and send nothing non-DDM.
 		readyOnce()
 		s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "no reply to HELO" })
+		s.setCaps(func(in *capInput) { in.kind = "silent" })
+		s.startProcThreads(ctx) // the kernel still knows its threads
 		select {
 		case <-s.jc.Done():
 		case <-ctx.Done():
@@ -181,7 +215,12 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 }
 
 func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	return s.requestWithin(ctx, m, s.opts.RequestTimeout)
+}
+
+// requestWithin sends a DDM request and waits at most d for its reply.
+func (s *Session) requestWithin(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	p, err := s.jc.Request(ctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
 	if err != nil {
@@ -245,16 +284,20 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
 		}
 		vm.ABI, vm.JVMFlags, vm.Package = h.ABI, h.JVMFlags, h.PackageName
 	})
+	var features []string
 	if m, err := s.request(ctx, &ddm.FeaturesRequest{}); err == nil {
 		if f, ok := m.(*ddm.Features); ok {
+			features = f.Names
 			s.store.UpdateVM(s.key, func(vm *VM) { vm.Features = f.Names })
 		}
 	}
+	s.setCaps(func(in *capInput) { in.kind, in.features = "ddm", features })
 	ready()
 	// Replies to these are empty or absent (modern ART); never wait.
 	_ = s.post(&ddm.ThreadNotifyRequest{Enable: true})
 	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoEveryGC})
 	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoNow})
+	hpifAsked := time.Now()
 	s.mu.Lock()
 	seg := s.segmentsOn
 	s.mu.Unlock()
@@ -279,7 +322,16 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
 		s.pollTHST(ctx)
 		s.mu.Lock()
 		misses := s.thstMisses
+		hpifUnknown := s.src.caps.hpif == unknown
 		s.mu.Unlock()
+		// HPIF NOW is answered at once (an unsolicited HPIF) or never.
+		if hpifUnknown && time.Since(hpifAsked) >= s.opts.ProbeTimeout {
+			s.setCaps(func(in *capInput) {
+				if in.hpif == unknown {
+					in.hpif = unanswered
+				}
+			})
+		}
 		// A VM that never answers THST (recent frameworks) is asked less.
 		next := interval
 		if misses >= 3 {
@@ -287,505 +339,6 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
 		}
 		t.Reset(next)
 	}
-}
-
-func (s *Session) pollTHST(ctx context.Context) {
-	m, err := s.request(ctx, &ddm.ThreadStatusRequest{})
-	if err != nil || m == nil {
-		s.mu.Lock()
-		s.thstMisses++
-		miss := s.thstMisses
-		s.mu.Unlock()
-		if miss == 3 {
-			s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "VM does not answer thread status (THST)" })
-		}
-		return
-	}
-	tab, ok := m.(*ddm.ThreadStatusTable)
-	if !ok {
-		return
-	}
-	now := time.Now()
-	s.mu.Lock()
-	if s.thstMisses >= 3 {
-		s.thstMisses = 0
-	}
-	seen := make(map[uint64]bool, len(tab.Threads))
-	for _, e := range tab.Threads {
-		id := uint64(e.ID)
-		seen[id] = true
-		th, ok := s.threads[id]
-		if !ok {
-			th = &Thread{ID: id, Created: now}
-			s.threads[id] = th
-		}
-		state := ddm.StatusName(s.family, int(e.Status))
-		if th.State != state {
-			th.Changed = now
-		}
-		th.Status, th.State = int(e.Status), state
-		th.SysTID, th.UTime, th.STime, th.Daemon = int(e.SysTID), int(e.UTime), int(e.STime), e.Daemon
-	}
-	// A thread absent from THST is gone even if THDE was missed.
-	for id := range s.threads {
-		if !seen[id] {
-			delete(s.threads, id)
-		}
-	}
-	table := s.threadTableLocked()
-	s.mu.Unlock()
-	s.store.SetThreads(s.key, table)
-}
-
-func (s *Session) threadTableLocked() []Thread {
-	out := make([]Thread, 0, len(s.threads))
-	for _, t := range s.threads {
-		out = append(out, *t)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-// readLoop handles every packet the VM sends unasked.
-func (s *Session) readLoop() {
-	for p := range s.jc.Incoming() {
-		if !p.IsDDM() {
-			s.mu.Lock()
-			fn := s.passthru
-			if fn == nil && !s.earlyDone && !p.IsReply() && s.earlyBytes+p.Len() <= maxEarlyBytes {
-				s.early = append(s.early, p)
-				s.earlyBytes += p.Len()
-			}
-			s.mu.Unlock()
-			if fn != nil {
-				fn(p)
-			}
-			continue
-		}
-		chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
-		if err != nil {
-			s.badInput(fmt.Errorf("unsolicited DDM packet: %w", err))
-			continue
-		}
-		for _, c := range chunks {
-			m, err := ddm.DecodeFromVM(c)
-			if errors.Is(err, ddm.ErrUnknownChunk) {
-				s.log.Debug("ignoring unknown chunk", "type", c.Type.String())
-				continue
-			}
-			if err != nil {
-				s.badInput(err)
-				continue
-			}
-			s.handle(m)
-		}
-	}
-}
-
-// badInput records a malformed chunk: it is dropped, the session goes on.
-func (s *Session) badInput(err error) {
-	s.log.Warn("malformed input from VM", "error", err)
-	s.store.decodeErrors.Add(1)
-	s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = err.Error() })
-}
-
-func (s *Session) handle(m ddm.Message) {
-	now := time.Now()
-	switch m := m.(type) {
-	case *ddm.ThreadCreated:
-		s.mu.Lock()
-		id := uint64(m.ID)
-		if th, ok := s.threads[id]; ok {
-			th.Name = m.Name
-		} else {
-			s.threads[id] = &Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now}
-		}
-		table := s.threadTableLocked()
-		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
-	case *ddm.ThreadRenamed:
-		s.mu.Lock()
-		if th, ok := s.threads[uint64(m.ID)]; ok {
-			th.Name = m.Name
-		}
-		table := s.threadTableLocked()
-		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
-	case *ddm.ThreadDied:
-		s.mu.Lock()
-		delete(s.threads, uint64(m.ID))
-		table := s.threadTableLocked()
-		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
-	case *ddm.AppName:
-		s.store.UpdateVM(s.key, func(vm *VM) {
-			vm.App = m.Name
-			if m.Extent >= ddm.AppNameUserID {
-				vm.UserID = int(m.UserID)
-			}
-			if m.PackageName != "" {
-				vm.Package = m.PackageName
-			}
-		})
-	case *ddm.Wait:
-		s.store.UpdateVM(s.key, func(vm *VM) {
-			if vm.Debugger == DebuggerNone {
-				vm.Debugger = DebuggerWaiting
-			}
-		})
-	case *ddm.HeapInfo:
-		s.mu.Lock()
-		for _, hs := range m.Heaps {
-			h, ok := s.heaps[int(hs.HeapID)]
-			if !ok {
-				h = &Heap{ID: int(hs.HeapID)}
-				s.heaps[h.ID] = h
-			}
-			h.MaxBytes, h.SizeBytes = uint64(hs.MaxBytes), uint64(hs.SizeBytes)
-			h.AllocatedBytes, h.Objects = uint64(hs.AllocatedBytes), uint64(hs.AllocatedObjects)
-			h.Timestamp, h.Reason, h.Updated = hs.Timestamp, int(hs.Reason), now
-			if hs.Reason == ddm.HeapInfoEveryGC || hs.Reason == ddm.HeapInfoNextGC {
-				h.GCCount++
-			}
-			h.History = appendSample(h.History, HeapSample{Time: now, SizeBytes: h.SizeBytes,
-				AllocatedBytes: h.AllocatedBytes, Objects: h.Objects, GCCount: h.GCCount})
-		}
-		heaps := s.heapsLocked()
-		s.mu.Unlock()
-		s.store.SetHeaps(s.key, heaps)
-	case *ddm.HeapStart:
-		s.mu.Lock()
-		s.asm.Start(m.HeapID, ddm.TypeHPSG)
-		s.mu.Unlock()
-	case *ddm.NativeHeapStart:
-		s.mu.Lock()
-		s.nasm.Start(m.HeapID, ddm.TypeNHSG)
-		s.mu.Unlock()
-	case *ddm.NativeHeapEnd:
-		s.mu.Lock()
-		snap, err := s.nasm.End(m.HeapID)
-		s.mu.Unlock()
-		if err != nil {
-			s.badInput(err)
-			return
-		}
-		s.store.SetNativeSegments(s.key, snap)
-	case *ddm.HeapSegment:
-		s.mu.Lock()
-		var err error
-		if m.Type == ddm.TypeNHSG {
-			err = s.nasm.Add(m)
-		} else {
-			err = s.asm.Add(m)
-		}
-		s.mu.Unlock()
-		if err != nil {
-			s.badInput(err)
-		}
-	case *ddm.HeapEnd:
-		s.mu.Lock()
-		snap, err := s.asm.End(m.HeapID)
-		if err == nil {
-			h, ok := s.heaps[int(m.HeapID)]
-			if !ok {
-				h = &Heap{ID: int(m.HeapID)}
-				s.heaps[h.ID] = h
-			}
-			st := snap.Stats
-			h.Segments = &SegmentSummary{UnitSize: st.UnitSize, TotalUnits: st.TotalUnits,
-				UnitsByKind: st.UnitsByKind, UnitsBySolid: st.UnitsBySolid, Segments: st.Segments, Updated: now}
-		}
-		heaps := s.heapsLocked()
-		s.mu.Unlock()
-		if err != nil {
-			s.badInput(err)
-			return
-		}
-		s.store.SetSegments(s.key, snap)
-		s.store.SetHeaps(s.key, heaps)
-	case *ddm.HeapDumpData:
-		s.deliver(ddm.TypeHPDS, m.HPROF)
-	case *ddm.MethodTraceData:
-		s.deliver(ddm.TypeMPSE, m.Trace)
-	default:
-		s.log.Debug("unsolicited chunk not used", "type", m.ChunkType().String())
-	}
-}
-
-func (s *Session) heapsLocked() []Heap {
-	out := make([]Heap, 0, len(s.heaps))
-	for _, h := range s.heaps {
-		c := *h
-		c.History = append([]HeapSample(nil), h.History...) // the session keeps appending to its own
-		if h.Segments != nil {
-			seg := *h.Segments
-			c.Segments = &seg
-		}
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-// runJDWP polls a VM that refused DDM with standard commands.
-func (s *Session) runJDWP(ctx context.Context) {
-	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
-	v, err := s.jc.Version(rctx)
-	cancel()
-	if err != nil {
-		s.badInput(fmt.Errorf("VirtualMachine.Version: %w", err))
-	}
-	rctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
-	sz, err := s.jc.IDSizes(rctx)
-	cancel()
-	family := "jvm"
-	if strings.Contains(v.Description, "Android") || strings.HasPrefix(v.VMName, "Dalvik") {
-		family = "android"
-	}
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.DDM = false
-		vm.Family = family
-		vm.VMIdent = strings.TrimSpace(v.VMName + " " + v.VMVersion)
-		if err != nil {
-			vm.Err = "VirtualMachine.IDSizes: " + err.Error()
-		}
-	})
-	if err != nil {
-		<-s.jc.Done()
-		return
-	}
-	names := map[uint64]string{}
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for polls := 0; ; polls++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.jc.Done():
-			return
-		case <-t.C:
-		}
-		if polls%10 == 0 {
-			clear(names) // threads may be renamed
-		}
-		s.pollJDWPThreads(ctx, sz, names)
-		t.Reset(s.opts.JDWPThreadInterval)
-	}
-}
-
-func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names map[uint64]string) {
-	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
-	defer cancel()
-	ids, err := s.jc.AllThreads(rctx, sz)
-	if err != nil {
-		return
-	}
-	now := time.Now()
-	s.mu.Lock()
-	old := s.threads
-	s.mu.Unlock()
-	fresh := make(map[uint64]*Thread, len(ids))
-	for _, id := range ids {
-		name, ok := names[id]
-		if !ok {
-			n, err := s.jc.ThreadName(rctx, sz, id)
-			if err != nil {
-				continue // died in between (INVALID_THREAD)
-			}
-			name, names[id] = n, n
-		}
-		st, err := s.jc.ThreadStatus(rctx, sz, id)
-		if err != nil {
-			continue
-		}
-		th := &Thread{ID: id, Name: name, Status: int(st.Status), State: jdwp.ThreadStatusName(st.Status), Created: now, Changed: now}
-		if prev, ok := old[id]; ok {
-			th.Created = prev.Created
-			if prev.State == th.State {
-				th.Changed = prev.Changed
-			}
-		}
-		fresh[id] = th
-	}
-	s.mu.Lock()
-	s.threads = fresh
-	table := s.threadTableLocked()
-	s.mu.Unlock()
-	s.store.SetThreads(s.key, table)
-}
-
-// Requests a view or command can make of a running session.
-
-func (s *Session) waitReady(ctx context.Context) error {
-	select {
-	case <-s.ready:
-		if s.jc.Err() != nil {
-			return s.jc.Err()
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// GC asks the VM to collect garbage (HPGC). Heap info and segments follow
-// as unsolicited chunks if enabled.
-func (s *Session) GC(ctx context.Context) error {
-	if err := s.waitReady(ctx); err != nil {
-		return err
-	}
-	if !s.isDDM {
-		return errors.New("not a DDM VM")
-	}
-	return s.post(&ddm.GCRequest{})
-}
-
-// SegmentOptions choose the heap maps a VM sends after every GC
-// (spec/ddm-chunks.md §7.3).
-type SegmentOptions struct {
-	Managed bool // the managed heap (HPSG, or HPSO with Objects)
-	Objects bool // distinct objects (HPSO) instead of merged runs (HPSG)
-	Native  bool // the native heap (NHSG; Dalvik sends data, ART only NHST/NHEN)
-}
-
-// SetSegments turns the managed heap map at every GC on or off, keeping the
-// other segment options.
-func (s *Session) SetSegments(ctx context.Context, on bool) error {
-	s.mu.Lock()
-	o := s.segOpts
-	s.mu.Unlock()
-	o.Managed = on
-	return s.SetSegmentOptions(ctx, o)
-}
-
-// SetSegmentOptions asks the VM for exactly the heap maps o names.
-func (s *Session) SetSegmentOptions(ctx context.Context, o SegmentOptions) error {
-	if err := s.waitReady(ctx); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	s.segmentsOn = o.Managed
-	s.segOpts = o
-	s.mu.Unlock()
-	if !s.isDDM {
-		return errors.New("not a DDM VM")
-	}
-	when := func(on bool) uint8 {
-		if on {
-			return ddm.SegmentWhenEveryGC
-		}
-		return ddm.SegmentWhenNever
-	}
-	what := uint8(ddm.SegmentWhatMerged)
-	if o.Objects {
-		what = ddm.SegmentWhatObjects
-	}
-	if err := s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: when(o.Managed), What: what}); err != nil {
-		return err
-	}
-	return s.post(&ddm.SegmentRequest{Type: ddm.TypeNHSG, When: when(o.Native), What: ddm.SegmentWhatMerged})
-}
-
-// Stack asks for one thread's stack (STKL).
-func (s *Session) Stack(ctx context.Context, threadID uint64) ([]ddm.StackFrame, error) {
-	if err := s.waitReady(ctx); err != nil {
-		return nil, err
-	}
-	if !s.isDDM {
-		return nil, errors.New("stacks of non-DDM VMs need a debugger")
-	}
-	m, err := s.request(ctx, &ddm.StackTraceRequest{ThreadID: uint32(threadID)})
-	if err != nil {
-		return nil, err
-	}
-	st, ok := m.(*ddm.StackTrace)
-	if !ok {
-		return nil, fmt.Errorf("STKL answered with %T", m)
-	}
-	return st.Frames, nil
-}
-
-// Exit asks the VM to halt (EXIT).
-func (s *Session) Exit(ctx context.Context, status int32) error {
-	if err := s.waitReady(ctx); err != nil {
-		return err
-	}
-	if !s.isDDM {
-		return errors.New("not a DDM VM")
-	}
-	return s.post(&ddm.ExitRequest{Status: status})
-}
-
-// Hooks for the debugger proxy.
-
-// IsDDM reports whether the VM answered HELO. It blocks until that is known
-// or ctx ends.
-func (s *Session) IsDDM(ctx context.Context) (bool, error) {
-	if err := s.waitReady(ctx); err != nil {
-		return false, err
-	}
-	return s.isDDM, nil
-}
-
-// Conn returns the VM's JDWP connection once HELO has been decided, for a
-// proxy that forwards a debugger's packets (jdwp.Conn.WritePacket) on it.
-func (s *Session) Conn(ctx context.Context) (*jdwp.Conn, error) {
-	if err := s.waitReady(ctx); err != nil {
-		return nil, err
-	}
-	return s.jc, nil
-}
-
-// maxEarlyBytes bounds the VM commands a session keeps before a
-// passthrough is set.
-const maxEarlyBytes = 64 << 10
-
-// SetPassthrough routes every packet the VM sends that is not for the
-// monitor (replies to a debugger's ids, Event.Composite, other commands) to
-// fn; nil drops them again. fn runs on the connection's reader goroutine and
-// must not block for long.
-//
-// The first call returns the VM commands that arrived before it (at most
-// 64 KiB; e.g. the VM_START event a JVM started with suspend=y sends right
-// after the handshake), in order and ahead of anything fn will receive;
-// later calls return nil.
-func (s *Session) SetPassthrough(fn func(*jdwp.Packet)) []*jdwp.Packet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.passthru = fn
-	if s.earlyDone {
-		return nil
-	}
-	s.earlyDone = true
-	early := s.early
-	s.early, s.earlyBytes = nil, 0
-	return early
-}
-
-// Reopen ends the session's connection; discovery opens a new one (local
-// scan at its next probe, adb at once while the pid is listed). This is what
-// ddmlib does when a debugger leaves: only a closed JDWP connection tells a
-// VM that the debugger is gone (spec/jdwp.md §4).
-func (s *Session) Reopen() {
-	select {
-	case <-s.ready:
-		s.jc.Close()
-	default:
-	}
-}
-
-// SetDebugger records the debugger state and port shown for the VM. An
-// empty state leaves the state as it is; a negative port leaves the port. A
-// VM no longer in the store (its session ended) is not re-created.
-func (s *Session) SetDebugger(state DebuggerState, port int) {
-	s.store.updateExisting(s.key, func(vm *VM) {
-		if state != "" {
-			vm.Debugger = state
-		}
-		if port >= 0 {
-			vm.DebugPort = port
-		}
-	})
 }
 
 // ErrNoStreaming is returned by StartProfiling for a VM that can only write

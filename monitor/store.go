@@ -171,6 +171,8 @@ func (s *Store) VMs() []VM {
 func (vm *VM) copy() VM {
 	c := *vm
 	c.Features = append([]string(nil), vm.Features...)
+	c.Capabilities = vm.Capabilities.clone()
+	c.Memory = vm.Memory.clone()
 	c.Threads = append([]Thread(nil), vm.Threads...)
 	c.Heaps = make([]Heap, len(vm.Heaps))
 	for i, h := range vm.Heaps {

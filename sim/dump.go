@@ -134,6 +134,7 @@ func (vm *VM) ThreadDump(at time.Time) *threaddump.Process {
 // commands of devicefiles.go: am dumpheap and debuggerd -j.
 func (d *Device) Shell(ctx context.Context, cmd string, out io.Writer) (int, error) {
 	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal, Remove: d.removeFile,
+		Extra: d.procAndDumpsys,
 		Commands: map[string]func(context.Context, []string, io.Writer) int{
 			"am": d.amCommand, "debuggerd": d.debuggerdCommand,
 		}}

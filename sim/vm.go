@@ -50,6 +50,10 @@ type VMSpec struct {
 	// Modern mimics ART 9+ with the adbconnection plugin: requests whose
 	// handler returns nothing get no reply at all (spec/jdwp.md §3).
 	Modern bool
+	// API is the Android API level the VM runs on (0: not set). From
+	// ModernDDMAPI on, the VM answers only what recent frameworks register
+	// (api.go); from 28 on it behaves as Modern.
+	API int
 	// WaitingForDebugger makes the VM send WAIT(0) after its HELO reply.
 	WaitingForDebugger bool
 	// PreInitialized starts the VM as "<pre-initialized>" and sends APNM with
@@ -126,6 +130,9 @@ func NewVM(spec VMSpec) *VM {
 	if spec.HeapBytes == 0 {
 		spec.HeapBytes = 16 << 20
 	}
+	if spec.API >= 28 {
+		spec.Modern = true
+	}
 	vm := &VM{
 		spec:    spec,
 		rng:     rand.New(rand.NewPCG(spec.Seed, uint64(spec.PID))),
@@ -151,6 +158,11 @@ func NewVM(spec VMSpec) *VM {
 	}
 	for _, n := range spec.ThreadNames {
 		vm.addThread(n, false, 0.5, vm.workerFrames()...)
+	}
+	if spec.API > 0 {
+		// A name whose 15-byte comm holds ") " and ends in a space: what
+		// /proc parsers must survive.
+		vm.addThread(hostileCommThread, false, 0.2, vm.workerFrames()...)
 	}
 	for i := 0; i < spec.Threads; i++ {
 		vm.addThread(vm.workerName(i), vm.rng.IntN(3) == 0, 0.1+0.6*vm.rng.Float64(), vm.workerFrames()...)

@@ -41,6 +41,10 @@ type BasicShell struct {
 	// Commands adds commands by name (e.g. am, debuggerd); each gets the
 	// words after its name and returns its exit status.
 	Commands map[string]func(ctx context.Context, args []string, out io.Writer) int
+	// Extra, when set, is asked first with the command's words (quotes
+	// removed, no globbing: "/proc/1/task/*/stat" arrives as written); it
+	// reports whether it ran the command, and its exit status.
+	Extra func(words []string, out io.Writer) (code int, handled bool)
 }
 
 // ErrNoProcess is what a BasicShell.Signal returns for an unknown pid.
@@ -62,6 +66,12 @@ func (sh BasicShell) Run(ctx context.Context, cmdline string, out io.Writer) (in
 	}
 	if err := ctx.Err(); err != nil {
 		return 1, err
+	}
+	if sh.Extra != nil {
+		pw := &printer{w: out}
+		if code, ok := sh.Extra(words, pw); ok {
+			return code, pw.err
+		}
 	}
 	p := &printer{w: out}
 	var code int
@@ -96,6 +106,15 @@ func (p *printer) printf(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format, args...)
 	}
+}
+
+// Write makes a printer an io.Writer (for BasicShell.Extra).
+func (p *printer) Write(b []byte) (int, error) {
+	p.write(b)
+	if p.err != nil {
+		return 0, p.err
+	}
+	return len(b), nil
 }
 
 func (p *printer) write(b []byte) {
