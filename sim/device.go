@@ -25,8 +25,7 @@ type Device struct {
 	closed    bool
 	anr       []byte      // SIGQUIT dumps, one block per signal (ANRPath)
 	dfiles    deviceFiles // files device commands wrote (devicefiles.go)
-
-	api int // ro.build.version.sdk, 0: not set (api.go)
+	api       int         // ro.build.version.sdk, 0: not set (api.go)
 }
 
 // NewDevice returns an empty device.
