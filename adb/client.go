@@ -360,10 +360,25 @@ func (c *Client) OpenJDWP(ctx context.Context, serial string, pid int) (net.Conn
 // whose legacy shell runs in a pty turn "\n" into "\r\n". Output beyond
 // MaxShellOutput is an error.
 func (c *Client) Shell(ctx context.Context, serial, cmd string) ([]byte, error) {
+	return c.runService(ctx, serial, "shell:", cmd)
+}
+
+// Exec runs cmd with the device's exec: service (Android 5 and later): the
+// command's raw output with no pty, so bytes arrive unchanged ("\n" stays
+// "\n"), then close. Older devices refuse the service (an *Error with
+// Message "closed"); use Shell there.
+func (c *Client) Exec(ctx context.Context, serial, cmd string) ([]byte, error) {
+	return c.runService(ctx, serial, "exec:", cmd)
+}
+
+// runService runs cmd through a one-shot command service (shell: or
+// exec:) and collects its output up to MaxShellOutput.
+func (c *Client) runService(ctx context.Context, serial, service, cmd string) ([]byte, error) {
+	name := strings.TrimSuffix(service, ":")
 	if cmd == "" {
-		return nil, errors.New("adb: shell: empty command (interactive shells are not supported)")
+		return nil, fmt.Errorf("adb: %s: empty command (interactive shells are not supported)", name)
 	}
-	nc, err := c.OpenTransport(ctx, serial, "shell:"+cmd)
+	nc, err := c.OpenTransport(ctx, serial, service+cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -379,10 +394,10 @@ func (c *Client) Shell(ctx context.Context, serial, cmd string) ([]byte, error) 
 		if cerr := ctx.Err(); cerr != nil {
 			err = cerr
 		}
-		return out, fmt.Errorf("adb: shell:%s: reading output: %w", cmd, err)
+		return out, fmt.Errorf("adb: %s%s: reading output: %w", service, cmd, err)
 	}
 	if len(out) > limit {
-		return out[:limit], fmt.Errorf("adb: shell:%s: output exceeds %d bytes", cmd, limit)
+		return out[:limit], fmt.Errorf("adb: %s%s: output exceeds %d bytes", service, cmd, limit)
 	}
 	return out, nil
 }

@@ -95,3 +95,39 @@ func FuzzReadFramed(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSyncReplies feeds any bytes to the sync reply decoders (STAT v1/v2,
+// LIST v1/v2, RECV): they end with a value or an error, never read past a
+// bound, and RECV reports exactly the bytes it wrote, within the limit.
+func FuzzSyncReplies(f *testing.F) {
+	f.Add([]byte("STAT\xa4\x81\x00\x00\x05\x00\x00\x00\x00\xf1\x53\x65"))
+	f.Add([]byte("DATA\x03\x00\x00\x00a\r\nDATA\x02\x00\x00\x00\x00bDONE\x00\x00\x00\x00"))
+	f.Add([]byte("FAIL\x26\x00\x00\x00open failed: No such file or directory"))
+	f.Add([]byte("DENT\xed\x41\x00\x00\x00\x10\x00\x00\x00\xf1\x53\x65\x01\x00\x00\x00.DONE" + strings.Repeat("\x00", 72)))
+	f.Add([]byte("STA2" + strings.Repeat("\x01", 68)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, id := range [][4]byte{idStat, idSta2} {
+			fi, err := readStatReply(bytes.NewReader(b), id, "p")
+			if err == nil && id == idStat && fi.V2 {
+				t.Fatal("v1 reply decoded as v2")
+			}
+		}
+		for _, v2 := range []bool{false, true} {
+			n := 0
+			_ = readListReply(bytes.NewReader(b), v2, "p", 16, func(e DirEntry) {
+				n++
+				if len(e.Name) > syncNameMax {
+					t.Fatalf("name of %d bytes", len(e.Name))
+				}
+			})
+			if n > 16 {
+				t.Fatalf("%d entries past the bound", n)
+			}
+		}
+		var out bytes.Buffer
+		n, err := readRecvReply(bytes.NewReader(b), &out, "p", 1<<16)
+		if n != int64(out.Len()) || n > 1<<16 {
+			t.Fatalf("recv reported %d, wrote %d (err %v)", n, out.Len(), err)
+		}
+	})
+}

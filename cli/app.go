@@ -4,8 +4,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,12 +14,14 @@ var Version = "dev"
 // NewApp returns the ddmtui command line: the dashboard as the default action
 // and one subcommand per job.
 func NewApp() *cli.App {
-	return &cli.App{
+	version, _ := buildInfo()
+	app := &cli.App{
 		Name:                 "ddmtui",
 		Usage:                "a terminal Dalvik/ART debug monitor",
-		Version:              Version,
+		Version:              version,
 		EnableBashCompletion: true,
-		Flags:                append(discoveryFlags(), uiFlags()...),
+		Flags:                append(append(discoveryFlags(), uiFlags()...), configFlag()),
+		Before:               applyConfig,
 		Action:               dashboardAction,
 		Commands: []*cli.Command{
 			versionCommand(),
@@ -37,18 +37,12 @@ func NewApp() *cli.App {
 			traceCommand(),
 			anrCommand(),
 			serveCommand(),
+			completionCommand(),
+			manCommand(),
+			configCommand(),
 			logcatCommand(),
 		},
 	}
-}
-
-func versionCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "version",
-		Usage: "print the ddmtui version",
-		Action: func(c *cli.Context) error {
-			_, err := fmt.Fprintf(c.App.Writer, "ddmtui %s\n", Version)
-			return err
-		},
-	}
+	withConfig(app.Commands)
+	return app
 }

@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/tui"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -66,7 +68,9 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	store := monitor.NewStore(monitor.NewBus())
-	engine := monitor.NewEngine(store, monitor.SessionOptions{Logger: log, ThreadInterval: c.Duration("thread-interval")})
+	opts := sessionOptions(c)
+	opts.Logger = log
+	engine := monitor.NewEngine(store, opts)
 	// The debugger proxy: a port per VM, and one for the VM selected here.
 	// The engine outlives it, so a debugger's cleanup still reaches its VM.
 	popts.Logger = log
@@ -219,6 +223,7 @@ func demoCommand() *cli.Command {
 			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.",
 		Flags: append(append(simFlags(), uiFlags()...),
 			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},
+			&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often the modern device's process memory (dumpsys meminfo) is read; 0 turns it off"},
 		),
 		Action: func(c *cli.Context) error {
 			log, closeLog, err := openLog(c)
@@ -250,7 +255,14 @@ func demoCommand() *cli.Command {
 			go dev.Run(ctx, c.Duration("interval"))
 			r := scan.PortRange{First: base, Last: base + n - 1}
 			d := monitor.Discovery{Local: &scan.Local{Ports: r, Interval: c.Duration("interval")}}
-			return runDashboard(c, d, "demo: simulated device on "+r.String(), log)
+			// One modern device beside the old VMs, reached in-process as
+			// if through adb (docs/ARCHITECTURE.md, "The demo's modern device").
+			modern := sim.ModernDemoDevice(c.Uint64("seed"))
+			defer modern.Close()
+			go modern.Run(ctx, c.Duration("interval"))
+			// "sim:" (not "adb:": no adb is involved) also lists it after the local VMs.
+			d.ADB = append(d.ADB, &sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()})
+			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log)
 		},
 	}
 }

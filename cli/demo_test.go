@@ -97,8 +97,8 @@ func TestDemoInTmux(t *testing.T) {
 	}
 
 	// The VM list, thread states and the heap legend.
-	s.waitText("VMs (7)")
-	for _, app := range []string{"system_process", "com.android.systemui", "com.example.mail", "com.example.gallery", "com.example.legacy"} {
+	s.waitText("VMs (9)") // seven on local ports, two on the in-process Android 14 device
+	for _, app := range []string{"system_process", "com.android.systemui", "com.example.mail", "com.example.gallery", "com.example.legacy", "com.example.camera"} {
 		s.waitText(app)
 	}
 	s.waitText("waiting") // the VM waiting for a debugger

@@ -19,9 +19,11 @@ func dumpCommand() *cli.Command { return newDumpCommand(viewDump) }
 func newDumpCommand(view dumpViewer) *cli.Command {
 	return &cli.Command{
 		Name:  "dump",
-		Usage: "ask a device VM for a thread dump (adb shell kill -3) and analyse it",
-		Description: "Sends SIGQUIT to the VM's process through adb, reads the dump the VM writes\n" +
-			"(/data/anr/traces.txt), and opens it as `ddmtui anr` does (--json prints it).",
+		Usage: "ask a device VM for a thread dump (debuggerd -j, or kill -3) and analyse it",
+		Description: "Gets the VM's Java stacks through adb — `debuggerd -j PID` (Android 8+; needs root or a\n" +
+			"debuggable app via run-as), else SIGQUIT and the dump the VM writes to /data/anr/traces.txt\n" +
+			"(before Android 8) — and opens it as `ddmtui anr` does (--json prints it). When no way\n" +
+			"works, the error says what each answered.",
 		Flags: append(discoveryFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM to dump", Required: true},
 			&cli.BoolFlag{Name: "json", Usage: "print the parsed dump and its analysis as JSON"},

@@ -21,13 +21,18 @@ func discoveryFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "adb", Usage: "adb server HOST:PORT to follow (repeatable), or off (default: ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037, if it answers or can be started)"},
 		&cli.StringFlag{Name: "adb-path", Value: "adb", Usage: "adb binary used to start the server when none answers"},
 		&cli.DurationFlag{Name: "scan-interval", Value: 2 * time.Second, Usage: "how often local ports are probed"},
-		&cli.DurationFlag{Name: "thread-interval", Value: time.Second, Usage: "how often each VM's thread status (THST) is polled"},
+		&cli.DurationFlag{Name: "thread-interval", Value: time.Second, Usage: "how often each VM's thread status (THST, or /proc where THST goes unanswered) is polled"},
+		&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often a device VM's process memory (dumpsys meminfo) is read; 0 turns it off"},
 	}
 }
 
 // sessionOptions are the session settings the discovery flags ask for.
 func sessionOptions(c *cli.Context) monitor.SessionOptions {
-	return monitor.SessionOptions{ThreadInterval: c.Duration("thread-interval")}
+	o := monitor.SessionOptions{ThreadInterval: c.Duration("thread-interval"), MeminfoInterval: c.Duration("meminfo-interval")}
+	if o.MeminfoInterval <= 0 {
+		o.MeminfoInterval = -1 // off
+	}
+	return o
 }
 
 // discoveryFromFlags builds the discovery the flags ask for.
@@ -90,7 +95,9 @@ func listCommand() *cli.Command {
 			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look before printing"},
 		),
 		Action: func(c *cli.Context) error {
-			vms, err := collect(c, sessionOptions(c))
+			opts := sessionOptions(c)
+			opts.MeminfoInterval = -1 // list prints no memory: spare the devices dumpsys
+			vms, err := collect(c, opts)
 			if err != nil {
 				return err
 			}

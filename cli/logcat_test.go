@@ -162,6 +162,13 @@ func TestLogcatAgreesWithADB(t *testing.T) {
 			t.Fatalf("--pid %d printed %q", pid, l)
 		}
 	}
+	// An Android 14 device is asked for the pid itself (logcat --pid): the
+	// same lines.
+	r.dev.SetAPI(34)
+	out34, err := runApp(t, append(common, "--pid", fmt.Sprint(pid))...)
+	if err != nil || out34 != out {
+		t.Fatalf("--pid on API 34: %v\n%s\nwant\n%s", err, out34, out)
+	}
 	out, err = runApp(t, append(common, "--query", "is:crash")...)
 	if err != nil || !strings.Contains(out, "E AndroidRuntime: FATAL EXCEPTION: main\n") || !strings.Contains(out, "\tat ") {
 		t.Fatalf("is:crash: %v\n%s", err, out)

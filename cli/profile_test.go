@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/trace"
@@ -51,6 +52,15 @@ func TestProfileCommandWritesTrace(t *testing.T) {
 		}
 		if !have["main"] || !have["Signal Catcher"] || !strings.Contains(text, "wrote "+out) {
 			t.Fatalf("trace threads %v; output %q", prof.Header.Threads, text)
+		}
+		// --sampling asks for the sampling profiler (SPSS) at that interval;
+		// without it, full method tracing (MPSS).
+		want := sim.ProfileStart{Mode: ddm.ProfilingMethodTrace, BufferSize: 8 << 20}
+		if sampling != "" {
+			want = sim.ProfileStart{Mode: ddm.ProfilingSampling, IntervalMicros: 1000, BufferSize: 8 << 20}
+		}
+		if got := vm.LastProfileStart(); got != want {
+			t.Fatalf("--sampling %q started %+v, want %+v", sampling, got, want)
 		}
 	}
 	if vm.ProfilingMode() != 0 {

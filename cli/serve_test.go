@@ -113,6 +113,11 @@ func TestServeSpyJSON(t *testing.T) {
 		case "selected":
 			selectedOK = selectedOK || (key == artKey && m["port"] == float64(selected))
 		case "packet":
+			// A dial that lands before --select has picked the VM is refused
+			// (attachWhenReady then dials again): that record has no VM key.
+			if key == "" && m["note"] == "no VM is selected" {
+				continue
+			}
 			if key != artKey {
 				t.Errorf("packet of %s: %s", key, sc.Text())
 			}

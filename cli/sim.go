@@ -21,6 +21,7 @@ func simFlags() []cli.Flag {
 		&cli.IntFlag{Name: "heap-mb", Usage: "initial heap per VM in MiB (0: varied per VM)"},
 		&cli.DurationFlag{Name: "interval", Value: 500 * time.Millisecond, Usage: "simulation step: thread changes, allocation, a GC every 5 steps"},
 		&cli.BoolFlag{Name: "modern", Usage: "every VM behaves like ART 9+ (no reply to DDM requests with nothing to say)"},
+		&cli.IntFlag{Name: "api", Usage: fmt.Sprintf("the device's Android API level (getprop ro.build.version.sdk); from %d on, VMs answer only the DDM chunks recent frameworks register (threads and memory then come from /proc and dumpsys)", sim.ModernDDMAPI)},
 	}
 }
 
@@ -76,6 +77,7 @@ func simCommand() *cli.Command {
 // newSimDevice builds the simulated device the sim flags describe.
 func newSimDevice(c *cli.Context) *sim.Device {
 	dev := sim.NewDevice("emulator-sim")
+	dev.SetAPI(c.Int("api"))
 	for _, spec := range sim.Scenario(c.Uint64("seed"), c.Int("vms")) {
 		if n := c.Int("threads"); n > 0 {
 			spec.Threads = n
@@ -88,6 +90,9 @@ func newSimDevice(c *cli.Context) *sim.Device {
 		}
 		if c.Bool("modern") && spec.Family == sim.ART {
 			spec.Modern = true
+		}
+		if api := c.Int("api"); api > 0 && spec.Family != sim.JVM {
+			spec.API = api
 		}
 		dev.Add(sim.NewVM(spec))
 	}

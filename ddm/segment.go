@@ -372,7 +372,7 @@ func (w *SegmentWriter) Append(st State, units uint32) error {
 
 // closeChunk finishes the current chunk, keeping the piece open.
 func (w *SegmentWriter) closeChunk() {
-	if w.cur.Data != nil && len(w.cur.Data) > 0 {
+	if len(w.cur.Data) > 0 {
 		w.cur.Units = uint32(w.units)
 		w.done = append(w.done, w.cur)
 	}

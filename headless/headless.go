@@ -38,18 +38,29 @@ type SnapshotEntry struct {
 	Threads  []Thread `json:"threads"`
 	Heaps    []Heap   `json:"heaps"`
 	Error    string   `json:"error,omitempty"`
+	// API is the device's API level, 0 for local ports or when unknown.
+	API int `json:"api"`
+	// Capabilities names the source of every feature; CapabilityReasons
+	// says in one line why a feature has none.
+	Capabilities      map[string]string `json:"capabilities"`
+	CapabilityReasons map[string]string `json:"capability_reasons,omitempty"`
+	Memory            *Memory           `json:"memory,omitempty"`
 }
 
-// Thread is one thread in a snapshot.
+// Thread is one thread in a snapshot. Threads from /proc carry no status
+// (there is no VM status number) but their kernel state letter.
 type Thread struct {
-	ID     uint64 `json:"id"`
-	Name   string `json:"name"`
-	Status int    `json:"status"`
-	State  string `json:"state"`
-	SysTID int    `json:"systid"`
-	UTime  int    `json:"utime"`
-	STime  int    `json:"stime"`
-	Daemon bool   `json:"daemon"`
+	ID         uint64   `json:"id"`
+	Name       string   `json:"name"`
+	Status     int      `json:"status"` // left out for threads from /proc (MarshalJSON)
+	State      string   `json:"state"`
+	SysTID     int      `json:"systid"`
+	UTime      int      `json:"utime"`
+	STime      int      `json:"stime"`
+	Daemon     bool     `json:"daemon"`
+	Source     string   `json:"source"`
+	CPUPercent *float64 `json:"cpu_percent,omitempty"`
+	ProcState  string   `json:"proc_state,omitempty"`
 }
 
 // Heap is one heap in a snapshot.
@@ -92,9 +103,11 @@ func Snapshot(vms []monitor.VM) []SnapshotEntry {
 	for _, vm := range vms {
 		e := SnapshotEntry{ListEntry: listEntry(vm), Family: vm.Family, UserID: vm.UserID, ABI: vm.ABI,
 			Package: vm.Package, Features: append([]string{}, vm.Features...), Threads: []Thread{}, Heaps: []Heap{}, Error: vm.Err}
+		e.API = vm.API
+		e.Capabilities, e.CapabilityReasons = capabilities(vm.Capabilities)
+		e.Memory = NewMemory(vm.Memory)
 		for _, t := range vm.Threads {
-			e.Threads = append(e.Threads, Thread{ID: t.ID, Name: t.Name, Status: t.Status, State: t.State,
-				SysTID: t.SysTID, UTime: t.UTime, STime: t.STime, Daemon: t.Daemon})
+			e.Threads = append(e.Threads, NewThread(t))
 		}
 		for _, h := range vm.Heaps {
 			jh := Heap{ID: h.ID, MaxBytes: h.MaxBytes, SizeBytes: h.SizeBytes, AllocatedBytes: h.AllocatedBytes,

@@ -18,6 +18,9 @@ func (s *Session) AllocTracking(ctx context.Context) (bool, error) {
 	if !s.isDDM {
 		return false, errors.New("not a DDM VM")
 	}
+	if err := s.unserved(FeatAllocations); err != nil {
+		return false, err
+	}
 	m, err := s.request(ctx, &ddm.AllocTrackerStatusRequest{})
 	if err != nil {
 		return false, err
@@ -40,6 +43,9 @@ func (s *Session) SetAllocTracking(ctx context.Context, on bool) error {
 	if !s.isDDM {
 		return errors.New("not a DDM VM")
 	}
+	if err := s.unserved(FeatAllocations); err != nil {
+		return err
+	}
 	_, err := s.request(ctx, &ddm.AllocTrackerEnableRequest{Enable: on})
 	if isSoftTimeout(ctx, err) {
 		return nil
@@ -56,6 +62,9 @@ func (s *Session) Allocations(ctx context.Context) (*ddm.Allocations, error) {
 	}
 	if !s.isDDM {
 		return nil, errors.New("not a DDM VM")
+	}
+	if err := s.unserved(FeatAllocations); err != nil {
+		return nil, err
 	}
 	m, err := s.request(ctx, &ddm.AllocationsRequest{})
 	if err != nil {

@@ -109,7 +109,14 @@ func TestDeviceLogFollowsAndReconnects(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	r.steps(10)
+	// Run until the maps app has crashed and come back twice.
+	deadline = time.Now().Add(30 * time.Second)
+	for len(startedAs(r.dev, "com.example.maps")) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("the maps app did not restart twice")
+		}
+		r.steps(10)
+	}
 	all := sameLog(t, dl, r.dev)
 
 	// The maps app crashed and restarted: its view spans its processes.
@@ -181,4 +188,17 @@ func TestDeviceLogText(t *testing.T) {
 	if binary, _, _ := dl.Status(); binary || len(got) > len(want) || got[0].Message != want[0].Message {
 		t.Fatalf("text stream: %d entries (device %d), first %q", len(got), len(want), got[0].Message)
 	}
+}
+
+// startedAs returns the pids the ActivityManager started pkg under.
+func startedAs(dev *sim.Device, pkg string) map[int32]bool {
+	all, _, _ := dev.Logcat().Read(nil, 1, 0)
+	var procs logcat.Processes
+	pids := map[int32]bool{}
+	for i := range all {
+		if pid, name := procs.Observe(&all[i]); name == pkg {
+			pids[pid] = true
+		}
+	}
+	return pids
 }

@@ -12,17 +12,19 @@ import (
 // them reachable by VM key, so views can ask a VM for a GC, a stack, or
 // heap segments.
 type Engine struct {
-	store *Store
-	opts  SessionOptions
+	store   *Store
+	opts    SessionOptions
+	devices *DeviceCache // what is read once per device (API level)
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	counters engineCounters
 }
 
 // NewEngine returns an engine writing into store.
 func NewEngine(store *Store, opts SessionOptions) *Engine {
 	opts.fill()
-	return &Engine{store: store, opts: opts, sessions: map[string]*Session{}}
+	return &Engine{store: store, opts: opts, devices: NewDeviceCache(), sessions: map[string]*Session{}}
 }
 
 // Store is the engine's model.
@@ -30,7 +32,9 @@ func (e *Engine) Store() *Store { return e.store }
 
 // Handle runs a session on ep until it ends; it is a scan.Handler.
 func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
+	ep.Conn = countingConn{Conn: ep.Conn, n: &e.counters.bytesRead}
 	s := NewSession(ep, e.store, e.opts)
+	s.src.devices = e.devices
 	e.mu.Lock()
 	if _, dup := e.sessions[ep.Key]; dup {
 		e.mu.Unlock()
@@ -38,6 +42,7 @@ func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
 		return nil
 	}
 	e.sessions[ep.Key] = s
+	e.noteSessionLocked(ep.Key)
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()

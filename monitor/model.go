@@ -43,6 +43,13 @@ type VM struct {
 	Threads   []Thread
 	Heaps     []Heap
 	Err       string // last non-fatal problem, for the status line
+	// API is the device's API level (getprop ro.build.version.sdk), 0 for
+	// VMs on local ports or while it is not known.
+	API int
+	// Capabilities says, per feature, which source serves it (capability.go).
+	Capabilities Capabilities
+	// Memory is the process memory from dumpsys meminfo, nil until read.
+	Memory *Memory
 }
 
 // Thread is one thread of a VM.
@@ -57,6 +64,16 @@ type Thread struct {
 	Daemon  bool
 	Created time.Time
 	Changed time.Time // when State last changed (for the dashboard's blink)
+	// Source is where the row comes from: SourceDDM (THST), SourceJDWP or
+	// SourceProc (/proc/PID/task/TID/stat; ID and SysTID are the tid,
+	// Status is -1 and ProcState holds the kernel's state letter).
+	Source    Source
+	ProcState string
+	// CPUPercent is the thread's CPU use between the last two samples
+	// ((utime+stime) delta over wall time; 100 = one core), valid when
+	// CPUKnown (not on a thread's first sample).
+	CPUPercent float64
+	CPUKnown   bool
 }
 
 // Heap is one heap's HPIF summary and, when segments arrived, the segment

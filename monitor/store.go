@@ -3,6 +3,7 @@ package monitor
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ddmtui/ddmtui/heap"
 )
@@ -11,6 +12,8 @@ import (
 // Bus. Sessions write; views and commands read snapshots.
 type Store struct {
 	bus *Bus
+
+	decodeErrors atomic.Uint64 // malformed chunks the sessions dropped
 
 	mu     sync.RWMutex
 	vms    map[string]*VM
@@ -168,6 +171,8 @@ func (s *Store) VMs() []VM {
 func (vm *VM) copy() VM {
 	c := *vm
 	c.Features = append([]string(nil), vm.Features...)
+	c.Capabilities = vm.Capabilities.clone()
+	c.Memory = vm.Memory.clone()
 	c.Threads = append([]Thread(nil), vm.Threads...)
 	c.Heaps = make([]Heap, len(vm.Heaps))
 	for i, h := range vm.Heaps {

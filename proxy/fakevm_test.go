@@ -75,8 +75,7 @@ func startFakeVMAt(t testing.TB, addr string, opts ...func(*fakeVM)) *fakeVM {
 	return f
 }
 
-func (f *fakeVM) addr() string { return f.ln.Addr().String() }
-func (f *fakeVM) port() int    { return f.ln.Addr().(*net.TCPAddr).Port }
+func (f *fakeVM) port() int { return f.ln.Addr().(*net.TCPAddr).Port }
 
 func (f *fakeVM) close() {
 	f.ln.Close()

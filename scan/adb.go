@@ -270,6 +270,10 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 				Shell: func(ctx context.Context, cmd string) ([]byte, error) {
 					return a.Client.Shell(ctx, serial, cmd)
 				},
+				Exec: func(ctx context.Context, cmd string) ([]byte, error) {
+					return a.Client.Exec(ctx, serial, cmd)
+				},
+				Files: adbFiles{a.Client, serial},
 			}
 			wg.Add(1)
 			go func() {
@@ -285,4 +289,18 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 			}()
 		}
 	}
+}
+
+// adbFiles reads one device's files through the adb server's sync: service.
+type adbFiles struct {
+	c      *adb.Client
+	serial string
+}
+
+func (f adbFiles) Stat(ctx context.Context, path string) (adb.FileInfo, error) {
+	return f.c.Stat(ctx, f.serial, path)
+}
+
+func (f adbFiles) Pull(ctx context.Context, path string, limit int64) ([]byte, error) {
+	return f.c.Pull(ctx, f.serial, path, limit)
 }

@@ -14,6 +14,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"github.com/ddmtui/ddmtui/adb"
 )
 
 // Endpoint is a VM's JDWP stream, open but before the JDWP handshake.
@@ -25,6 +27,21 @@ type Endpoint struct {
 	// Shell runs a command on the VM's device (adb shell) and returns its
 	// output; nil for VMs that are not on an adb device.
 	Shell func(ctx context.Context, cmd string) ([]byte, error)
+	// Exec runs a command through the device's exec: service (raw bytes,
+	// no pty); nil for VMs not on an adb device. Devices before Android 5
+	// refuse it.
+	Exec func(ctx context.Context, cmd string) ([]byte, error)
+	// Files reads the VM's device files through adb's sync: service; nil
+	// for VMs not on an adb device.
+	Files DeviceFiles
+}
+
+// DeviceFiles reads files on a device (adb sync: STAT and RECV).
+type DeviceFiles interface {
+	// Stat describes path; a missing file matches fs.ErrNotExist.
+	Stat(ctx context.Context, path string) (adb.FileInfo, error)
+	// Pull reads path whole, at most limit bytes (≤ 0: no limit).
+	Pull(ctx context.Context, path string, limit int64) ([]byte, error)
 }
 
 // Handler runs a session on an endpoint and returns when it ends. It owns

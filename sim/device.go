@@ -23,8 +23,10 @@ type Device struct {
 	changed   chan struct{}
 	wg        sync.WaitGroup
 	closed    bool
-	anr       []byte // the last SIGQUIT dump (ANRPath)
-	log       *deviceLog
+	anr       []byte      // SIGQUIT dumps, one block per signal (ANRPath)
+	dfiles    deviceFiles // files device commands wrote (devicefiles.go)
+	api       int         // ro.build.version.sdk, 0: not set (api.go)
+	log       *deviceLog  // what logd holds (logcat.go)
 }
 
 // NewDevice returns an empty device.
@@ -37,11 +39,15 @@ func (d *Device) Serial() string { return d.serial }
 
 // Properties are the device's system properties, for the adb banner.
 func (d *Device) Properties() map[string]string {
-	return map[string]string{
+	p := map[string]string{
 		"ro.product.name":   "ddmtui_sim",
 		"ro.product.model":  "ddmtui simulated device",
 		"ro.product.device": "ddmtui_sim",
 	}
+	if api := d.API(); api > 0 {
+		p["ro.build.version.sdk"] = fmt.Sprint(api)
+	}
+	return p
 }
 
 // Add puts vm on the device. A VM that exits (EXIT chunk) is removed.

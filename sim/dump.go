@@ -18,8 +18,8 @@ import (
 // The simulated device is what the simulated adbd serves.
 var _ adbd.Device = (*Device)(nil)
 
-// ANRPath is where a simulated device keeps the last SIGQUIT dump, as
-// Android before 8 did (/data/anr/traces.txt).
+// ANRPath is where a simulated device keeps its SIGQUIT dumps, one block
+// appended per signal, as Android before 8 did (/data/anr/traces.txt).
 const ANRPath = "/data/anr/traces.txt"
 
 // artState and dalvikState name a THST status in each runtime's dump
@@ -129,14 +129,22 @@ func (vm *VM) ThreadDump(at time.Time) *threaddump.Process {
 }
 
 // Shell runs a device shell command for the simulated adbd: echo, getprop,
-// cat (the ANR file and files VMs wrote), and kill (-3/SIGQUIT makes the VM
-// write its thread dump to ANRPath; kill -9 ends it).
+// cat (the ANR file and files VMs wrote), kill (-3/SIGQUIT makes the VM
+// write its thread dump to ANRPath; kill -9 ends it), rm, and the modern
+// commands of devicefiles.go: am dumpheap and debuggerd -j.
 func (d *Device) Shell(ctx context.Context, cmd string, out io.Writer) (int, error) {
-	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal}
+	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal, Remove: d.removeFile,
+		Extra: d.procAndDumpsys,
+		Commands: map[string]func(context.Context, []string, io.Writer) int{
+			"am": d.amCommand, "debuggerd": d.debuggerdCommand,
+		}}
 	return sh.Run(ctx, cmd, out)
 }
 
 func (d *Device) readFile(path string) ([]byte, error) {
+	if b, ok := d.deviceFile(path); ok {
+		return b, nil
+	}
 	d.mu.Lock()
 	if path == ANRPath && d.anr != nil {
 		b := d.anr
@@ -171,8 +179,9 @@ func (d *Device) signal(pid int, sig syscall.Signal) error {
 		if err := threaddump.Format(&buf, vm.ThreadDump(time.Now()), style); err != nil {
 			return err
 		}
+		// The runtime appends one block per signal (Android before 8).
 		d.mu.Lock()
-		d.anr = buf.Bytes()
+		d.anr = append(append([]byte(nil), d.anr...), buf.Bytes()...)
 		d.mu.Unlock()
 		return nil
 	case syscall.SIGKILL, syscall.SIGTERM:

@@ -293,13 +293,17 @@ func (vm *VM) sendSegmentsLocked(c *vmConn) {
 }
 
 // SegmentTruth sums the heap's allocation units by kind and solidity, as the
-// monitor's segment summary should after the next HPSG set.
+// monitor's segment summary (heap.Stats) should after the next HPSG set: free
+// units count by solidity only, never as a kind (their state byte's kind bits
+// are 0, which would otherwise read as "data object").
 func (vm *VM) SegmentTruth() (byKind, bySolidity [8]uint64) {
 	vm.mu.Lock()
 	defer vm.mu.Unlock()
 	for _, a := range vm.heap.allocs {
-		byKind[a.state.Kind()] += uint64(a.units)
 		bySolidity[a.state.Solidity()] += uint64(a.units)
+		if a.state.Solidity() != ddm.SolidityFree {
+			byKind[a.state.Kind()] += uint64(a.units)
+		}
 	}
 	return
 }

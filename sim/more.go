@@ -19,6 +19,15 @@ type profiling struct {
 	runs   uint64 // traces produced, for distinct seeds
 }
 
+// ProfileStart is how the last trace was started: its mode (MPSS/MPRS give
+// ddm.ProfilingMethodTrace, SPSS ddm.ProfilingSampling), SPSS's interval and
+// the buffer size asked for.
+type ProfileStart struct {
+	Mode           uint8
+	IntervalMicros uint32
+	BufferSize     uint32
+}
+
 // recordsPerSecond is how many trace records a simulated VM produces per
 // second of tracing.
 const recordsPerSecond = 20000
@@ -56,6 +65,13 @@ func (vm *VM) File(path string) []byte {
 	return vm.files[path]
 }
 
+// LastProfileStart reports how the last trace was started (zero if never).
+func (vm *VM) LastProfileStart() ProfileStart {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.lastProfile
+}
+
 // ProfilingMode reports the VM's profiling state (MPRQ's answer).
 func (vm *VM) ProfilingMode() uint8 {
 	vm.mu.Lock()
@@ -80,6 +96,9 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 		if !vm.hasFeatureLocked("hprof-heap-dump-streaming") {
 			return false
 		}
+		if vm.spec.HeapDumpSilent {
+			break // no data, no reply
+		}
 		if vm.spec.HeapDumpFails != "" {
 			fail(vm.spec.HeapDumpFails)
 			break
@@ -96,6 +115,9 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 	case *ddm.HeapDumpRequest:
 		if !vm.hasFeatureLocked("hprof-heap-dump") {
 			return false
+		}
+		if vm.spec.HeapDumpSilent {
+			break
 		}
 		data, err := vm.hprofLocked()
 		if err != nil || m.FileName == "" {
@@ -115,6 +137,7 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			break
 		}
 		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, runs: prof.runs}
+		vm.lastProfile = ProfileStart{Mode: prof.mode, BufferSize: m.BufferSize}
 		c.replyEmpty(p)
 	case *ddm.SamplingStartRequest:
 		if vm.spec.Family == Dalvik {
@@ -125,6 +148,7 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			break
 		}
 		*prof = profiling{mode: ddm.ProfilingSampling, start: time.Now(), buffer: m.BufferSize, runs: prof.runs}
+		vm.lastProfile = ProfileStart{Mode: prof.mode, IntervalMicros: m.IntervalMicros, BufferSize: m.BufferSize}
 		c.replyEmpty(p)
 	case *ddm.MethodTraceStartRequest:
 		if prof.mode != ddm.ProfilingInactive {
@@ -132,6 +156,7 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			break
 		}
 		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, file: m.FileName, runs: prof.runs}
+		vm.lastProfile = ProfileStart{Mode: prof.mode, BufferSize: m.BufferSize}
 		c.replyEmpty(p)
 	case *ddm.MethodTraceStreamStopRequest, *ddm.SamplingStopRequest:
 		if prof.mode == ddm.ProfilingInactive || prof.file != "" {

@@ -192,6 +192,9 @@ func (c *vmConn) handleDDM(p *jdwp.Packet) (stop bool) {
 	}
 	vm.mu.Lock()
 	defer vm.mu.Unlock()
+	if !vm.registeredLocked(msg) {
+		return false // no handler on recent frameworks: adbconnection sends nothing
+	}
 	switch m := msg.(type) {
 	case *ddm.HelloRequest:
 		c.replyChunk(p, vm.hello())

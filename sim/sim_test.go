@@ -276,7 +276,9 @@ func TestHeapAtGCMatchesTruth(t *testing.T) {
 			t.Fatalf("segment with %d bytes of data", len(s.Data))
 		}
 		for r := range s.Runs {
-			byKind[r.State.Kind()] += uint64(r.Units)
+			if r.State.Solidity() != ddm.SolidityFree {
+				byKind[r.State.Kind()] += uint64(r.Units)
+			}
 			bySolid[r.State.Solidity()] += uint64(r.Units)
 			units += uint64(r.Units)
 		}

@@ -50,6 +50,10 @@ type VMSpec struct {
 	// Modern mimics ART 9+ with the adbconnection plugin: requests whose
 	// handler returns nothing get no reply at all (spec/jdwp.md §3).
 	Modern bool
+	// API is the Android API level the VM runs on (0: not set). From
+	// ModernDDMAPI on, the VM answers only what recent frameworks register
+	// (api.go); from 28 on it behaves as Modern.
+	API int
 	// WaitingForDebugger makes the VM send WAIT(0) after its HELO reply.
 	WaitingForDebugger bool
 	// PreInitialized starts the VM as "<pre-initialized>" and sends APNM with
@@ -65,6 +69,10 @@ type VMSpec struct {
 	// HeapDumpFails, when set, is the reason the VM gives (FAIL) for
 	// refusing a streamed heap dump.
 	HeapDumpFails string
+	// HeapDumpSilent leaves HPDU and HPDS unanswered, as on recent
+	// frameworks that register no heap-dump DDM handler; `am dumpheap`
+	// on the device still works.
+	HeapDumpSilent bool
 	// FileTracesOnly leaves method-trace-profiling-streaming out of FEAT,
 	// as Dalvik before Android 2.2: traces go to a device file (MPRS/MPRE).
 	FileTracesOnly bool
@@ -96,25 +104,26 @@ type thread struct {
 type VM struct {
 	spec VMSpec
 
-	mu       sync.Mutex
-	rng      *rand.Rand
-	app      string
-	threads  map[uint32]*thread
-	nextTID  uint32
-	nextSys  uint32
-	heap     *heapModel
-	native   []nativePiece // Dalvik's native heap; ART reports none
-	gcCount  int
-	steps    int
-	started  time.Time
-	exited   bool
-	exitCode int32
-	conn     *vmConn // the monitor currently connected, if any
-	onExit   func()
-	stats    *Stats
-	prof     profiling
-	files    map[string][]byte // files the VM wrote on the simulated device
-	allocs   allocTracker      // allocation tracker (REAE/REAQ/REAL), sim/allocs.go
+	mu          sync.Mutex
+	rng         *rand.Rand
+	app         string
+	threads     map[uint32]*thread
+	nextTID     uint32
+	nextSys     uint32
+	heap        *heapModel
+	native      []nativePiece // Dalvik's native heap; ART reports none
+	gcCount     int
+	steps       int
+	started     time.Time
+	exited      bool
+	exitCode    int32
+	conn        *vmConn // the monitor currently connected, if any
+	onExit      func()
+	stats       *Stats
+	prof        profiling
+	lastProfile ProfileStart      // how the last trace was started, for tests
+	files       map[string][]byte // files the VM wrote on the simulated device
+	allocs      allocTracker      // allocation tracker (REAE/REAQ/REAL), sim/allocs.go
 }
 
 // NewVM builds a VM from spec.
@@ -124,6 +133,9 @@ func NewVM(spec VMSpec) *VM {
 	}
 	if spec.HeapBytes == 0 {
 		spec.HeapBytes = 16 << 20
+	}
+	if spec.API >= 28 {
+		spec.Modern = true
 	}
 	vm := &VM{
 		spec:    spec,
@@ -150,6 +162,11 @@ func NewVM(spec VMSpec) *VM {
 	}
 	for _, n := range spec.ThreadNames {
 		vm.addThread(n, false, 0.5, vm.workerFrames()...)
+	}
+	if spec.API > 0 {
+		// A name whose 15-byte comm holds ") " and ends in a space: what
+		// /proc parsers must survive.
+		vm.addThread(hostileCommThread, false, 0.2, vm.workerFrames()...)
 	}
 	for i := 0; i < spec.Threads; i++ {
 		vm.addThread(vm.workerName(i), vm.rng.IntN(3) == 0, 0.1+0.6*vm.rng.Float64(), vm.workerFrames()...)

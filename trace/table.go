@@ -18,16 +18,6 @@ type indexSlot struct {
 
 const fibonacciHash = 0x9E3779B97F4A7C15
 
-func newIndexTable(hint int) indexTable {
-	size := 16
-	for size < 2*hint {
-		size <<= 1
-	}
-	t := indexTable{}
-	t.init(size)
-	return t
-}
-
 func (t *indexTable) init(size int) {
 	t.slots = make([]indexSlot, size)
 	for i := range t.slots {

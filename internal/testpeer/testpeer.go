@@ -1,5 +1,5 @@
 // Package testpeer finds the real programs that integration tests talk to
-// (java, jdb, adb, dmtracedump, hprof-conv, tmux). When one is missing the
+// (java, jdb, adb, dmtracedump, hprof-conv, tmux, graphviz dot, prometheus and promtool). When one is missing the
 // test is skipped with a visible reason locally, and fails when the CI
 // environment variable is set, so a green CI run can never hide a missing
 // install step in .ci/run.

@@ -11,6 +11,9 @@
 //   - jdwp: the pid list once, unframed, then close (what `adb jdwp` asks);
 //   - jdwp:<pid>: a byte pipe to that VM's JDWP endpoint;
 //   - shell:<command>: the command's output, then close (legacy shell);
+//   - exec:<command>: the same without a pty (raw bytes);
+//   - sync: STAT/LIST/RECV and their v2 forms, when the Device is a
+//     FileServer (sync.go).
 //   - logcat on shell: and exec: for a LogDevice (logcat.go).
 //
 // Anything else is refused with CLSE. What the device holds — properties,
@@ -73,6 +76,11 @@ type Options struct {
 	// real device does. Zero means DefaultJDWPListMax; negative means no
 	// limit beyond the payload size.
 	JDWPListMax int
+	// Features are announced in the CNXN banner (the host reports them
+	// for host-serial:S:features). Nil means DefaultFeatures when the
+	// Device is a FileServer, none otherwise; an empty non-nil slice
+	// announces none (a device of Android 7 or older: sync v1 only).
+	Features []string
 	// Logger receives connection and stream events at debug level, and
 	// protocol errors at warn level. Nil discards them.
 	Logger *slog.Logger
@@ -209,15 +217,18 @@ func ServeOptions(ctx context.Context, ln net.Listener, dev Device, opts Options
 	return err
 }
 
-// banner is the CNXN identity string: "device::" and the properties the
-// host reads (spec §2.3). No features are announced: with none, the host
-// uses the legacy shell: service and plain services throughout.
-func banner(props map[string]string) string {
+// banner is the CNXN identity string: "device::", the properties the host
+// reads and the features (spec §2.3). shell_v2 is never announced, so the
+// host uses the legacy shell: service throughout.
+func banner(props map[string]string, features []string) string {
 	var parts []string
 	for _, k := range []string{"ro.product.name", "ro.product.model", "ro.product.device"} {
 		if v, ok := props[k]; ok {
 			parts = append(parts, k+"="+bannerValue(v))
 		}
+	}
+	if len(features) > 0 {
+		parts = append(parts, "features="+strings.Join(features, ","))
 	}
 	return "device::" + strings.Join(parts, ";")
 }

@@ -92,11 +92,15 @@ func TestHeaderValidation(t *testing.T) {
 func TestBanner(t *testing.T) {
 	got := banner(map[string]string{
 		"ro.product.name": "n", "ro.product.model": "a:b;c=d\x01", "ro.product.device": "dev", "other": "x",
-	})
+	}, nil)
 	if got != "device::ro.product.name=n;ro.product.model=a_b_c_d;ro.product.device=dev" {
 		t.Fatalf("banner %q", got)
 	}
-	if len(banner(map[string]string{"ro.product.model": strings.Repeat("m", 10000)})) > maxPayloadV1 {
+	got = banner(map[string]string{"ro.product.name": "n"}, DefaultFeatures)
+	if got != "device::ro.product.name=n;features=stat_v2,ls_v2,sendrecv_v2" {
+		t.Fatalf("banner with features %q", got)
+	}
+	if len(banner(map[string]string{"ro.product.model": strings.Repeat("m", 10000)}, DefaultFeatures)) > maxPayloadV1 {
 		t.Fatal("banner exceeds a version-1 payload")
 	}
 }
@@ -163,7 +167,7 @@ func (h *testHost) connect(maxPayload uint32) {
 	if p.Command != cmdCNXN || p.Arg0 != versionSkipChecksum {
 		h.t.Fatalf("got %s(%#x), want CNXN(0x01000001)", commandName(p.Command), p.Arg0)
 	}
-	if want := "device::ro.product.name=ddmsim;ro.product.model=DDM Sim;ro.product.device=ddmsim"; string(p.Data) != want {
+	if want := "device::ro.product.name=ddmsim;ro.product.model=DDM Sim;ro.product.device=ddmsim;features=stat_v2,ls_v2,sendrecv_v2"; string(p.Data) != want {
 		h.t.Fatalf("banner %q, want %q", p.Data, want)
 	}
 }
@@ -335,7 +339,7 @@ func TestRefusedServices(t *testing.T) {
 	_, addr := startServer(t, dev, Options{})
 	h := dialHost(t, addr)
 	h.connect(1 << 20)
-	for i, svc := range []string{"jdwp:999", "jdwp:042", "jdwp:", "sync:", "shell:", "framebuffer:", ""} {
+	for i, svc := range []string{"jdwp:999", "jdwp:042", "jdwp:", "shell:", "exec:", "exec: ", "sync:x", "framebuffer:", ""} {
 		local := uint32(20 + i)
 		h.send(cmdOPEN, local, 0, svc+"\x00")
 		h.expect(cmdCLSE, 0, local)

@@ -61,7 +61,7 @@ func (c *conn) run() {
 	}
 	c.wg.Wait()
 	switch {
-	case err == nil, errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), c.srv.ctx.Err() != nil:
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), c.srv.ctx.Err() != nil:
 		c.log.Debug("adbd: host disconnected", "err", err)
 	default:
 		c.log.Warn("adbd: connection ended", "err", err)
@@ -146,7 +146,7 @@ func (c *conn) handleCNXN(p packet) error {
 	for _, st := range old { // outside c.mu: see run
 		st.end()
 	}
-	id := banner(c.srv.dev.Properties())
+	id := banner(c.srv.dev.Properties(), c.srv.features())
 	c.log.Debug("adbd: CNXN", "version", fmt.Sprintf("%#08x", p.Arg0), "max_payload", p.Arg1,
 		"host_banner", string(bytes.TrimRight(p.Data, "\x00")), "banner", id)
 	return c.send(cmdCNXN, versionSkipChecksum, c.srv.opts.MaxPayload, []byte(id))
@@ -229,9 +229,13 @@ func (c *conn) service(name string) (func(*stream), bool) {
 		}
 		return func(st *stream) { c.shell(st, cmd) }, true
 	case strings.HasPrefix(name, "exec:"):
-		// Only logcat here; merge note: an exec: service for every
-		// command tries logcatService first.
-		return c.logcatService(strings.TrimPrefix(name, "exec:"))
+		cmd := strings.TrimPrefix(name, "exec:")
+		if run, ok := c.logcatService(cmd); ok {
+			return run, true
+		}
+		return c.execService(cmd)
+	case name == "sync:":
+		return c.syncServiceFor()
 	}
 	return nil, false
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
@@ -74,6 +75,18 @@ func (d *fakeDevice) OpenJDWP(pid int) (net.Conn, error) {
 		io.Copy(vm, vm)
 	}()
 	return ours, nil
+}
+
+// Files serves the file table to sync:; paths under /data/anr other
+// than traces.txt are root-only, as on Android 8 and later.
+func (d *fakeDevice) Files() fs.FS {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m := fstest.MapFS{}
+	for p, b := range d.files {
+		m[strings.TrimPrefix(p, "/")] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Unix(1700000000, 0)}
+	}
+	return m
 }
 
 func (d *fakeDevice) Shell(ctx context.Context, cmd string, out io.Writer) (int, error) {

@@ -55,6 +55,15 @@ func FuzzHostMessages(f *testing.F) {
 	f.Add(msgs(packet{cmdOPEN, 1, 0, []byte("track-jdwp\x00")}, packet{cmdOKAY, 1, 1, nil}, packet{cmdCLSE, 1, 1, nil}))
 	f.Add(msgs(packet{cmdOPEN, 2, 0, []byte("jdwp:42\x00")}, packet{cmdWRTE, 2, 1, []byte("JDWP-Handshake")}, packet{cmdWRTE, 2, 1, []byte("x")}))
 	f.Add(msgs(packet{cmdOPEN, 3, 0, []byte("shell:echo 'hi\x00")}, packet{cmdOPEN, 4, 0, []byte("shell:kill -3 42\x00")}, packet{cmdOPEN, 5, 0, []byte("jdwp\x00")}))
+	syncReq := func(id, path string) []byte {
+		return append(binary.LittleEndian.AppendUint32([]byte(id), uint32(len(path))), path...)
+	}
+	f.Add(msgs(packet{cmdOPEN, 6, 0, []byte("sync:\x00")},
+		packet{cmdWRTE, 6, 1, append(syncReq("STA2", "/proc/version"), syncReq("LIS2", "/proc")...)},
+		packet{cmdWRTE, 6, 1, append(syncReq("RCV2", "/proc/version"), "RCV2\x00\x00\x00\x00"...)},
+		packet{cmdWRTE, 6, 1, syncReq("QUIT", "")}))
+	f.Add(msgs(packet{cmdOPEN, 7, 0, []byte("sync:\x00")}, packet{cmdWRTE, 7, 1, []byte("RECV\xff\xff\xff\xff")},
+		packet{cmdOPEN, 8, 0, []byte("exec:cat /proc/version\x00")}))
 	f.Add(msgs(packet{cmdCNXN, 0, 0, nil}))
 	f.Add(msgs(packet{cmdOPEN, 0, 0, []byte("jdwp:042")}, packet{cmdAUTH, 1, 0, []byte("x")}))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -19,6 +19,9 @@ import (
 //	getprop [NAME]        all properties as "[name]: [value]", or one value
 //	cat FILE…             file contents (e.g. /data/anr/traces.txt)
 //	kill [-SIG] PID…      sends a signal; kill -3 asks a VM for a thread dump
+//	rm [-f] FILE…         removes files
+//
+// and whatever Commands adds.
 //
 // Words are split on blanks; single and double quotes group them. Anything
 // else prints "/system/bin/sh: NAME: not found" with status 127, like a
@@ -32,6 +35,16 @@ type BasicShell struct {
 	// Signal backs kill; an error wrapping ErrNoProcess prints "No such
 	// process".
 	Signal func(pid int, sig syscall.Signal) error
+	// Remove backs rm [-f] FILE…; an error wrapping fs.ErrNotExist prints
+	// "No such file or directory" (silent with -f).
+	Remove func(path string) error
+	// Commands adds commands by name (e.g. am, debuggerd); each gets the
+	// words after its name and returns its exit status.
+	Commands map[string]func(ctx context.Context, args []string, out io.Writer) int
+	// Extra, when set, is asked first with the command's words (quotes
+	// removed, no globbing: "/proc/1/task/*/stat" arrives as written); it
+	// reports whether it ran the command, and its exit status.
+	Extra func(words []string, out io.Writer) (code int, handled bool)
 }
 
 // ErrNoProcess is what a BasicShell.Signal returns for an unknown pid.
@@ -54,6 +67,12 @@ func (sh BasicShell) Run(ctx context.Context, cmdline string, out io.Writer) (in
 	if err := ctx.Err(); err != nil {
 		return 1, err
 	}
+	if sh.Extra != nil {
+		pw := &printer{w: out}
+		if code, ok := sh.Extra(words, pw); ok {
+			return code, pw.err
+		}
+	}
 	p := &printer{w: out}
 	var code int
 	switch words[0] {
@@ -65,7 +84,12 @@ func (sh BasicShell) Run(ctx context.Context, cmdline string, out io.Writer) (in
 		code = sh.cat(p, words[1:])
 	case "kill":
 		code = sh.kill(p, words[1:])
+	case "rm":
+		code = sh.rm(p, words[1:])
 	default:
+		if cmd, ok := sh.Commands[words[0]]; ok {
+			return cmd(ctx, words[1:], out), nil
+		}
 		p.printf("%s: %s: not found\n", shellName, words[0])
 		code = 127
 	}
@@ -82,6 +106,15 @@ func (p *printer) printf(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format, args...)
 	}
+}
+
+// Write makes a printer an io.Writer (for BasicShell.Extra).
+func (p *printer) Write(b []byte) (int, error) {
+	p.write(b)
+	if p.err != nil {
+		return 0, p.err
+	}
+	return len(b), nil
 }
 
 func (p *printer) write(b []byte) {
@@ -223,4 +256,30 @@ func splitWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+func (sh BasicShell) rm(p *printer, args []string) int {
+	force := false
+	if len(args) > 0 && args[0] == "-f" {
+		force, args = true, args[1:]
+	}
+	code := 0
+	for _, f := range args {
+		err := fs.ErrNotExist
+		if sh.Remove != nil {
+			err = sh.Remove(f)
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist):
+			if !force {
+				p.printf("rm: %s: No such file or directory\n", f)
+				code = 1
+			}
+		default:
+			p.printf("rm: %s: %v\n", f, err)
+			code = 1
+		}
+	}
+	return code
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -63,6 +64,31 @@ func TestBasicShell(t *testing.T) {
 		{"am dumpheap 42 /x", "/system/bin/sh: am: not found\n", 127, nil},
 		{"echo 'open", "/system/bin/sh: syntax error: unterminated quoted string\n", 2, nil},
 	}
+	removed := map[string]bool{}
+	sh.Remove = func(p string) error {
+		if p != "/data/local/tmp/x" || removed[p] {
+			return fs.ErrNotExist
+		}
+		removed[p] = true
+		return nil
+	}
+	sh.Commands = map[string]func(context.Context, []string, io.Writer) int{
+		"debuggerd": func(_ context.Context, args []string, out io.Writer) int {
+			fmt.Fprintf(out, "args %q\n", args)
+			return 3
+		},
+	}
+	tests = append(tests, []struct {
+		cmd  string
+		out  string
+		code int
+		sigs []string
+	}{
+		{"rm -f /data/local/tmp/x", "", 0, nil},
+		{"rm /data/local/tmp/x", "rm: /data/local/tmp/x: No such file or directory\n", 1, nil},
+		{"rm -f /data/local/tmp/x", "", 0, nil},
+		{"debuggerd -j '42'", "args [\"-j\" \"42\"]\n", 3, nil},
+	}...)
 	for _, tt := range tests {
 		signals = nil
 		var out strings.Builder

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ddmtui/ddmtui/internal/testpeer"
+)
+
+func TestVersionPrintsVersionAndCommit(t *testing.T) {
+	oldV, oldC := Version, Commit
+	Version, Commit = "v1.2.3", "0123abc"
+	defer func() { Version, Commit = oldV, oldC }()
+	out, err := runApp(t, "version")
+	if err != nil || out != "ddmtui v1.2.3 (commit 0123abc)\n" {
+		t.Fatalf("version printed %q, %v", out, err)
+	}
+	if out, _ := runApp(t, "--version"); !strings.Contains(out, "v1.2.3") {
+		t.Fatalf("--version printed %q", out)
+	}
+}
+
+// completionScript writes `ddmtui completion SHELL` to a file.
+func completionScript(t *testing.T, shell string) string {
+	t.Helper()
+	out, err := runApp(t, "completion", shell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "ddmtui."+shell)
+	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBashCompletion: bash accepts the script, and its function completes
+// commands and a command's flags from a built binary's own definitions.
+func TestBashCompletion(t *testing.T) {
+	script := completionScript(t, "bash")
+	if out, err := exec.Command("bash", "-n", script).CombinedOutput(); err != nil {
+		t.Fatalf("bash -n: %v\n%s", err, out)
+	}
+	bin := buildBinary(t)
+	complete := func(words ...string) string {
+		t.Helper()
+		line := `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _ddmtui_complete; echo "${COMPREPLY[*]}"`
+		out, err := exec.Command("bash", append([]string{"-c", line, "bash", script, bin}, words...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("completing %q: %v\n%s", words, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := complete("sn"); got != "snapshot" {
+		t.Errorf("ddmtui sn<TAB> gives %q", got)
+	}
+	if got := complete("s"); got != "sim snapshot serve" {
+		t.Errorf("ddmtui s<TAB> gives %q", got)
+	}
+	if got := complete("snapshot", "--pi"); got != "--pid" {
+		t.Errorf("ddmtui snapshot --pi<TAB> gives %q", got)
+	}
+	if got := complete("completion", "--h"); got != "--help" {
+		t.Errorf("ddmtui completion --h<TAB> gives %q", got)
+	}
+}
+
+func TestZshAndFishCompletionParse(t *testing.T) {
+	zsh := testpeer.Require(t, "zsh")
+	if out, err := exec.Command(zsh, "-n", completionScript(t, "zsh")).CombinedOutput(); err != nil {
+		t.Errorf("zsh -n: %v\n%s", err, out)
+	}
+	fish := testpeer.Require(t, "fish")
+	script := completionScript(t, "fish")
+	if out, err := exec.Command(fish, "--no-execute", script).CombinedOutput(); err != nil {
+		t.Errorf("fish --no-execute: %v\n%s", err, out)
+	}
+	b, _ := os.ReadFile(script)
+	for _, c := range NewApp().Commands {
+		if !c.Hidden && !strings.Contains(string(b), "-a '"+c.Name+"'") {
+			t.Errorf("fish completion lacks the %s command", c.Name)
+		}
+	}
+	if _, err := runApp(t, "completion", "tcsh"); err == nil || !strings.Contains(err.Error(), "want bash, zsh or fish") {
+		t.Errorf("unknown shell: %v", err)
+	}
+}
+
+// TestManPage: the page is generated from the definitions: every visible
+// command and a global flag are in it, and groff renders it without warnings.
+func TestManPage(t *testing.T) {
+	page, err := runApp(t, "man")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(page, ".nh\n.TH ddmtui 1") {
+		t.Fatalf("not a section-1 man page:\n%.200s", page)
+	}
+	for _, c := range NewApp().Commands {
+		if !c.Hidden && !strings.Contains(page, "\n.SH "+c.Name+"\n") {
+			t.Errorf("man page lacks the %s command", c.Name)
+		}
+	}
+	if !strings.Contains(page, "--scan-interval") {
+		t.Error("man page lacks the global flags")
+	}
+	groff := testpeer.Require(t, "groff")
+	cmd := exec.Command(groff, "-man", "-Tutf8", "-ww", "-z")
+	cmd.Stdin = strings.NewReader(page)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("groff: %v\n%s", err, out)
+	}
+}

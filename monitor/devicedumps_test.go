@@ -1,0 +1,80 @@
+package monitor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSigquitDumpWaitsForTheNewBlock: the ANR file already holds an older
+// dump of the pid; after kill -3 the runtime appends the new one in two
+// writes. The dump returned is the file with the new, complete block, never
+// the old one alone nor a half-written block.
+func TestSigquitDumpWaitsForTheNewBlock(t *testing.T) {
+	old := "\n----- pid 42 at 2026-01-01 00:00:00 -----\nCmd line: com.example.app\n\"main\" prio=5 tid=1 Sleeping\n----- end 42 -----\n"
+	half := "\n----- pid 42 at 2026-11-23 20:00:00 -----\nCmd line: com.example.app\n"
+	rest := "\"main\" prio=5 tid=1 Runnable\n----- end 42 -----\n"
+	d := &fakeDevice{
+		exec:  map[string]string{}, // debuggerd -j and run-as: not found
+		files: map[string][]byte{ANRPath: []byte(old)},
+	}
+	signalled, pulls := false, 0
+	d.onCommand = func(cmd string) (string, bool) {
+		if cmd == "kill -3 42" {
+			signalled = true
+			return "", true
+		}
+		return "", false
+	}
+	d.onPull = func(path string) { // d.mu is held
+		if !signalled || path != ANRPath {
+			return
+		}
+		pulls++
+		switch pulls {
+		case 2:
+			d.files[ANRPath] = []byte(old + half)
+		case 4:
+			d.files[ANRPath] = []byte(old + half + rest)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got, err := d.session(t).ThreadDump(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != old+half+rest {
+		t.Fatalf("dump returned after %d reads:\n%s", pulls, got)
+	}
+	if pulls < 5 {
+		t.Fatalf("returned after %d reads: before the new block was complete", pulls)
+	}
+}
+
+func TestNewDumpIn(t *testing.T) {
+	marker := []byte("----- pid 7 ")
+	block := func(at string) string { return "----- pid 7 at " + at + " -----\nx\n----- end 7 -----\n" }
+	other := "----- pid 8 at t -----\n----- end 8 -----\n"
+	for _, tc := range []struct {
+		before, now string
+		want        bool
+	}{
+		{"", block("a"), true},                            // first dump
+		{block("a"), block("a"), false},                   // unchanged
+		{block("a"), block("a") + other, false},           // another pid's dump appended
+		{block("a"), block("a") + block("b"), true},       // appended
+		{block("a"), block("b"), true},                    // the file rewritten with the new dump
+		{block("a"), block("a") + block("b")[:30], false}, // new block not finished
+		{block("a") + block("b"), block("c"), true},       // rewritten, fewer blocks than before
+		{other, other + "noise", false},
+	} {
+		if got := newDumpIn([]byte(tc.now), []byte(tc.before), marker, 7); got != tc.want {
+			t.Errorf("before %q now %q: %v, want %v", tc.before, tc.now, got, tc.want)
+		}
+	}
+	if strings.Count(block("a"), string(marker)) != 1 {
+		t.Fatal("test blocks changed")
+	}
+}

@@ -1,0 +1,354 @@
+package monitor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testadb"
+	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/sim/adbd"
+	"github.com/ddmtui/ddmtui/threaddump"
+)
+
+// fakeDevice answers a session's device commands from tables.
+type fakeDevice struct {
+	mu    sync.Mutex
+	cmds  []string
+	shell map[string]string // command → output
+	exec  map[string]string // nil: exec: refused (old device)
+	files map[string][]byte
+	// pullErr, when set, is what Pull returns.
+	pullErr error
+	// onCommand, when set, answers commands the tables do not hold.
+	onCommand func(cmd string) (string, bool)
+	// onPull, when set, runs after each Pull (with d.mu held).
+	onPull func(path string)
+}
+
+func (d *fakeDevice) run(table map[string]string, cmd string) []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cmds = append(d.cmds, cmd)
+	if out, ok := table[cmd]; ok {
+		return []byte(out)
+	}
+	if d.onCommand != nil {
+		if out, ok := d.onCommand(cmd); ok {
+			return []byte(out)
+		}
+	}
+	if strings.HasPrefix(cmd, "cat ") {
+		if b, ok := d.files[strings.TrimPrefix(cmd, "cat ")]; ok {
+			return b
+		}
+		return []byte("cat: " + strings.TrimPrefix(cmd, "cat ") + ": No such file or directory\n")
+	}
+	return []byte("/system/bin/sh: " + strings.Fields(cmd)[0] + ": not found\n")
+}
+
+func (d *fakeDevice) Stat(ctx context.Context, path string) (adb.FileInfo, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	b, ok := d.files[path]
+	if !ok {
+		return adb.FileInfo{}, &adb.SyncError{Op: "stat", Path: path, Errno: syscall.ENOENT}
+	}
+	return adb.FileInfo{Mode: adb.ModeRegular | 0o644, Size: uint64(len(b))}, nil
+}
+
+func (d *fakeDevice) Pull(ctx context.Context, path string, limit int64) ([]byte, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pullErr != nil {
+		return nil, d.pullErr
+	}
+	b, ok := d.files[path]
+	if d.onPull != nil {
+		defer d.onPull(path)
+	}
+	if !ok {
+		return nil, &adb.SyncError{Op: "recv", Path: path, Message: "open failed: No such file or directory", Errno: syscall.ENOENT}
+	}
+	return b, nil
+}
+
+func (d *fakeDevice) session(t *testing.T) *Session {
+	ep := scan.Endpoint{Key: "adb:fake:42", Source: "adb:fake", PID: 42, Files: d,
+		Shell: func(ctx context.Context, cmd string) ([]byte, error) { return d.run(d.shell, cmd), nil },
+	}
+	if d.exec != nil {
+		ep.Exec = func(ctx context.Context, cmd string) ([]byte, error) { return d.run(d.exec, cmd), nil }
+	}
+	store := NewStore(NewBus())
+	store.UpdateVM(ep.Key, func(vm *VM) { vm.PID = 42; vm.App = "com.example.app"; vm.Package = "com.example.app" })
+	return NewSession(ep, store, SessionOptions{})
+}
+
+func (d *fakeDevice) commands() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.cmds...)
+}
+
+// Device files come through sync: byte for byte; cat is used only where
+// sync: is refused, and a missing file is reported, not retried with cat.
+func TestReadDeviceFileSyncThenCat(t *testing.T) {
+	binary := []byte("JAVA PROFILE\x00\r\n\x00\xff\r")
+	d := &fakeDevice{files: map[string][]byte{"/sdcard/a.trace": binary}}
+	s := d.session(t)
+	ctx := context.Background()
+	got, err := s.readDeviceFile(ctx, "/sdcard/a.trace")
+	if err != nil || !bytes.Equal(got, binary) {
+		t.Fatalf("sync read %q, %v", got, err)
+	}
+	if cmds := d.commands(); len(cmds) != 0 {
+		t.Errorf("shell used although sync worked: %q", cmds)
+	}
+	if _, err := s.readDeviceFile(ctx, "/sdcard/none"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	if cmds := d.commands(); len(cmds) != 0 {
+		t.Errorf("a missing file was retried with the shell: %q", cmds)
+	}
+
+	d.pullErr = &adb.Error{Op: "sync:", Message: "closed"}
+	got, err = s.readDeviceFile(ctx, "/sdcard/a.trace")
+	if err != nil || !bytes.Equal(got, binary) || !slicesEqual(d.commands(), []string{"cat /sdcard/a.trace"}) {
+		t.Fatalf("fallback: %q, %v, commands %q", got, err, d.commands())
+	}
+	if _, err := s.readDeviceFile(ctx, "/sdcard/none"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file through cat: %v", err)
+	}
+}
+
+func slicesEqual(a, b []string) bool {
+	return strings.Join(a, "\n") == strings.Join(b, "\n")
+}
+
+// When no way gives a thread dump, the error says what each way answered
+// and why (root-only /data/anr on Android 8+).
+func TestThreadDumpSaysWhy(t *testing.T) {
+	d := &fakeDevice{
+		exec: map[string]string{
+			"debuggerd -j 42":                        "debuggerd: failed to send signal to pid 42: Operation not permitted\n",
+			"run-as com.example.app debuggerd -j 42": "run-as: package not debuggable: com.example.app\n",
+		},
+		shell: map[string]string{"kill -3 42": ""},
+		files: map[string][]byte{},
+	}
+	d.pullErr = &adb.SyncError{Op: "recv", Path: "/data/anr/traces.txt", Message: "open failed: Permission denied", Errno: syscall.EACCES}
+	_, err := d.session(t).ThreadDump(context.Background())
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"debuggerd -j 42: debuggerd: failed to send signal to pid 42: Operation not permitted",
+		"run-as com.example.app debuggerd -j 42: run-as: package not debuggable",
+		"kill -3 42 sent, but reading /data/anr/traces.txt from the device",
+		"Permission denied",
+		"only root can read",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+
+	// debuggerd -j's output is the dump.
+	dump := "\n----- pid 42 at 2026-01-01 00:00:00.000000000+0000 -----\nCmd line: com.example.app\n----- end 42 -----\n"
+	d.exec["debuggerd -j 42"] = dump
+	got, err := d.session(t).ThreadDump(context.Background())
+	if err != nil || string(got) != dump {
+		t.Fatalf("debuggerd dump %q, %v", got, err)
+	}
+}
+
+// Through Debian's adb server and the simulated adbd: a VM that answers no
+// heap-dump chunk is dumped with `am dumpheap` (the command waiting for the
+// dump, and returning early while the file grows), pulled with sync and
+// deleted; thread dumps come from debuggerd -j on a modern VM and from
+// kill -3 and the ANR file on an older one.
+func TestDeviceDumpsThroughRealADB(t *testing.T) {
+	leakcheck.Check(t)
+	srv := testadb.New(t)
+	dev := sim.NewDevice("sim")
+	dev.Add(sim.NewVM(sim.VMSpec{PID: 5001, App: "com.example.modern", Package: "com.example.modern", Family: sim.ART, Modern: true, HeapDumpSilent: true, Threads: 3, HeapBytes: 1 << 20, Seed: 5}))
+	dev.Add(sim.NewVM(sim.VMSpec{PID: 5002, App: "com.example.old", Family: sim.ART, Threads: 2, Seed: 6}))
+	// Dalvik VMs dump only to a device file (HPDU): one answers, one does not.
+	dev.Add(sim.NewVM(sim.VMSpec{PID: 5003, App: "com.example.hpdu", Family: sim.Dalvik, Threads: 2, HeapBytes: 1 << 20, Seed: 7}))
+	dev.Add(sim.NewVM(sim.VMSpec{PID: 5004, App: "com.example.silent", Family: sim.Dalvik, HeapDumpSilent: true, Threads: 2, HeapBytes: 1 << 20, Seed: 8}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := adbd.New(dev, adbd.Options{})
+	go d.Serve(ln)
+	defer func() { d.Close(); dev.Close() }()
+	srv.Start()
+	srv.Connect(ln.Addr().String())
+
+	store := NewStore(NewBus())
+	engine := NewEngine(store, SessionOptions{ThreadInterval: 100 * time.Millisecond, HeapDumpWait: 300 * time.Millisecond})
+	a := &scan.ADB{Client: srv.Client(), Retry: 200 * time.Millisecond}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- engine.Run(ctx, Discovery{ADB: []Runner{a}}) }()
+	defer func() {
+		cancel()
+		<-done
+		srv.Kill()
+	}()
+	keys := map[int]string{}
+	waitFor(t, "both VMs", 15*time.Second, func() bool {
+		for _, vm := range store.VMs() {
+			if vm.DDM {
+				keys[vm.PID] = vm.Key
+			}
+		}
+		return len(keys) == 4
+	})
+	leftovers := func() []string {
+		var out []string
+		entries, _ := fs.ReadDir(dev.Files(), "data/local/tmp")
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+
+	for _, early := range []bool{false, true} {
+		t.Run(fmt.Sprintf("am dumpheap returns early=%v", early), func(t *testing.T) {
+			dev.SetDumpheapReturnsEarly(early)
+			dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
+			defer dcancel()
+			var progressed uint64
+			data, err := engine.Session(keys[5001]).HeapDump(dctx, func(n uint64) { progressed = max(progressed, n) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := hprof.NewReader(bytes.NewReader(data))
+			if err != nil || !r.Header().Android() {
+				t.Fatalf("pulled dump: %v", err)
+			}
+			sum, err := hprof.Summarize(bytes.NewReader(data))
+			if err != nil || len(sum.Classes) == 0 {
+				t.Fatalf("summary of the pulled dump: %v", err)
+			}
+			if progressed != uint64(len(data)) {
+				t.Errorf("progress reached %d of %d bytes", progressed, len(data))
+			}
+			if l := leftovers(); len(l) != 0 {
+				t.Errorf("dump files left on the device: %q", l)
+			}
+		})
+	}
+
+	t.Run("HPDU", func(t *testing.T) {
+		var fromFile []byte
+		for _, pid := range []int{5003, 5004} {
+			dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
+			data, err := engine.Session(keys[pid]).HeapDump(dctx, nil)
+			if pid == 5003 {
+				fromFile = data
+			}
+			dcancel()
+			if err != nil {
+				t.Fatalf("pid %d: %v", pid, err)
+			}
+			if _, err := hprof.Summarize(bytes.NewReader(data)); err != nil {
+				t.Fatalf("pid %d: %v", pid, err)
+			}
+		}
+		// The answering VM's file is the one pulled, byte for byte.
+		if f := dev.VM(5003).File("/sdcard/com.example.hpdu.hprof"); f == nil || !bytes.Equal(f, fromFile) {
+			t.Errorf("the dump is not the HPDU file the VM wrote (%d bytes there)", len(f))
+		}
+		if l := leftovers(); len(l) != 0 {
+			t.Errorf("dump files left on the device: %q", l)
+		}
+	})
+
+	t.Run("thread dumps", func(t *testing.T) {
+		for _, pid := range []int{5001, 5002} {
+			raw, err := engine.Session(keys[pid]).ThreadDump(ctx)
+			if err != nil {
+				t.Fatalf("pid %d: %v", pid, err)
+			}
+			dump, err := threaddump.Parse(bytes.NewReader(raw))
+			if err != nil || len(dump.Processes) == 0 || dump.Processes[0].PID != pid {
+				t.Fatalf("pid %d: dump does not parse as its own: %v", pid, err)
+			}
+			if n, want := len(dump.Processes[0].Threads), len(dev.VM(pid).Threads()); n != want {
+				t.Errorf("pid %d: %d threads in the dump, %d in the VM", pid, n, want)
+			}
+		}
+	})
+}
+
+// An am dumpheap that returned early and whose file stopped growing for a
+// while before it was complete: the pulled file lacks HEAP DUMP END, so
+// ddmtui waits for more and pulls again; the file is removed at the end.
+func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
+	full := append([]byte("JAVA PROFILE 1.0.3\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00"), 0x2C, 0, 0, 0, 0, 0, 0, 0, 0)
+	partial := full[:len(full)-9]
+	d := &fakeDevice{exec: map[string]string{}, files: map[string][]byte{}}
+	var dumpPath string
+	pulls := 0
+	d.onCommand = func(cmd string) (string, bool) {
+		if rest, ok := strings.CutPrefix(cmd, "am dumpheap 42 "); ok {
+			dumpPath = rest
+			d.files[rest] = partial
+			return "", true
+		}
+		if rest, ok := strings.CutPrefix(cmd, "rm -f "); ok {
+			delete(d.files, rest)
+			return "", true
+		}
+		return "", false
+	}
+	d.onPull = func(path string) {
+		pulls++
+		d.files[path] = full // the app resumes writing after the first pull
+	}
+	s := d.session(t)
+	data, err := s.heapDumpAm(context.Background(), nil)
+	if err != nil || !bytes.Equal(data, full) {
+		t.Fatalf("heapDumpAm: %q, %v", data, err)
+	}
+	if pulls != 2 {
+		t.Errorf("%d pulls, want 2 (the partial file, then the complete one)", pulls)
+	}
+	if _, ok := d.files[dumpPath]; ok || dumpPath == "" {
+		t.Errorf("dump file %q not removed", dumpPath)
+	}
+	if !hprofComplete(full) || hprofComplete(partial) || hprofComplete(nil) {
+		t.Error("hprofComplete")
+	}
+}
+
+// am's refusal is the error.
+func TestHeapDumpAmRefused(t *testing.T) {
+	d := &fakeDevice{exec: map[string]string{}, files: map[string][]byte{}}
+	d.onCommand = func(cmd string) (string, bool) {
+		if strings.HasPrefix(cmd, "am dumpheap") {
+			return "Exception occurred while executing 'dumpheap':\njava.lang.SecurityException: Process not debuggable: 42\n", true
+		}
+		return "", strings.HasPrefix(cmd, "rm ")
+	}
+	_, err := d.session(t).heapDumpAm(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "java.lang.SecurityException: Process not debuggable") {
+		t.Fatalf("refusal: %v", err)
+	}
+}

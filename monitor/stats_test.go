@@ -1,0 +1,110 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/sim"
+)
+
+// TestEngineStatsCountSessionsAndReopens: a VM on a port, then another VM
+// on the same port (the same key): two sessions, one re-open, and the bytes
+// read grow with each.
+func TestEngineStatsCountSessionsAndReopens(t *testing.T) {
+	leakcheck.Check(t)
+	r := startRig(t, nil, 1, SessionOptions{})
+	addr := fmt.Sprintf("127.0.0.1:%d", r.ports.First)
+	var lastBytes uint64
+	for i := 0; i < 2; i++ {
+		vm := sim.NewVM(sim.VMSpec{PID: 700 + i, App: "stats", Family: sim.ART, Seed: uint64(i)})
+		r.dev.Add(vm)
+		if _, err := r.dev.ServeVM(vm, addr); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "VM", 5*time.Second, func() bool { got, ok := r.store.VM(r.key(0)); return ok && got.PID == 700+i && len(got.Threads) > 0 })
+		st := r.engine.Stats()
+		if st.Sessions != uint64(i+1) || st.Reopens != uint64(i) || st.BytesRead <= lastBytes || st.DecodeErrors != 0 {
+			t.Fatalf("after VM %d: %+v (bytes before %d)", i, st, lastBytes)
+		}
+		lastBytes = st.BytesRead
+		r.dev.Remove(700 + i)
+		waitFor(t, "VM gone", 5*time.Second, func() bool { _, ok := r.store.VM(r.key(0)); return !ok })
+	}
+}
+
+// TestMalformedChunkIsCountedAndSurvived: a VM that answers HELO and then
+// sends a THST chunk too short to hold its header: the chunk is dropped with
+// an error on that VM, counted, and the session goes on.
+func TestMalformedChunkIsCountedAndSurvived(t *testing.T) {
+	leakcheck.Check(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	sent := make(chan struct{})
+	vmDone := make(chan struct{})
+	go func() {
+		defer close(vmDone)
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		if jdwp.ServerHandshake(nc, 2*time.Second) != nil {
+			return
+		}
+		helloSent := false
+		for {
+			nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+			p, err := jdwp.ReadPacket(nc, 0)
+			if err != nil {
+				return
+			}
+			if helloSent || p.CommandSet != jdwp.CmdSetDDM {
+				continue // no other chunk is answered (as on a modern VM)
+			}
+			hello := ddm.AppendMessage(nil, &ddm.Hello{ClientVersion: 1, PID: 4711, VMIdent: "Android Runtime 2.1.0", AppName: "com.example.bad"})
+			jdwp.WritePacket(nc, jdwp.NewReply(p.ID, jdwp.ErrNone, hello))
+			helloSent = true
+			bad := ddm.AppendChunk(nil, ddm.TypeTHST, []byte{1, 2})
+			jdwp.WritePacket(nc, &jdwp.Packet{ID: 0x77, CommandSet: jdwp.CmdSetDDM, Command: jdwp.CmdDDMChunk, Data: bad})
+			close(sent)
+		}
+	}()
+	store := NewStore(NewBus())
+	e := NewEngine(store, SessionOptions{ThreadInterval: 50 * time.Millisecond})
+	key := fmt.Sprintf("local:%d", port)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		nc, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return
+		}
+		e.Handle(ctx, scan.Endpoint{Key: key, Source: key, Conn: nc})
+	}()
+	<-sent
+	waitFor(t, "decode error", 5*time.Second, func() bool { return e.Stats().DecodeErrors == 1 })
+	vm, ok := store.VM(key)
+	if !ok || vm.PID != 4711 || !strings.HasPrefix(vm.Err, "thst: ") {
+		t.Fatalf("VM after the bad chunk: %+v (present %v)", vm, ok)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, ok := store.VM(key); !ok || e.Session(key) == nil {
+		t.Fatal("the session ended on a malformed chunk")
+	}
+	cancel()
+	<-done
+	<-vmDone
+}
