@@ -228,7 +228,7 @@ func runLogcat(ctx context.Context, ring *logcat.Ring, argv []string, out io.Wri
 		return werr
 	}
 	changed := ring.Changed()
-	first, next := ring.Bounds()
+	first, _ := ring.Bounds()
 	entries, next, _ := ring.Read(nil, first, 0)
 	kept := entries[:0]
 	for i := range entries {
