@@ -11,7 +11,6 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
-	"github.com/ddmtui/ddmtui/internal/testjvm"
 	"github.com/ddmtui/ddmtui/jdwp"
 )
 
@@ -37,7 +36,7 @@ func (s *syncBuffer) String() string {
 // DDM HELO from a raw client with its pid and app name.
 func TestSimCommandAnswersHELO(t *testing.T) {
 	leakcheck.Check(t)
-	port := testjvm.FreePort(t)
+	port := freePorts(t, 3) // the sim serves its three VMs on port, port+1, port+2
 	app := NewApp()
 	var out syncBuffer
 	app.Writer = &out
@@ -81,7 +80,14 @@ func TestSimCommandAnswersHELO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := strings.SplitN(out.String(), "\n", 2)[0]
+	// The listing is printed once every VM listens; the HELO may come first.
+	var line string
+	for wait := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if l, _, ok := strings.Cut(out.String(), "\n"); ok || time.Now().After(wait) {
+			line = l
+			break
+		}
+	}
 	if !strings.Contains(line, fmt.Sprintf("127.0.0.1:%d", port)) || !strings.Contains(line, fmt.Sprintf("pid %d", h.PID)) || !strings.HasSuffix(line, h.AppName) || h.AppName == "" {
 		t.Fatalf("HELO pid %d app %q does not match the sim's listing %q", h.PID, h.AppName, line)
 	}
