@@ -22,7 +22,7 @@ func TestSnapshotModernDeviceThroughRealADB(t *testing.T) {
 		{PID: 4500, App: "com.example.second", Package: "com.example.second", Family: sim.ART, API: 34, Threads: 1, Seed: 12},
 	})
 	r.dev.SetAPI(34)
-	out, err := runApp(t, "snapshot", "--json", "--adb", r.server.Addr(), "--scan", "off", "--wait", "4s",
+	out, err := runApp(t, "snapshot", "--json", "--adb", r.server.Addr(), "--scan", "off", "--wait", "6s",
 		"--thread-interval", "300ms", "--meminfo-interval", "500ms")
 	if err != nil {
 		t.Fatal(err)
