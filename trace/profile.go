@@ -168,7 +168,7 @@ const (
 
 // Call is one completed call, as reported to BuildOptions.OnCall.
 type Call struct {
-	Thread      uint16
+	Thread      uint32
 	Method      int32 // profile index
 	Depth       int   // 0 for a call made with an empty stack
 	Entry, Exit [2]uint64
@@ -196,7 +196,7 @@ type ProfileBuilder struct {
 	startClocks Clocks
 	opt         BuildOptions
 	threads     []*threadState
-	byID        map[uint16]*threadState
+	byID        map[uint32]*threadState
 	cur         *threadState
 	records     int64
 	ws          *Warnings
@@ -206,7 +206,7 @@ type ProfileBuilder struct {
 }
 
 type threadState struct {
-	id      uint16
+	id      uint32
 	records int64
 	first   [2]uint64
 	last    [2]uint64
@@ -238,7 +238,7 @@ type frame struct {
 // again in Finish.
 func NewProfileBuilder(h *Header, opt BuildOptions) *ProfileBuilder {
 	opt.Limits = opt.Limits.withDefaults()
-	b := &ProfileBuilder{hdr: h, startClocks: h.Clocks, opt: opt, byID: make(map[uint16]*threadState)}
+	b := &ProfileBuilder{hdr: h, startClocks: h.Clocks, opt: opt, byID: make(map[uint32]*threadState)}
 	b.ownWarnings.limit = opt.Limits.MaxWarnings
 	b.ws = &b.ownWarnings
 	return b
@@ -248,7 +248,7 @@ func (b *ProfileBuilder) warn(kind WarningKind, off int64, format string, args .
 	b.ws.add(Warning{Kind: kind, Part: b.part, Offset: off, Message: fmt.Sprintf(format, args...)})
 }
 
-func (b *ProfileBuilder) thread(id uint16) *threadState {
+func (b *ProfileBuilder) thread(id uint32) *threadState {
 	if ts := b.byID[id]; ts != nil {
 		return ts
 	}
