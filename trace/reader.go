@@ -27,7 +27,7 @@ type Reader struct {
 	methods    *methodTable
 	unknown    indexTable // distinct unknown method ids seen
 	unknownIDs []uint32
-	timeField  Clock           // where a single time field goes
+	timeField  Clock // where a single time field goes
 	dual       bool
 	done       bool
 	err        error

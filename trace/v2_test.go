@@ -2,7 +2,7 @@ package trace
 
 import (
 	"bytes"
-		"errors"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
