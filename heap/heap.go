@@ -226,39 +226,45 @@ func (a *Assembler) End(heapID uint32) (*Snapshot, error) {
 	return NewSnapshot(heapID, a.typ, segs), nil
 }
 
-// NewSnapshot sorts segs by address and computes the statistics.
+// NewSnapshot sorts segs by address and computes the statistics: from each
+// segment's Summary, gathered when it was validated (so the runs are not
+// walked again), or by walking the runs of segments built by hand.
 func NewSnapshot(heapID uint32, t ddm.Type, segs []ddm.HeapSegment) *Snapshot {
-	sort.SliceStable(segs, func(i, j int) bool { return segs[i].Address < segs[j].Address })
+	if !sort.SliceIsSorted(segs, func(i, j int) bool { return segs[i].Address < segs[j].Address }) {
+		sort.SliceStable(segs, func(i, j int) bool { return segs[i].Address < segs[j].Address })
+	}
 	s := &Snapshot{HeapID: heapID, Type: t, Segments: segs, unitStart: make([]uint64, len(segs)), Complete: time.Now()}
 	st := &s.Stats
 	st.Segments = len(segs)
-	var freeRun uint64
+	var freeRun uint64 // free units since the last used run, across segments
 	for i := range segs {
 		seg := &segs[i]
 		if st.UnitSize == 0 {
 			st.UnitSize = int(seg.UnitSize)
 		}
 		s.unitStart[i] = st.TotalUnits
-		for r := range seg.Runs {
-			u := uint64(r.Units)
-			st.TotalUnits += u
-			st.UnitsBySolid[r.State.Solidity()] += u
-			if r.State.Solidity() == ddm.SolidityFree {
-				freeRun += u
-				st.FreeRuns++
-				continue
-			}
-			if freeRun > st.LargestFree {
-				st.LargestFree = freeRun
-			}
-			freeRun = 0
-			st.UnitsByKind[r.State.Kind()] += u
-			st.RunsByKind[r.State.Kind()]++
+		sm, ok := seg.Summary()
+		if !ok {
+			sm = seg.Summarize()
 		}
+		st.TotalUnits += sm.Units
+		for k := range 8 {
+			st.UnitsByKind[k] += sm.UnitsByKind[k]
+			st.UnitsBySolid[k] += sm.UnitsBySolid[k]
+			st.RunsByKind[k] += sm.RunsByKind[k]
+		}
+		st.FreeRuns += sm.FreeRuns
+		if sm.Units == 0 {
+			continue
+		}
+		if sm.LeadingFree == sm.Units {
+			freeRun += sm.Units
+			continue
+		}
+		st.LargestFree = max(st.LargestFree, freeRun+sm.LeadingFree, sm.LargestFree)
+		freeRun = sm.TrailingFree
 	}
-	if freeRun > st.LargestFree {
-		st.LargestFree = freeRun
-	}
+	st.LargestFree = max(st.LargestFree, freeRun)
 	s.UnitSize = st.UnitSize
 	return s
 }
