@@ -212,16 +212,23 @@ type threadState struct {
 	last    [2]uint64
 	topSelf [2]uint64 // time with an empty stack before an entry (dmtracedump's toplevel exclusive)
 	stack   []frame
-	slotOf  indexTable // profile method index → slot in local
-	local   []localMethod
+	slotOf  indexTable // profile method index → slot in local, past slotDense
+	// slotDense maps profile method indexes below its length to slot+1
+	// (0: none yet): a direct array when the method table is not huge.
+	slotDense []int32
+	local   paged[localMethod]
 	edgeOf  indexTable // caller<<32 | callee → index in edges
-	edges   []Edge
+	edges   paged[Edge]
 	tree    *CallTree
 }
 
 type localMethod struct {
 	method  int32
 	onStack int32
+	// The edges of this method's last calls from two callers: most calls
+	// of a method come from a caller of its recent calls, so this skips
+	// the edge table.
+	lastCaller, lastEdge [2]int32
 	Stats
 }
 
@@ -253,6 +260,9 @@ func (b *ProfileBuilder) thread(id uint32) *threadState {
 		return ts
 	}
 	ts := &threadState{id: id}
+	if n := firstKeyMethod + len(b.hdr.Methods); n <= maxDenseSlots {
+		ts.slotDense = make([]int32, n)
+	}
 	if b.opt.CallTree {
 		ts.tree = newCallTree()
 	}
@@ -261,21 +271,32 @@ func (b *ProfileBuilder) thread(id uint32) *threadState {
 	return ts
 }
 
+// maxDenseSlots bounds a thread's direct slot array (1 MiB of int32).
+const maxDenseSlots = 1 << 18
+
 // slot returns the thread-local slot of profile method m.
 func (ts *threadState) slot(m int32) int32 {
-	s, added := ts.slotOf.getOrPut(uint64(m), int32(len(ts.local)))
+	if uint(m) < uint(len(ts.slotDense)) {
+		if s := ts.slotDense[m]; s > 0 {
+			return s - 1
+		}
+		s := ts.local.add(localMethod{method: m, lastCaller: [2]int32{-1, -1}})
+		ts.slotDense[m] = s + 1
+		return s
+	}
+	s, added := ts.slotOf.getOrPut(uint64(m), int32(ts.local.len()))
 	if added {
-		ts.local = append(ts.local, localMethod{method: m})
+		ts.local.add(localMethod{method: m, lastCaller: [2]int32{-1, -1}})
 	}
 	return s
 }
 
-func (ts *threadState) edge(caller, callee int32) *Edge {
-	k, added := ts.edgeOf.getOrPut(uint64(uint32(caller))<<32|uint64(uint32(callee)), int32(len(ts.edges)))
+func (ts *threadState) edge(caller, callee int32) int32 {
+	k, added := ts.edgeOf.getOrPut(uint64(uint32(caller))<<32|uint64(uint32(callee)), int32(ts.edges.len()))
 	if added {
-		ts.edges = append(ts.edges, Edge{Caller: caller, Callee: callee})
+		ts.edges.add(Edge{Caller: caller, Callee: callee})
 	}
-	return &ts.edges[k]
+	return k
 }
 
 // Add processes records in file order.
@@ -325,7 +346,7 @@ func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off
 	parentNode := int32(0)
 	if n := len(ts.stack); n > 0 {
 		top := &ts.stack[n-1]
-		lm := &ts.local[top.slot]
+		lm := ts.local.at(top.slot)
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
 		parentNode = top.node
@@ -337,7 +358,7 @@ func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off
 		ts.tree.addSelf(parentNode, delta)
 	}
 	s := ts.slot(m)
-	lm := &ts.local[s]
+	lm := ts.local.at(s)
 	f := frame{entry: t, method: m, slot: s, below: lm.onStack}
 	if ts.tree != nil {
 		f.node = ts.tree.child(parentNode, m)
@@ -356,7 +377,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		// as 0 and the caller as the top level (spec §4).
 		b.warn(WarnUnmatchedExit, off, "thread %d: exit from %s with an empty stack; counted from the trace start", ts.id, b.methodName(m))
 		s := ts.slot(m)
-		lm := &ts.local[s]
+		lm := ts.local.at(s)
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
 		f := frame{method: m, slot: s, below: lm.onStack}
@@ -380,7 +401,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		}
 		b.warn(WarnMismatchedExit, off, "thread %d: exit from %s while %s is on top; %d frames without exits closed here", ts.id, b.methodName(m), b.methodName(ts.stack[n-1].method), n-1-k)
 		top := &ts.stack[n-1]
-		lm := &ts.local[top.slot]
+		lm := ts.local.at(top.slot)
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
 		if ts.tree != nil {
@@ -392,7 +413,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		}
 	}
 	top := &ts.stack[len(ts.stack)-1]
-	lm := &ts.local[top.slot]
+	lm := ts.local.at(top.slot)
 	lm.Exclusive[0] += delta[0]
 	lm.Exclusive[1] += delta[1]
 	if ts.tree != nil {
@@ -406,7 +427,7 @@ func (b *ProfileBuilder) pop(ts *threadState, t [2]uint64, kind CallKind) {
 	n := len(ts.stack)
 	f := ts.stack[n-1]
 	ts.stack = ts.stack[:n-1]
-	ts.local[f.slot].onStack--
+	ts.local.at(f.slot).onStack--
 	caller := TopLevel
 	if n >= 2 {
 		caller = ts.stack[n-2].method
@@ -418,9 +439,22 @@ func (b *ProfileBuilder) pop(ts *threadState, t [2]uint64, kind CallKind) {
 // (dmtracedump addInclusiveTime).
 func (b *ProfileBuilder) complete(ts *threadState, f *frame, caller int32, depth int, t [2]uint64, kind CallKind) {
 	el := [2]uint64{t[0] - f.entry[0], t[1] - f.entry[1]}
-	lm := &ts.local[f.slot]
+	lm := ts.local.at(f.slot)
 	lm.Calls++
-	e := ts.edge(caller, f.method)
+	var k int32
+	switch caller {
+	case lm.lastCaller[0]:
+		k = lm.lastEdge[0]
+	case lm.lastCaller[1]:
+		k = lm.lastEdge[1]
+		lm.lastCaller[0], lm.lastCaller[1] = caller, lm.lastCaller[0]
+		lm.lastEdge[0], lm.lastEdge[1] = k, lm.lastEdge[0]
+	default:
+		k = ts.edge(caller, f.method)
+		lm.lastCaller[0], lm.lastCaller[1] = caller, lm.lastCaller[0]
+		lm.lastEdge[0], lm.lastEdge[1] = k, lm.lastEdge[0]
+	}
+	e := ts.edges.at(k)
 	e.Calls++
 	e.Inclusive[0] += el[0]
 	e.Inclusive[1] += el[1]
@@ -490,16 +524,22 @@ func (b *ProfileBuilder) Finish() *Profile {
 		top := MethodStats{Index: TopLevel}
 		top.Inclusive = [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]}
 		top.Exclusive = ts.topSelf
-		tp.Methods = make([]MethodStats, 0, len(ts.local)+1)
+		tp.Methods = make([]MethodStats, 0, ts.local.len()+1)
 		tp.Methods = append(tp.Methods, top)
 		addStats(&all[TopLevel], &top.Stats)
-		for _, lm := range ts.local {
+		for lm := range ts.local.all {
 			tp.Methods = append(tp.Methods, MethodStats{Index: lm.method, Stats: lm.Stats})
 			addStats(&all[lm.method], &lm.Stats)
 			active[lm.method] = true
 		}
-		tp.Edges = ts.edges
-		for _, e := range ts.edges {
+		tp.Edges = make([]Edge, 0, ts.edges.len())
+		for e := range ts.edges.all {
+			tp.Edges = append(tp.Edges, *e)
+		}
+		// The thread's working state is done with: let it go before the
+		// next thread's profile is built.
+		ts.local, ts.edges, ts.slotOf, ts.edgeOf, ts.slotDense = paged[localMethod]{}, paged[Edge]{}, indexTable{}, indexTable{}, nil
+		for _, e := range tp.Edges {
 			k, added := allEdges.getOrPut(uint64(uint32(e.Caller))<<32|uint64(uint32(e.Callee)), int32(len(edges)))
 			if added {
 				edges = append(edges, Edge{Caller: e.Caller, Callee: e.Callee})
@@ -610,8 +650,14 @@ func (p *Profile) swapClocks() {
 // recordBatch is how many records ReadProfile decodes at a time.
 const recordBatch = 1024
 
-// Build reads every record of rd into a profile.
+// Build reads every record of rd into a profile. For a trace whose header
+// is complete before the records (not streaming), decoding runs on its own
+// goroutine, a few batches ahead of the profile, so two cores share the
+// work; the result is the same as reading and profiling in turn.
 func Build(rd *Reader, opt BuildOptions) (*Profile, error) {
+	if !rd.hdr.Streaming && rd.v2 == nil {
+		return buildPipelined(rd, opt)
+	}
 	b := NewProfileBuilder(rd.Header(), opt)
 	b.part = rd.part
 	b.ws = rd.Warnings()
@@ -633,6 +679,97 @@ func Build(rd *Reader, opt BuildOptions) (*Profile, error) {
 	p := b.Finish()
 	p.UnknownMethodIDs = rd.UnknownMethodIDs()
 	return p, nil
+}
+
+// pipelineBatches is how many record batches are in flight between the
+// decoding goroutine and the profile.
+const pipelineBatches = 4
+
+type decodedBatch struct {
+	recs []Record
+	n    int
+	err  error
+}
+
+func buildPipelined(rd *Reader, opt BuildOptions) (*Profile, error) {
+	b := NewProfileBuilder(rd.Header(), opt)
+	b.part = rd.part
+	free := make(chan []Record, pipelineBatches)
+	full := make(chan decodedBatch, pipelineBatches)
+	done := make(chan struct{})
+	for range pipelineBatches {
+		free <- make([]Record, recordBatch)
+	}
+	go func() {
+		defer close(full)
+		for {
+			var recs []Record
+			select {
+			case recs = <-free:
+			case <-done:
+				return
+			}
+			n, err := rd.Read(recs)
+			full <- decodedBatch{recs: recs, n: n, err: err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	stop := func() {
+		close(done)
+		for range full { // let the decoder finish its batch and exit
+		}
+	}
+	for d := range full {
+		if d.n > 0 {
+			if err := b.Add(d.recs[:d.n]); err != nil {
+				stop()
+				return nil, err
+			}
+		}
+		if d.err == io.EOF {
+			break
+		}
+		if d.err != nil {
+			stop()
+			return nil, d.err
+		}
+		free <- d.recs
+	}
+	p := b.Finish()
+	p.Warnings = mergeWarnings(rd.Warnings(), &p.Warnings)
+	p.UnknownMethodIDs = rd.UnknownMethodIDs()
+	return p, nil
+}
+
+// mergeWarnings combines the reader's and the profile's warnings (their
+// kinds are disjoint) into one list in file order: key warnings first, then
+// data warnings by offset, the reader's first at equal offsets.
+func mergeWarnings(r, b *Warnings) Warnings {
+	out := Warnings{limit: r.limit}
+	for k := range out.Counts {
+		out.Counts[k] = r.Counts[k] + b.Counts[k]
+	}
+	out.List = make([]Warning, 0, len(r.List)+len(b.List))
+	i, j := 0, 0
+	for i < len(r.List) || j < len(b.List) {
+		switch {
+		case j == len(b.List):
+			out.List = append(out.List, r.List[i])
+			i++
+		case i == len(r.List):
+			out.List = append(out.List, b.List[j])
+			j++
+		case r.List[i].Part != b.List[j].Part || r.List[i].Offset <= b.List[j].Offset:
+			out.List = append(out.List, r.List[i])
+			i++
+		default:
+			out.List = append(out.List, b.List[j])
+			j++
+		}
+	}
+	return out
 }
 
 // ReadProfile parses a trace file (key and data, or a streaming trace) and

@@ -309,13 +309,13 @@ func (rd *Reader) decodeSingle(dst []Record, b []byte, off int64, rs int) {
 }
 
 func (rd *Reader) decodeDual(dst []Record, b []byte, off int64, rs int) {
-	dense := rd.methods.dense
+	dense, base := rd.methods.dense, rd.methods.base
 	for i := range dst {
 		p := b[i*rs : i*rs+recordSizeDual]
 		w := binary.LittleEndian.Uint32(p[2:])
 		id := w &^ 3
 		m := int32(-1)
-		if s := id >> 2; s < uint32(len(dense)) {
+		if s := (id - base) >> 2; s < uint32(len(dense)) {
 			m = dense[s]
 		}
 		o := off + int64(i*rs)
