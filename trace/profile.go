@@ -216,10 +216,10 @@ type threadState struct {
 	// slotDense maps profile method indexes below its length to slot+1
 	// (0: none yet): a direct array when the method table is not huge.
 	slotDense []int32
-	local   paged[localMethod]
-	edgeOf  indexTable // caller<<32 | callee → index in edges
-	edges   paged[Edge]
-	tree    *CallTree
+	local     paged[localMethod]
+	edgeOf    indexTable // caller<<32 | callee → index in edges
+	edges     paged[Edge]
+	tree      *CallTree
 }
 
 type localMethod struct {
