@@ -43,7 +43,7 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 run() { /usr/bin/time -f "%e %M %U %S" "$@" 2>&1 >/dev/null | tail -1; }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load average; $(nproc) cores)"
-: > wall.ratios; : > rss.ratios
+: > wall.ratios; : > rss.ratios; : > cpu.ratios
 for ((r = 1; r <= rounds; r++)); do
 	if ((r % 2)); then
 		read -r dw dm du ds < <(run "$dmtracedump" t10m.trace)
@@ -54,9 +54,11 @@ for ((r = 1; r <= rounds; r++)); do
 	fi
 	echo "$ow $dw" | awk '{print $1/$2}' >> wall.ratios
 	echo "$om $dm" | awk '{print $1/$2}' >> rss.ratios
+	echo "$ou $os $du $ds" | awk '{print ($1+$2)/($3+$4)}' >> cpu.ratios
 	printf 'round %d: dmtracedump %s s (user %s sys %s) %s KiB | ddmtui %s s (user %s sys %s) %s KiB\n' \
 		"$r" "$dw" "$du" "$ds" "$dm" "$ow" "$ou" "$os" "$om"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'ddmtui/dmtracedump wall time: median %.3f (target <= 0.15)\n' "$(median < wall.ratios)"
 printf 'ddmtui/dmtracedump peak RSS:  median %.3f (target <= 0.4)\n' "$(median < rss.ratios)"
+printf 'ddmtui/dmtracedump CPU time (user+sys, both cores): median %.3f\n' "$(median < cpu.ratios)"
