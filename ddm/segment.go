@@ -401,6 +401,9 @@ func (s *HeapSegment) runAt(i int) (st byte, units uint64, next int, err error) 
 // sends it: their chunks hold at most MaxSegmentData bytes).
 func (s *HeapSegment) validateSlow() error {
 	d := s.Data
+	if len(d)%2 != 0 {
+		return s.fail(len(d)-1, "odd byte after the last (state, run) pair")
+	}
 	total := uint64(len(d) / 2)
 	for i := 0; i < len(d); i += 2 {
 		st := d[i]
