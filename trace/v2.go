@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -52,7 +53,36 @@ type v2State struct {
 	tid       uint32
 	prevWord  uint64    // method pointer | action of the previous record in the block
 	prevTime  [2]uint64 // ns per Clock, previous record in the block
+
+	// timeFirst: the 2026 record layout (see V2Layout); the fields below
+	// are its state.
+	timeFirst bool
+	tscFreq   uint64              // counter ticks per second of the wall time; 0: ns
+	prevTA    uint64              // time << 2 | action of the previous record in the block
+	prevPtr   uint64              // method pointer of the previous entry in the block
+	stacks    map[uint32][]uint64 // per thread: pointers of the entries not yet exited
+	stackLen  int                 // sum of the stacks' lengths
 }
+
+// V2Layout is one of the two record layouts ART has written under versions
+// 4 and 5 (spec §5a).
+type V2Layout uint8
+
+// Layouts of format V2.
+const (
+	// V2MethodFirst (ART 2024–2025): per record an SLEB128 delta of
+	// pointer | action, then ULEB128 deltas of the wall and the thread-CPU
+	// time in ns; header bytes 14–31 are zero.
+	V2MethodFirst V2Layout = iota
+	// V2TimeFirst (ART 2026, read by Perfetto): per record an SLEB128 delta
+	// of time << 2 | action (wall-clock counter ticks since the start, or
+	// ns when the header gives no frequency), then with a dual clock an
+	// SLEB128 delta of the thread-CPU time in ns, then for an entry only an
+	// SLEB128 delta of the method pointer; an exit names no method (it
+	// closes the thread's innermost open entry). The header carries the
+	// counter at the start (u8 at 14) and its frequency (u8 at 22).
+	V2TimeFirst
+)
 
 // readHeaderV2 parses the 32-byte header of format V2 (spec §5a); the first
 // 16 bytes are buffered and the version field checked by the caller.
@@ -74,8 +104,15 @@ func (rd *Reader) readHeaderV2(off int64, dv, base int, haveKey bool) error {
 	h.StartTime = binary.LittleEndian.Uint64(b[6:]) / 1000
 	h.DataOffset = headerSizeV2
 	h.RecordSize = 0
-	rd.src.consume(headerSizeV2)
 	s := &v2State{methodOf: make(map[uint64]int32), unknown: make(map[uint64]bool)}
+	// The 2026 layout records the counter's value at the start, which is
+	// never 0; the earlier one leaves the rest of the header zero.
+	if startTSC := binary.LittleEndian.Uint64(b[14:]); startTSC != 0 {
+		s.timeFirst = true
+		s.tscFreq = binary.LittleEndian.Uint64(b[22:])
+		s.stacks = make(map[uint32][]uint64)
+	}
+	rd.src.consume(headerSizeV2)
 	if base == VersionDualClockV2 {
 		h.Clocks = Dual
 		s.order = [2]Clock{ClockWall, ClockCPU}
@@ -217,12 +254,16 @@ func (rd *Reader) readPacketV2() error {
 		size := int64(binary.LittleEndian.Uint32(b[8:]))
 		// Every record is at least one byte per field and at most
 		// maxRecordV2 bytes: a block outside those sizes cannot be decoded.
-		if size < int64(count)*int64(1+s.nclocks) || size > int64(count)*maxRecordV2 {
+		minRec := int64(1 + s.nclocks) // method-first: a byte per field
+		if s.timeFirst {
+			minRec = int64(s.nclocks) // time-first: time, CPU time if dual
+		}
+		if size < int64(count)*minRec || size > int64(count)*maxRecordV2 {
 			return rd.dataFail(off, "entries block", fmt.Errorf("%w: %d records cannot take %d bytes", ErrMalformed, count, size))
 		}
 		rd.src.consume(entriesHeaderV2)
 		s.tid, s.left, s.bytesLeft = tid, count, size
-		s.prevWord, s.prevTime = 0, [2]uint64{}
+		s.prevWord, s.prevTime, s.prevTA, s.prevPtr = 0, [2]uint64{}, 0, 0
 	case packetSummaryV2:
 		if !rd.src.fill(summaryHeaderV2) {
 			return io.ErrUnexpectedEOF
@@ -267,22 +308,12 @@ func (rd *Reader) decodeBlockV2(dst []Record) (int, error) {
 	cut := false
 	for n < len(dst) && s.left > 0 && p < limit {
 		start := p
-		d, k := sleb128(b[p:])
-		if k > 0 {
-			p += k
-			var t [2]uint64
-			for c := 0; c < s.nclocks && k > 0; c++ {
-				var v uint64
-				v, k = uleb128(b[p:])
-				if k > 0 {
-					p += k
-					clk := s.order[c]
-					t[clk] = s.prevTime[clk] + v
-				}
-			}
-			if k > 0 {
-				s.prevTime = t
-			}
+		var word uint64
+		var k int
+		if s.timeFirst {
+			word, k = rd.decodeTimeFirst(b[p:])
+		} else {
+			word, k = s.decodeMethodFirst(b[p:])
 		}
 		if k <= 0 {
 			if k == 0 && !blockInB {
@@ -293,15 +324,18 @@ func (rd *Reader) decodeBlockV2(dst []Record) (int, error) {
 			s.bytesLeft -= int64(start)
 			return n, rd.blockFail(base+int64(start), k)
 		}
-		word := s.prevWord + uint64(d)
-		s.prevWord = word
+		p += k
 		r := &dst[n]
 		ptr := word &^ 3
 		*r = Record{Offset: base + int64(start), Thread: s.tid, Action: Action(word & 3), Method: -1}
-		if i, ok := s.methodOf[ptr]; ok {
+		switch i, ok := s.methodOf[ptr]; {
+		case ok:
 			r.Method = i
 			r.MethodID = uint32(i) << 2
-		} else {
+		case ptr == 0 && s.timeFirst:
+			// An exit with no open entry on its thread: entered before
+			// tracing began, method unknown.
+		default:
 			r.MethodID = uint32(ptr)
 			rd.unknownPointer(ptr, r.Offset)
 		}
@@ -327,6 +361,93 @@ func (rd *Reader) decodeBlockV2(dst []Record) (int, error) {
 		return 0, io.ErrUnexpectedEOF
 	}
 	return n, nil
+}
+
+// decodeMethodFirst decodes one V2MethodFirst record from b: it returns
+// pointer | action and the bytes read (0: b ends inside it, -1: a field
+// longer than 10 bytes), and on success advances the block's state.
+func (s *v2State) decodeMethodFirst(b []byte) (word uint64, n int) {
+	d, k := sleb128(b)
+	if k <= 0 {
+		return 0, k
+	}
+	n = k
+	var t [2]uint64
+	for c := 0; c < s.nclocks; c++ {
+		v, k := uleb128(b[n:])
+		if k <= 0 {
+			return 0, k
+		}
+		n += k
+		clk := s.order[c]
+		t[clk] = s.prevTime[clk] + v
+	}
+	s.prevTime = t
+	s.prevWord += uint64(d)
+	return s.prevWord, n
+}
+
+// decodeTimeFirst decodes one V2TimeFirst record, as decodeMethodFirst
+// does; an exit takes its method from the thread's open entries.
+func (rd *Reader) decodeTimeFirst(b []byte) (word uint64, n int) {
+	s := rd.v2
+	d, k := sleb128(b)
+	if k <= 0 {
+		return 0, k
+	}
+	n = k
+	ta := s.prevTA + uint64(d)
+	cpu := s.prevTime[ClockCPU]
+	if s.nclocks == 2 {
+		dc, k := sleb128(b[n:])
+		if k <= 0 {
+			return 0, k
+		}
+		n += k
+		cpu += uint64(dc)
+	}
+	action := ta & 3
+	ptr := s.prevPtr
+	if action == uint64(Enter) {
+		dm, k := sleb128(b[n:])
+		if k <= 0 {
+			return 0, k
+		}
+		n += k
+		ptr += uint64(dm)
+	}
+	// The record is whole: advance the state.
+	s.prevTA = ta
+	stack := s.stacks[s.tid]
+	if action == uint64(Enter) {
+		s.prevPtr = ptr
+		if s.stackLen < rd.lim.MaxStackDepth*4 {
+			s.stacks[s.tid] = append(stack, ptr)
+			s.stackLen++
+		}
+	} else if len(stack) > 0 {
+		ptr = stack[len(stack)-1]
+		s.stacks[s.tid] = stack[:len(stack)-1]
+		s.stackLen--
+	} else {
+		ptr = 0
+	}
+	ns := ta >> 2
+	if s.tscFreq > 0 {
+		hi, lo := bits.Mul64(ns, 1_000_000_000)
+		if hi < s.tscFreq {
+			ns, _ = bits.Div64(hi, lo, s.tscFreq)
+		} else {
+			ns = math.MaxUint64
+		}
+	}
+	if s.nclocks == 2 {
+		s.prevTime = [2]uint64{ClockCPU: cpu, ClockWall: ns}
+	} else {
+		// One clock: its field is the one the summary names (CPU until then).
+		s.prevTime = [2]uint64{ns, ns}
+	}
+	return ptr | action, n
 }
 
 func (rd *Reader) blockFail(off int64, k int) error {
@@ -431,11 +552,20 @@ type V2Options struct {
 	// PID is written into the summary's pid= line when no such option is in
 	// the header.
 	PID int
+	// Layout is the record layout (default V2MethodFirst).
+	Layout V2Layout
+	// TSCFrequency, for V2TimeFirst: wall-clock counter ticks per second
+	// (e.g. 19,200,000 on many ARM devices); 0 writes nanoseconds. Ticks are
+	// rounded up, so a reader's µs are the events' µs whenever a tick is
+	// shorter than a µs.
+	TSCFrequency uint64
 }
 
 // EncodeV2 writes t in ART's format V2 (spec §5a): version 4 for a single
-// clock, 5 for dual, times as nanoseconds (t's µs × 1000) and method
-// pointers invented from the method ids. Reading the result gives back t's
+// clock, 5 for dual, in the record layout opt.Layout, times as nanoseconds
+// (t's µs × 1000, or counter ticks) and method pointers invented from the
+// method ids. In V2TimeFirst an exit names no method: a reader closes the
+// thread's innermost open entry, so t's exits should match its entries. Reading the result gives back t's
 // events with method ids renumbered in key order (index << 2, as ART's
 // format V1 writes them) — identical when t's ids are already 0, 4, 8, ….
 // Thread ids are written whole. The summary carries t's options and clock.
@@ -487,10 +617,29 @@ func EncodeV2(w io.Writer, t *Trace, opt V2Options) error {
 	if opt.Streaming {
 		dv |= StreamingFlag
 	}
+	timeFirst := opt.Layout == V2TimeFirst
 	out = binary.LittleEndian.AppendUint32(out, Magic)
 	out = binary.LittleEndian.AppendUint16(out, uint16(dv))
 	out = binary.LittleEndian.AppendUint64(out, h.StartTime*1000)
-	out = append(out, make([]byte, headerSizeV2-14)...)
+	if timeFirst {
+		// The counter at the start (any non-zero value: record times are
+		// relative to it) and its frequency.
+		out = binary.LittleEndian.AppendUint64(out, 1)
+		out = binary.LittleEndian.AppendUint64(out, opt.TSCFrequency)
+	}
+	out = append(out, make([]byte, headerSizeV2-len(out))...)
+	ticks := func(us uint32) uint64 {
+		ns := uint64(us) * 1000
+		if opt.TSCFrequency == 0 {
+			return ns
+		}
+		hi, lo := bits.Mul64(ns, opt.TSCFrequency)
+		q, r := bits.Div64(hi, lo, 1_000_000_000)
+		if r != 0 {
+			q++
+		}
+		return q
+	}
 
 	threadDone := make(map[uint32]bool)
 	methodDone := make(map[uint32]bool)
@@ -569,7 +718,27 @@ func EncodeV2(w io.Writer, t *Trace, opt V2Options) error {
 		out = append(out, make([]byte, entriesHeaderV2)...)
 		var prevWord uint64
 		var prevTime [2]uint64
+		var prevTA, prevPtr uint64
 		for _, e := range ev[i:j] {
+			if timeFirst {
+				ta := ticks(e.Time[order[0]])<<2 | uint64(e.Action&3)
+				out = appendSleb128(out, int64(ta-prevTA))
+				prevTA = ta
+				if len(order) == 2 {
+					cpu := uint64(e.Time[ClockCPU]) * 1000
+					out = appendSleb128(out, int64(cpu-prevTime[ClockCPU]))
+					prevTime[ClockCPU] = cpu
+				}
+				if e.Action == Enter {
+					ptr, ok := ptrOf[e.MethodID]
+					if !ok {
+						ptr = uint64(e.MethodID) | 1<<40
+					}
+					out = appendSleb128(out, int64(ptr-prevPtr))
+					prevPtr = ptr
+				}
+				continue
+			}
 			ptr, ok := ptrOf[e.MethodID]
 			if !ok {
 				// An id with no method: the pointer is the id itself, so a

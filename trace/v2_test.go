@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -356,6 +358,7 @@ func (o oneByteReader) Read(p []byte) (int, error) {
 func FuzzReadV2(f *testing.F) {
 	f.Add(v5ExampleBytes())
 	f.Add(v4ReaderBytes())
+	f.Add(v5TimeFirstBytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := Limits{MaxStackDepth: 512, MaxKeyBytes: 1 << 16, MaxMethods: 4096}
 		rd, err := NewReader(bytes.NewReader(data), lim)
@@ -385,6 +388,149 @@ func TestFuzzReadV2Seeds(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil || !strings.HasPrefix(string(b), "go test fuzz v1\n") {
 			t.Errorf("%s: not a fuzz seed", e.Name())
+		}
+	}
+}
+
+// v5TimeFirstBytes: v5Example in the 2026 layout (V2TimeFirst), by hand:
+// the header carries the start counter (1) and no frequency (times in ns);
+// each record is SLEB128 deltas of time<<2|action, the thread-CPU time and,
+// for entries only, the method pointer.
+func v5TimeFirstBytes() []byte {
+	return joinParts(
+		[]byte{0x53, 0x4C, 0x4F, 0x57, 0x05, 0x00, 0x40, 0x42, 0x0F, 0, 0, 0, 0, 0},
+		[]byte{1, 0, 0, 0, 0, 0, 0, 0}, make([]byte, 8), []byte{0, 0},
+		[]byte{0x00, 0x92, 0x10, 0x00, 0x00, 0x04, 0x00}, "main",
+		[]byte{0x01, 0, 0, 0, 0, 0, 0x70, 0, 0, 0x0F, 0x00}, "A\tf\t()V\tA.java\n",
+		[]byte{0x01, 0x20, 0, 0, 0, 0, 0x70, 0, 0, 0x10, 0x00}, "B\tg\t(I)I\tB.java\n",
+		// entries block: 4 records, 32 bytes
+		[]byte{0x02, 0x92, 0x10, 0x00, 0x00, 0x04, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00},
+		// enter A: time 12000 ns <<2 = 48000; CPU +10000; pointer +0x700000000000
+		[]byte{0x80, 0xF7, 0x02, 0x90, 0xCE, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x1C},
+		// enter B: +52000 (25000<<2); CPU +10000; pointer +0x20
+		[]byte{0xA0, 0x96, 0x03, 0x90, 0xCE, 0x00, 0x20},
+		// exit B: +68001 (42000<<2 | 1); CPU +15000; no method
+		[]byte{0xA1, 0x93, 0x04, 0x98, 0xF5, 0x00},
+		// exit A: +112000 (70000<<2 | 1 after 42000<<2 | 1); CPU +25000
+		[]byte{0x80, 0xEB, 0x06, 0xA8, 0xC3, 0x01},
+		[]byte{0x03, 0x22, 0x00}, "*version\n5\nclock=dual\nvm=art\n*end\n",
+	)
+}
+
+func TestEncodeV2TimeFirstVector(t *testing.T) {
+	var buf bytes.Buffer
+	if err := EncodeV2(&buf, v5Example(), V2Options{Layout: V2TimeFirst}); err != nil {
+		t.Fatal(err)
+	}
+	if want := v5TimeFirstBytes(); !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("EncodeV2 (time first):\n got % x\nwant % x", buf.Bytes(), want)
+	}
+}
+
+func TestReadV2TimeFirstVector(t *testing.T) {
+	tr, ws, err := Decode(bytes.NewReader(v5TimeFirstBytes()), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Total() != 0 {
+		t.Errorf("warnings: %v", ws.List)
+	}
+	want := v5Example()
+	if tr.Version != 5 || tr.Clocks != Dual || tr.StartTime != 1000 || len(tr.Events) != len(want.Events) {
+		t.Fatalf("header %+v, %d events", tr.Header, len(tr.Events))
+	}
+	for i := range want.Events {
+		if tr.Events[i] != want.Events[i] {
+			t.Errorf("event %d: got %+v, want %+v", i, tr.Events[i], want.Events[i])
+		}
+	}
+}
+
+// TestV2TimeFirstCounterTicks: wall times in counter ticks (19.2 MHz, as
+// many ARM devices) come back as the events' µs; an exit before any entry
+// on its thread is an exit of an unknown method.
+func TestV2TimeFirstCounterTicks(t *testing.T) {
+	tr := v5Example()
+	tr.Events = append([]Event{{Thread: 7, Action: Exit, MethodID: 4, Time: [2]uint32{3, 5}}}, tr.Events...)
+	tr.Threads = append(tr.Threads, Thread{ID: 7, Name: "early"})
+	var buf bytes.Buffer
+	if err := EncodeV2(&buf, tr, V2Options{Layout: V2TimeFirst, TSCFrequency: 19_200_000}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Decode(bytes.NewReader(buf.Bytes()), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Events) != len(tr.Events) {
+		t.Fatalf("%d events", len(got.Events))
+	}
+	if e := got.Events[0]; e.Thread != 7 || e.Action != Exit || e.Time != [2]uint32{3, 5} {
+		t.Errorf("early exit: %+v", e)
+	}
+	for i := 1; i < len(tr.Events); i++ {
+		if got.Events[i] != tr.Events[i] {
+			t.Errorf("event %d: got %+v, want %+v", i, got.Events[i], tr.Events[i])
+		}
+	}
+	p, err := ReadProfile(bytes.NewReader(buf.Bytes()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := p.All.Stats(Unknown); u.Calls != 1 || p.All.Stats(firstKeyMethod).Inclusive != [2]uint64{50, 58} {
+		t.Errorf("unknown %+v, A %+v", u, p.All.Stats(firstKeyMethod))
+	}
+}
+
+// balancedTrace is a random dual-clock trace whose exits always match the
+// innermost open entry of their thread (what the time-first layout can
+// carry), with ids as a V2 reader numbers them.
+func balancedTrace(seed uint64, n int) *Trace {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	tr := &Trace{Header: Header{Clocks: Dual}}
+	for i := range 20 {
+		tr.Methods = append(tr.Methods, Method{ID: uint32(i) << 2, Class: "C" + strconv.Itoa(i), Name: "m", Signature: "()V", File: "C.java"})
+	}
+	for _, id := range []uint16{1, 300, 4242} {
+		tr.Threads = append(tr.Threads, Thread{ID: uint32(id), Name: "t" + strconv.Itoa(int(id))})
+	}
+	stacks := map[uint16][]uint32{}
+	now := map[uint16][2]uint32{}
+	for len(tr.Events) < n {
+		th := tr.Threads[rng.IntN(len(tr.Threads))].ID
+		id := uint16(th)
+		t := now[id]
+		t[0] += uint32(rng.IntN(50))
+		t[1] += uint32(rng.IntN(80))
+		now[id] = t
+		st := stacks[id]
+		if len(st) > 0 && rng.IntN(2) == 0 {
+			tr.Events = append(tr.Events, Event{Thread: id, Action: Action(1 + rng.IntN(2)), MethodID: st[len(st)-1], Time: t})
+			stacks[id] = st[:len(st)-1]
+			continue
+		}
+		m := uint32(rng.IntN(len(tr.Methods))) << 2
+		tr.Events = append(tr.Events, Event{Thread: id, Action: Enter, MethodID: m, Time: t})
+		stacks[id] = append(st, m)
+	}
+	return tr
+}
+
+func TestV2TimeFirstRoundTripSmallReads(t *testing.T) {
+	tr := balancedTrace(3, 4000)
+	var buf bytes.Buffer
+	if err := EncodeV2(&buf, tr, V2Options{Layout: V2TimeFirst, TSCFrequency: 24_000_000, BlockRecords: 5}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Decode(oneByteReader{bytes.NewReader(buf.Bytes())}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Events) != len(tr.Events) {
+		t.Fatalf("%d events, want %d", len(got.Events), len(tr.Events))
+	}
+	for i := range tr.Events {
+		if got.Events[i] != tr.Events[i] {
+			t.Fatalf("event %d: %+v, want %+v", i, got.Events[i], tr.Events[i])
 		}
 	}
 }
