@@ -275,15 +275,18 @@ func (s *HeapSegment) Validate() error {
 	// run byte): none may have the partial bit, and none may be free.
 	var acc0, acc1, acc2, acc3 [64]uint64
 	var sm SegmentSummary
-	// The open free stretch: its units so far and where it began.
-	var stretch uint64
-	stretchAt := -1
-	closeStretch := func() {
-		if stretchAt == 0 {
-			sm.LeadingFree = stretch
-		}
-		sm.LargestFree = max(sm.LargestFree, stretch)
-		stretch = 0
+	// Free stretches, without branches on the data: stretch is the open
+	// stretch (reset by a used run), largest the longest so far, and
+	// leading follows stretch until the first used run (open is all ones
+	// until then).
+	var stretch, largest, leading uint64
+	open := ^uint64(0)
+	track := func(free, u uint64) {
+		m := -free // all ones for a free run
+		stretch = (stretch + u) & m
+		largest = max(largest, stretch)
+		open &= m
+		leading = max(leading, stretch&open)
 	}
 	n := len(d)
 	i := 0
@@ -299,21 +302,12 @@ func (s *HeapSegment) Validate() error {
 			acc3[w>>48&0x3f] += w>>56 + runInc
 			used := (w&0x0007_0007_0007_0007 + 0x7fff_7fff_7fff_7fff) & 0x8000_8000_8000_8000
 			if used == 0x8000_8000_8000_8000 {
-				if stretch != 0 {
-					closeStretch()
-				}
+				stretch, open = 0, 0
 				continue
 			}
-			for k := 0; k < 4; k++ {
-				lane := w >> (16 * k)
-				if lane&7 == 0 {
-					if stretch == 0 {
-						stretchAt = i + 2*k
-					}
-					stretch += lane>>8&0xff + 1
-				} else if stretch != 0 {
-					closeStretch()
-				}
+			for k := 0; k < 64; k += 16 {
+				lane := w >> k
+				track(((lane&7)-1)>>63, lane>>8&0xff+1)
 			}
 		}
 		if i >= n {
@@ -328,20 +322,10 @@ func (s *HeapSegment) Validate() error {
 			}
 		}
 		acc0[st&0x3f] += u + 1<<runShift
-		if st&7 == 0 {
-			if stretch == 0 {
-				stretchAt = i
-			}
-			stretch += u
-		} else if stretch != 0 {
-			closeStretch()
-		}
+		track((uint64(st&7)-1)>>63, u)
 		i = j
 	}
-	if stretch != 0 {
-		sm.TrailingFree = stretch
-		closeStretch()
-	}
+	sm.LeadingFree, sm.TrailingFree, sm.LargestFree = leading, stretch, largest
 	for st := range acc0 {
 		v := acc0[st] + acc1[st] + acc2[st] + acc3[st]
 		if v == 0 {
