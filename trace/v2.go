@@ -179,6 +179,18 @@ func (rd *Reader) readV2(dst []Record) (int, error) {
 	return 0, rd.finish()
 }
 
+// readRest reads what is left of the input, at most max bytes.
+func (rd *Reader) readRest(max int) []byte {
+	var out []byte
+	for len(out) < max && rd.src.fill(1) {
+		b := rd.src.buffered()
+		k := min(max-len(out), len(b))
+		out = append(out, b[:k]...)
+		rd.src.consume(k)
+	}
+	return out
+}
+
 // skipBytes consumes n bytes; false when the input ends first.
 func (rd *Reader) skipBytes(n int64) bool {
 	for n > 0 {
@@ -265,14 +277,34 @@ func (rd *Reader) readPacketV2() error {
 		s.tid, s.left, s.bytesLeft = tid, count, size
 		s.prevWord, s.prevTime, s.prevTA, s.prevPtr = 0, [2]uint64{}, 0, 0
 	case packetSummaryV2:
-		if !rd.src.fill(summaryHeaderV2) {
+		// ART 2024-25 writes a u2 length before the text. Perfetto's reader
+		// of the 2026 layout skips one byte and takes the text to the end of
+		// the file: find where "*version" starts (after 2, 1 or 0 bytes),
+		// and without a length read to the end (the summary comes last).
+		rd.src.fill(summaryHeaderV2 + len("*version"))
+		b := rd.src.buffered()
+		textAt, l := summaryHeaderV2, -1
+		switch {
+		case len(b) >= 3 && bytes.HasPrefix(b[3:], []byte("*v")):
+			l = int(binary.LittleEndian.Uint16(b[1:]))
+		case bytes.HasPrefix(b[1:], []byte("*v")):
+			textAt = 1
+		case bytes.HasPrefix(b[2:], []byte("*v")):
+			textAt = 2
+		case len(b) < summaryHeaderV2:
 			return io.ErrUnexpectedEOF
+		default:
+			l = int(binary.LittleEndian.Uint16(b[1:]))
 		}
-		l := int(binary.LittleEndian.Uint16(rd.src.buffered()[1:]))
-		rd.src.consume(summaryHeaderV2)
-		text, ok := rd.readBytes(l)
-		if !ok {
-			return io.ErrUnexpectedEOF
+		rd.src.consume(textAt)
+		var text []byte
+		if l >= 0 {
+			var ok bool
+			if text, ok = rd.readBytes(l); !ok {
+				return io.ErrUnexpectedEOF
+			}
+		} else {
+			text = rd.readRest(int(rd.lim.MaxKeyBytes))
 		}
 		rd.applySummary(text, off, true)
 	default:

@@ -534,3 +534,21 @@ func TestV2TimeFirstRoundTripSmallReads(t *testing.T) {
 		}
 	}
 }
+
+// TestV2SummaryWithoutLength: a summary packet whose text follows one byte
+// or none after the type (as Perfetto's reader of the 2026 layout allows)
+// still names the clock.
+func TestV2SummaryWithoutLength(t *testing.T) {
+	good := v4ReaderBytes()
+	at := bytes.LastIndex(good, []byte{0x03, 0x1B, 0x00})
+	for _, hdr := range [][]byte{{0x03}, {0x03, 0x00}} {
+		data := joinParts(good[:at], hdr, "*version\n4\nclock=wall\n*end\n")
+		p, err := ReadProfile(bytes.NewReader(data), BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Clocks != WallOnly || p.Records != 4 {
+			t.Errorf("header % x: clocks %s, %d records", hdr, p.Clocks, p.Records)
+		}
+	}
+}
