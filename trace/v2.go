@@ -283,13 +283,14 @@ func (rd *Reader) readPacketV2() error {
 		// and without a length read to the end (the summary comes last).
 		rd.src.fill(summaryHeaderV2 + len("*version"))
 		b := rd.src.buffered()
+		textAfter := func(i int) bool { return i < len(b) && bytes.HasPrefix(b[i:], []byte("*v")) }
 		textAt, l := summaryHeaderV2, -1
 		switch {
-		case len(b) >= 3 && bytes.HasPrefix(b[3:], []byte("*v")):
+		case textAfter(3):
 			l = int(binary.LittleEndian.Uint16(b[1:]))
-		case bytes.HasPrefix(b[1:], []byte("*v")):
+		case textAfter(1):
 			textAt = 1
-		case bytes.HasPrefix(b[2:], []byte("*v")):
+		case textAfter(2):
 			textAt = 2
 		case len(b) < summaryHeaderV2:
 			return io.ErrUnexpectedEOF
