@@ -1,6 +1,7 @@
 package ddm
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -119,6 +120,62 @@ type HeapSegment struct {
 	Offset uint32
 	Units  uint32 // length of the piece in allocation units
 	Data   []byte // usage data: (state, run-1) pairs; aliases the decoded body
+
+	// sum is what Validate learned in its pass (summed is set when it
+	// succeeded), so that a heap model need not walk the runs again.
+	sum    SegmentSummary
+	summed bool
+}
+
+// SegmentSummary is the statistics of one segment's runs (partial
+// continuations merged, as Runs yields them).
+type SegmentSummary struct {
+	Units        uint64    // all units (equal to the header's for a valid segment)
+	UnitsByKind  [8]uint64 // used units per Kind
+	UnitsBySolid [8]uint64 // units per Solidity (index 0: free)
+	RunsByKind   [8]uint64 // used runs per Kind
+	FreeRuns     uint64
+	// Free stretches: consecutive free runs form one. LeadingFree and
+	// TrailingFree are the stretches touching the segment's ends (both equal
+	// Units when the segment is all free); LargestFree is the longest.
+	LeadingFree, TrailingFree, LargestFree uint64
+}
+
+// Summary returns the statistics Validate gathered while checking the
+// segment (DecodeHeapSegment validates); ok is false when Validate has not
+// succeeded on it. It describes Data as it was then.
+func (s *HeapSegment) Summary() (sum SegmentSummary, ok bool) { return s.sum, s.summed }
+
+// Summarize computes the statistics by walking Runs: for segments built by
+// hand; on data that fails Validate it covers the runs Runs yields.
+func (s *HeapSegment) Summarize() SegmentSummary {
+	var sm SegmentSummary
+	var stretch uint64
+	first := true
+	for r := range s.Runs {
+		u := uint64(r.Units)
+		sm.Units += u
+		sm.UnitsBySolid[r.State.Solidity()] += u
+		if r.State.Solidity() == SolidityFree {
+			sm.FreeRuns++
+			stretch += u
+			continue
+		}
+		if first {
+			sm.LeadingFree = stretch
+		}
+		first = false
+		sm.LargestFree = max(sm.LargestFree, stretch)
+		stretch = 0
+		sm.UnitsByKind[r.State.Kind()] += u
+		sm.RunsByKind[r.State.Kind()]++
+	}
+	if first {
+		sm.LeadingFree = stretch
+	}
+	sm.TrailingFree = stretch
+	sm.LargestFree = max(sm.LargestFree, stretch)
+	return sm
 }
 
 // ChunkType returns s.Type.
@@ -194,32 +251,160 @@ func (e *SegmentError) Unwrap() error { return e.Err }
 
 // Validate checks the usage data against the header: an even number of
 // bytes, every partial pair followed by a pair whose low 7 bits are the
-// same, and run lengths adding up to Units exactly.
+// same, and run lengths adding up to Units exactly. In the same pass it
+// gathers the segment's Summary.
 func (s *HeapSegment) Validate() error {
+	s.summed = false
 	d := s.Data
-	fail := func(off int, format string, args ...any) error {
-		return &SegmentError{Type: s.Type, HeapID: s.HeapID, Offset: SegmentHeaderLen + off, Err: fmt.Errorf(format, args...)}
-	}
 	if len(d)%2 != 0 {
-		return fail(len(d)-1, "odd byte after the last (state, run) pair")
+		return s.fail(len(d)-1, "odd byte after the last (state, run) pair")
 	}
-	// Each pair holds run+1 units: len/2 plus the sum of the run bytes.
+	if len(d) >= maxFastData {
+		return s.validateSlow()
+	}
+	// Units and run ends per state (bit 7 clear) are counted together in
+	// one word, units in the low bits and runs from bit runShift, in two
+	// tables (even and odd pairs) so that consecutive pairs of the same
+	// state do not wait on each other. A plain pair (used, not partial) is
+	// one table update; free and partial runs take the slow branch.
+	//
+	// Bit 6 of a state byte is unused: states that differ only there have
+	// the same kind and solidity, so the tables are indexed by the low 6
+	// bits. The main loop reads four pairs as one little-endian word and
+	// tests all four states at once (16-bit lanes: a state byte, then its
+	// run byte): none may have the partial bit, and none may be free.
+	var acc0, acc1, acc2, acc3 [64]uint64
+	var sm SegmentSummary
+	// Free stretches, without branches on the data: stretch is the open
+	// stretch (reset by a used run), largest the longest so far, and
+	// leading follows stretch until the first used run (open is all ones
+	// until then).
+	var stretch, largest, leading uint64
+	open := ^uint64(0)
+	track := func(free, u uint64) {
+		m := -free // all ones for a free run
+		stretch = (stretch + u) & m
+		largest = max(largest, stretch)
+		open &= m
+		leading = max(leading, stretch&open)
+	}
+	n := len(d)
+	i := 0
+	for {
+		for ; i+8 <= n; i += 8 {
+			w := binary.LittleEndian.Uint64(d[i:])
+			if w&0x0080_0080_0080_0080 != 0 {
+				break // a partial pair: merged below
+			}
+			acc0[w&0x3f] += w>>8&0xff + runInc
+			acc1[w>>16&0x3f] += w>>24&0xff + runInc
+			acc2[w>>32&0x3f] += w>>40&0xff + runInc
+			acc3[w>>48&0x3f] += w>>56 + runInc
+			used := (w&0x0007_0007_0007_0007 + 0x7fff_7fff_7fff_7fff) & 0x8000_8000_8000_8000
+			if used == 0x8000_8000_8000_8000 {
+				stretch, open = 0, 0
+				continue
+			}
+			for k := 0; k < 64; k += 16 {
+				lane := w >> k
+				track(((lane&7)-1)>>63, lane>>8&0xff+1)
+			}
+		}
+		if i >= n {
+			break
+		}
+		// The last few pairs, or a run in partial pairs.
+		st, u, j := d[i], uint64(d[i+1])+1, i+2
+		if st&0x80 != 0 {
+			var err error
+			if st, u, j, err = s.runAt(i); err != nil {
+				return err
+			}
+		}
+		acc0[st&0x3f] += u + 1<<runShift
+		track((uint64(st&7)-1)>>63, u)
+		i = j
+	}
+	sm.LeadingFree, sm.TrailingFree, sm.LargestFree = leading, stretch, largest
+	for st := range acc0 {
+		v := acc0[st] + acc1[st] + acc2[st] + acc3[st]
+		if v == 0 {
+			continue
+		}
+		runs, units := v>>runShift, v&(1<<runShift-1)
+		sm.Units += units
+		sm.UnitsBySolid[st&7] += units
+		if st&7 == 0 {
+			sm.FreeRuns += runs
+		} else {
+			sm.UnitsByKind[st>>3&7] += units
+			sm.RunsByKind[st>>3&7] += runs
+		}
+	}
+	if sm.Units != uint64(s.Units) {
+		return s.fail(0, "runs total %d units, header says %d", sm.Units, s.Units)
+	}
+	s.sum, s.summed = sm, true
+	return nil
+}
+
+const (
+	// runShift is where Validate's per-state words count runs; below it
+	// they count units. With less than maxFastData bytes of pairs, neither
+	// part can overflow (< 2^24 pairs of at most 256 units each).
+	runShift    = 40
+	runInc      = 1 + 1<<runShift // one unit for the pair's run-1, one run
+	maxFastData = 1 << 25
+)
+
+func (s *HeapSegment) fail(off int, format string, args ...any) error {
+	return &SegmentError{Type: s.Type, HeapID: s.HeapID, Offset: SegmentHeaderLen + off, Err: fmt.Errorf(format, args...)}
+}
+
+// runAt reads the run whose first pair is at byte i of the data, following
+// partial continuations: its final state, its units and the index after it.
+func (s *HeapSegment) runAt(i int) (st byte, units uint64, next int, err error) {
+	d := s.Data
+	st = d[i]
+	units = uint64(d[i+1]) + 1
+	for st&0x80 != 0 {
+		if i+2 >= len(d) {
+			return 0, 0, 0, s.fail(i, "partial run %#02x at the end of the data", st)
+		}
+		if nx := d[i+2]; nx&0x7f != st&0x7f {
+			return 0, 0, 0, s.fail(i+2, "partial run %#02x continues with state %#02x", st, nx)
+		}
+		i += 2
+		st = d[i]
+		units += uint64(d[i+1]) + 1
+	}
+	return st, units, i + 2, nil
+}
+
+// validateSlow checks data too large for Validate's packed counters (no VM
+// sends it: their chunks hold at most MaxSegmentData bytes).
+func (s *HeapSegment) validateSlow() error {
+	d := s.Data
+	if len(d)%2 != 0 {
+		return s.fail(len(d)-1, "odd byte after the last (state, run) pair")
+	}
 	total := uint64(len(d) / 2)
 	for i := 0; i < len(d); i += 2 {
 		st := d[i]
 		total += uint64(d[i+1])
 		if st&0x80 != 0 {
 			if i+2 == len(d) {
-				return fail(i, "partial run %#02x at the end of the data", st)
+				return s.fail(i, "partial run %#02x at the end of the data", st)
 			}
 			if next := d[i+2]; next&0x7f != st&0x7f {
-				return fail(i+2, "partial run %#02x continues with state %#02x", st, next)
+				return s.fail(i+2, "partial run %#02x continues with state %#02x", st, next)
 			}
 		}
 	}
 	if total != uint64(s.Units) {
-		return fail(0, "runs total %d units, header says %d", total, s.Units)
+		return s.fail(0, "runs total %d units, header says %d", total, s.Units)
 	}
+	s.sum, s.summed = s.Summarize(), true
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package ddm
 
 import (
+	"encoding/binary"
 	"strings"
 
 	"github.com/ddmtui/ddmtui/internal/wire"
@@ -209,20 +210,23 @@ func DecodeThreadStatusTable(body []byte) (*ThreadStatusTable, error) {
 	r.Skip(int(m.HeaderLen)-THSTHeaderLen, "header padding")
 	n := r.Count(uint64(count), int(m.EntryLen), "thread count")
 	if n > 0 {
+		// Count checked that the entries fit: read them straight from the
+		// bytes, one bounds check per entry.
+		el := int(m.EntryLen)
+		data := r.Bytes(n*el, "thread entries")
 		m.Threads = make([]ThreadStatus, n)
-	}
-	for i := range m.Threads {
-		t := &m.Threads[i]
-		t.ID = r.U4("thread id")
-		t.Status = int8(r.U1("thread status"))
-		t.SysTID = r.U4("system tid")
-		t.UTime = r.U4("utime")
-		t.STime = r.U4("stime")
-		if m.EntryLen >= THSTEntryLen {
-			t.Daemon = r.Bool("daemon")
-		}
-		if m.EntryLen > THSTEntryLen {
-			r.Skip(int(m.EntryLen)-THSTEntryLen, "entry padding")
+		daemon := el >= THSTEntryLen
+		for i := range m.Threads {
+			p := data[i*el : i*el+el]
+			_ = p[thstMinEntryLen-1]
+			m.Threads[i] = ThreadStatus{
+				ID:     binary.BigEndian.Uint32(p),
+				Status: int8(p[4]),
+				SysTID: binary.BigEndian.Uint32(p[5:]),
+				UTime:  binary.BigEndian.Uint32(p[9:]),
+				STime:  binary.BigEndian.Uint32(p[13:]),
+				Daemon: daemon && p[17] != 0,
+			}
 		}
 	}
 	return finish(TypeTHST, m, r)

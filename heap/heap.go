@@ -64,26 +64,100 @@ func (s *Snapshot) Units() uint64 { return s.Stats.TotalUnits }
 // ErrSequence is wrapped by Assembler errors about chunk order.
 var ErrSequence = errors.New("heap: segment sequence")
 
+// ErrSetTooLarge is wrapped by the Assembler error returned when a segment
+// set passes one of its bounds (units, bytes or segments). The set is
+// dropped; the session that feeds the assembler can report the error and
+// carry on (the next HPST starts afresh).
+var ErrSetTooLarge = errors.New("heap: segment set too large")
+
+// Default bounds of one segment set (see Assembler).
+const (
+	DefaultMaxUnits    = 1 << 36   // 512 GiB at 8-byte units
+	DefaultMaxBytes    = 256 << 20 // usage data kept for one set
+	DefaultMaxSegments = 1 << 18   // a 4 GiB heap is about 16 k chunks
+	// segmentOverhead is what one kept segment costs beside its usage data
+	// (the HeapSegment value and its chunk header), counted in the bytes.
+	segmentOverhead = 64
+	// heapSlackBytes is added to twice the announced maximum heap size: a
+	// VM's segments also cover image and zygote spaces and free space.
+	heapSlackBytes = 64 << 20
+)
+
 // Assembler collects one heap's segment sequence. Feed it HPST/NHST, the
 // segment chunks and HPEN/NHEN as they arrive; End returns the snapshot. As
 // ddmlib does, a segment arriving after a sealed set starts a new set.
+//
+// A set is bounded three ways, so that a VM sending HPST and then segments
+// without end cannot grow memory without limit: by allocation units, by
+// bytes kept (usage data plus a per-segment overhead) and by segment count.
+// SetHeapMax tightens the units and bytes bounds to the VM's announced heap
+// size (HPIF). Past a bound Add returns an error wrapping ErrSetTooLarge,
+// drops the set, and ignores that set's further segments; its End returns
+// an error too.
 type Assembler struct {
 	open     bool
+	dropped  bool // the open set passed a bound and was dropped
 	heapID   uint32
 	typ      ddm.Type
 	segments []ddm.HeapSegment
-	// MaxUnits bounds a set's total units (0: 1<<36, 512 GiB at 8 bytes).
+	// MaxUnits bounds a set's total units (0: DefaultMaxUnits).
 	MaxUnits uint64
-	units    uint64
+	// MaxBytes bounds the bytes a set keeps (0: DefaultMaxBytes).
+	MaxBytes uint64
+	// MaxSegments bounds a set's segment count (0: DefaultMaxSegments).
+	MaxSegments int
+	heapMax     uint64 // announced maximum heap size in bytes; 0 unknown
+	units       uint64
+	bytes       uint64
+	droppedSegs uint64
+}
+
+// SetHeapMax records the VM's announced maximum heap size in bytes (HPIF's
+// max, 0 when unknown): a set may then hold at most (2 × max + 64 MiB) of
+// units and one byte of usage data per such unit, within the fixed bounds.
+func (a *Assembler) SetHeapMax(maxBytes uint64) { a.heapMax = maxBytes }
+
+// limits returns the bounds in force for segments of unitSize bytes.
+func (a *Assembler) limits(unitSize uint8) (units, bytes uint64, segs int) {
+	units, bytes, segs = a.MaxUnits, a.MaxBytes, a.MaxSegments
+	if units == 0 {
+		units = DefaultMaxUnits
+	}
+	if bytes == 0 {
+		bytes = DefaultMaxBytes
+	}
+	if segs <= 0 {
+		segs = DefaultMaxSegments
+	}
+	if a.heapMax > 0 && unitSize > 0 {
+		hu := (2*a.heapMax + heapSlackBytes) / uint64(unitSize)
+		units = min(units, hu)
+		// Real usage data is two bytes per run and runs average several
+		// units; one byte per unit leaves ample room.
+		bytes = min(bytes, hu+segmentOverhead*uint64(segs))
+	}
+	return units, bytes, segs
 }
 
 // Start begins a set (HPST or NHST).
 func (a *Assembler) Start(heapID uint32, t ddm.Type) {
 	a.open = true
+	a.dropped = false
 	a.heapID = heapID
 	a.typ = t
-	a.segments = a.segments[:0]
-	a.units = 0
+	a.reset()
+}
+
+// reset forgets the set's segments; a set that grew large returns its
+// memory rather than keeping the capacity.
+func (a *Assembler) reset() {
+	if cap(a.segments) > 4096 {
+		a.segments = nil
+	} else {
+		clear(a.segments)
+		a.segments = a.segments[:0]
+	}
+	a.units, a.bytes, a.droppedSegs = 0, 0, 0
 }
 
 // Add takes one decoded (and therefore validated) segment chunk. The
@@ -92,6 +166,10 @@ func (a *Assembler) Start(heapID uint32, t ddm.Type) {
 func (a *Assembler) Add(s *ddm.HeapSegment) error {
 	if !a.open {
 		a.Start(s.HeapID, s.Type)
+	}
+	if a.dropped {
+		a.droppedSegs++
+		return nil
 	}
 	if s.HeapID != a.heapID {
 		return fmt.Errorf("%w: segment of heap %d inside heap %d's set", ErrSequence, s.HeapID, a.heapID)
@@ -102,14 +180,25 @@ func (a *Assembler) Add(s *ddm.HeapSegment) error {
 	if len(a.segments) > 0 && a.segments[0].UnitSize != s.UnitSize {
 		return fmt.Errorf("heap %d: unit size changes from %d to %d within a set", s.HeapID, a.segments[0].UnitSize, s.UnitSize)
 	}
-	limit := a.MaxUnits
-	if limit == 0 {
-		limit = 1 << 36
+	maxUnits, maxBytes, maxSegs := a.limits(s.UnitSize)
+	cost := uint64(len(s.Data)) + segmentOverhead
+	var over string
+	switch {
+	case a.units+uint64(s.Units) > maxUnits:
+		over = fmt.Sprintf("%d units", maxUnits)
+	case a.bytes+cost > maxBytes:
+		over = fmt.Sprintf("%d bytes", maxBytes)
+	case len(a.segments)+1 > maxSegs:
+		over = fmt.Sprintf("%d segments", maxSegs)
 	}
-	if a.units+uint64(s.Units) > limit {
-		return fmt.Errorf("heap %d: segment set exceeds %d units", s.HeapID, limit)
+	if over != "" {
+		n := len(a.segments) + 1
+		a.reset()
+		a.dropped = true
+		return fmt.Errorf("%w: heap %d: %d segments exceed %s; set dropped", ErrSetTooLarge, s.HeapID, n, over)
 	}
 	a.units += uint64(s.Units)
+	a.bytes += cost
 	a.typ = s.Type
 	a.segments = append(a.segments, *s)
 	return nil
@@ -125,45 +214,57 @@ func (a *Assembler) End(heapID uint32) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: end of heap %d inside heap %d's set", ErrSequence, heapID, a.heapID)
 	}
 	a.open = false
+	if a.dropped {
+		a.dropped = false
+		n := a.droppedSegs
+		a.reset()
+		return nil, fmt.Errorf("%w: heap %d: the set was dropped (%d more segments ignored)", ErrSetTooLarge, heapID, n)
+	}
 	segs := make([]ddm.HeapSegment, len(a.segments))
 	copy(segs, a.segments)
-	a.segments = a.segments[:0]
+	a.reset()
 	return NewSnapshot(heapID, a.typ, segs), nil
 }
 
-// NewSnapshot sorts segs by address and computes the statistics.
+// NewSnapshot sorts segs by address and computes the statistics: from each
+// segment's Summary, gathered when it was validated (so the runs are not
+// walked again), or by walking the runs of segments built by hand.
 func NewSnapshot(heapID uint32, t ddm.Type, segs []ddm.HeapSegment) *Snapshot {
-	sort.SliceStable(segs, func(i, j int) bool { return segs[i].Address < segs[j].Address })
+	if !sort.SliceIsSorted(segs, func(i, j int) bool { return segs[i].Address < segs[j].Address }) {
+		sort.SliceStable(segs, func(i, j int) bool { return segs[i].Address < segs[j].Address })
+	}
 	s := &Snapshot{HeapID: heapID, Type: t, Segments: segs, unitStart: make([]uint64, len(segs)), Complete: time.Now()}
 	st := &s.Stats
 	st.Segments = len(segs)
-	var freeRun uint64
+	var freeRun uint64 // free units since the last used run, across segments
 	for i := range segs {
 		seg := &segs[i]
 		if st.UnitSize == 0 {
 			st.UnitSize = int(seg.UnitSize)
 		}
 		s.unitStart[i] = st.TotalUnits
-		for r := range seg.Runs {
-			u := uint64(r.Units)
-			st.TotalUnits += u
-			st.UnitsBySolid[r.State.Solidity()] += u
-			if r.State.Solidity() == ddm.SolidityFree {
-				freeRun += u
-				st.FreeRuns++
-				continue
-			}
-			if freeRun > st.LargestFree {
-				st.LargestFree = freeRun
-			}
-			freeRun = 0
-			st.UnitsByKind[r.State.Kind()] += u
-			st.RunsByKind[r.State.Kind()]++
+		sm, ok := seg.Summary()
+		if !ok {
+			sm = seg.Summarize()
 		}
+		st.TotalUnits += sm.Units
+		for k := range 8 {
+			st.UnitsByKind[k] += sm.UnitsByKind[k]
+			st.UnitsBySolid[k] += sm.UnitsBySolid[k]
+			st.RunsByKind[k] += sm.RunsByKind[k]
+		}
+		st.FreeRuns += sm.FreeRuns
+		if sm.Units == 0 {
+			continue
+		}
+		if sm.LeadingFree == sm.Units {
+			freeRun += sm.Units
+			continue
+		}
+		st.LargestFree = max(st.LargestFree, freeRun+sm.LeadingFree, sm.LargestFree)
+		freeRun = sm.TrailingFree
 	}
-	if freeRun > st.LargestFree {
-		st.LargestFree = freeRun
-	}
+	st.LargestFree = max(st.LargestFree, freeRun)
 	s.UnitSize = st.UnitSize
 	return s
 }

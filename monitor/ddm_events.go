@@ -120,6 +120,13 @@ func (s *Session) handle(m ddm.Message) {
 			h.History = appendSample(h.History, HeapSample{Time: now, SizeBytes: h.SizeBytes,
 				AllocatedBytes: h.AllocatedBytes, Objects: h.Objects, GCCount: h.GCCount})
 		}
+		// A segment set may not outgrow what the VM says its heap can be
+		// (heap.Assembler.SetHeapMax): an endless set is dropped, not kept.
+		var maxBytes uint64
+		for _, h := range s.heaps {
+			maxBytes = max(maxBytes, h.MaxBytes)
+		}
+		s.asm.SetHeapMax(maxBytes)
 		heaps := s.heapsLocked()
 		s.mu.Unlock()
 		s.store.SetHeaps(s.key, heaps)

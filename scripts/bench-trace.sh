@@ -1,56 +1,64 @@
 #!/usr/bin/env bash
-# bench-trace.sh: `ddmtui trace FILE --json` against AOSP dmtracedump (its
-# default text profile) on the same generated method trace, in one run.
+# bench-trace.sh: `ddmtui trace FILE --json` against AOSP dmtracedump (its default text
+# profile) on the anchor trace of ../shared/bench: gen_dmtrace.py, 10 M records, 24 threads,
+# 5000 methods, depth 48, version 3 dual clock (140 MB). The two tools run alternately, round
+# after round (A B, then B A, ...) under /usr/bin/time; each round gives a wall-time ratio and
+# a peak-RSS ratio, and the script prints the medians. It also checks that the numbers agree:
+# dmtracedump's "Total cycles" and its ten largest exclusive times against ddmtui's JSON.
 #
-# The trace is trace.Synth{Seed: 1, Records: N}: version 3, dual clock,
-# 4 threads, 300 methods, realistic nesting with recursion and unmatched
-# exits -- the workload of BenchmarkParseProfile10M (trace/bench_test.go),
-# written by trace/internal/tracegen. Each tool runs RUNS times (default 3)
-# under /usr/bin/time -v; the best wall time and the highest peak RSS of
-# each are compared.
-#
-# Usage: scripts/bench-trace.sh [RECORDS]     (default 10000000)
-#        RUNS=5 DMTRACEDUMP=/path/to/dmtracedump scripts/bench-trace.sh
+# Usage: scripts/bench-trace.sh [ROUNDS] [DIR]   (default 5 rounds, data in /tmp/ddmtui-bench)
+#        DMTRACEDUMP=/path/to/dmtracedump scripts/bench-trace.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-
-records=${1:-10000000}
-runs=${RUNS:-3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${1:-5}
+dir=${2:-/tmp/ddmtui-bench}
+bench=${DDMTUI_BENCH_ANCHORS:-$root/../shared/bench}
+[ -d "$bench" ] || bench=/work/shared/bench
 dmtracedump=${DMTRACEDUMP:-$(command -v dmtracedump || true)}
-timebin=/usr/bin/time
 [ -n "$dmtracedump" ] || { echo "bench-trace: dmtracedump not found (Debian package dmtracedump)" >&2; exit 1; }
-[ -x "$timebin" ] || { echo "bench-trace: $timebin not found (Debian package time)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench-trace: /usr/bin/time not found (Debian package time)" >&2; exit 1; }
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/ddmtui" .
-go run ./trace/internal/tracegen -records "$records" -seed 1 -o "$work/bench.trace"
-size=$(stat -c %s "$work/bench.trace")
+mkdir -p "$dir/build"
+cd "$dir"
+[ -f t10m.trace ] || python3 "$bench/gen_dmtrace.py" --records 10000000 --threads 24 --methods 5000 --depth 48 --seed 1 -o t10m.trace
+(cd "$root" && go build -o "$dir/build/ddmtui" .)
 
-# measure NAME CMD...: prints "best_wall_seconds max_rss_kib" after RUNS runs.
-measure() {
-	local best="" rss=0 i w r
-	for ((i = 0; i < runs; i++)); do
-		"$timebin" -v "$@" >/dev/null 2>"$work/time.txt"
-		w=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-			n = split($2, p, ":"); s = 0
-			for (k = 1; k <= n; k++) s = s * 60 + p[k]
-			print s }' "$work/time.txt")
-		r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
-		if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN {exit !(a < b)}'; then best=$w; fi
-		if [ "$r" -gt "$rss" ]; then rss=$r; fi
-	done
-	echo "$best $rss"
-}
+# Numbers first: the same profile.
+"$dmtracedump" t10m.trace > dmtracedump.txt
+build/ddmtui trace t10m.trace --json > ddmtui.json
+python3 - <<'EOF'
+import json, re, sys
+txt = open("dmtracedump.txt").read()
+total = int(re.search(r"Total cycles: (\d+)", txt).group(1))
+sec = txt.split("sorted by exclusive time.")[1]
+excl = [int(m.group(1)) for m in re.finditer(r"^\s+(\d+)\s+[\d.]+\s+[\d.]+\s+\[", sec, re.M)][:10]
+doc = json.load(open("ddmtui.json"))
+ours = sorted((m.get("exclusive_cpu_usec", 0) for m in doc["methods"] if m["id"] >= 0), reverse=True)[:10]
+ok = doc["total_cpu_usec"] == total and ours == excl
+print(f"numbers: total {doc['total_cpu_usec']} vs dmtracedump {total}; top-10 exclusive equal: {ours == excl}")
+sys.exit(0 if ok else 1)
+EOF
 
-read -r d_wall d_rss < <(measure "$dmtracedump" "$work/bench.trace")
-read -r o_wall o_rss < <(measure "$work/ddmtui" trace "$work/bench.trace" --json)
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+run() { /usr/bin/time -f "%e %M %U %S" "$@" 2>&1 >/dev/null | tail -1; }
 
-echo "trace: $records records, $size bytes, $(nproc) cores, best of $runs runs"
-printf '%-22s %10s %14s\n' tool "wall s" "max RSS KiB"
-printf '%-22s %10s %14s\n' dmtracedump "$d_wall" "$d_rss"
-printf '%-22s %10s %14s\n' "ddmtui trace --json" "$o_wall" "$o_rss"
-awk -v dw="$d_wall" -v ow="$o_wall" -v dr="$d_rss" -v or="$o_rss" 'BEGIN {
-	printf "wall-time ratio dmtracedump/ddmtui: %.2fx (ddmtui faster when > 1)\n", dw / ow
-	printf "peak-memory ratio ddmtui/dmtracedump: %.3f (ddmtui smaller when < 1)\n", or / dr
-}'
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load average; $(nproc) cores)"
+: > wall.ratios; : > rss.ratios; : > cpu.ratios
+for ((r = 1; r <= rounds; r++)); do
+	if ((r % 2)); then
+		read -r dw dm du ds < <(run "$dmtracedump" t10m.trace)
+		read -r ow om ou os < <(run build/ddmtui trace t10m.trace --json)
+	else
+		read -r ow om ou os < <(run build/ddmtui trace t10m.trace --json)
+		read -r dw dm du ds < <(run "$dmtracedump" t10m.trace)
+	fi
+	echo "$ow $dw" | awk '{print $1/$2}' >> wall.ratios
+	echo "$om $dm" | awk '{print $1/$2}' >> rss.ratios
+	echo "$ou $os $du $ds" | awk '{print ($1+$2)/($3+$4)}' >> cpu.ratios
+	printf 'round %d: dmtracedump %s s (user %s sys %s) %s KiB | ddmtui %s s (user %s sys %s) %s KiB\n' \
+		"$r" "$dw" "$du" "$ds" "$dm" "$ow" "$ou" "$os" "$om"
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'ddmtui/dmtracedump wall time: median %.3f (target <= 0.15)\n' "$(median < wall.ratios)"
+printf 'ddmtui/dmtracedump peak RSS:  median %.3f (target <= 0.4)\n' "$(median < rss.ratios)"
+printf 'ddmtui/dmtracedump CPU time (user+sys, both cores): median %.3f\n' "$(median < cpu.ratios)"

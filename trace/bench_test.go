@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"os"
 	"sync"
 	"testing"
 )
@@ -42,6 +43,34 @@ func BenchmarkParseProfile10M(b *testing.B) {
 		}
 		if p.Records != int64(BenchmarkSynth10M.Records) {
 			b.Fatalf("%d records", p.Records)
+		}
+	}
+}
+
+// BenchmarkParseProfileFile parses and profiles the trace file named by
+// DDMTUI_TRACE_FILE (scripts/bench-trace.sh sets it to the anchor trace of
+// ../shared/bench/gen_dmtrace.py), read from the page cache as the command
+// reads it.
+func BenchmarkParseProfileFile(b *testing.B) {
+	path := os.Getenv("DDMTUI_TRACE_FILE")
+	if path == "" {
+		b.Skip("DDMTUI_TRACE_FILE is not set (scripts/bench-trace.sh sets it)")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := ReadProfile(f, BuildOptions{})
+		f.Close()
+		if err != nil || p.Records == 0 {
+			b.Fatal(err)
 		}
 	}
 }

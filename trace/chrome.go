@@ -27,7 +27,7 @@ type chromeCall struct {
 	ts, dur uint64
 	cpuDur  uint64
 	method  int32
-	thread  uint16
+	thread  uint32
 }
 
 // NewChromeWriter returns a collector for the trace with header h; pass its

@@ -19,6 +19,9 @@ type keyParser struct {
 	hdr   *Header
 	lines int
 	seen  map[uint32]bool // method ids, to warn about duplicates
+	// summaryV2 accepts versions 4 and 5: the summary packet of ART's
+	// format V2 (spec §5) is key text with those versions.
+	summaryV2 bool
 }
 
 type keySection int
@@ -107,7 +110,7 @@ func (kp *keyParser) parse() (*Header, error) {
 		switch section {
 		case sectionVersion:
 			if !versionSeen {
-				v, err := parseVersionNumber(string(trimCR(line)))
+				v, err := parseVersionNumber(string(trimCR(line)), kp.summaryV2)
 				if err != nil {
 					return nil, kp.fail(off, "version", err)
 				}
@@ -155,11 +158,14 @@ func (kp *keyParser) option(line []byte, off int64) {
 }
 
 // parseVersionNumber reads the *version value like strtoul with base 0.
-func parseVersionNumber(s string) (int, error) {
+func parseVersionNumber(s string, v2 bool) (int, error) {
 	s = strings.TrimSpace(s)
 	n, err := strconv.ParseUint(s, 0, 16)
 	if err != nil {
 		return 0, fmt.Errorf("%w: version %q is not a number", ErrMalformed, truncateForMessage([]byte(s)))
+	}
+	if v2 && (n == VersionSingleClockV2 || n == VersionDualClockV2) {
+		return int(n), nil
 	}
 	if n < 1 || n > 3 {
 		return 0, fmt.Errorf("%w: %d (this reader knows 1, 2 and 3)", ErrVersion, n)

@@ -1,9 +1,11 @@
 package trace
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 )
 
 // Indexes of the two pseudo-methods at the start of Profile.Methods, as in
@@ -168,7 +170,7 @@ const (
 
 // Call is one completed call, as reported to BuildOptions.OnCall.
 type Call struct {
-	Thread      uint16
+	Thread      uint32
 	Method      int32 // profile index
 	Depth       int   // 0 for a call made with an empty stack
 	Entry, Exit [2]uint64
@@ -196,7 +198,7 @@ type ProfileBuilder struct {
 	startClocks Clocks
 	opt         BuildOptions
 	threads     []*threadState
-	byID        map[uint16]*threadState
+	byID        map[uint32]*threadState
 	cur         *threadState
 	records     int64
 	ws          *Warnings
@@ -206,22 +208,30 @@ type ProfileBuilder struct {
 }
 
 type threadState struct {
-	id      uint16
+	id      uint32
 	records int64
 	first   [2]uint64
+	firstAt int64 // offset of the thread's first record (orders shards' threads)
 	last    [2]uint64
 	topSelf [2]uint64 // time with an empty stack before an entry (dmtracedump's toplevel exclusive)
 	stack   []frame
-	slotOf  indexTable // profile method index → slot in local
-	local   []localMethod
-	edgeOf  indexTable // caller<<32 | callee → index in edges
-	edges   []Edge
-	tree    *CallTree
+	slotOf  indexTable // profile method index → slot in local, past slotDense
+	// slotDense maps profile method indexes below its length to slot+1
+	// (0: none yet): a direct array when the method table is not huge.
+	slotDense []int32
+	local     paged[localMethod]
+	edgeOf    indexTable // caller<<32 | callee → index in edges
+	edges     paged[Edge]
+	tree      *CallTree
 }
 
 type localMethod struct {
 	method  int32
 	onStack int32
+	// The edges of this method's last calls from two callers: most calls
+	// of a method come from a caller of its recent calls, so this skips
+	// the edge table.
+	lastCaller, lastEdge [2]int32
 	Stats
 }
 
@@ -238,7 +248,7 @@ type frame struct {
 // again in Finish.
 func NewProfileBuilder(h *Header, opt BuildOptions) *ProfileBuilder {
 	opt.Limits = opt.Limits.withDefaults()
-	b := &ProfileBuilder{hdr: h, startClocks: h.Clocks, opt: opt, byID: make(map[uint16]*threadState)}
+	b := &ProfileBuilder{hdr: h, startClocks: h.Clocks, opt: opt, byID: make(map[uint32]*threadState)}
 	b.ownWarnings.limit = opt.Limits.MaxWarnings
 	b.ws = &b.ownWarnings
 	return b
@@ -248,11 +258,14 @@ func (b *ProfileBuilder) warn(kind WarningKind, off int64, format string, args .
 	b.ws.add(Warning{Kind: kind, Part: b.part, Offset: off, Message: fmt.Sprintf(format, args...)})
 }
 
-func (b *ProfileBuilder) thread(id uint16) *threadState {
+func (b *ProfileBuilder) thread(id uint32) *threadState {
 	if ts := b.byID[id]; ts != nil {
 		return ts
 	}
 	ts := &threadState{id: id}
+	if n := firstKeyMethod + len(b.hdr.Methods); n <= maxDenseSlots {
+		ts.slotDense = make([]int32, n)
+	}
 	if b.opt.CallTree {
 		ts.tree = newCallTree()
 	}
@@ -261,21 +274,32 @@ func (b *ProfileBuilder) thread(id uint16) *threadState {
 	return ts
 }
 
+// maxDenseSlots bounds a thread's direct slot array (1 MiB of int32).
+const maxDenseSlots = 1 << 18
+
 // slot returns the thread-local slot of profile method m.
 func (ts *threadState) slot(m int32) int32 {
-	s, added := ts.slotOf.getOrPut(uint64(m), int32(len(ts.local)))
+	if uint(m) < uint(len(ts.slotDense)) {
+		if s := ts.slotDense[m]; s > 0 {
+			return s - 1
+		}
+		s := ts.local.add(localMethod{method: m, lastCaller: [2]int32{-1, -1}})
+		ts.slotDense[m] = s + 1
+		return s
+	}
+	s, added := ts.slotOf.getOrPut(uint64(m), int32(ts.local.len()))
 	if added {
-		ts.local = append(ts.local, localMethod{method: m})
+		ts.local.add(localMethod{method: m, lastCaller: [2]int32{-1, -1}})
 	}
 	return s
 }
 
-func (ts *threadState) edge(caller, callee int32) *Edge {
-	k, added := ts.edgeOf.getOrPut(uint64(uint32(caller))<<32|uint64(uint32(callee)), int32(len(ts.edges)))
+func (ts *threadState) edge(caller, callee int32) int32 {
+	k, added := ts.edgeOf.getOrPut(uint64(uint32(caller))<<32|uint64(uint32(callee)), int32(ts.edges.len()))
 	if added {
-		ts.edges = append(ts.edges, Edge{Caller: caller, Callee: callee})
+		ts.edges.add(Edge{Caller: caller, Callee: callee})
 	}
-	return &ts.edges[k]
+	return k
 }
 
 // Add processes records in file order.
@@ -294,6 +318,7 @@ func (b *ProfileBuilder) Add(recs []Record) error {
 		t := [2]uint64{uint64(r.Time[0]), uint64(r.Time[1])}
 		if ts.records == 0 {
 			ts.first, ts.last = t, t
+			ts.firstAt = r.Offset
 		} else if t[0] < ts.last[0] || t[1] < ts.last[1] {
 			b.warn(WarnTimeBackwards, r.Offset, "thread %d: time %d/%d is before the previous record's %d/%d; using the previous", r.Thread, t[0], t[1], ts.last[0], ts.last[1])
 			t[0], t[1] = max(t[0], ts.last[0]), max(t[1], ts.last[1])
@@ -325,7 +350,7 @@ func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off
 	parentNode := int32(0)
 	if n := len(ts.stack); n > 0 {
 		top := &ts.stack[n-1]
-		lm := &ts.local[top.slot]
+		lm := ts.local.at(top.slot)
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
 		parentNode = top.node
@@ -337,7 +362,7 @@ func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off
 		ts.tree.addSelf(parentNode, delta)
 	}
 	s := ts.slot(m)
-	lm := &ts.local[s]
+	lm := ts.local.at(s)
 	f := frame{entry: t, method: m, slot: s, below: lm.onStack}
 	if ts.tree != nil {
 		f.node = ts.tree.child(parentNode, m)
@@ -356,7 +381,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		// as 0 and the caller as the top level (spec §4).
 		b.warn(WarnUnmatchedExit, off, "thread %d: exit from %s with an empty stack; counted from the trace start", ts.id, b.methodName(m))
 		s := ts.slot(m)
-		lm := &ts.local[s]
+		lm := ts.local.at(s)
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
 		f := frame{method: m, slot: s, below: lm.onStack}
@@ -380,7 +405,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		}
 		b.warn(WarnMismatchedExit, off, "thread %d: exit from %s while %s is on top; %d frames without exits closed here", ts.id, b.methodName(m), b.methodName(ts.stack[n-1].method), n-1-k)
 		top := &ts.stack[n-1]
-		lm := &ts.local[top.slot]
+		lm := ts.local.at(top.slot)
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
 		if ts.tree != nil {
@@ -392,7 +417,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		}
 	}
 	top := &ts.stack[len(ts.stack)-1]
-	lm := &ts.local[top.slot]
+	lm := ts.local.at(top.slot)
 	lm.Exclusive[0] += delta[0]
 	lm.Exclusive[1] += delta[1]
 	if ts.tree != nil {
@@ -406,7 +431,7 @@ func (b *ProfileBuilder) pop(ts *threadState, t [2]uint64, kind CallKind) {
 	n := len(ts.stack)
 	f := ts.stack[n-1]
 	ts.stack = ts.stack[:n-1]
-	ts.local[f.slot].onStack--
+	ts.local.at(f.slot).onStack--
 	caller := TopLevel
 	if n >= 2 {
 		caller = ts.stack[n-2].method
@@ -418,9 +443,22 @@ func (b *ProfileBuilder) pop(ts *threadState, t [2]uint64, kind CallKind) {
 // (dmtracedump addInclusiveTime).
 func (b *ProfileBuilder) complete(ts *threadState, f *frame, caller int32, depth int, t [2]uint64, kind CallKind) {
 	el := [2]uint64{t[0] - f.entry[0], t[1] - f.entry[1]}
-	lm := &ts.local[f.slot]
+	lm := ts.local.at(f.slot)
 	lm.Calls++
-	e := ts.edge(caller, f.method)
+	var k int32
+	switch caller {
+	case lm.lastCaller[0]:
+		k = lm.lastEdge[0]
+	case lm.lastCaller[1]:
+		k = lm.lastEdge[1]
+		lm.lastCaller[0], lm.lastCaller[1] = caller, lm.lastCaller[0]
+		lm.lastEdge[0], lm.lastEdge[1] = k, lm.lastEdge[0]
+	default:
+		k = ts.edge(caller, f.method)
+		lm.lastCaller[0], lm.lastCaller[1] = caller, lm.lastCaller[0]
+		lm.lastEdge[0], lm.lastEdge[1] = k, lm.lastEdge[0]
+	}
+	e := ts.edges.at(k)
 	e.Calls++
 	e.Inclusive[0] += el[0]
 	e.Inclusive[1] += el[1]
@@ -490,16 +528,22 @@ func (b *ProfileBuilder) Finish() *Profile {
 		top := MethodStats{Index: TopLevel}
 		top.Inclusive = [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]}
 		top.Exclusive = ts.topSelf
-		tp.Methods = make([]MethodStats, 0, len(ts.local)+1)
+		tp.Methods = make([]MethodStats, 0, ts.local.len()+1)
 		tp.Methods = append(tp.Methods, top)
 		addStats(&all[TopLevel], &top.Stats)
-		for _, lm := range ts.local {
+		for lm := range ts.local.all {
 			tp.Methods = append(tp.Methods, MethodStats{Index: lm.method, Stats: lm.Stats})
 			addStats(&all[lm.method], &lm.Stats)
 			active[lm.method] = true
 		}
-		tp.Edges = ts.edges
-		for _, e := range ts.edges {
+		tp.Edges = make([]Edge, 0, ts.edges.len())
+		for e := range ts.edges.all {
+			tp.Edges = append(tp.Edges, *e)
+		}
+		// The thread's working state is done with: let it go before the
+		// next thread's profile is built.
+		ts.local, ts.edges, ts.slotOf, ts.edgeOf, ts.slotDense = paged[localMethod]{}, paged[Edge]{}, indexTable{}, indexTable{}, nil
+		for _, e := range tp.Edges {
 			k, added := allEdges.getOrPut(uint64(uint32(e.Caller))<<32|uint64(uint32(e.Callee)), int32(len(edges)))
 			if added {
 				edges = append(edges, Edge{Caller: e.Caller, Callee: e.Callee})
@@ -610,8 +654,14 @@ func (p *Profile) swapClocks() {
 // recordBatch is how many records ReadProfile decodes at a time.
 const recordBatch = 1024
 
-// Build reads every record of rd into a profile.
+// Build reads every record of rd into a profile. For a trace whose header
+// is complete before the records (not streaming), decoding runs on its own
+// goroutine, a few batches ahead of the profile, so two cores share the
+// work; the result is the same as reading and profiling in turn.
 func Build(rd *Reader, opt BuildOptions) (*Profile, error) {
+	if !rd.hdr.Streaming && rd.v2 == nil {
+		return buildPipelined(rd, opt)
+	}
 	b := NewProfileBuilder(rd.Header(), opt)
 	b.part = rd.part
 	b.ws = rd.Warnings()
@@ -633,6 +683,240 @@ func Build(rd *Reader, opt BuildOptions) (*Profile, error) {
 	p := b.Finish()
 	p.UnknownMethodIDs = rd.UnknownMethodIDs()
 	return p, nil
+}
+
+// pipelineBatches is how many record batches are in flight between the
+// decoding goroutine and the profile.
+const pipelineBatches = 4
+
+type decodedBatch struct {
+	recs []Record
+	n    int
+	err  error
+}
+
+func buildPipelined(rd *Reader, opt BuildOptions) (*Profile, error) {
+	if opt.OnCall == nil {
+		return buildSharded(rd, opt)
+	}
+	b := NewProfileBuilder(rd.Header(), opt)
+	b.part = rd.part
+	free := make(chan []Record, pipelineBatches)
+	full := make(chan decodedBatch, pipelineBatches)
+	done := make(chan struct{})
+	for range pipelineBatches {
+		free <- make([]Record, recordBatch)
+	}
+	go func() {
+		defer close(full)
+		for {
+			var recs []Record
+			select {
+			case recs = <-free:
+			case <-done:
+				return
+			}
+			n, err := rd.Read(recs)
+			full <- decodedBatch{recs: recs, n: n, err: err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	stop := func() {
+		close(done)
+		for range full { // let the decoder finish its batch and exit
+		}
+	}
+	for d := range full {
+		if d.n > 0 {
+			if err := b.Add(d.recs[:d.n]); err != nil {
+				stop()
+				return nil, err
+			}
+		}
+		if d.err == io.EOF {
+			break
+		}
+		if d.err != nil {
+			stop()
+			return nil, d.err
+		}
+		free <- d.recs
+	}
+	p := b.Finish()
+	p.Warnings = mergeWarnings(rd.Warnings(), &p.Warnings)
+	p.UnknownMethodIDs = rd.UnknownMethodIDs()
+	return p, nil
+}
+
+// profileShards is how many goroutines profile a trace's threads (each
+// thread belongs to one, in turn by first appearance).
+const profileShards = 2
+
+// buildSharded decodes on one goroutine and profiles on profileShards
+// others, each owning every profileShards-th thread to appear: per-thread
+// work needs nothing from other threads, and each goroutine's tables are
+// half as large. The shards' threads and warnings are merged in file order,
+// so the profile is the one a single builder makes. (Calls reported to
+// OnCall would come out of order, so that option stays on one builder.)
+func buildSharded(rd *Reader, opt BuildOptions) (*Profile, error) {
+	type shardBatch struct {
+		recs []Record
+		n    int
+	}
+	var builders [profileShards]*ProfileBuilder
+	var in [profileShards]chan shardBatch
+	var free [profileShards]chan []Record
+	var errs [profileShards]error
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for k := range builders {
+		b := NewProfileBuilder(rd.Header(), opt)
+		b.part = rd.part
+		builders[k] = b
+		in[k] = make(chan shardBatch, pipelineBatches)
+		free[k] = make(chan []Record, pipelineBatches)
+		for range pipelineBatches {
+			free[k] <- make([]Record, recordBatch)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sb := range in[k] {
+				if errs[k] == nil {
+					errs[k] = b.Add(sb.recs[:sb.n])
+				}
+				free[k] <- sb.recs
+			}
+		}()
+	}
+	// Decode here, and deal each record to its thread's shard.
+	batch := make([]Record, recordBatch)
+	shardOf := make(map[uint32]int)
+	var out [profileShards][]Record
+	send := func(k int) bool {
+		select {
+		case in[k] <- shardBatch{recs: out[k], n: len(out[k])}:
+			out[k] = nil
+			return true
+		case <-done:
+			return false
+		}
+	}
+	var readErr error
+	lastThread, lastShard := uint32(0), -1
+	for readErr == nil {
+		n, err := rd.Read(batch)
+		for i := range batch[:n] {
+			r := &batch[i]
+			k := lastShard
+			if r.Thread != lastThread || k < 0 {
+				var ok bool
+				if k, ok = shardOf[r.Thread]; !ok {
+					k = len(shardOf) % profileShards
+					shardOf[r.Thread] = k
+				}
+				lastThread, lastShard = r.Thread, k
+			}
+			if out[k] == nil {
+				out[k] = (<-free[k])[:0]
+			}
+			out[k] = append(out[k], *r)
+			if len(out[k]) == recordBatch {
+				send(k)
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
+		}
+	}
+	for k := range out {
+		if len(out[k]) > 0 {
+			send(k)
+		}
+		close(in[k])
+	}
+	wg.Wait()
+	close(done)
+	if readErr != nil {
+		return nil, readErr
+	}
+	// The first error in file order, as one builder would have stopped at.
+	var first error
+	var firstOff int64
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		off := int64(-1)
+		if fe, ok := err.(*FormatError); ok {
+			off = fe.Offset
+		}
+		if first == nil || off < firstOff {
+			first, firstOff = err, off
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	m := NewProfileBuilder(rd.Header(), opt)
+	m.part = rd.part
+	ws := *rd.Warnings()
+	for _, b := range builders {
+		m.threads = append(m.threads, b.threads...)
+		m.records += b.records
+		ws = mergeWarnings(&ws, b.ws)
+	}
+	slices.SortStableFunc(m.threads, func(a, b *threadState) int { return cmp.Compare(a.firstAt, b.firstAt) })
+	m.ws = &ws
+	p := m.Finish()
+	p.UnknownMethodIDs = rd.UnknownMethodIDs()
+	return p, nil
+}
+
+// mergeWarnings combines two sets of warnings (the reader's and a
+// profile's, or two profile shards') into one list in file order, keeping
+// the first few of each kind as one set would: key warnings first, then
+// data warnings by offset, r's first at equal offsets.
+func mergeWarnings(r, b *Warnings) Warnings {
+	out := Warnings{limit: r.limit}
+	for k := range out.Counts {
+		out.Counts[k] = r.Counts[k] + b.Counts[k]
+	}
+	out.List = make([]Warning, 0, len(r.List)+len(b.List))
+	lim := out.limit
+	if lim == 0 {
+		lim = PerKindLimit
+	}
+	var kept [warnKinds]int
+	keep := func(w Warning) {
+		if int(w.Kind) < len(kept) && kept[w.Kind] < lim {
+			kept[w.Kind]++
+			out.List = append(out.List, w)
+		}
+	}
+	i, j := 0, 0
+	for i < len(r.List) || j < len(b.List) {
+		switch {
+		case j == len(b.List):
+			keep(r.List[i])
+			i++
+		case i == len(r.List):
+			keep(b.List[j])
+			j++
+		case r.List[i].Part != b.List[j].Part || r.List[i].Offset <= b.List[j].Offset:
+			keep(r.List[i])
+			i++
+		default:
+			keep(b.List[j])
+			j++
+		}
+	}
+	return out
 }
 
 // ReadProfile parses a trace file (key and data, or a streaming trace) and

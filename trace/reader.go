@@ -12,7 +12,7 @@ type Record struct {
 	Time     [2]uint32 // µs since the trace start, indexed by Clock; only the file's clocks are set
 	MethodID uint32    // method word with the action bits cleared
 	Method   int32     // index in Header.Methods, or -1 when no key line has MethodID
-	Thread   uint16
+	Thread   uint32    // 8 (v1) or 16 (v2, v3) bits of the file's id; the whole tid in v4/v5
 	Action   Action
 }
 
@@ -27,8 +27,7 @@ type Reader struct {
 	methods    *methodTable
 	unknown    indexTable // distinct unknown method ids seen
 	unknownIDs []uint32
-	threadSeen map[uint16]bool // streaming: threads announced inline
-	timeField  Clock           // where a single time field goes
+	timeField  Clock // where a single time field goes
 	dual       bool
 	done       bool
 	err        error
@@ -36,6 +35,7 @@ type Reader struct {
 	// only named by the summary at the end (spec §5): records are read as
 	// thread CPU until then.
 	provisional bool
+	v2          *v2State // ART format V2 (versions 4 and 5), else nil
 }
 
 // NewReader parses the key section (or, for a file starting with the SLOW
@@ -50,7 +50,7 @@ func NewReader(r io.Reader, lim Limits) (*Reader, error) {
 		if err := rd.readDataHeader(false); err != nil {
 			return nil, err
 		}
-		if !rd.hdr.Streaming {
+		if !rd.hdr.Streaming && rd.v2 == nil {
 			rd.ws.add(Warning{Kind: WarnHeader, Offset: 0, Message: "no key section: every method is unknown"})
 		}
 		return rd, nil
@@ -140,6 +140,9 @@ func (rd *Reader) readDataHeader(haveKey bool) error {
 			rd.warn(WarnHeader, off+4, "streaming data version %#x after a key section", dv)
 		}
 	}
+	if base == VersionSingleClockV2 || base == VersionDualClockV2 {
+		return rd.readHeaderV2(off, dv, base, haveKey)
+	}
 	if base < 1 || base > 3 {
 		return rd.dataFail(off+4, "data header version", fmt.Errorf("%w: %d", ErrVersion, dv))
 	}
@@ -212,9 +215,6 @@ func (rd *Reader) readDataHeader(haveKey bool) error {
 			rd.methods.add(m.ID, int32(i))
 		}
 	}
-	if h.Streaming {
-		rd.threadSeen = make(map[uint16]bool)
-	}
 	return nil
 }
 
@@ -244,6 +244,9 @@ func (rd *Reader) Read(dst []Record) (int, error) {
 	}
 	if len(dst) == 0 {
 		return 0, nil
+	}
+	if rd.v2 != nil {
+		return rd.readV2(dst)
 	}
 	if rd.hdr.Streaming {
 		return rd.readStreaming(dst)
@@ -287,7 +290,7 @@ func (rd *Reader) decodeV1(dst []Record, b []byte, off int64) {
 		p := b[i*recordSizeV1 : i*recordSizeV1+recordSizeV1]
 		w := binary.LittleEndian.Uint32(p[1:])
 		r := &dst[i]
-		*r = Record{Offset: off + int64(i*recordSizeV1), Thread: uint16(p[0]), MethodID: w &^ 3, Action: Action(w & 3)}
+		*r = Record{Offset: off + int64(i*recordSizeV1), Thread: uint32(p[0]), MethodID: w &^ 3, Action: Action(w & 3)}
 		r.Time[tf] = binary.LittleEndian.Uint32(p[5:])
 		r.Method = rd.resolve(r.MethodID, r.Offset)
 	}
@@ -299,20 +302,20 @@ func (rd *Reader) decodeSingle(dst []Record, b []byte, off int64, rs int) {
 		p := b[i*rs : i*rs+recordSizeV2]
 		w := binary.LittleEndian.Uint32(p[2:])
 		r := &dst[i]
-		*r = Record{Offset: off + int64(i*rs), Thread: binary.LittleEndian.Uint16(p), MethodID: w &^ 3, Action: Action(w & 3)}
+		*r = Record{Offset: off + int64(i*rs), Thread: uint32(binary.LittleEndian.Uint16(p)), MethodID: w &^ 3, Action: Action(w & 3)}
 		r.Time[tf] = binary.LittleEndian.Uint32(p[6:])
 		r.Method = rd.resolve(r.MethodID, r.Offset)
 	}
 }
 
 func (rd *Reader) decodeDual(dst []Record, b []byte, off int64, rs int) {
-	dense := rd.methods.dense
+	dense, base := rd.methods.dense, rd.methods.base
 	for i := range dst {
 		p := b[i*rs : i*rs+recordSizeDual]
 		w := binary.LittleEndian.Uint32(p[2:])
 		id := w &^ 3
 		m := int32(-1)
-		if s := id >> 2; s < uint32(len(dense)) {
+		if s := (id - base) >> 2; s < uint32(len(dense)) {
 			m = dense[s]
 		}
 		o := off + int64(i*rs)
@@ -321,7 +324,7 @@ func (rd *Reader) decodeDual(dst []Record, b []byte, off int64, rs int) {
 		}
 		dst[i] = Record{
 			Offset:   o,
-			Thread:   binary.LittleEndian.Uint16(p),
+			Thread:   uint32(binary.LittleEndian.Uint16(p)),
 			MethodID: id,
 			Action:   Action(w & 3),
 			Method:   m,

@@ -34,7 +34,7 @@ func (rd *Reader) readStreaming(dst []Record) (int, error) {
 			b = rd.src.buffered()
 			w := binary.LittleEndian.Uint32(b[2:])
 			r := &dst[n]
-			*r = Record{Offset: off, Thread: thread, MethodID: w &^ 3, Action: Action(w & 3)}
+			*r = Record{Offset: off, Thread: uint32(thread), MethodID: w &^ 3, Action: Action(w & 3)}
 			if rd.dual {
 				r.Time = [2]uint32{binary.LittleEndian.Uint32(b[6:]), binary.LittleEndian.Uint32(b[10:])}
 			} else {
@@ -116,7 +116,7 @@ func (rd *Reader) readControl(off int64) error {
 		if !ok {
 			return io.ErrUnexpectedEOF
 		}
-		rd.applySummary(text, off)
+		rd.applySummary(text, off, false)
 	default:
 		return rd.dataFail(off, "streaming control record", fmt.Errorf("%w: opcode %d", ErrMalformed, op))
 	}
@@ -152,10 +152,10 @@ func (rd *Reader) setThreadName(id uint32, name string) {
 
 // applySummary merges the trace summary (key text without methods): options,
 // threads, and the clock, which for single-clock streams is only known now.
-func (rd *Reader) applySummary(text []byte, off int64) {
+func (rd *Reader) applySummary(text []byte, off int64, v2 bool) {
 	var ws Warnings
 	ws.limit = rd.lim.MaxWarnings
-	kp := keyParser{src: newSourceBytes(text), lim: rd.lim, ws: &ws, part: "summary"}
+	kp := keyParser{src: newSourceBytes(text), lim: rd.lim, ws: &ws, part: "summary", summaryV2: v2}
 	if !bytes.HasPrefix(text, []byte("*version")) {
 		text = append([]byte("*version\n"), text...)
 		kp.src = newSourceBytes(text)

@@ -98,22 +98,38 @@ func (t *indexTable) grow() {
 // indexes in Header.Methods. ART ids are index<<2 and fit a direct array;
 // Dalvik ids are Method* pointers and go to the hash table.
 type methodTable struct {
-	dense  []int32 // by id>>2; -1 for no method
+	dense  []int32 // by (id-base)>>2; -1 for no method
 	sparse indexTable
-	limit  uint32 // ids with id>>2 < limit go to dense
+	limit  uint32 // ids with (id-base)>>2 < limit go to dense
+	// base is the lowest key id when the key's ids are pointers packed in
+	// a range a few times the method count (as ART's and Dalvik's method
+	// structures are), so that they too index a direct array; else 0.
+	base uint32
 }
+
+// maxDenseMethodSlots bounds the direct array (16 MiB of int32).
+const maxDenseMethodSlots = 1 << 22
 
 func newMethodTable(methods []Method) *methodTable {
 	mt := &methodTable{}
 	var maxSlot uint32
+	minID := ^uint32(0)
 	for _, m := range methods {
-		if s := m.ID >> 2; s > maxSlot {
+		minID = min(minID, m.ID&^3)
+	}
+	// A direct array when it is at most a few tens of times the method
+	// count: ART's ids are index<<2; Dalvik's and many tools' are pointers
+	// to method structures a few tens of bytes apart, which with base
+	// subtracted fit too. The streaming case gets room for later methods.
+	mt.limit = uint32(min(32*len(methods)+4096, maxDenseMethodSlots))
+	if len(methods) > 0 && minID>>2 >= mt.limit {
+		mt.base = minID
+	}
+	for _, m := range methods {
+		if s := (m.ID - mt.base) >> 2; s > maxSlot {
 			maxSlot = s
 		}
 	}
-	// A direct array when it is at most a few times the method count (and at
-	// least big enough for the streaming case where methods come later).
-	mt.limit = uint32(4*len(methods) + 4096)
 	if maxSlot < mt.limit && len(methods) > 0 {
 		mt.dense = make([]int32, maxSlot+1)
 		for i := range mt.dense {
@@ -126,7 +142,7 @@ func newMethodTable(methods []Method) *methodTable {
 // add registers index i for id; it reports false when id was already known
 // (the first method with an id wins).
 func (mt *methodTable) add(id uint32, i int32) bool {
-	s := id >> 2
+	s := (id - mt.base) >> 2
 	if s < mt.limit {
 		if int(s) >= len(mt.dense) {
 			n := max(int(s)+1, 2*len(mt.dense))
@@ -150,11 +166,66 @@ func (mt *methodTable) add(id uint32, i int32) bool {
 
 // lookup returns the method index for id (action bits clear), or -1.
 func (mt *methodTable) lookup(id uint32) int32 {
-	if s := id >> 2; s < uint32(len(mt.dense)) {
+	s := (id - mt.base) >> 2
+	if s < uint32(len(mt.dense)) {
 		return mt.dense[s]
 	}
-	if id>>2 < mt.limit {
+	if s < mt.limit {
 		return -1
 	}
 	return mt.sparse.get(uint64(id))
+}
+
+// pagedPage is the size of every page of a paged slice after the first.
+const pagedPage = 512
+
+// paged is an append-only sequence kept in pages: growing it never copies
+// or leaves garbage behind (a slice that doubles leaves three times its
+// final size to the collector), which keeps a large profile's peak memory
+// near its live size. The first page doubles up to pagedPage, so short
+// sequences stay small.
+type paged[T any] struct {
+	pages [][]T
+	n     int
+}
+
+func (p *paged[T]) len() int { return p.n }
+
+// at returns the element at i < len.
+func (p *paged[T]) at(i int32) *T {
+	if int(i) < len(p.pages[0]) {
+		return &p.pages[0][i]
+	}
+	j := int(i) - pagedPage
+	return &p.pages[1+j/pagedPage][j%pagedPage]
+}
+
+// add appends v and returns its index.
+func (p *paged[T]) add(v T) int32 {
+	i := p.n
+	switch {
+	case len(p.pages) == 0:
+		p.pages = append(p.pages, make([]T, 0, 8))
+	case len(p.pages) == 1 && len(p.pages[0]) == cap(p.pages[0]) && cap(p.pages[0]) < pagedPage:
+		first := make([]T, len(p.pages[0]), min(2*cap(p.pages[0]), pagedPage))
+		copy(first, p.pages[0])
+		p.pages[0] = first
+	case len(p.pages[len(p.pages)-1]) == cap(p.pages[len(p.pages)-1]):
+		p.pages = append(p.pages, make([]T, 0, pagedPage))
+	}
+	last := &p.pages[len(p.pages)-1]
+	*last = append(*last, v)
+	p.n++
+	return int32(i)
+}
+
+// all calls yield for every element in order.
+func (p *paged[T]) all(yield func(*T) bool) {
+	for _, pg := range p.pages {
+		for i := range pg {
+			if !yield(&pg[i]) {
+				return
+			}
+		}
+	}
 }

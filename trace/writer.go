@@ -360,7 +360,10 @@ func Decode(r io.Reader, lim Limits) (*Trace, *Warnings, error) {
 	for {
 		n, err := rd.Read(batch)
 		for _, rec := range batch[:n] {
-			t.Events = append(t.Events, Event{Thread: rec.Thread, Action: rec.Action, MethodID: rec.MethodID, Time: rec.Time})
+			if rec.Thread > 0xFFFF {
+				return nil, rd.Warnings(), &FormatError{Offset: rec.Offset, What: "record", Err: fmt.Errorf("%w: thread id %d does not fit an Event's 16 bits (use Reader)", ErrLimit, rec.Thread)}
+			}
+			t.Events = append(t.Events, Event{Thread: uint16(rec.Thread), Action: rec.Action, MethodID: rec.MethodID, Time: rec.Time})
 		}
 		if err == io.EOF {
 			break

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/ddmtui/ddmtui/trace"
@@ -25,6 +26,7 @@ func main() {
 		depth     = flag.Int("depth", 40, "maximum stack depth")
 		unknown   = flag.Int("unknown", 0, "called methods left out of the key")
 		streaming = flag.Bool("streaming", false, "ART streaming format")
+		formatV2  = flag.Bool("v2", false, "ART's format V2 (version 4 single clock, 5 dual; builds the trace in memory)")
 	)
 	flag.Parse()
 	if *out == "" {
@@ -47,7 +49,12 @@ func main() {
 		os.Exit(1)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	n, err := s.WriteTo(bw)
+	var n int64
+	if *formatV2 {
+		err = writeV2(bw, s, *streaming)
+	} else {
+		n, err = s.WriteTo(bw)
+	}
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -58,5 +65,31 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tracegen:", err)
 		os.Exit(1)
 	}
+	if *formatV2 {
+		if st, serr := os.Stat(*out); serr == nil {
+			n = st.Size()
+		}
+	}
 	fmt.Fprintf(os.Stderr, "tracegen: wrote %d bytes, %d records to %s\n", n, *records, *out)
+}
+
+// writeV2 writes the synthetic trace in ART's format V2, method ids
+// renumbered as a V2 reader numbers them (index << 2).
+func writeV2(w io.Writer, s trace.Synth, streaming bool) error {
+	s.Streaming = false
+	tr, err := s.Trace()
+	if err != nil {
+		return err
+	}
+	re := make(map[uint32]uint32, len(tr.Methods))
+	for i := range tr.Methods {
+		re[tr.Methods[i].ID] = uint32(i) << 2
+		tr.Methods[i].ID = uint32(i) << 2
+	}
+	for i := range tr.Events {
+		if id, ok := re[tr.Events[i].MethodID]; ok {
+			tr.Events[i].MethodID = id
+		}
+	}
+	return trace.EncodeV2(w, tr, trace.V2Options{Streaming: streaming})
 }
