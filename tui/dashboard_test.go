@@ -350,15 +350,16 @@ func TestThreadFilterSortAndStack(t *testing.T) {
 	hs.key(tcell.KeyEnter, 0)
 	hs.waitGone("  1 main")
 	hs.key(tcell.KeyEscape, 0)
-	// Sort by name: "AsyncTask #1" becomes the first row.
+	// Sort by name: "AsyncTask #1" becomes the first row; ▲ means
+	// ascending in every column.
 	hs.key(tcell.KeyRune, 'o')
 	hs.waitFor("sorted by name", func(s string) bool {
 		a, b := strings.Index(s, "AsyncTask #1"), strings.Index(s, "Binder:1234_1")
-		return a >= 0 && b > a && strings.Contains(s, "Name▼")
+		return a >= 0 && b > a && strings.Contains(s, "Name▲")
 	})
 	hs.key(tcell.KeyRune, 'O')
 	hs.waitFor("reversed", func(s string) bool {
-		return strings.Index(s, "main") < strings.Index(s, "AsyncTask #1") && strings.Contains(s, "Name▲")
+		return strings.Index(s, "main") < strings.Index(s, "AsyncTask #1") && strings.Contains(s, "Name▼")
 	})
 	// Enter on the selected thread shows its stack.
 	hs.key(tcell.KeyHome, 0)
@@ -369,6 +370,10 @@ func TestThreadFilterSortAndStack(t *testing.T) {
 func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
 	hs := start(t, 120, 40, style.Palette{}, twoVMs)
 	hs.waitText("AsyncTask #1")
+	// The cursor (reverse video) rests on the second row, away from the
+	// thread whose change blinks and the one that dies.
+	hs.key(tcell.KeyTab, 0)
+	hs.key(tcell.KeyRune, 'j')
 	now := time.Now()
 	hs.store.SetThreads("local:8000", []monitor.Thread{
 		{ID: 1, Name: "main", Status: 3, State: "monitor", UTime: 51, Created: now.Add(-time.Minute), Changed: now},

@@ -255,6 +255,12 @@ func (v *View) selectedMethod() int32 {
 	return -1
 }
 
+// SetTitle names what the view shows (e.g. the saved file's name).
+func (v *View) SetTitle(title string) {
+	v.opt.Title = title
+	v.updateHeader()
+}
+
 func (v *View) updateHeader() {
 	if v.p == nil {
 		v.header.SetText("ddmtui trace  " + safetext.Terminal(v.opt.Title))
@@ -311,6 +317,7 @@ func (v *View) updateStatus() {
 		if m >= 2 {
 			text += fmt.Sprintf("  id %#x", meth.ID)
 		}
+		text += "  │  ? help  / filter  q quit"
 	}
 	if v.page == pageHelp {
 		text = "Esc or ? closes the help"

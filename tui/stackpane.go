@@ -1,0 +1,143 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/tui/keymap"
+)
+
+// stackPane shows the stack of the thread under the thread table's cursor
+// (STKL), fetched off the UI goroutine; only the newest answer is shown.
+type stackPane struct {
+	d      *Dashboard
+	view   *tview.TextView
+	key    string // VM and thread the stack belongs to
+	tid    uint64
+	seq    int
+	frames []ddm.StackFrame
+	err    error
+}
+
+func newStackPane(d *Dashboard) *stackPane {
+	p := &stackPane{d: d}
+	// Word wrap: a long frame breaks between its parts, never inside a
+	// name, and "at" stays with its frame (a no-break space joins them).
+	p.view = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true)
+	p.view.SetBorder(true).SetTitle(" Stack ")
+	return p
+}
+
+func (p *stackPane) Name() string            { return "stack" }
+func (p *stackPane) Title() string           { return "stack" }
+func (p *stackPane) Widget() tview.Primitive { return p.view }
+func (p *stackPane) Frame() *tview.Box       { return p.view.Box }
+
+func (p *stackPane) Keys() []keymap.Binding {
+	return []keymap.Binding{
+		keymap.Bind(tcell.KeyRune, 's', "s", "show or hide the stack pane (small terminals: in place of the heap)", "Panes",
+			func() { p.d.toggle(paneStack) }).As("toggle-stack"),
+	}
+}
+
+func (p *stackPane) Update(c Change) {
+	if c&(ChangeSelection|ChangeVMs) != 0 {
+		p.render()
+	}
+}
+
+func (p *stackPane) Move(delta int) {
+	r, c := p.view.GetScrollOffset()
+	p.view.ScrollTo(max(0, min(r+delta, 1<<20)), c)
+}
+
+func (p *stackPane) PageSize() int {
+	_, _, _, h := p.view.GetInnerRect()
+	return max(1, h-1)
+}
+
+func (p *stackPane) clear() {
+	p.key, p.frames, p.err = "", nil, nil
+	p.render()
+}
+
+// fetch asks for the stack of the thread under the thread table's cursor.
+func (p *stackPane) fetch() {
+	d := p.d
+	tid, ok := d.threadsP.selected()
+	vm, vok := d.m.selected()
+	if !ok || !vok || d.cfg.Controller == nil {
+		return
+	}
+	if p.key != vm.Key || p.tid != tid {
+		p.frames, p.err = nil, nil // another thread: drop the old stack; the same one keeps showing while it refreshes
+	}
+	p.key, p.tid = vm.Key, tid
+	p.seq++
+	seq := p.seq
+	p.render()
+	if !vm.DDM {
+		return
+	}
+	ctrl := d.cfg.Controller
+	d.background(3*time.Second, func(ctx context.Context) {
+		frames, err := ctrl.Stack(ctx, vm.Key, tid)
+		d.post(func() {
+			if seq != p.seq {
+				return
+			}
+			if err == nil && frames == nil {
+				frames = []ddm.StackFrame{}
+			}
+			p.frames, p.err = frames, err
+			p.render()
+		})
+	})
+}
+
+func (p *stackPane) render() {
+	d := p.d
+	vm, ok := d.m.selected()
+	var b strings.Builder
+	switch {
+	case !ok:
+	case !vm.DDM:
+		b.WriteString("[::d]stacks of VMs without DDM need a debugger (attach one through the proxy)")
+	case p.key != d.m.sel:
+		b.WriteString("[::d]select a thread and press Enter")
+	case p.err != nil:
+		b.WriteString("[::d]" + safetext.Tview(p.err.Error()))
+	case p.frames == nil:
+		b.WriteString("[::d]asking the VM…")
+	default:
+		for _, f := range p.frames {
+			loc := f.File
+			switch {
+			case f.Line == ddm.LineNative:
+				loc = "Native Method"
+			case f.File == "":
+				loc = "Unknown Source"
+			case f.Line >= 0:
+				loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+			}
+			fmt.Fprintf(&b, "at\u00a0%s.[::b]%s[::-]([::d]%s[::-])\n", safetext.Tview(f.Class), safetext.Tview(f.Method), safetext.Tview(loc))
+		}
+	}
+	title := " Stack "
+	if p.key == d.m.sel && p.key != "" {
+		for _, t := range d.m.threads[d.m.sel] {
+			if t.ID == p.tid {
+				title = fmt.Sprintf(" Stack · %s ", safetext.Tview(truncate(t.Name, 40)))
+			}
+		}
+	}
+	p.view.SetTitle(title)
+	p.view.SetText(b.String())
+}

@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/keymap"
+)
+
+// vmColumns are the VM list's columns.
+var vmColumns = []string{"", "Source", "PID", "App", "DDM", "Debugger", "Port"}
+
+// vmPane is the VM list. Its cursor is the selection: j/k select the next
+// or previous VM and the other panes follow, as in htop and k9s. A VM whose
+// session ended stays listed, dimmed, for a grace period (see goneGrace).
+type vmPane struct {
+	d       *Dashboard
+	table   *tview.Table
+	rowKeys []string
+	filter  string
+	widths  [7]int // content width of each column, for the layout
+	drawing bool   // render moves the cursor: not a user's choice
+}
+
+func newVMPane(d *Dashboard) *vmPane {
+	p := &vmPane{d: d}
+	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
+	p.table.SetSelectedStyle(d.pal.Cursor())
+	p.table.SetBorder(true).SetTitle(" VMs ")
+	p.table.SetSelectionChangedFunc(func(row, _ int) { // a mouse click
+		if !p.drawing && row >= 1 && row-1 < len(p.rowKeys) {
+			p.d.selectVM(p.rowKeys[row-1])
+		}
+	})
+	return p
+}
+
+func (p *vmPane) Name() string            { return "vms" }
+func (p *vmPane) Title() string           { return "VM list" }
+func (p *vmPane) Widget() tview.Primitive { return p.table }
+func (p *vmPane) Frame() *tview.Box       { return p.table.Box }
+func (p *vmPane) Filter() string          { return p.filter }
+
+// SetFilter filters the list; the selection stays where it was.
+func (p *vmPane) SetFilter(f string) { p.filter = f; p.render() }
+
+// Keys: the VM list's own keys are movement (shared) and Enter; the
+// actions on the selected VM are in vmactions.go.
+func (p *vmPane) Keys() []keymap.Binding { return nil }
+
+func (p *vmPane) Update(c Change) {
+	if c&(ChangeVMs|ChangeSelection|ChangeTick) != 0 {
+		p.render()
+	}
+}
+
+// Move selects the VM delta rows away.
+func (p *vmPane) Move(delta int) {
+	if len(p.rowKeys) == 0 {
+		return
+	}
+	r, _ := p.table.GetSelection()
+	r = min(max(1, r+delta), len(p.rowKeys))
+	p.table.Select(r, 0)
+	p.d.selectVM(p.rowKeys[r-1])
+}
+
+func (p *vmPane) PageSize() int {
+	_, _, _, h := p.table.GetInnerRect()
+	return max(1, h-2)
+}
+
+// Activate moves the focus to the selected VM's threads.
+func (p *vmPane) Activate() {
+	r, _ := p.table.GetSelection()
+	if r >= 1 && r-1 < len(p.rowKeys) {
+		p.d.selectVM(p.rowKeys[r-1])
+	}
+	if p.d.show[paneThreads] {
+		p.d.setFocus(paneThreads)
+	}
+}
+
+func (p *vmPane) visible() []monitor.VM {
+	var out []monitor.VM
+	for _, vm := range p.d.m.vms {
+		if matchFilter(p.filter, vm.Source, fmt.Sprint(vm.PID), vm.App, vm.VMIdent) {
+			out = append(out, vm)
+		}
+	}
+	return out
+}
+
+// appLabel is what the App column shows: the app name, or for VMs that
+// send none (plain JDWP VMs) the VM's name.
+func appLabel(vm monitor.VM) string {
+	switch {
+	case vm.App != "":
+		return vm.App
+	case vm.VMIdent != "":
+		return vm.VMIdent
+	}
+	return fmt.Sprintf("pid %d", vm.PID)
+}
+
+func (p *vmPane) render() {
+	t, m := p.table, p.d.m
+	p.drawing = true
+	defer func() { p.drawing = false }()
+	t.Clear()
+	p.widths = [7]int{}
+	cell := func(r, c int, s string) *tview.TableCell {
+		cl := tview.NewTableCell(s)
+		t.SetCell(r, c, cl)
+		p.widths[c] = max(p.widths[c], tview.TaggedStringWidth(s))
+		return cl
+	}
+	for i, h := range vmColumns {
+		cell(0, i, h).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
+	}
+	p.rowKeys = p.rowKeys[:0]
+	list := p.visible()
+	selRow := 0
+	for i, vm := range list {
+		r := i + 1
+		mark := " "
+		if vm.Key == m.sel {
+			mark, selRow = "▶", r
+		}
+		dbg, dbgColor := string(vm.Debugger), tcell.ColorDefault
+		switch vm.Debugger {
+		case monitor.DebuggerWaiting:
+			dbgColor = p.d.pal.Warning()
+		case monitor.DebuggerAttached:
+			dbgColor = p.d.pal.Accent()
+		}
+		gone := m.isGone(vm.Key)
+		if gone {
+			dbg, dbgColor = "gone…", tcell.ColorDefault
+		}
+		ddmText := "yes"
+		if !vm.DDM {
+			ddmText = "no"
+		}
+		port := "-"
+		if vm.DebugPort != 0 {
+			port = fmt.Sprint(vm.DebugPort)
+		}
+		cell(r, 0, mark).SetTextColor(p.d.pal.Accent())
+		cell(r, 1, safetext.Tview(vm.Source))
+		cell(r, 2, fmt.Sprint(vm.PID)).SetAlign(tview.AlignRight)
+		cell(r, 3, safetext.Tview(appLabel(vm))).SetExpansion(1)
+		cell(r, 4, ddmText)
+		cell(r, 5, dbg).SetTextColor(dbgColor)
+		cell(r, 6, port).SetAlign(tview.AlignRight)
+		if gone {
+			for c := 0; c < len(vmColumns); c++ {
+				t.GetCell(r, c).SetAttributes(tcell.AttrDim)
+			}
+		}
+		p.rowKeys = append(p.rowKeys, vm.Key)
+	}
+	if len(list) == 0 {
+		msg := "no VMs yet — looking (" + p.d.cfg.Discovery + ")"
+		if p.filter != "" {
+			msg = "no VM matches the filter"
+		}
+		t.SetCell(1, 0, tview.NewTableCell("").SetSelectable(false))
+		t.SetCell(1, 3, tview.NewTableCell(safetext.Tview(msg)).SetSelectable(false).SetAttributes(tcell.AttrDim))
+		t.SetTitle(" VMs ")
+		return
+	}
+	if selRow == 0 {
+		selRow = 1 // the selected VM is filtered out: the cursor rests on the first row
+	}
+	t.Select(selRow, 0)
+	title := fmt.Sprintf(" VMs (%d) ", len(list))
+	if p.filter != "" {
+		title = fmt.Sprintf(" VMs (%d of %d) · filter %s ", len(list), len(m.vms), safetext.Tview(p.filter))
+	}
+	t.SetTitle(title)
+}
+
+// contentWidth is the width the list needs to show every column whole
+// (borders and column gaps included).
+func (p *vmPane) contentWidth() int {
+	w := 2 + len(vmColumns) - 1
+	for _, c := range p.widths {
+		w += c
+	}
+	return w
+}
