@@ -173,6 +173,9 @@ func dashboardAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return fmt.Errorf("unknown command %q (see ddmtui --help)", c.Args().First())
 	}
+	if err := tui.CheckTerminal(); err != nil {
+		return fmt.Errorf("the dashboard %w", err)
+	}
 	log, closeLog, err := openLog(c)
 	if err != nil {
 		return err
@@ -221,6 +224,10 @@ func demoCommand() *cli.Command {
 			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},
 		),
 		Action: func(c *cli.Context) error {
+			// Before any port is taken: without a terminal, fail cleanly.
+			if err := tui.CheckTerminal(); err != nil {
+				return fmt.Errorf("demo: the dashboard %w", err)
+			}
 			log, closeLog, err := openLog(c)
 			if err != nil {
 				return err
