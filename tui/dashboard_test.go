@@ -381,7 +381,7 @@ func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
 	})
 	hs.waitText("died")
 	st, _ := hs.styleOf("monitor")
-	if _, _, attr := st.Decompose(); attr&tcell.AttrReverse == 0 {
+	if _, _, attr := st.Decompose(); attr&tcell.AttrUnderline == 0 {
 		t.Fatal("a changed state does not blink")
 	}
 	st, _ = hs.styleOf("died")
@@ -391,7 +391,7 @@ func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
 	hs.waitFor("blink to end", func(string) bool {
 		st, ok := hs.styleOf("monitor")
 		_, _, attr := st.Decompose()
-		return ok && attr&tcell.AttrReverse == 0
+		return ok && attr&tcell.AttrUnderline == 0
 	})
 	hs.waitGone("died")
 }

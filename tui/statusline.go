@@ -85,7 +85,7 @@ func (p *statusLine) render() {
 	}
 	parts = append(parts, fmt.Sprintf("%d VM%s", n, plural(n)))
 	if vm, ok := d.m.selected(); ok {
-		parts = append(parts, fmt.Sprintf("selected: %s (%d)", safetext.Tview(truncate(appLabel(vm), 30)), vm.PID))
+		parts = append(parts, "selected: "+safetext.Tview(vmLabel(vm, 30)))
 		if vm.Err != "" {
 			parts = append(parts, "[red]"+safetext.Tview(truncate(vm.Err, 60))+"[-]")
 		}

@@ -228,7 +228,7 @@ func (p *threadPane) render() {
 	now := p.d.now()
 	rows := p.rows()
 	newRow := 1
-	nameW := max(12, p.width-46) // the other columns take about 46 cells
+	names := make([]string, 0, len(rows))
 	for i, r := range rows {
 		th := r.t
 		state := th.State
@@ -242,7 +242,7 @@ func (p *threadPane) render() {
 			mark = "+"
 		}
 		if !r.dead && !th.Changed.IsZero() && now.Sub(th.Changed) < blinkFor && now.Sub(vm.Connected) > blinkFor {
-			attr |= tcell.AttrReverse
+			attr |= tcell.AttrBold | tcell.AttrUnderline // reverse video is the cursor's
 		}
 		daemon := ""
 		if th.Daemon {
@@ -254,7 +254,7 @@ func (p *threadPane) render() {
 		}
 		cells := []*tview.TableCell{
 			tview.NewTableCell(threadIDLabel(vm, th.ID)).SetAlign(tview.AlignRight),
-			tview.NewTableCell(safetext.Tview(truncate(mark+name, nameW))).SetExpansion(1),
+			tview.NewTableCell("").SetExpansion(1), // cut to fit below
 			tview.NewTableCell(state).SetTextColor(stColor).SetAttributes(attr),
 			tview.NewTableCell(unknownIfZero(vm, th.UTime)).SetAlign(tview.AlignRight),
 			tview.NewTableCell(unknownIfZero(vm, th.STime)).SetAlign(tview.AlignRight),
@@ -267,14 +267,31 @@ func (p *threadPane) render() {
 			}
 			t.SetCell(i+1, c, cell)
 		}
+		names = append(names, mark+name)
 		p.rowIDs = append(p.rowIDs, th.ID)
 		if haveSel && th.ID == selID {
 			newRow = i + 1
 		}
 	}
-	title := fmt.Sprintf(" Threads · %s (%d) · %d ", safetext.Tview(truncate(appLabel(vm), 32)), vm.PID, len(m.threads[m.sel]))
+	// The name takes what the other columns leave (widths by content).
+	others := len(threadColumns) - 1 // the gaps between columns
+	for c := range threadColumns {
+		if c == 1 {
+			continue
+		}
+		w := 0
+		for r := 0; r <= len(rows); r++ {
+			w = max(w, tview.TaggedStringWidth(t.GetCell(r, c).Text))
+		}
+		others += w
+	}
+	nameW := max(10, p.width-others)
+	for i, name := range names {
+		t.GetCell(i+1, 1).SetText(safetext.Tview(truncate(name, nameW)))
+	}
+	title := fmt.Sprintf(" Threads · %s · %d ", safetext.Tview(vmLabel(vm, 32)), len(m.threads[m.sel]))
 	if m.isGone(vm.Key) {
-		title = fmt.Sprintf(" Threads · %s (%d) · session ended, waiting for it to return ", safetext.Tview(truncate(appLabel(vm), 32)), vm.PID)
+		title = fmt.Sprintf(" Threads · %s · gone; waiting for it ", safetext.Tview(vmLabel(vm, 32)))
 	}
 	if p.filter != "" {
 		title += "· filter " + safetext.Tview(p.filter) + " "

@@ -11,6 +11,10 @@ import (
 	"github.com/ddmtui/ddmtui/tui/keymap"
 )
 
+// maxAppWidth bounds the App column's share when the layout allots the VM
+// list its width by content.
+const maxAppWidth = 32
+
 // vmColumns are the VM list's columns.
 var vmColumns = []string{"", "Source", "PID", "App", "DDM", "Debugger", "Port"}
 
@@ -24,6 +28,7 @@ type vmPane struct {
 	filter  string
 	widths  [7]int // content width of each column, for the layout
 	drawing bool   // render moves the cursor: not a user's choice
+	width   int    // inner width the rows were cut for
 }
 
 func newVMPane(d *Dashboard) *vmPane {
@@ -31,6 +36,15 @@ func newVMPane(d *Dashboard) *vmPane {
 	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
 	p.table.SetSelectedStyle(d.pal.Cursor())
 	p.table.SetBorder(true).SetTitle(" VMs ")
+	// App names are cut to the width the pane has when drawn, so that the
+	// Debugger and Port columns always show: re-render when it changed.
+	p.table.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		if w-2 != p.width {
+			p.width = w - 2
+			p.render()
+		}
+		return x + 1, y + 1, w - 2, h - 2
+	})
 	p.table.SetSelectionChangedFunc(func(row, _ int) { // a mouse click
 		if !p.drawing && row >= 1 && row-1 < len(p.rowKeys) {
 			p.d.selectVM(p.rowKeys[row-1])
@@ -95,6 +109,24 @@ func (p *vmPane) visible() []monitor.VM {
 	return out
 }
 
+// pidLabel shows an unknown pid (plain JDWP VMs do not say) as "-".
+func pidLabel(pid int) string {
+	if pid <= 0 {
+		return "-"
+	}
+	return fmt.Sprint(pid)
+}
+
+// vmLabel names a VM in titles and messages: "app (pid)", or the app alone
+// when the pid is unknown.
+func vmLabel(vm monitor.VM, w int) string {
+	s := truncate(appLabel(vm), w)
+	if vm.PID > 0 {
+		s += fmt.Sprintf(" (%d)", vm.PID)
+	}
+	return s
+}
+
 // appLabel is what the App column shows: the app name, or for VMs that
 // send none (plain JDWP VMs) the VM's name.
 func appLabel(vm monitor.VM) string {
@@ -152,8 +184,8 @@ func (p *vmPane) render() {
 		}
 		cell(r, 0, mark).SetTextColor(p.d.pal.Accent())
 		cell(r, 1, safetext.Tview(vm.Source))
-		cell(r, 2, fmt.Sprint(vm.PID)).SetAlign(tview.AlignRight)
-		cell(r, 3, safetext.Tview(appLabel(vm))).SetExpansion(1)
+		cell(r, 2, pidLabel(vm.PID)).SetAlign(tview.AlignRight)
+		cell(r, 3, "").SetExpansion(1) // cut to fit below
 		cell(r, 4, ddmText)
 		cell(r, 5, dbg).SetTextColor(dbgColor)
 		cell(r, 6, port).SetAlign(tview.AlignRight)
@@ -163,6 +195,19 @@ func (p *vmPane) render() {
 			}
 		}
 		p.rowKeys = append(p.rowKeys, vm.Key)
+	}
+	// The app name takes what the other columns leave.
+	others := len(vmColumns) - 1
+	for c, w := range p.widths {
+		if c != 3 {
+			others += w
+		}
+	}
+	appW := max(8, p.width-others)
+	for i, vm := range list {
+		name := appLabel(vm)
+		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(safetext.Tview(name)), maxAppWidth))
+		t.GetCell(i+1, 3).SetText(safetext.Tview(truncate(name, appW)))
 	}
 	if len(list) == 0 {
 		msg := "no VMs yet — looking (" + p.d.cfg.Discovery + ")"
