@@ -255,33 +255,76 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 	line += rows
 	if footer > 0 {
 		st := snap.Stats
+		unit := uint64(st.UnitSize)
 		var parts []string
-		for k := ddm.Kind(0); k < 8; k++ {
-			if u := st.UnitsByKind[k]; u > 0 {
-				parts = append(parts, fmt.Sprintf("%s %s", kindLabels[k], humanBytes(u*uint64(st.UnitSize))))
+		if p.bySolid && !p.native {
+			for sol := ddm.SolidityHard; sol <= ddm.SoliditySweep; sol++ {
+				if u := st.UnitsBySolid[sol]; u > 0 {
+					parts = append(parts, fmt.Sprintf("%s %s", solidLabels[sol], humanBytes(u*unit)))
+				}
+			}
+		} else {
+			for k := ddm.Kind(0); k < 8; k++ {
+				if u := st.UnitsByKind[k]; u > 0 {
+					parts = append(parts, fmt.Sprintf("%s %s", kindLabels[k], humanBytes(u*unit)))
+				}
 			}
 		}
-		text(strings.Join(parts, "  "))
+		text(fitParts(parts, "  ", w))
 		zoom := "fit"
 		if p.zoom > 0 {
 			zoom = fmt.Sprintf("%dx", 1<<p.zoom)
 		}
-		text(fmt.Sprintf("[::d]%s units of %dB · 1 cell = %s units · zoom %s · rows %d-%d of %d · free %s in %s runs, fragmentation %.0f%%",
-			groupDigits(snap.Units()), st.UnitSize, groupDigits(per), zoom, p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows,
-			humanBytes(st.FreeUnits()*uint64(st.UnitSize)), groupDigits(st.FreeRuns), 100*st.Fragmentation()))
+		mode := "merged runs (HPSG)"
+		if snap.Type == ddm.TypeHPSO {
+			mode = "objects (HPSO)"
+		} else if p.native {
+			mode = "native (NHSG)"
+		}
+		// Most useful first: a narrow pane drops the tail, never cuts a part.
+		text("[::d]" + fitParts([]string{
+			fmt.Sprintf("rows %d-%d of %d", p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows),
+			mode,
+			fmt.Sprintf("free %s in %s runs", humanBytes(st.FreeUnits()*unit), groupDigits(st.FreeRuns)),
+			fmt.Sprintf("fragmentation %.0f%%", 100*st.Fragmentation()),
+			"zoom " + zoom,
+			fmt.Sprintf("1 cell = %s units", groupDigits(per)),
+			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
+		}, " · ", w))
 	}
+}
+
+// fitParts joins as many of parts, in order, as fit in w cells.
+func fitParts(parts []string, sep string, w int) string {
+	out, used := "", 0
+	for _, part := range parts {
+		n := tview.TaggedStringWidth(part)
+		if out != "" {
+			n += len(sep)
+		}
+		if used+n > w {
+			break
+		}
+		if out != "" {
+			out += sep
+		}
+		out += part
+		used += n
+	}
+	return out
 }
 
 func (p *heapMap) drawLegend(screen tcell.Screen, x, y, w int) {
 	cx := x
 	put := func(r rune, st tcell.Style, label string) {
-		if cx+len(label)+3 > x+w {
+		n := tview.TaggedStringWidth(label)
+		if cx+n+3 > x+w {
 			return
 		}
 		screen.SetContent(cx, y, r, nil, st)
 		cx += 2
 		tview.Print(screen, label, cx, y, w-(cx-x), tview.AlignLeft, tcell.ColorDefault)
-		cx += len(label) + 2
+		cx += n + 2
 	}
 	put('·', tcell.StyleDefault.Foreground(p.freeColor()), "free")
 	if p.native {
@@ -290,16 +333,24 @@ func (p *heapMap) drawLegend(screen tcell.Screen, x, y, w int) {
 		return
 	}
 	if p.bySolid {
+		p.putShades(put)
 		for s := ddm.SolidityHard; s <= ddm.SoliditySweep; s++ {
 			ch, st := p.look(ddm.NewState(0, s))
 			put(ch, st, solidLabels[s])
 		}
 		return
 	}
+	p.putShades(put)
 	for k := ddm.Kind(0); k < 8; k++ {
 		ch, st := p.look(ddm.NewState(k, ddm.SolidityHard))
 		put(ch, st, kindLabels[k])
 	}
+}
+
+// putShades explains the shades of mostly free cells in the legend.
+func (p *heapMap) putShades(put func(rune, tcell.Style, string)) {
+	put('░', tcell.StyleDefault, "<¼")
+	put('▒', tcell.StyleDefault, "<½ used")
 }
 
 func (p *heapMap) freeColor() tcell.Color {
@@ -337,14 +388,14 @@ func (p *heapMap) cellLook(c heap.Cell) (rune, tcell.Style) {
 		return p.look(c.State)
 	}
 	_, st := p.look(c.UsedState)
-	if p.pal.NoColor {
-		return '░', tcell.StyleDefault
-	}
-	fg, _, _ := st.Decompose()
 	ch := '░'
 	if c.Units > 0 && uint64(c.Used)*4 >= uint64(c.Units) {
 		ch = '▒'
 	}
+	if p.pal.NoColor {
+		return ch, tcell.StyleDefault
+	}
+	fg, _, _ := st.Decompose()
 	return ch, tcell.StyleDefault.Foreground(fg)
 }
 
