@@ -284,12 +284,12 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 		// Most useful first: a narrow pane drops the tail, never cuts a part.
 		text("[::d]" + fitParts([]string{
 			fmt.Sprintf("rows %d-%d of %d", p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows),
+			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
 			mode,
 			fmt.Sprintf("free %s in %s runs", humanBytes(st.FreeUnits()*unit), groupDigits(st.FreeRuns)),
 			fmt.Sprintf("fragmentation %.0f%%", 100*st.Fragmentation()),
 			"zoom " + zoom,
 			fmt.Sprintf("1 cell = %s units", groupDigits(per)),
-			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
 		}, " · ", w))
 	}
 }
