@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -159,16 +158,6 @@ func vmLabel(vm monitor.VM) string {
 		return "pid " + strconv.Itoa(vm.PID)
 	}
 	return safetext.Terminal(vm.App) + " (pid " + strconv.Itoa(vm.PID) + ")"
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func writeJSON(w io.Writer, v any) error {
