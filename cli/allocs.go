@@ -29,7 +29,7 @@ func allocsCommand() *cli.Command {
 			"as a text table (--text forces it), or as JSON with --json. Tracking stays on unless --stop is\n" +
 			"given; --start only turns it on. When tracking was already on, the allocations are fetched at\n" +
 			"once unless --duration is given.",
-		Flags: append(discoveryFlags(),
+		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
 			&cli.BoolFlag{Name: "json", Usage: "print the allocations and their groups as JSON"},
 			&cli.BoolFlag{Name: "text", Usage: "print a text table even on a terminal"},

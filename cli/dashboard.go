@@ -25,6 +25,7 @@ func uiFlags() []cli.Flag {
 	return append(proxyFlags(),
 		&cli.StringFlag{Name: "log", Usage: "log file (default: ddmtui.log in the user cache directory; - for none)"},
 		&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks (off: the terminal's own selection works)"},
+		&cli.StringFlag{Name: "out-dir", Value: ".", Usage: "the `DIR` where traces (p) and heap dumps (H) are saved"},
 	)
 }
 
@@ -61,6 +62,10 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	if err != nil {
 		return err
 	}
+	outDir := c.String("out-dir")
+	if st, err := os.Stat(outDir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--out-dir %s: not a directory", outDir)
+	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -92,6 +97,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		Palette:    style.FromEnv(),
 		Discovery:  label,
 		Mouse:      c.Bool("mouse"),
+		TraceDir:   outDir,
 		ScanModes:  labels,
 		OnSelect:   px.Select,
 		Inspector:  px.Inspector(),

@@ -22,7 +22,7 @@ func newDumpCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command
 		Usage: "ask a device VM for a thread dump (adb shell kill -3) and analyse it",
 		Description: "Sends SIGQUIT to the VM's process through adb, reads the dump the VM writes\n" +
 			"(/data/anr/traces.txt), and opens it as `ddmtui anr` does (--json prints it).",
-		Flags: append(discoveryFlags(),
+		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM to dump", Required: true},
 			&cli.BoolFlag{Name: "json", Usage: "print the parsed dump and its analysis as JSON"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "also save the raw dump to `FILE`"},

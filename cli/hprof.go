@@ -42,7 +42,7 @@ func hprofCommand() *cli.Command {
 		Description: "Asks the VM for a heap dump — streamed (HPDS) when it can, otherwise written on the device\n" +
 			"(HPDU) and read back through adb — and converts Android's HPROF variant to standard\n" +
 			"HPROF in-process, as hprof-conv does (--android keeps the original).",
-		Flags: append(discoveryFlags(),
+		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.hprof` to write", Required: true},
 			&cli.BoolFlag{Name: "android", Usage: "keep Android's HPROF variant (JAVA PROFILE 1.0.3) instead of converting"},
