@@ -484,6 +484,27 @@ func TestProfilingKeySavesAndShowsTrace(t *testing.T) {
 	}
 	hs.key(tcell.KeyRune, 'q') // leaves the profile view, not the program
 	hs.waitText("Binder:1234_1")
+	// The saved file's path shows in the status line and stays in the
+	// message history.
+	hs.waitText("trace saved to /")
+	hs.key(tcell.KeyRune, 'M')
+	hs.waitText("Messages")
+	hs.waitText("tracing com.example.mail")
+	hs.waitText("trace saved to " + files[0])
+	hs.key(tcell.KeyEscape, 0)
+	hs.waitGone("Messages")
+}
+
+// Saved names carry no ':' (process names such as com.example:remote) nor
+// path separators.
+func TestFileSafeNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"com.example:remote": "com.example_remote", "a/b\\c": "a_b_c", "..": "vm", "": "vm", "ok.app": "ok.app",
+	} {
+		if got := fileSafe(in); got != want {
+			t.Errorf("fileSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 func TestExitAsksFirst(t *testing.T) {

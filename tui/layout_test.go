@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/style"
+)
+
+// sevenVMs adds VMs local:8000…8006, the first with threads.
+func sevenVMs(s *monitor.Store) {
+	twoVMs(s)
+	now := time.Now().Add(-time.Minute)
+	for i := 2; i < 7; i++ {
+		key := fmt.Sprintf("local:%d", 8000+i)
+		s.UpdateVM(key, func(vm *monitor.VM) {
+			vm.Source, vm.PID, vm.App, vm.DDM, vm.Connected = key, 2000+i, fmt.Sprintf("com.example.app%d", i), true, now
+		})
+	}
+}
+
+// At 80x24 every pane is reachable with Tab: the stack takes the heap's
+// place when it gets the focus, and the heap takes it back.
+func TestSmallLayoutReachesEveryPane(t *testing.T) {
+	hs := start(t, 80, 24, style.Palette{}, sevenVMs)
+	hs.waitText("Binder:1234_1")
+	hs.waitText("Heap ·")
+	focused := func(title string) func(string) bool {
+		return func(string) bool {
+			st, ok := hs.styleOf(title)
+			fg, _, _ := st.Decompose()
+			return ok && fg == (style.Palette{}).Accent()
+		}
+	}
+	hs.key(tcell.KeyTab, 0)
+	hs.waitFor("threads focused", focused("Threads ·"))
+	hs.key(tcell.KeyTab, 0)
+	hs.waitFor("heap focused", focused("Heap ·"))
+	hs.key(tcell.KeyTab, 0)
+	hs.waitText("Stack")
+	hs.waitGone("Heap ·")
+	hs.waitFor("stack focused", focused("Stack"))
+	hs.key(tcell.KeyTab, 0)
+	hs.waitFor("VM list focused", focused("VMs (7)"))
+	hs.key(tcell.KeyTab, 0)
+	hs.key(tcell.KeyTab, 0)
+	hs.waitText("Heap ·")
+	// Enter on a thread shows its stack, in place of the heap.
+	hs.key(tcell.KeyBacktab, 0)
+	hs.key(tcell.KeyEnter, 0)
+	hs.waitText("Worker.run1(")
+	// s brings the stack up, h the heap, without hiding what was asked for.
+	hs.key(tcell.KeyRune, 'h')
+	hs.waitText("Heap ·")
+	hs.key(tcell.KeyRune, 's')
+	hs.waitText("Stack ·")
+}
+
+// The VM list scrolls to keep the selected VM in view; j and k select.
+func TestSmallLayoutVMListFollowsSelection(t *testing.T) {
+	hs := start(t, 80, 24, style.Palette{}, sevenVMs)
+	hs.waitText("Binder:1234_1")
+	for i := 0; i < 6; i++ {
+		hs.key(tcell.KeyRune, 'j')
+	}
+	hs.waitText("selected: com.example.app6")
+	hs.waitText("▶ local:8006")
+	hs.key(tcell.KeyRune, 'k')
+	hs.waitText("selected: com.example.app5")
+	hs.waitText("▶ local:8005")
+}
+
+// Under NO_COLOR the cursor row is reverse video across the whole row, so
+// it shows without colours.
+func TestCursorVisibleUnderNoColor(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{NoColor: true}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, 'j')
+	hs.waitText("selected: com.example.maps")
+	cells, w, h := hs.contents()
+	lines := cellText(cells, w, h)
+	for y, line := range lines {
+		x := strings.Index(line, "▶ local:8001")
+		if x < 0 {
+			continue
+		}
+		x = len([]rune(line[:x]))
+		for cx := x; cx < x+30; cx++ {
+			if _, _, attr := cells[y*w+cx].Style.Decompose(); attr&tcell.AttrReverse == 0 {
+				t.Fatalf("cursor cell %d of %q is not reverse video", cx-x, line)
+			}
+		}
+		return
+	}
+	t.Fatal("selected row not found")
+}
