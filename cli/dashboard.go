@@ -57,7 +57,7 @@ func openLog(c *cli.Context) (*slog.Logger, func(), error) {
 // When d has both local and adb discovery, the m key cycles through both,
 // local only and adb only; a switch ends the current discovery (dropping
 // its connections, as DDMS did) and starts the next.
-func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger) error {
+func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger, notice string) error {
 	popts, err := proxyOptions(c, d)
 	if err != nil {
 		return err
@@ -98,6 +98,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		Discovery:  label,
 		Mouse:      c.Bool("mouse"),
 		TraceDir:   outDir,
+		Notice:     notice,
 		ScanModes:  labels,
 		OnSelect:   px.Select,
 		Inspector:  px.Inspector(),
@@ -169,7 +170,9 @@ func discoveryLabel(c *cli.Context, d monitor.Discovery) string {
 		parts = append(parts, "scan off")
 	}
 	if len(d.ADB) == 0 {
-		parts = append(parts, "adb off") // otherwise the adb status says where and how
+		parts = append(parts, "adb off")
+	} else {
+		parts = append(parts, "adb on") // the adb status beside it says where and how
 	}
 	return strings.Join(parts, " · ")
 }
@@ -196,7 +199,7 @@ func dashboardAction(c *cli.Context) error {
 			a.Logger = log
 		}
 	}
-	return runDashboard(c, d, discoveryLabel(c, d), log)
+	return runDashboard(c, d, discoveryLabel(c, d), log, "")
 }
 
 // freeLocalRange finds n consecutive free loopback ports from first upward.
@@ -219,14 +222,41 @@ func freeLocalRange(first, n int) (int, error) {
 	return 0, fmt.Errorf("no %d free consecutive ports from %d", n, first)
 }
 
+// The simulated VMs speak DDM and answer the JDWP a monitor uses, not a
+// debugger's (no event requests, breakpoints or suspension): jdb fails
+// at attach. Say so where a user looks, and point to a real JVM.
+const (
+	demoDebugNote = "Debugging: the simulated VMs cannot be debugged — they implement DDM and the few JDWP\n" +
+		"commands a monitor uses, not event requests, so jdb or an IDE fails at attach. To try the\n" +
+		"debugger ports, start a real JVM with\n" +
+		"  java -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:8000 ...\n" +
+		"run ddmtui, and attach with jdb -attach 127.0.0.1:8700."
+	demoNotice = "demo: simulated VMs can't be debugged (jdb fails at attach); see ddmtui demo --help for a real JVM"
+)
+
+// demoSimFlags are the simulator's flags with the demo's own default of 7
+// VMs (every kind the simulator has), so --help says what demo starts.
+func demoSimFlags() []cli.Flag {
+	flags := simFlags()
+	for i, f := range flags {
+		if n, ok := f.(*cli.IntFlag); ok && n.Name == "vms" {
+			cp := *n
+			cp.Value = 7
+			flags[i] = &cp
+		}
+	}
+	return flags
+}
+
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "open the dashboard on the built-in simulated device",
 		Description: "Starts simulated VMs on free loopback ports (from 8000 up) — apps with varied threads and\n" +
 			"heaps, one waiting for a debugger, one with a large fragmented heap, a Dalvik VM and a\n" +
-			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.",
-		Flags: append(append(simFlags(), uiFlags()...),
+			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.\n\n" +
+			demoDebugNote,
+		Flags: append(append(demoSimFlags(), uiFlags()...),
 			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},
 		),
 		Action: func(c *cli.Context) error {
@@ -240,9 +270,6 @@ func demoCommand() *cli.Command {
 			}
 			defer closeLog()
 			n := c.Int("vms")
-			if !c.IsSet("vms") {
-				n = 7
-			}
 			if n < 1 || n > 1000 {
 				return fmt.Errorf("--vms must be within 1..1000")
 			}
@@ -263,7 +290,7 @@ func demoCommand() *cli.Command {
 			go dev.Run(ctx, c.Duration("interval"))
 			r := scan.PortRange{First: base, Last: base + n - 1}
 			d := monitor.Discovery{Local: &scan.Local{Ports: r, Interval: c.Duration("interval")}}
-			return runDashboard(c, d, "demo: simulated device on "+r.String(), log)
+			return runDashboard(c, d, "demo: simulated device on "+r.String(), log, demoNotice)
 		},
 	}
 }

@@ -63,6 +63,9 @@ type Config struct {
 	OnSelect func(key string)
 	// Inspector, when set, feeds the JDWP traffic pane (J).
 	Inspector *proxy.Inspector
+	// Notice, when set, is the first status message (e.g. what the demo
+	// cannot do); it stays in the message history (M).
+	Notice string
 	// ADBStatus, when set, is shown in the status line (e.g. "adb
 	// 127.0.0.1:5037: 2 devices"); it is read on the UI goroutine and must
 	// not block.
@@ -243,6 +246,9 @@ func (d *Dashboard) Run(ctx context.Context) (err error) {
 	defer sub.Close()
 	// Start from the store's current state; the UI loop is not running yet.
 	d.loadInitial(d.cfg.Store.VMs())
+	if d.cfg.Notice != "" {
+		d.flash(d.cfg.Notice)
+	}
 	panicked := make(chan any, 1)
 	if d.cfg.Inspector != nil {
 		d.wg.Add(1)
