@@ -99,9 +99,17 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		Mouse:      c.Bool("mouse"),
 		TraceDir:   outDir,
 		Notice:     notice,
-		ScanModes:  labels,
-		OnSelect:   px.Select,
-		Inspector:  px.Inspector(),
+		PortError: func(key string) string {
+			for _, ps := range px.Ports() {
+				if !ps.Selected && ps.VM == key {
+					return ps.Err
+				}
+			}
+			return ""
+		},
+		ScanModes: labels,
+		OnSelect:  px.Select,
+		Inspector: px.Inspector(),
 		ADBStatus: func() string {
 			var parts []string
 			for _, r := range d.ADB {

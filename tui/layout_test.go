@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -98,4 +100,31 @@ func TestCursorVisibleUnderNoColor(t *testing.T) {
 		return
 	}
 	t.Fatal("selected row not found")
+}
+
+// A VM whose debugger port is busy shows "busy" in the Port column and,
+// when selected, why in the status line.
+func TestBusyDebugPortShown(t *testing.T) {
+	leakcheck.Check(t)
+	store := monitor.NewStore(monitor.NewBus())
+	twoVMs(store)
+	screen := tcell.NewSimulationScreen("UTF-8")
+	if err := screen.Init(); err != nil {
+		t.Fatal(err)
+	}
+	dash := New(Config{Store: store, Palette: style.Palette{}, Discovery: "test", Screen: screen, FrameInterval: 5 * time.Millisecond,
+		PortError: func(key string) string {
+			if key == "local:8000" {
+				return "debugger port 8600 for local:8000: address already in use"
+			}
+			return ""
+		}})
+	screen.SetSize(160, 40)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- dash.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	hs := &harness{t: t, screen: screen, dash: dash}
+	hs.waitText("waiting  busy")
+	hs.waitText("address already in use (retrying)")
 }

@@ -63,6 +63,10 @@ type Config struct {
 	OnSelect func(key string)
 	// Inspector, when set, feeds the JDWP traffic pane (J).
 	Inspector *proxy.Inspector
+	// PortError, when set, says why a VM has no debugger port (e.g. the
+	// port is busy; the proxy retries it); read on the UI goroutine, it
+	// must not block.
+	PortError func(key string) string
 	// Notice, when set, is the first status message (e.g. what the demo
 	// cannot do); it stays in the message history (M).
 	Notice string
@@ -415,6 +419,15 @@ func (d *Dashboard) selectedDDM(what string) (monitor.VM, bool) {
 }
 
 func (d *Dashboard) flash(msg string) { d.statusP.flash(msg) }
+
+// portError says why a VM has no debugger port ("" when it has one or
+// nobody said).
+func (d *Dashboard) portError(key string) string {
+	if d.cfg.PortError == nil {
+		return ""
+	}
+	return d.cfg.PortError(key)
+}
 
 func (d *Dashboard) bg() context.Context {
 	if d.ctx != nil {

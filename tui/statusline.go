@@ -89,6 +89,9 @@ func (p *statusLine) render() {
 		if vm.Err != "" {
 			parts = append(parts, "[red]"+safetext.Tview(truncate(vm.Err, 60))+"[-]")
 		}
+		if e := d.portError(vm.Key); e != "" && vm.DebugPort == 0 {
+			parts = append(parts, "[red]"+safetext.Tview(truncate(e, 70))+" (retrying)[-]")
+		}
 	}
 	if p.tracing.key != "" {
 		parts = append(parts, "[red]● tracing "+safetext.Tview(truncate(p.tracing.app, 24))+"[-]")

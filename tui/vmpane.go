@@ -178,9 +178,11 @@ func (p *vmPane) render() {
 		if !vm.DDM {
 			ddmText = "no"
 		}
-		port := "-"
+		port, portColor := "-", tcell.ColorDefault
 		if vm.DebugPort != 0 {
 			port = fmt.Sprint(vm.DebugPort)
+		} else if p.d.portError(vm.Key) != "" {
+			port, portColor = "busy", p.d.pal.Warning() // the status line says why
 		}
 		cell(r, 0, mark).SetTextColor(p.d.pal.Accent())
 		cell(r, 1, safetext.Tview(vm.Source))
@@ -188,7 +190,7 @@ func (p *vmPane) render() {
 		cell(r, 3, "").SetExpansion(1) // cut to fit below
 		cell(r, 4, ddmText)
 		cell(r, 5, dbg).SetTextColor(dbgColor)
-		cell(r, 6, port).SetAlign(tview.AlignRight)
+		cell(r, 6, port).SetAlign(tview.AlignRight).SetTextColor(portColor)
 		if gone {
 			for c := 0; c < len(vmColumns); c++ {
 				t.GetCell(r, c).SetAttributes(tcell.AttrDim)
