@@ -364,7 +364,8 @@ func TestThreadFilterSortAndStack(t *testing.T) {
 	// Enter on the selected thread shows its stack.
 	hs.key(tcell.KeyHome, 0)
 	hs.key(tcell.KeyEnter, 0)
-	hs.waitText("Worker.run1(")
+	hs.waitText("at com.example.Worker.run1") // the location wraps to its own line in a narrow stack pane
+	hs.waitText("(Worker.java:42)")
 }
 
 func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {

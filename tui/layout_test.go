@@ -55,7 +55,7 @@ func TestSmallLayoutReachesEveryPane(t *testing.T) {
 	// Enter on a thread shows its stack, in place of the heap.
 	hs.key(tcell.KeyBacktab, 0)
 	hs.key(tcell.KeyEnter, 0)
-	hs.waitText("Worker.run1(")
+	hs.waitText("Worker.run1(Worker.java:42)")
 	// s brings the stack up, h the heap, without hiding what was asked for.
 	hs.key(tcell.KeyRune, 'h')
 	hs.waitText("Heap ·")

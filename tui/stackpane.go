@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/safetext"
@@ -24,14 +25,22 @@ type stackPane struct {
 	seq    int
 	frames []ddm.StackFrame
 	err    error
+	width  int // inner width the frames were wrapped for
 }
 
 func newStackPane(d *Dashboard) *stackPane {
 	p := &stackPane{d: d}
-	// Word wrap: a long frame breaks between its parts, never inside a
-	// name, and "at" stays with its frame (a no-break space joins them).
-	p.view = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true)
+	// Frames are wrapped here, between their parts (see frameLines), to
+	// the width the pane has when drawn.
+	p.view = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	p.view.SetBorder(true).SetTitle(" Stack ")
+	p.view.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		if w-2 != p.width {
+			p.width = w - 2
+			p.render()
+		}
+		return x + 1, y + 1, w - 2, h - 2
+	})
 	return p
 }
 
@@ -127,7 +136,7 @@ func (p *stackPane) render() {
 			case f.Line >= 0:
 				loc = fmt.Sprintf("%s:%d", f.File, f.Line)
 			}
-			fmt.Fprintf(&b, "at\u00a0%s.[::b]%s[::-]([::d]%s[::-])\n", safetext.Tview(f.Class), safetext.Tview(f.Method), safetext.Tview(loc))
+			b.WriteString(frameLines(f.Class, f.Method, loc, p.width))
 		}
 	}
 	title := " Stack "
@@ -140,4 +149,51 @@ func (p *stackPane) render() {
 	}
 	p.view.SetTitle(title)
 	p.view.SetText(b.String())
+}
+
+// frameLines writes one frame as "at Class.method(File:line)", wrapped to
+// w cells between its parts: the location goes to an indented line of its
+// own, and a class name too long for a line breaks after a '.', never
+// inside a name; "at" always stays with its frame.
+func frameLines(class, method, loc string, w int) string {
+	const indent = "    "
+	full := "at " + class + "." + method + "(" + loc + ")"
+	style := func(qual, meth string) string {
+		return safetext.Tview(qual) + "[::b]" + safetext.Tview(meth) + "[::-]"
+	}
+	locText := "([::d]" + safetext.Tview(loc) + "[::-])"
+	if w <= 0 || uniseg.StringWidth(full) <= w {
+		return "at " + style(class+".", method) + locText + "\n"
+	}
+	var lines []string
+	head := "at " + class + "." + method
+	qual := class + "."
+	if uniseg.StringWidth(head) > w {
+		// Break the qualified name after dots.
+		prefix := "at "
+		cur := prefix
+		for _, part := range strings.SplitAfter(class+".", ".") {
+			if part == "" {
+				continue
+			}
+			if uniseg.StringWidth(cur+part) > w && cur != prefix && cur != indent {
+				lines = append(lines, safetext.Tview(cur))
+				cur = indent
+			}
+			cur += part
+		}
+		if uniseg.StringWidth(cur+method) > w && cur != prefix && cur != indent {
+			lines = append(lines, safetext.Tview(cur))
+			cur = indent
+		}
+		lead := prefix
+		if len(lines) > 0 {
+			lead = indent
+		}
+		lines = append(lines, lead+style(strings.TrimPrefix(cur, lead), method))
+	} else {
+		lines = append(lines, "at "+style(qual, method))
+	}
+	lines = append(lines, indent+locText)
+	return strings.Join(lines, "\n") + "\n"
 }
