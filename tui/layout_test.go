@@ -128,3 +128,22 @@ func TestBusyDebugPortShown(t *testing.T) {
 	hs.waitText("waiting  busy")
 	hs.waitText("address already in use (retrying)")
 }
+
+// At 80x24 the help uses the width it has: scrolled through, every key's
+// line shows whole.
+func TestHelpFitsSmallTerminal(t *testing.T) {
+	hs := start(t, 80, 24, style.Palette{}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, '?')
+	hs.waitText("show or hide this help")
+	seen := ""
+	for i := 0; i < 40; i++ {
+		seen += strings.Join(hs.text(), "\n")
+		hs.key(tcell.KeyRune, 'j')
+	}
+	for _, b := range hs.dash.Keys().Help() {
+		if !strings.Contains(seen, b.Help) {
+			t.Errorf("help line %q never shows whole at 80x24", b.Help)
+		}
+	}
+}

@@ -51,7 +51,7 @@ func (p *stackPane) Frame() *tview.Box       { return p.view.Box }
 
 func (p *stackPane) Keys() []keymap.Binding {
 	return []keymap.Binding{
-		keymap.Bind(tcell.KeyRune, 's', "s", "show or hide the stack pane (small terminals: in place of the heap)", "Panes",
+		keymap.Bind(tcell.KeyRune, 's', "s", "show or hide the stack pane (narrow: in the heap's place)", "Panes",
 			func() { p.d.toggle(paneStack) }).As("toggle-stack"),
 	}
 }

@@ -70,7 +70,7 @@ func (p *threadPane) Keys() []keymap.Binding {
 	b := keymap.Bind
 	return []keymap.Binding{
 		b(tcell.KeyRune, 't', "t", "show or hide the thread pane", panes, func() { p.d.toggle(paneThreads) }).As("toggle-threads"),
-		b(tcell.KeyRune, 'o', "o / O", "threads: sort by the next column / reverse the order (▲ ascending, ▼ descending)", panes, p.nextSort).As("sort-next"),
+		b(tcell.KeyRune, 'o', "o / O", "sort threads by the next column / reverse (▲ asc, ▼ desc)", panes, p.nextSort).As("sort-next"),
 		keymap.Alias(tcell.KeyRune, 'O', p.reverseSort).As("sort-reverse"),
 	}
 }
