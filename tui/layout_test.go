@@ -147,3 +147,38 @@ func TestHelpFitsSmallTerminal(t *testing.T) {
 		}
 	}
 }
+
+// VMs of several devices are grouped under their device's row; z folds the
+// selected VM's device, j/k step over a device's row without changing the
+// selection, and Enter on a folded device unfolds it.
+func TestVMsGroupedByDevice(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		twoVMs(s)
+		for i, serial := range []string{"emulator-5554", "emulator-5554", "R58M1234"} {
+			key := fmt.Sprintf("adb:%s:%d", serial, 300+i)
+			s.UpdateVM(key, func(vm *monitor.VM) {
+				vm.Source, vm.PID, vm.App, vm.DDM, vm.Connected = "adb:"+serial, 300+i, fmt.Sprintf("com.device.app%d", i), true, time.Now()
+			})
+		}
+	})
+	hs.waitText("adb:emulator-5554")
+	hs.waitFor("three device rows", func(s string) bool {
+		return strings.Contains(s, "▾ adb:emulator-5554") && strings.Contains(s, "▾ adb:R58M1234") && strings.Contains(s, "▾ local")
+	})
+	hs.waitText("2 VMs")
+	// The first VM (adb:R58M1234's, sorted first) is selected; z folds its device.
+	hs.waitText("selected: com.device.app2")
+	hs.key(tcell.KeyRune, 'z')
+	hs.waitText("▸ adb:R58M1234")
+	hs.waitGone("302 com.device.app2")
+	hs.waitText("selected: com.device.app2") // folding does not move the selection
+	hs.key(tcell.KeyRune, 'j')               // onto the next device's row: nothing selected anew
+	hs.waitText("selected: com.device.app2")
+	hs.key(tcell.KeyRune, 'j')
+	hs.waitText("selected: com.device.app0")
+	hs.key(tcell.KeyRune, 'k')
+	hs.key(tcell.KeyRune, 'k') // back on the folded device
+	hs.key(tcell.KeyEnter, 0)  // unfolds it
+	hs.waitText("▾ adb:R58M1234")
+	hs.waitText("com.device.app2")
+}

@@ -92,6 +92,11 @@ func (o *overlays) fit(w, h int) {
 	one := strings.Join(o.helpSecs, "\n")
 	total := strings.Count(one, "\n") + 1
 	text, width := one, colW
+	if total+2 > h && 2*colW+3+4 > w {
+		// One column, too tall: drop the blank lines between sections
+		// before resorting to scrolling.
+		text = strings.Join(o.helpSecs, "")
+	}
 	if total+2 > h && 2*colW+3+4 <= w {
 		// Split the sections where the left column passes half the lines.
 		var left, right []string

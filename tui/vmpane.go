@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -26,13 +27,14 @@ type vmPane struct {
 	table   *tview.Table
 	rowKeys []string
 	filter  string
-	widths  [7]int // content width of each column, for the layout
-	drawing bool   // render moves the cursor: not a user's choice
-	width   int    // inner width the rows were cut for
+	widths  [7]int          // content width of each column, for the layout
+	drawing bool            // render moves the cursor: not a user's choice
+	width   int             // inner width the rows were cut for
+	folded  map[string]bool // device groups shown as one row
 }
 
 func newVMPane(d *Dashboard) *vmPane {
-	p := &vmPane{d: d}
+	p := &vmPane{d: d, folded: map[string]bool{}}
 	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
 	p.table.SetSelectedStyle(d.pal.Cursor())
 	p.table.SetBorder(true).SetTitle(" VMs ")
@@ -46,7 +48,7 @@ func newVMPane(d *Dashboard) *vmPane {
 		return x + 1, y + 1, w - 2, h - 2
 	})
 	p.table.SetSelectionChangedFunc(func(row, _ int) { // a mouse click
-		if !p.drawing && row >= 1 && row-1 < len(p.rowKeys) {
+		if !p.drawing && row >= 1 && row-1 < len(p.rowKeys) && !strings.HasPrefix(p.rowKeys[row-1], groupPrefix) {
 			p.d.selectVM(p.rowKeys[row-1])
 		}
 	})
@@ -62,9 +64,52 @@ func (p *vmPane) Filter() string          { return p.filter }
 // SetFilter filters the list; the selection stays where it was.
 func (p *vmPane) SetFilter(f string) { p.filter = f; p.render() }
 
-// Keys: the VM list's own keys are movement (shared) and Enter; the
+// Keys: the VM list's own keys are movement (shared), Enter and z; the
 // actions on the selected VM are in vmactions.go.
-func (p *vmPane) Keys() []keymap.Binding { return nil }
+func (p *vmPane) Keys() []keymap.Binding {
+	return []keymap.Binding{
+		keymap.Bind(tcell.KeyRune, 'z', "z", "fold / unfold the selected VM's device", "Panes", p.foldSelected).As("fold-device"),
+	}
+}
+
+// groupPrefix marks a device's row in rowKeys.
+const groupPrefix = "\x00group:"
+
+// deviceGroup is the device a VM belongs to: its adb serial, or "local"
+// for VMs found on local ports.
+func deviceGroup(vm monitor.VM) string {
+	if strings.HasPrefix(vm.Source, "adb:") {
+		return vm.Source
+	}
+	return "local"
+}
+
+func groupCount(vms []monitor.VM) int {
+	seen := map[string]bool{}
+	for _, vm := range vms {
+		seen[deviceGroup(vm)] = true
+	}
+	return len(seen)
+}
+
+// foldSelected folds or unfolds the group under the cursor (a device's
+// row, or the selected VM's device).
+func (p *vmPane) foldSelected() {
+	r, _ := p.table.GetSelection()
+	if r >= 1 && r-1 < len(p.rowKeys) && strings.HasPrefix(p.rowKeys[r-1], groupPrefix) {
+		p.toggleFold(strings.TrimPrefix(p.rowKeys[r-1], groupPrefix))
+		return
+	}
+	if vm, ok := p.d.m.selected(); ok && groupCount(p.d.m.vms) > 1 {
+		p.toggleFold(deviceGroup(vm))
+	}
+}
+
+func (p *vmPane) toggleFold(g string) {
+	p.folded[g] = !p.folded[g]
+	p.render()
+	p.d.fitVMPane()
+}
 
 func (p *vmPane) Update(c Change) {
 	if c&(ChangeVMs|ChangeSelection|ChangeTick) != 0 {
@@ -80,7 +125,9 @@ func (p *vmPane) Move(delta int) {
 	r, _ := p.table.GetSelection()
 	r = min(max(1, r+delta), len(p.rowKeys))
 	p.table.Select(r, 0)
-	p.d.selectVM(p.rowKeys[r-1])
+	if key := p.rowKeys[r-1]; !strings.HasPrefix(key, groupPrefix) {
+		p.d.selectVM(key) // on a device's row the selection stays where it was
+	}
 }
 
 func (p *vmPane) PageSize() int {
@@ -92,6 +139,10 @@ func (p *vmPane) PageSize() int {
 func (p *vmPane) Activate() {
 	r, _ := p.table.GetSelection()
 	if r >= 1 && r-1 < len(p.rowKeys) {
+		if key := p.rowKeys[r-1]; strings.HasPrefix(key, groupPrefix) {
+			p.toggleFold(strings.TrimPrefix(key, groupPrefix))
+			return
+		}
 		p.d.selectVM(p.rowKeys[r-1])
 	}
 	if p.d.show[paneThreads] {
@@ -143,6 +194,10 @@ func (p *vmPane) render() {
 	t, m := p.table, p.d.m
 	p.drawing = true
 	defer func() { p.drawing = false }()
+	onGroup := "" // the cursor rests on a device's row: keep it there
+	if r, _ := t.GetSelection(); r >= 1 && r-1 < len(p.rowKeys) && strings.HasPrefix(p.rowKeys[r-1], groupPrefix) {
+		onGroup = strings.TrimPrefix(p.rowKeys[r-1], groupPrefix)
+	}
 	t.Clear()
 	p.widths = [7]int{}
 	cell := func(r, c int, s string) *tview.TableCell {
@@ -156,9 +211,39 @@ func (p *vmPane) render() {
 	}
 	p.rowKeys = p.rowKeys[:0]
 	list := p.visible()
-	selRow := 0
+	grouped := groupCount(list) > 1
+	selRow, r, group := 0, 0, ""
+	type vmRow struct {
+		r  int
+		vm monitor.VM
+	}
+	var vmRows []vmRow
+	groupRow := map[string]int{}
 	for i, vm := range list {
-		r := i + 1
+		if g := deviceGroup(vm); grouped && (i == 0 || g != group) {
+			group = g
+			r++
+			n := 0
+			for _, o := range list {
+				if deviceGroup(o) == g {
+					n++
+				}
+			}
+			fold := "▾"
+			if p.folded[g] {
+				fold = "▸"
+			}
+			cell(r, 0, fold).SetTextColor(p.d.pal.Accent())
+			cell(r, 1, safetext.Tview(g)).SetAttributes(tcell.AttrBold)
+			t.SetCell(r, 3, tview.NewTableCell(fmt.Sprintf("%d VM%s", n, plural(n))).SetAttributes(tcell.AttrDim))
+			p.rowKeys = append(p.rowKeys, groupPrefix+g)
+			groupRow[g] = r
+		}
+		if grouped && p.folded[deviceGroup(vm)] {
+			continue
+		}
+		r++
+		vmRows = append(vmRows, vmRow{r, vm})
 		mark := " "
 		if vm.Key == m.sel {
 			mark, selRow = "▶", r
@@ -206,10 +291,10 @@ func (p *vmPane) render() {
 		}
 	}
 	appW := max(8, p.width-others)
-	for i, vm := range list {
-		name := appLabel(vm)
+	for _, vr := range vmRows {
+		name := appLabel(vr.vm)
 		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(safetext.Tview(name)), maxAppWidth))
-		t.GetCell(i+1, 3).SetText(safetext.Tview(truncate(name, appW)))
+		t.GetCell(vr.r, 3).SetText(safetext.Tview(truncate(name, appW)))
 	}
 	if len(list) == 0 {
 		msg := "no VMs yet — looking (" + p.d.cfg.Discovery + ")"
@@ -221,8 +306,14 @@ func (p *vmPane) render() {
 		t.SetTitle(" VMs ")
 		return
 	}
+	if groupRow[onGroup] > 0 {
+		selRow = groupRow[onGroup]
+	}
 	if selRow == 0 {
 		selRow = 1 // the selected VM is filtered out: the cursor rests on the first row
+		if vm, ok := m.selected(); ok && grouped && groupRow[deviceGroup(vm)] > 0 {
+			selRow = groupRow[deviceGroup(vm)] // folded away: the cursor rests on its device
+		}
 	}
 	t.Select(selRow, 0)
 	title := fmt.Sprintf(" VMs (%d) ", len(list))
