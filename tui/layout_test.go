@@ -182,3 +182,26 @@ func TestVMsGroupedByDevice(t *testing.T) {
 	hs.waitText("▾ adb:R58M1234")
 	hs.waitText("com.device.app2")
 }
+
+// A plain JDWP VM (no DDM): titles name the VM, unknown numbers are "-"
+// rather than 0, long object ids do not push the columns, and the heap
+// pane says why it stays empty instead of suggesting g.
+func TestPlainJDWPVMLabels(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		s.UpdateVM("local:8005", func(vm *monitor.VM) {
+			vm.Source, vm.VMIdent, vm.Family, vm.Connected = "local:8005", "OpenJDK 64-Bit Server VM 17.0.15", "jvm", time.Now().Add(-time.Minute)
+		})
+		s.SetThreads("local:8005", []monitor.Thread{
+			{ID: 140737488348197, Name: "main", State: "running"},
+			{ID: 140737488348198, Name: "Finalizer", State: "wait"},
+		})
+	})
+	hs.waitText("Threads · OpenJDK 64-Bit Server VM 17.0.15 · 2")
+	hs.waitText("a plain JDWP VM: it reports no heap")
+	hs.waitText("…48197 main")
+	hs.waitFor("no zero pid or times", func(s string) bool {
+		return !strings.Contains(s, "(0)") && strings.Contains(s, "local:8005   - OpenJDK") && strings.Contains(s, "running     -     -")
+	})
+	hs.key(tcell.KeyRune, 'g')
+	hs.waitText("GC needs a VM that speaks DDM")
+}
