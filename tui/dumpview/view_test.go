@@ -257,7 +257,7 @@ func TestStackAfterSelection(t *testing.T) {
 func TestFilter(t *testing.T) {
 	hs := newHarness(t, loadDump(t, "spec_example_art10.txt"), colour, 160, 40)
 	hs.key(tcell.KeyRune, '/')
-	if hs.focus != hs.v.prompt {
+	if hs.focus != hs.v.footer.Field() {
 		t.Fatal("/ did not focus the prompt")
 	}
 	hs.keys("TRANS")
