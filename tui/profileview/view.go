@@ -59,11 +59,11 @@ type View struct {
 	filter  string
 	rows    []int32 // methods in the table, in display order
 
-	page      string
-	helpFrom  string
-	current   int32   // method of the calls page
-	history   []int32 // drill-down trail
-	callRows  []int32 // method per calls-table row; -1 for headings
+	page     string
+	helpFrom string
+	current  int32   // method of the calls page
+	history  []int32 // drill-down trail
+	callRows []int32 // method per calls-table row; -1 for headings
 }
 
 // New returns an empty view; SetProfile fills it.
