@@ -205,3 +205,27 @@ func TestPlainJDWPVMLabels(t *testing.T) {
 	hs.key(tcell.KeyRune, 'g')
 	hs.waitText("GC needs a VM that speaks DDM")
 }
+
+// The debugger Port column shows whole for adb VMs with long names at 120
+// columns (the App column gives way), and at 200 columns the VM list gets
+// the width its content needs.
+func TestVMListWidthsByContent(t *testing.T) {
+	long := "com.example.a.rather.long.application.name:remote"
+	setup := func(s *monitor.Store) {
+		for i, serial := range []string{"emulator-5554", "R58M40ABCDEF"} {
+			key := fmt.Sprintf("adb:%s:%d", serial, 4000+i)
+			s.UpdateVM(key, func(vm *monitor.VM) {
+				vm.Source, vm.PID, vm.App, vm.DDM, vm.Connected = "adb:"+serial, 4000+i, long, true, time.Now()
+				vm.Debugger, vm.DebugPort = monitor.DebuggerAttached, 8600+i
+			})
+		}
+	}
+	hs := start(t, 120, 40, style.Palette{}, setup)
+	hs.waitFor("ports whole", func(s string) bool {
+		return strings.Contains(s, "attached 8600") && strings.Contains(s, "attached 8601") && strings.Contains(s, "Debugger Port")
+	})
+	hs2 := start(t, 200, 60, style.Palette{}, setup)
+	hs2.waitFor("app name whole at 200 columns", func(s string) bool {
+		return strings.Contains(s, long[:32]) && strings.Contains(s, "attached 8601")
+	})
+}
