@@ -220,12 +220,16 @@ func TestVMListWidthsByContent(t *testing.T) {
 			})
 		}
 	}
-	hs := start(t, 120, 40, style.Palette{}, setup)
-	hs.waitFor("ports whole", func(s string) bool {
-		return strings.Contains(s, "attached 8600") && strings.Contains(s, "attached 8601") && strings.Contains(s, "Debugger Port")
+	t.Run("120", func(t *testing.T) {
+		hs := start(t, 120, 40, style.Palette{}, setup)
+		hs.waitFor("ports whole", func(s string) bool {
+			return strings.Contains(s, "attached 8600") && strings.Contains(s, "attached 8601") && strings.Contains(s, "Debugger Port")
+		})
 	})
-	hs2 := start(t, 200, 60, style.Palette{}, setup)
-	hs2.waitFor("app name whole at 200 columns", func(s string) bool {
-		return strings.Contains(s, long[:32]) && strings.Contains(s, "attached 8601")
+	t.Run("200", func(t *testing.T) {
+		hs := start(t, 200, 60, style.Palette{}, setup)
+		hs.waitFor("app name whole at 200 columns", func(s string) bool {
+			return strings.Contains(s, long[:32]) && strings.Contains(s, "attached 8601")
+		})
 	})
 }

@@ -67,18 +67,21 @@ func (p Palette) Cursor() tcell.Style {
 // background always, and no colour at all under NO_COLOR. tview keeps these
 // in a package variable, so call it once, before building widgets.
 func ApplyTview(p Palette) {
-	tview.Styles.PrimitiveBackgroundColor = tcell.ColorDefault
+	// Write only what changes: several views (and tests) build widgets
+	// concurrently, and they read these.
+	set := func(c *tcell.Color) {
+		if *c != tcell.ColorDefault {
+			*c = tcell.ColorDefault
+		}
+	}
+	set(&tview.Styles.PrimitiveBackgroundColor)
 	if !p.NoColor {
 		return
 	}
-	tview.Styles.ContrastBackgroundColor = tcell.ColorDefault
-	tview.Styles.MoreContrastBackgroundColor = tcell.ColorDefault
-	tview.Styles.BorderColor = tcell.ColorDefault
-	tview.Styles.TitleColor = tcell.ColorDefault
-	tview.Styles.PrimaryTextColor = tcell.ColorDefault
-	tview.Styles.SecondaryTextColor = tcell.ColorDefault
-	tview.Styles.TertiaryTextColor = tcell.ColorDefault
-	tview.Styles.GraphicsColor = tcell.ColorDefault
-	tview.Styles.InverseTextColor = tcell.ColorDefault
-	tview.Styles.ContrastSecondaryTextColor = tcell.ColorDefault
+	for _, c := range []*tcell.Color{&tview.Styles.ContrastBackgroundColor, &tview.Styles.MoreContrastBackgroundColor,
+		&tview.Styles.BorderColor, &tview.Styles.TitleColor, &tview.Styles.PrimaryTextColor, &tview.Styles.SecondaryTextColor,
+		&tview.Styles.TertiaryTextColor, &tview.Styles.GraphicsColor, &tview.Styles.InverseTextColor,
+		&tview.Styles.ContrastSecondaryTextColor} {
+		set(c)
+	}
 }
