@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +29,7 @@ func allocsCommand() *cli.Command {
 			"as a text table (--text forces it), or as JSON with --json. Tracking stays on unless --stop is\n" +
 			"given; --start only turns it on. When tracking was already on, the allocations are fetched at\n" +
 			"once unless --duration is given.",
-		Flags: append(discoveryFlags(),
+		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
 			&cli.BoolFlag{Name: "json", Usage: "print the allocations and their groups as JSON"},
 			&cli.BoolFlag{Name: "text", Usage: "print a text table even on a terminal"},
@@ -159,16 +158,6 @@ func vmLabel(vm monitor.VM) string {
 		return "pid " + strconv.Itoa(vm.PID)
 	}
 	return safetext.Terminal(vm.App) + " (pid " + strconv.Itoa(vm.PID) + ")"
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,11 +17,12 @@ import (
 // dumpViewer shows a parsed dump in the terminal; title names its source.
 type dumpViewer func(d *threaddump.Dump, title string) error
 
-func anrCommand() *cli.Command { return newANRCommand(viewDump) }
+func anrCommand() *cli.Command { return newANRCommand(viewDump, isTerminal) }
 
-// newANRCommand builds `ddmtui anr`; view is what runs without --json
-// (tests pass their own).
-func newANRCommand(view dumpViewer) *cli.Command {
+// newANRCommand builds `ddmtui anr`; view is what runs without --json on
+// a terminal, terminal says whether the output is one (tests pass their
+// own).
+func newANRCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command {
 	return &cli.Command{
 		Name:      "anr",
 		Usage:     "analyse a SIGQUIT / ANR thread dump (traces.txt, /data/anr/anr_*)",
@@ -30,15 +30,16 @@ func newANRCommand(view dumpViewer) *cli.Command {
 		Description: "Reads the thread dump Dalvik or ART writes on SIGQUIT (kill -3) or an ANR, as many\n" +
 			"processes as the file holds, and opens it in the terminal: threads coloured by state, each\n" +
 			"thread's stack and locks, monitor deadlocks named in a banner, where the main thread is\n" +
-			"stuck. FILE - reads standard input. --json prints the parsed dump and the analysis.",
+			"stuck. FILE - reads standard input. --json prints the parsed dump and the analysis; when the\n" +
+			"output is not a terminal (anr FILE > report.txt) a text report is written instead.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the parsed dump and its analysis as JSON"},
 		},
-		Action: func(c *cli.Context) error { return anrAction(c, view) },
+		Action: func(c *cli.Context) error { return anrAction(c, view, terminal) },
 	}
 }
 
-func anrAction(c *cli.Context, view dumpViewer) error {
+func anrAction(c *cli.Context, view dumpViewer, terminal func(io.Writer) bool) error {
 	args, err := parseTrailingFlags(c)
 	if err != nil {
 		return fmt.Errorf("anr: %w", err)
@@ -51,13 +52,7 @@ func anrAction(c *cli.Context, view dumpViewer) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false) // keep "<0x…>" readable
-		return enc.Encode(threaddump.NewReport(d))
-	}
-	return view(d, path)
+	return showDump(c, "anr", d, path, view, terminal)
 }
 
 // readDump parses the file at path, or standard input for "-".
@@ -94,8 +89,5 @@ func readDump(c *cli.Context, path string) (*threaddump.Dump, error) {
 
 // viewDump runs the terminal viewer.
 func viewDump(d *threaddump.Dump, title string) error {
-	if err := dumpview.Run(d, dumpview.RunOptions{Title: title}); err != nil {
-		return fmt.Errorf("anr: cannot show the dump in this terminal (%w); use --json", err)
-	}
-	return nil
+	return dumpview.Run(d, dumpview.RunOptions{Title: title})
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,12 +106,17 @@ func TestANRJSONMultiProcessAndTruncated(t *testing.T) {
 	}
 }
 
-// appWith returns an app whose anr command uses view, reading stdin.
+// appWith returns an app whose anr command uses view, reading stdin, with
+// its output taken for a terminal.
 func appWith(view dumpViewer, stdin string) (*cli.App, *bytes.Buffer) {
+	return appWithTerminal(view, stdin, true)
+}
+
+func appWithTerminal(view dumpViewer, stdin string, terminal bool) (*cli.App, *bytes.Buffer) {
 	app := NewApp()
 	for i, c := range app.Commands {
 		if c.Name == "anr" {
-			app.Commands[i] = newANRCommand(view)
+			app.Commands[i] = newANRCommand(view, func(io.Writer) bool { return terminal })
 		}
 	}
 	var out bytes.Buffer
@@ -152,6 +159,44 @@ func TestANRWithoutJSONOpensTheViewer(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("printed %q besides opening the viewer", out.String())
+	}
+}
+
+// `anr FILE > report.txt`: output that is not a terminal gets a text
+// report (it used to be refused), never the viewer.
+func TestANRWritesTextReportWhenNotATerminal(t *testing.T) {
+	view := func(*threaddump.Dump, string) error { t.Error("the viewer opened"); return nil }
+	app, out := appWithTerminal(view, "", false)
+	if err := app.Run([]string{"ddmtui", "anr", anrTestdata("art14_deadlock3.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"process 9146", "DEADLOCK 1:", "main thread:", "threads: "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	// A real file is not a terminal, and neither is /dev/null.
+	f, err := os.Create(filepath.Join(t.TempDir(), "report.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if isTerminal(f) || isTerminal(null) {
+		t.Fatal("a file or /dev/null taken for a terminal")
+	}
+}
+
+// A viewer failure names the command that failed.
+func TestDumpViewerErrorsNameTheCommand(t *testing.T) {
+	app, _ := appWith(func(*threaddump.Dump, string) error { return errors.New("no tty") }, "")
+	err := app.Run([]string{"ddmtui", "anr", anrTestdata("art14_deadlock3.txt")})
+	if err == nil || !strings.HasPrefix(err.Error(), "anr: cannot show") {
+		t.Fatalf("error %v", err)
 	}
 }
 

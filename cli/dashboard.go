@@ -27,6 +27,7 @@ func uiFlags() []cli.Flag {
 	return append(proxyFlags(),
 		&cli.StringFlag{Name: "log", Usage: "log file (default: ddmtui.log in the user cache directory; - for none)"},
 		&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks (off: the terminal's own selection works)"},
+		&cli.StringFlag{Name: "out-dir", Value: ".", Usage: "the `DIR` where traces (p) and heap dumps (H) are saved"},
 	)
 }
 
@@ -58,10 +59,14 @@ func openLog(c *cli.Context) (*slog.Logger, func(), error) {
 // When d has both local and adb discovery, the m key cycles through both,
 // local only and adb only; a switch ends the current discovery (dropping
 // its connections, as DDMS did) and starts the next.
-func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger) error {
+func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger, notice string) error {
 	popts, err := proxyOptions(c, d)
 	if err != nil {
 		return err
+	}
+	outDir := c.String("out-dir")
+	if st, err := os.Stat(outDir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--out-dir %s: not a directory", outDir)
 	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -96,9 +101,19 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		Palette:    style.FromEnv(),
 		Discovery:  label,
 		Mouse:      c.Bool("mouse"),
-		ScanModes:  labels,
-		OnSelect:   px.Select,
-		Inspector:  px.Inspector(),
+		TraceDir:   outDir,
+		Notice:     notice,
+		PortError: func(key string) string {
+			for _, ps := range px.Ports() {
+				if !ps.Selected && ps.VM == key {
+					return ps.Err
+				}
+			}
+			return ""
+		},
+		ScanModes: labels,
+		OnSelect:  px.Select,
+		Inspector: px.Inspector(),
 		ADBStatus: func() string {
 			var parts []string
 			for _, r := range d.ADB {
@@ -167,7 +182,9 @@ func discoveryLabel(c *cli.Context, d monitor.Discovery) string {
 		parts = append(parts, "scan off")
 	}
 	if len(d.ADB) == 0 {
-		parts = append(parts, "adb off") // otherwise the adb status says where and how
+		parts = append(parts, "adb off")
+	} else {
+		parts = append(parts, "adb on") // the adb status beside it says where and how
 	}
 	return strings.Join(parts, " · ")
 }
@@ -176,6 +193,9 @@ func discoveryLabel(c *cli.Context, d monitor.Discovery) string {
 func dashboardAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return fmt.Errorf("unknown command %q (see ddmtui --help)", c.Args().First())
+	}
+	if err := tui.CheckTerminal(); err != nil {
+		return fmt.Errorf("the dashboard %w", err)
 	}
 	log, closeLog, err := openLog(c)
 	if err != nil {
@@ -191,7 +211,7 @@ func dashboardAction(c *cli.Context) error {
 			a.Logger = log
 		}
 	}
-	return runDashboard(c, d, discoveryLabel(c, d), log)
+	return runDashboard(c, d, discoveryLabel(c, d), log, "")
 }
 
 // freeLocalRange finds n consecutive free loopback ports from first upward.
@@ -214,27 +234,55 @@ func freeLocalRange(first, n int) (int, error) {
 	return 0, fmt.Errorf("no %d free consecutive ports from %d", n, first)
 }
 
+// The simulated VMs speak DDM and answer the JDWP a monitor uses, not a
+// debugger's (no event requests, breakpoints or suspension): jdb fails
+// at attach. Say so where a user looks, and point to a real JVM.
+const (
+	demoDebugNote = "Debugging: the simulated VMs cannot be debugged — they implement DDM and the few JDWP\n" +
+		"commands a monitor uses, not event requests, so jdb or an IDE fails at attach. To try the\n" +
+		"debugger ports, start a real JVM with\n" +
+		"  java -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:8000 ...\n" +
+		"run ddmtui, and attach with jdb -attach 127.0.0.1:8700."
+	demoNotice = "demo: simulated VMs can't be debugged (jdb fails at attach); see ddmtui demo --help for a real JVM"
+)
+
+// demoSimFlags are the simulator's flags with the demo's own default of 7
+// VMs (every kind the simulator has), so --help says what demo starts.
+func demoSimFlags() []cli.Flag {
+	flags := simFlags()
+	for i, f := range flags {
+		if n, ok := f.(*cli.IntFlag); ok && n.Name == "vms" {
+			cp := *n
+			cp.Value = 7
+			flags[i] = &cp
+		}
+	}
+	return flags
+}
+
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "open the dashboard on the built-in simulated device",
 		Description: "Starts simulated VMs on free loopback ports (from 8000 up) — apps with varied threads and\n" +
 			"heaps, one waiting for a debugger, one with a large fragmented heap, a Dalvik VM and a\n" +
-			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.",
-		Flags: append(append(simFlags(), uiFlags()...),
+			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.\n\n" +
+			demoDebugNote,
+		Flags: append(append(demoSimFlags(), uiFlags()...),
 			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},
 			&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often the modern device's process memory (dumpsys meminfo) is read; 0 turns it off"},
 		),
 		Action: func(c *cli.Context) error {
+			// Before any port is taken: without a terminal, fail cleanly.
+			if err := tui.CheckTerminal(); err != nil {
+				return fmt.Errorf("demo: the dashboard %w", err)
+			}
 			log, closeLog, err := openLog(c)
 			if err != nil {
 				return err
 			}
 			defer closeLog()
 			n := c.Int("vms")
-			if !c.IsSet("vms") {
-				n = 7
-			}
 			if n < 1 || n > 1000 {
 				return fmt.Errorf("--vms must be within 1..1000")
 			}
@@ -262,7 +310,7 @@ func demoCommand() *cli.Command {
 			go modern.Run(ctx, c.Duration("interval"))
 			// "sim:" (not "adb:": no adb is involved) also lists it after the local VMs.
 			d.ADB = append(d.ADB, &sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()})
-			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log)
+			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log, demoNotice)
 		},
 	}
 }

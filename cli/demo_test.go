@@ -109,7 +109,7 @@ func TestDemoInTmux(t *testing.T) {
 	s.waitText("4-byte[]") // the heap legend, once segments arrived at a GC
 
 	// Move to the next VM and select it.
-	s.keys("j", "Enter")
+	s.keys("Home", "j", "j", "Enter") // from the local device's row: system_process, then systemui
 	s.waitText("selected: com.android.systemui")
 	s.waitText("Threads · com.android.systemui")
 

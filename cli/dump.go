@@ -3,8 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -14,9 +14,9 @@ import (
 	"github.com/ddmtui/ddmtui/threaddump"
 )
 
-func dumpCommand() *cli.Command { return newDumpCommand(viewDump) }
+func dumpCommand() *cli.Command { return newDumpCommand(viewDump, isTerminal) }
 
-func newDumpCommand(view dumpViewer) *cli.Command {
+func newDumpCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command {
 	return &cli.Command{
 		Name:  "dump",
 		Usage: "ask a device VM for a thread dump (debuggerd -j, or kill -3) and analyse it",
@@ -24,7 +24,7 @@ func newDumpCommand(view dumpViewer) *cli.Command {
 			"debuggable app via run-as), else SIGQUIT and the dump the VM writes to /data/anr/traces.txt\n" +
 			"(before Android 8) — and opens it as `ddmtui anr` does (--json prints it). When no way\n" +
 			"works, the error says what each answered.",
-		Flags: append(discoveryFlags(),
+		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM to dump", Required: true},
 			&cli.BoolFlag{Name: "json", Usage: "print the parsed dump and its analysis as JSON"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "also save the raw dump to `FILE`"},
@@ -49,16 +49,10 @@ func newDumpCommand(view dumpViewer) *cli.Command {
 			}
 			d, err := threaddump.Parse(bytes.NewReader(raw))
 			if err != nil {
-				return fmt.Errorf("the dump does not parse: %w", err)
+				return fmt.Errorf("dump: the dump does not parse: %w", err)
 			}
 			d.KeepNewest(c.Int("pid"))
-			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(threaddump.NewReport(d))
-			}
-			return view(d, fmt.Sprintf("pid %d", c.Int("pid")))
+			return showDump(c, "dump", d, fmt.Sprintf("pid %d", c.Int("pid")), view, terminal)
 		},
 	}
 }

@@ -20,7 +20,7 @@ func heapCommand() *cli.Command {
 		Usage: "picture (PNG) or summary (JSON) of a VM's heap map",
 		Description: "Asks the VM for its heap map at the next GC (and causes one), then writes the\n" +
 			"allocation-unit map as a PNG with a legend (--png), or the segment summary (--json).",
-		Flags: append(discoveryFlags(),
+		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
 			&cli.StringFlag{Name: "png", Usage: "write the heap picture to `OUT.png`"},
 			&cli.BoolFlag{Name: "json", Usage: "print the segment summary as JSON"},

@@ -44,7 +44,7 @@ func hprofCommand() *cli.Command {
 			"is dumped with the device's `am dumpheap` into /data/local/tmp, pulled with adb sync and\n" +
 			"deleted — and converts Android's HPROF variant to standard HPROF in-process, as\n" +
 			"hprof-conv does (--android keeps the original).",
-		Flags: append(discoveryFlags(),
+		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.hprof` to write", Required: true},
 			&cli.BoolFlag{Name: "android", Usage: "keep Android's HPROF variant (JAVA PROFILE 1.0.3) instead of converting"},

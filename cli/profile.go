@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/profileview"
@@ -44,11 +45,9 @@ func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx contex
 	defer func() { cancel(); <-runErr }()
 
 	deadline := time.Now().Add(wait)
+	serial, warned := c.String("serial"), map[string]bool{}
 	for {
-		for _, vm := range store.VMs() {
-			if vm.PID != pid {
-				continue
-			}
+		if vm, ok := pickVM(store.VMs(), pid, serial, c.App.ErrWriter, warned); ok {
 			if s := engine.Session(vm.Key); s != nil {
 				if _, err := s.IsDDM(ctx); err != nil {
 					return err
@@ -58,6 +57,9 @@ func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx contex
 			}
 		}
 		if time.Now().After(deadline) {
+			if serial != "" {
+				return fmt.Errorf("no VM with pid %d on device %s found within %v", pid, safetext.Terminal(serial), wait)
+			}
 			return fmt.Errorf("no VM with pid %d found within %v", pid, wait)
 		}
 		select {
@@ -80,7 +82,7 @@ func profileCommand() *cli.Command {
 		Usage: "record a method trace of a VM and save it as a .trace file",
 		Description: "Streams the trace through DDM (MPSS/MPSE, or SPSS/SPSE with --sampling) and writes it in the\n" +
 			"standard format that Traceview, dmtracedump and `ddmtui trace` read.",
-		Flags: append(discoveryFlags(),
+		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM to profile", Required: true},
 			&cli.DurationFlag{Name: "duration", Value: 5 * time.Second, Usage: "how long to record"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.trace` to write", Required: true},

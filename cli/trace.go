@@ -157,6 +157,10 @@ func openTrace(path, dataPath string) (*trace.Reader, func(), error) {
 	if err != nil {
 		return nil, func() {}, fmt.Errorf("trace: %w", err)
 	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		f.Close()
+		return nil, func() {}, fmt.Errorf("trace: %s: empty file (no trace was written)", safetext.Terminal(path))
+	}
 	if dataPath == "" {
 		rd, err := trace.NewReader(f, trace.Limits{})
 		if err != nil {

@@ -156,6 +156,8 @@ func TestTraceErrors(t *testing.T) {
 	dir := t.TempDir()
 	notTrace := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notTrace, []byte("hello\n"), 0o644)
+	empty := filepath.Join(dir, "empty.trace")
+	os.WriteFile(empty, nil, 0o644)
 	cpuOnly, _ := writeSynthTrace(t, trace.Synth{Seed: 25, Records: 100, Version: 2})
 	cases := []struct {
 		args []string
@@ -165,6 +167,7 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"trace", notTrace, notTrace, "--json"}, "want one FILE, got 2"},
 		{[]string{"trace", filepath.Join(dir, "missing.trace"), "--json"}, "no such file"},
 		{[]string{"trace", notTrace, "--json"}, "not a method trace"},
+		{[]string{"trace", empty, "--json"}, "empty.trace: empty file"},
 		{[]string{"trace", cpuOnly, "--dot", filepath.Join(dir, "x.dot"), "--clock", "wall"}, "has no wall clock"},
 		{[]string{"trace", cpuOnly, "--json", "--clock", "sundial"}, "want thread-cpu or wall"},
 		{[]string{"trace", cpuOnly, "--json", "--data", filepath.Join(dir, "missing.data")}, "--data"},

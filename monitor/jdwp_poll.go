@@ -83,6 +83,9 @@ func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names ma
 			continue
 		}
 		th := &Thread{ID: id, Name: name, Status: int(st.Status), State: jdwp.ThreadStatusName(st.Status), Created: now, Changed: now, Source: SourceJDWP}
+		if st.SuspendStatus&1 != 0 {
+			th.State = "suspended" // by a debugger: not running, whatever its status says
+		}
 		if prev, ok := old[id]; ok {
 			th.Created = prev.Created
 			if prev.State == th.State {

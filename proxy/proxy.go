@@ -179,7 +179,11 @@ type entry struct {
 	predata      []*jdwp.Packet
 	predataBytes int
 	dbg          *attachment // from accept until the cleanup is done
+	retryAt      time.Time   // when a port that was busy is tried again
 }
+
+// portRetry is how often a debugger port that was busy is tried again.
+const portRetry = 2 * time.Second
 
 // New returns a proxy for engine's VMs. Nothing listens before Run.
 func New(engine *monitor.Engine, opts Options) *Proxy {
@@ -409,6 +413,15 @@ func (p *Proxy) reconcile() {
 				p.listenLocked(e) // a port that was in use may be free now
 			}
 			changed = true
+		}
+		if e.ln == nil && e.port != 0 && !now.Before(e.retryAt) {
+			// A port busy when the VM appeared is tried again now and then,
+			// not only when the session changes.
+			if p.listenLocked(e); e.ln == nil {
+				e.retryAt = now.Add(portRetry)
+			} else {
+				changed = true
+			}
 		}
 		want := 0
 		if e.ln != nil {

@@ -352,7 +352,24 @@ func (c *vmConn) handleJDWP(p *jdwp.Packet) {
 		}
 	case [2]uint8{jdwp.CmdSetThreadReference, jdwp.CmdThreadStatus}:
 		if t, ok := thread(); ok {
-			c.reply(p, jdwp.ErrNone, jdwp.AppendThreadStatus(nil, jdwp.ThreadStatusReply{Status: vm.jdwpStatus(t.status)}))
+			st := jdwp.ThreadStatusReply{Status: vm.jdwpStatus(t.status)}
+			if t.suspends > 0 {
+				st.SuspendStatus = 1
+			}
+			c.reply(p, jdwp.ErrNone, jdwp.AppendThreadStatus(nil, st))
+		} else {
+			c.reply(p, jdwp.ErrInvalidThread, nil)
+		}
+	case [2]uint8{jdwp.CmdSetThreadReference, jdwp.CmdThreadSuspend}, [2]uint8{jdwp.CmdSetThreadReference, jdwp.CmdThreadResume}:
+		// A debugger's suspension, counted as the JDWP spec says; the
+		// simulated thread keeps its state, but Status reports it.
+		if t, ok := thread(); ok {
+			if p.Command == jdwp.CmdThreadSuspend {
+				t.suspends++
+			} else if t.suspends > 0 {
+				t.suspends--
+			}
+			c.reply(p, jdwp.ErrNone, nil)
 		} else {
 			c.reply(p, jdwp.ErrInvalidThread, nil)
 		}

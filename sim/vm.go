@@ -97,6 +97,9 @@ type thread struct {
 	busy    float64 // probability of running at each step
 	frames  []ddm.StackFrame
 	started time.Time
+	// suspends counts ThreadReference.Suspend requests not yet resumed (a
+	// debugger's); ThreadReference.Status reports it.
+	suspends int
 }
 
 // VM is one simulated VM. It is safe for concurrent use: its protocol handler

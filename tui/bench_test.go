@@ -62,9 +62,9 @@ func BenchmarkFrame200VMs(b *testing.B) {
 		}
 	}
 	d.loadInitial(vms)
-	d.snaps[vms[0].Key] = snap
-	d.heapP.ComputeInline = true
-	d.renderHeap()
+	d.m.snaps[vms[0].Key] = snap
+	d.heapP.view.ComputeInline = true
+	d.heapP.Update(ChangeHeap)
 	d.pages.SetRect(0, 0, 120, 40)
 	d.pages.Draw(screen) // fills the heap cell cache once (a GC's worth of work)
 	states := []string{"running", "wait", "sleeping", "monitor"}

@@ -350,25 +350,31 @@ func TestThreadFilterSortAndStack(t *testing.T) {
 	hs.key(tcell.KeyEnter, 0)
 	hs.waitGone("  1 main")
 	hs.key(tcell.KeyEscape, 0)
-	// Sort by name: "AsyncTask #1" becomes the first row.
+	// Sort by name: "AsyncTask #1" becomes the first row; ▲ means
+	// ascending in every column.
 	hs.key(tcell.KeyRune, 'o')
 	hs.waitFor("sorted by name", func(s string) bool {
 		a, b := strings.Index(s, "AsyncTask #1"), strings.Index(s, "Binder:1234_1")
-		return a >= 0 && b > a && strings.Contains(s, "Name▼")
+		return a >= 0 && b > a && strings.Contains(s, "Name▲")
 	})
 	hs.key(tcell.KeyRune, 'O')
 	hs.waitFor("reversed", func(s string) bool {
-		return strings.Index(s, "main") < strings.Index(s, "AsyncTask #1") && strings.Contains(s, "Name▲")
+		return strings.Index(s, "main") < strings.Index(s, "AsyncTask #1") && strings.Contains(s, "Name▼")
 	})
 	// Enter on the selected thread shows its stack.
 	hs.key(tcell.KeyHome, 0)
 	hs.key(tcell.KeyEnter, 0)
-	hs.waitText("Worker.run1(")
+	hs.waitText("at com.example.Worker.run1") // the location wraps to its own line in a narrow stack pane
+	hs.waitText("(Worker.java:42)")
 }
 
 func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
 	hs := start(t, 120, 40, style.Palette{}, twoVMs)
 	hs.waitText("AsyncTask #1")
+	// The cursor (reverse video) rests on the second row, away from the
+	// thread whose change blinks and the one that dies.
+	hs.key(tcell.KeyTab, 0)
+	hs.key(tcell.KeyRune, 'j')
 	now := time.Now()
 	hs.store.SetThreads("local:8000", []monitor.Thread{
 		{ID: 1, Name: "main", Status: 3, State: "monitor", UTime: 51, Created: now.Add(-time.Minute), Changed: now},
@@ -376,7 +382,7 @@ func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
 	})
 	hs.waitText("died")
 	st, _ := hs.styleOf("monitor")
-	if _, _, attr := st.Decompose(); attr&tcell.AttrReverse == 0 {
+	if _, _, attr := st.Decompose(); attr&tcell.AttrUnderline == 0 {
 		t.Fatal("a changed state does not blink")
 	}
 	st, _ = hs.styleOf("died")
@@ -386,7 +392,7 @@ func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
 	hs.waitFor("blink to end", func(string) bool {
 		st, ok := hs.styleOf("monitor")
 		_, _, attr := st.Decompose()
-		return ok && attr&tcell.AttrReverse == 0
+		return ok && attr&tcell.AttrUnderline == 0
 	})
 	hs.waitGone("died")
 }
@@ -479,6 +485,27 @@ func TestProfilingKeySavesAndShowsTrace(t *testing.T) {
 	}
 	hs.key(tcell.KeyRune, 'q') // leaves the profile view, not the program
 	hs.waitText("Binder:1234_1")
+	// The saved file's path shows in the status line and stays in the
+	// message history.
+	hs.waitText("trace saved to /")
+	hs.key(tcell.KeyRune, 'M')
+	hs.waitText("Messages")
+	hs.waitText("tracing com.example.mail")
+	hs.waitText("trace saved to " + files[0])
+	hs.key(tcell.KeyEscape, 0)
+	hs.waitGone("Messages")
+}
+
+// Saved names carry no ':' (process names such as com.example:remote) nor
+// path separators.
+func TestFileSafeNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"com.example:remote": "com.example_remote", "a/b\\c": "a_b_c", "..": "vm", "": "vm", "ok.app": "ok.app",
+	} {
+		if got := fileSafe(in); got != want {
+			t.Errorf("fileSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 func TestExitAsksFirst(t *testing.T) {

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rivo/uniseg"
 )
 
 // humanBytes formats a byte count compactly: 512B, 12.0K, 256.0M, 1.5G.
@@ -54,14 +56,26 @@ func max0(n int) int {
 	return n
 }
 
-// truncate shortens s to w display cells (runes), marking the cut with '…'.
+// truncate shortens s to w display cells, marking the cut with '…'. It
+// measures terminal cells, not runes: a CJK character takes two, a
+// combining mark none, so a cut name never spills into the next column.
 func truncate(s string, w int) string {
-	r := []rune(s)
-	if len(r) <= w {
+	if uniseg.StringWidth(s) <= w {
 		return s
 	}
-	if w <= 1 {
-		return string(r[:max0(w)])
+	if w <= 0 {
+		return ""
 	}
-	return string(r[:w-1]) + "…"
+	var b strings.Builder
+	used := 0
+	g := uniseg.NewGraphemes(s)
+	for g.Next() {
+		cw := g.Width()
+		if used+cw > w-1 {
+			break
+		}
+		b.WriteString(g.Str())
+		used += cw
+	}
+	return b.String() + "…"
 }

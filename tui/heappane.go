@@ -1,434 +1,135 @@
 package tui
 
 import (
+	"context"
 	"fmt"
-	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
-	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/keymap"
 )
 
-// kindColors follows DDMS's heap palette (spec/ddm-chunks.md §7.5), with
-// free memory drawn as a dim dot so it shows on any terminal background.
-var kindColors = [8]tcell.Color{
-	ddm.KindObject:  tcell.NewRGBColor(0x30, 0x60, 0xff),
-	ddm.KindClass:   tcell.ColorGreen,
-	ddm.KindArray1:  tcell.ColorRed,
-	ddm.KindArray2:  tcell.NewRGBColor(255, 128, 0),
-	ddm.KindArray4:  tcell.ColorYellow,
-	ddm.KindArray8:  tcell.NewRGBColor(255, 128, 128),
-	ddm.KindUnknown: tcell.ColorFuchsia,
-	ddm.KindNative:  tcell.NewRGBColor(96, 96, 96),
+// heapPane is the selected VM's heap: the HPIF summary, the segment bitmap
+// (managed or native, merged runs or object boundaries) and the
+// object-size histogram. While it shows it asks the selected VM for the
+// heap maps it draws, and stops them for the VM that had them.
+type heapPane struct {
+	d       *Dashboard
+	view    *heapMap
+	segOn   string                 // VM whose segments were requested
+	segOpts monitor.SegmentOptions // what was requested of it
 }
 
-// kindGlyphs stand in for colours under NO_COLOR.
-var kindGlyphs = [8]rune{'o', 'c', '1', '2', '4', '8', '?', 'n'}
-
-var kindLabels = [8]string{"object", "class", "1-byte[]", "2-byte[]", "4-byte[]", "8-byte[]", "unknown", "native"}
-
-var solidColors = [8]tcell.Color{
-	ddm.SolidityHard: tcell.ColorGreen, ddm.SoliditySoft: tcell.ColorYellow, ddm.SolidityWeak: tcell.NewRGBColor(255, 128, 0),
-	ddm.SolidityPhantom: tcell.ColorFuchsia, ddm.SolidityFinalizable: tcell.ColorRed, ddm.SoliditySweep: tcell.ColorGray,
-	7: tcell.ColorWhite,
+func newHeapPane(d *Dashboard) *heapPane {
+	return &heapPane{d: d, view: newHeapMap(d.pal, d.post)}
 }
 
-var solidGlyphs = [8]rune{'·', 'H', 'S', 'W', 'P', 'F', 'x', '7'}
+func (p *heapPane) Name() string            { return "heap" }
+func (p *heapPane) Title() string           { return "heap" }
+func (p *heapPane) Widget() tview.Primitive { return p.view }
+func (p *heapPane) Frame() *tview.Box       { return p.view.Box }
 
-var solidLabels = [8]string{"free", "hard", "soft", "weak", "phantom", "finalizable", "sweep", "7"}
-
-// HeapPane shows a VM's HPIF summary and its segment bitmap.
-type HeapPane struct {
-	*tview.Box
-	pal      style.Palette
-	queue    func(func()) // runs a function on the UI goroutine, then redraws
-	heaps    []monitor.Heap
-	snap     *heap.Snapshot
-	nsnap    *heap.Snapshot // native heap (NHSG)
-	native   bool           // show the native heap
-	objects  bool           // ask for object boundaries (HPSO)
-	histo    bool           // show the object-size histogram instead of the bitmap
-	bySolid  bool
-	zoom     int    // 0 = fit the whole heap; n = 2^n times closer than fit
-	scroll   uint64 // first row shown
-	waiting  string // message while no segments arrived
-	cacheKey cellKey
-	cells    []heap.Cell
-	pending  cellKey
-	// ComputeInline forces cell computation on the drawing goroutine (tests).
-	ComputeInline bool
+func (p *heapPane) Keys() []keymap.Binding {
+	const hp = "Heap"
+	b := keymap.Bind
+	v := p.view
+	return []keymap.Binding{
+		b(tcell.KeyRune, 'h', "h", "show or hide the heap pane", "Panes", func() { p.d.toggle(paneHeap) }).As("toggle-heap"),
+		b(tcell.KeyRune, 'g', "g", "cause a GC in the selected VM", hp, p.gc).As("gc"),
+		b(tcell.KeyRune, 'c', "c", "colour the heap by kind / by solidity", hp, func() { v.ToggleColouring() }).As("heap-colouring"),
+		b(tcell.KeyRune, '+', "+ / -", "zoom the heap bitmap in / out", hp, func() { v.Zoom(1) }).As("zoom-in"),
+		keymap.Alias(tcell.KeyRune, '=', func() { v.Zoom(1) }).As("zoom-in"),
+		keymap.Alias(tcell.KeyRune, '-', func() { v.Zoom(-1) }).As("zoom-out"),
+		b(tcell.KeyRune, '0', "0", "fit the whole heap", hp, func() { v.Zoom(0) }).As("zoom-fit"),
+		b(tcell.KeyRune, 'n', "n", "managed / native heap", hp, func() { v.ToggleNative(); p.updateSegments() }).As("heap-native"),
+		b(tcell.KeyRune, 'b', "b", "object boundaries (HPSO) / merged runs (HPSG)", hp, func() { v.ToggleObjects(); p.updateSegments() }).As("heap-objects"),
+		b(tcell.KeyRune, 'i', "i", "object-size histogram / bitmap", hp, func() { v.ToggleHistogram(); p.updateSegments() }).As("heap-histogram"),
+	}
 }
 
-type cellKey struct {
-	snap  *heap.Snapshot
-	first uint64
-	per   uint64
-	n     int
+func (p *heapPane) Update(c Change) {
+	if c&(ChangeHeap|ChangeSelection|ChangeVMs) != 0 {
+		p.render()
+	}
 }
 
-// NewHeapPane returns an empty heap pane.
-func NewHeapPane(pal style.Palette, queue func(func())) *HeapPane {
-	p := &HeapPane{Box: tview.NewBox(), pal: pal, queue: queue}
-	p.SetBorder(true).SetTitle(" Heap ")
-	return p
+// Move scrolls the bitmap by rows; the ends go to the first and last row.
+func (p *heapPane) Move(delta int) { p.view.Scroll(delta) }
+
+func (p *heapPane) PageSize() int { return p.view.mapRows() }
+
+func (p *heapPane) selectionChanged() {
+	p.view.Zoom(0)
+	p.updateSegments()
 }
 
-// SetHeaps sets the HPIF summaries.
-func (p *HeapPane) SetHeaps(h []monitor.Heap) { p.heaps = h }
-
-// SetSnapshot sets the segment snapshot (nil: none yet).
-func (p *HeapPane) SetSnapshot(s *heap.Snapshot) { p.snap = s }
-
-// SetNativeSnapshot sets the native-heap snapshot (nil: none yet).
-func (p *HeapPane) SetNativeSnapshot(s *heap.Snapshot) { p.nsnap = s }
-
-// ToggleNative switches between the managed and the native heap.
-func (p *HeapPane) ToggleNative() { p.native = !p.native; p.Zoom(0) }
-
-// Native reports whether the native heap is shown.
-func (p *HeapPane) Native() bool { return p.native }
-
-// ToggleObjects switches between object boundaries (HPSO) and merged runs.
-func (p *HeapPane) ToggleObjects() { p.objects = !p.objects }
-
-// Objects reports whether object boundaries are asked for.
-func (p *HeapPane) Objects() bool { return p.objects || p.histo }
-
-// ToggleHistogram shows the object-size histogram instead of the bitmap
-// (object boundaries are asked for while it shows).
-func (p *HeapPane) ToggleHistogram() { p.histo = !p.histo }
-
-// SetWaiting sets the text shown while no segments are available.
-func (p *HeapPane) SetWaiting(msg string) { p.waiting = msg }
-
-// ToggleColouring switches between colouring by kind and by solidity.
-func (p *HeapPane) ToggleColouring() { p.bySolid = !p.bySolid }
-
-// Zoom changes the zoom level by d (in steps of 2x); 0 resets to fit.
-func (p *HeapPane) Zoom(d int) {
-	if d == 0 {
-		p.zoom, p.scroll = 0, 0
+func (p *heapPane) render() {
+	m, v := p.d.m, p.view
+	vm, ok := m.selected()
+	if !ok {
+		v.SetHeaps(nil)
+		v.SetSnapshot(nil)
+		v.SetTitle(" Heap ")
 		return
 	}
-	p.zoom = max(0, min(p.zoom+d, 30))
-	if p.zoom == 0 {
-		p.scroll = 0
+	v.SetTitle(fmt.Sprintf(" Heap · %s ", safetext.Tview(truncate(appLabel(vm), 40))))
+	v.SetHeaps(m.heaps[m.sel])
+	v.SetSnapshot(m.snaps[m.sel])
+	v.SetNativeSnapshot(m.native[m.sel])
+	switch {
+	case !vm.DDM:
+		v.SetWaiting("a plain JDWP VM: it reports no heap (HPIF/HPSG are DDM); g, b, n and i need DDM")
+	case m.isGone(vm.Key):
+		v.SetWaiting("the VM's session ended; waiting for it to return")
+	default:
+		v.SetWaiting("")
 	}
+	v.ddm = vm.DDM
 }
 
-// Scroll moves the bitmap by rows.
-func (p *HeapPane) Scroll(rows int) {
-	if rows < 0 && uint64(-rows) > p.scroll {
-		p.scroll = 0
+// updateSegments asks the selected VM for the heap maps the pane shows
+// (managed merged or objects, and native), while the pane is shown, and
+// stops them for the VM that had them.
+func (p *heapPane) updateSegments() {
+	d := p.d
+	want := ""
+	var opts monitor.SegmentOptions
+	if vm, ok := d.m.selected(); ok && d.show[paneHeap] && vm.DDM {
+		want = vm.Key
+		opts = monitor.SegmentOptions{Managed: true, Objects: p.view.Objects(), Native: p.view.Native()}
+	}
+	if (want == p.segOn && opts == p.segOpts) || d.cfg.Controller == nil {
 		return
 	}
-	p.scroll = uint64(int64(p.scroll) + int64(rows))
+	old := p.segOn
+	p.segOn, p.segOpts = want, opts
+	ctrl := d.cfg.Controller
+	d.background(3*time.Second, func(ctx context.Context) {
+		if old != "" && old != want {
+			_ = ctrl.SetSegments(ctx, old, monitor.SegmentOptions{})
+		}
+		if want != "" {
+			_ = ctrl.SetSegments(ctx, want, opts)
+		}
+	})
 }
 
-func (p *HeapPane) geometry(snap *heap.Snapshot, w, h int) (per uint64, rows int) {
-	rows = h
-	if snap == nil || w <= 0 || rows <= 0 {
-		return 1, rows
-	}
-	n := uint64(w) * uint64(rows)
-	per = (snap.Units() + n - 1) / n
-	if per == 0 {
-		per = 1
-	}
-	per >>= uint(p.zoom)
-	if per == 0 {
-		per = 1
-	}
-	return per, rows
-}
-
-// Draw renders the pane.
-func (p *HeapPane) Draw(screen tcell.Screen) {
-	p.Box.DrawForSubclass(screen, p)
-	x, y, w, h := p.GetInnerRect()
-	if w <= 0 || h <= 0 {
+func (p *heapPane) gc() {
+	d := p.d
+	vm, ok := d.selectedDDM("GC")
+	if !ok {
 		return
 	}
-	line := 0
-	text := func(s string) {
-		if line < h {
-			tview.Print(screen, s, x, y+line, w, tview.AlignLeft, tcell.ColorDefault)
+	p.updateSegments()
+	ctrl := d.cfg.Controller
+	d.flash(fmt.Sprintf("GC requested in %s", appLabel(vm)))
+	d.background(3*time.Second, func(ctx context.Context) {
+		if err := ctrl.GC(ctx, vm.Key); err != nil {
+			d.post(func() { d.flash("GC failed: " + err.Error()) })
 		}
-		line++
-	}
-	snap := p.snap
-	if p.native {
-		snap = p.nsnap
-		if snap == nil {
-			text("[::d]native heap: segments arrive at the next GC (g causes one); only Dalvik reports native allocations")
-			return
-		}
-		st := snap.Stats
-		text(fmt.Sprintf("[::b]native heap[::-]  used [::b]%s[::-]  free %s  in %d pieces", humanBytes(st.UsedUnits()*uint64(st.UnitSize)),
-			humanBytes(st.FreeUnits()*uint64(st.UnitSize)), st.Segments))
-		if snap.Units() == 0 {
-			text("[::d]this VM reports no native allocations (ART sends NHST/NHEN with nothing between)")
-			return
-		}
-	} else if len(p.heaps) == 0 {
-		text("[::d]no heap information yet (HPIF arrives at the next GC; g causes one)")
-		return
-	}
-	for _, hp := range p.heaps {
-		if p.native {
-			break
-		}
-		pct := 0.0
-		if hp.SizeBytes > 0 {
-			pct = 100 * float64(hp.AllocatedBytes) / float64(hp.SizeBytes)
-		}
-		text(fmt.Sprintf("max [::b]%s[::-]  size [::b]%s[::-]  allocated [::b]%s[::-] (%.0f%%)  objects [::b]%s[::-]  GCs %d",
-			humanBytes(hp.MaxBytes), humanBytes(hp.SizeBytes), humanBytes(hp.AllocatedBytes), pct, groupDigits(hp.Objects), hp.GCCount))
-		if line < h {
-			tview.Print(screen, bar(hp.AllocatedBytes, hp.SizeBytes, hp.MaxBytes, w), x, y+line, w, tview.AlignLeft, p.pal.Accent())
-		}
-		line++
-		if len(hp.History) > 1 && h >= 12 {
-			alloc := make([]uint64, len(hp.History))
-			for i, s := range hp.History {
-				alloc[i] = s.AllocatedBytes
-			}
-			first, last := hp.History[0], hp.History[len(hp.History)-1]
-			label := fmt.Sprintf(" allocated over %d GCs: %s → %s", len(hp.History), humanBytes(first.AllocatedBytes), humanBytes(last.AllocatedBytes))
-			sw := max(1, w-len([]rune(label)))
-			text(spark(alloc, sw) + "[::d]" + label)
-		}
-	}
-	if snap == nil {
-		msg := p.waiting
-		if msg == "" {
-			msg = "segments arrive at the next GC (g causes one)"
-		}
-		text("[::d]" + msg)
-		return
-	}
-	if p.histo {
-		p.drawHistogram(screen, snap, x, y+line, w, h-line)
-		return
-	}
-	// Legend.
-	if line < h {
-		p.drawLegend(screen, x, y+line, w)
-		line++
-	}
-	footer := 2
-	if h-line-footer < 2 {
-		footer = 0
-	}
-	mapRows := h - line - footer
-	if mapRows <= 0 {
-		return
-	}
-	per, rows := p.geometry(snap, w, mapRows)
-	totalRows := (snap.Units() + uint64(w)*per - 1) / (uint64(w) * per)
-	if totalRows > uint64(rows) && p.scroll > totalRows-uint64(rows) {
-		p.scroll = totalRows - uint64(rows)
-	} else if totalRows <= uint64(rows) {
-		p.scroll = 0
-	}
-	key := cellKey{snap: snap, first: p.scroll * uint64(w) * per, per: per, n: w * rows}
-	cells := p.cellsFor(key)
-	for i, c := range cells {
-		cx, cy := x+i%w, y+line+i/w
-		ch, st := p.cellLook(c)
-		screen.SetContent(cx, cy, ch, nil, st)
-	}
-	line += rows
-	if footer > 0 {
-		st := snap.Stats
-		var parts []string
-		for k := ddm.Kind(0); k < 8; k++ {
-			if u := st.UnitsByKind[k]; u > 0 {
-				parts = append(parts, fmt.Sprintf("%s %s", kindLabels[k], humanBytes(u*uint64(st.UnitSize))))
-			}
-		}
-		text(strings.Join(parts, "  "))
-		zoom := "fit"
-		if p.zoom > 0 {
-			zoom = fmt.Sprintf("%dx", 1<<p.zoom)
-		}
-		text(fmt.Sprintf("[::d]%s units of %dB · 1 cell = %s units · zoom %s · rows %d-%d of %d · free %s in %s runs, fragmentation %.0f%%",
-			groupDigits(snap.Units()), st.UnitSize, groupDigits(per), zoom, p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows,
-			humanBytes(st.FreeUnits()*uint64(st.UnitSize)), groupDigits(st.FreeRuns), 100*st.Fragmentation()))
-	}
-}
-
-func (p *HeapPane) drawLegend(screen tcell.Screen, x, y, w int) {
-	cx := x
-	put := func(r rune, st tcell.Style, label string) {
-		if cx+len(label)+3 > x+w {
-			return
-		}
-		screen.SetContent(cx, y, r, nil, st)
-		cx += 2
-		tview.Print(screen, label, cx, y, w-(cx-x), tview.AlignLeft, tcell.ColorDefault)
-		cx += len(label) + 2
-	}
-	put('·', tcell.StyleDefault.Foreground(p.freeColor()), "free")
-	if p.native {
-		ch, st := p.look(ddm.NewState(ddm.KindNative, ddm.SolidityHard))
-		put(ch, st, "native")
-		return
-	}
-	if p.bySolid {
-		for s := ddm.SolidityHard; s <= ddm.SoliditySweep; s++ {
-			ch, st := p.look(ddm.NewState(0, s))
-			put(ch, st, solidLabels[s])
-		}
-		return
-	}
-	for k := ddm.Kind(0); k < 8; k++ {
-		ch, st := p.look(ddm.NewState(k, ddm.SolidityHard))
-		put(ch, st, kindLabels[k])
-	}
-}
-
-func (p *HeapPane) freeColor() tcell.Color {
-	if p.pal.NoColor {
-		return tcell.ColorDefault
-	}
-	return tcell.ColorGray
-}
-
-// look returns the glyph and style of one state.
-func (p *HeapPane) look(s ddm.State) (rune, tcell.Style) {
-	if s.Solidity() == ddm.SolidityFree {
-		return '·', tcell.StyleDefault.Foreground(p.freeColor())
-	}
-	if p.pal.NoColor {
-		if p.bySolid {
-			return solidGlyphs[s.Solidity()], tcell.StyleDefault
-		}
-		return kindGlyphs[s.Kind()], tcell.StyleDefault
-	}
-	col := kindColors[s.Kind()]
-	if p.bySolid {
-		col = solidColors[s.Solidity()]
-	}
-	// A full block in the kind's colour: it survives copy-paste and screen
-	// captures as a shape, and keeps the terminal's own background.
-	return '█', tcell.StyleDefault.Foreground(col)
-}
-
-// cellLook draws a cell: its dominant state, or — for a mostly free cell
-// that holds some objects — a light or medium shade in the colour of the
-// objects it holds, so scattered live data shows at any zoom.
-func (p *HeapPane) cellLook(c heap.Cell) (rune, tcell.Style) {
-	if c.State.Solidity() != ddm.SolidityFree || c.Used == 0 {
-		return p.look(c.State)
-	}
-	_, st := p.look(c.UsedState)
-	if p.pal.NoColor {
-		return '░', tcell.StyleDefault
-	}
-	fg, _, _ := st.Decompose()
-	ch := '░'
-	if c.Units > 0 && uint64(c.Used)*4 >= uint64(c.Units) {
-		ch = '▒'
-	}
-	return ch, tcell.StyleDefault.Foreground(fg)
-}
-
-// cellsFor returns the cells for key, computing them inline for small heaps
-// and in the background for large ones (drawing the previous cells, or
-// nothing, until they are ready).
-func (p *HeapPane) cellsFor(key cellKey) []heap.Cell {
-	if key == p.cacheKey {
-		return p.cells
-	}
-	if p.ComputeInline || p.queue == nil || key.snap.Units() < 4<<20 {
-		p.cells = key.snap.Cells(p.cells, key.first, key.per, key.n)
-		p.cacheKey = key
-		return p.cells
-	}
-	if p.pending != key {
-		p.pending = key
-		go func() {
-			cells := key.snap.Cells(nil, key.first, key.per, key.n)
-			p.queue(func() {
-				if p.pending == key {
-					p.cells, p.cacheKey = cells, key
-				}
-			})
-		}()
-	}
-	if p.cacheKey.n == key.n {
-		return p.cells // stale but the right shape
-	}
-	return nil
-}
-
-// sparkLevels draw a small chart in one text line.
-var sparkLevels = []rune("▁▂▃▄▅▆▇█")
-
-// spark draws the last width values as a one-line chart scaled to their
-// maximum.
-func spark(values []uint64, width int) string {
-	if len(values) > width {
-		values = values[len(values)-width:]
-	}
-	var top uint64
-	for _, v := range values {
-		top = max(top, v)
-	}
-	out := make([]rune, len(values))
-	for i, v := range values {
-		lvl := 0
-		if top > 0 {
-			lvl = int(v * uint64(len(sparkLevels)-1) / top)
-		}
-		out[i] = sparkLevels[lvl]
-	}
-	return string(out)
-}
-
-// drawHistogram shows the object-size histogram of snap (HPSO: one run per
-// object) as horizontal bars.
-func (p *HeapPane) drawHistogram(screen tcell.Screen, snap *heap.Snapshot, x, y, w, h int) {
-	if h <= 0 {
-		return
-	}
-	if snap.Type != ddm.TypeHPSO && !p.native {
-		tview.Print(screen, "[::d]asking for object boundaries (HPSO); the histogram follows the next GC (g)", x, y, w, tview.AlignLeft, tcell.ColorDefault)
-		return
-	}
-	buckets := snap.SizeHistogram()
-	var top, objects, bytes uint64
-	for _, b := range buckets {
-		top = max(top, b.Count)
-		objects += b.Count
-		bytes += b.Bytes
-	}
-	what := "objects"
-	if p.native {
-		what = "allocations"
-	}
-	tview.Print(screen, fmt.Sprintf("[::b]%s by size[::-]  %s %s, %s", what, groupDigits(objects), what, humanBytes(bytes)), x, y, w, tview.AlignLeft, tcell.ColorDefault)
-	const labelW, countW = 12, 22
-	barW := max(1, w-labelW-countW)
-	for i, b := range buckets {
-		if 1+i >= h {
-			break
-		}
-		n := 0
-		if top > 0 {
-			n = int(b.Count * uint64(barW) / top)
-		}
-		if b.Count > 0 && n == 0 {
-			n = 1
-		}
-		line := fmt.Sprintf("%-*s", labelW, b.Label())
-		tview.Print(screen, line, x, y+1+i, labelW, tview.AlignLeft, tcell.ColorDefault)
-		tview.Print(screen, strings.Repeat("█", n), x+labelW, y+1+i, barW, tview.AlignLeft, p.pal.Accent())
-		tview.Print(screen, fmt.Sprintf("%10s %10s", groupDigits(b.Count), humanBytes(b.Bytes)), x+labelW+barW, y+1+i, countW, tview.AlignRight, tcell.ColorDefault)
-	}
+	})
 }

@@ -2,13 +2,13 @@ package allocview
 
 import (
 	"context"
-	"sync"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/allocs"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // RunOptions configure Run.
@@ -37,56 +37,16 @@ func Run(t *allocs.Table, opt RunOptions) error {
 	return run()
 }
 
-// newRun builds Run's application and view; run runs it.
+// newRun builds Run's shell and view; run runs it.
 func newRun(t *allocs.Table, opt RunOptions) (*tview.Application, *View, func() error) {
-	ctx := opt.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	app := tview.NewApplication()
-	if opt.Screen != nil {
-		app.SetScreen(opt.Screen)
-	}
-	pal := style.FromEnv()
-	if opt.Palette != nil {
-		pal = *opt.Palette
-	}
-
-	// Background work hands its result to the UI goroutine with
-	// QueueUpdateDraw, which waits for the UI loop: the application is
-	// stopped only once no work is left, and no work starts after that.
-	var (
-		mu      sync.Mutex
-		closing bool
-		wg      sync.WaitGroup
-		busy    bool // UI goroutine only
-	)
-	start := func(work func() func()) {
-		if busy {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if closing {
-			return
-		}
-		busy = true
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			apply := work()
-			if ctx.Err() == nil {
-				app.QueueUpdateDraw(func() { busy = false; apply() })
-			}
-		}()
-	}
+	sh := viewer.New(viewer.Options{Screen: opt.Screen, Context: opt.Context})
+	ctx := sh.Context()
 	var v *View
-	o := Options{Title: opt.Title, Palette: pal, Quit: cancel}
+	o := Options{Title: opt.Title, Palette: viewer.PaletteOr(opt.Palette), Quit: sh.Quit}
 	if opt.Fetch != nil {
 		o.Refresh = func() {
 			v.SetMessage("fetching the allocations…")
-			start(func() func() {
+			sh.Go(func() func() {
 				tab, err := opt.Fetch(ctx)
 				return func() {
 					if err != nil {
@@ -101,7 +61,7 @@ func newRun(t *allocs.Table, opt RunOptions) (*tview.Application, *View, func() 
 	}
 	if opt.Track != nil {
 		o.Track = func(on bool) {
-			start(func() func() {
+			sh.Go(func() func() {
 				now, err := opt.Track(ctx, on)
 				return func() {
 					if err != nil {
@@ -119,39 +79,6 @@ func newRun(t *allocs.Table, opt RunOptions) (*tview.Application, *View, func() 
 	if opt.Tracking != nil {
 		v.SetTracking(*opt.Tracking)
 	}
-	app.SetRoot(v, true).SetFocus(v)
-	app.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
-		if ev.Key() == tcell.KeyCtrlC {
-			cancel()
-			return nil
-		}
-		return ev
-	})
-	// Stop only a running application: stopping one whose Run has not
-	// started yet would make Run open the real terminal.
-	started, runDone, stopped := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	app.SetAfterDrawFunc(func(tcell.Screen) { once.Do(func() { close(started) }) })
-	run := func() error {
-		defer cancel()
-		go func() {
-			defer close(stopped)
-			<-ctx.Done()
-			mu.Lock()
-			closing = true
-			mu.Unlock()
-			wg.Wait()
-			select {
-			case <-started:
-				app.Stop()
-			case <-runDone:
-			}
-		}()
-		err := app.Run()
-		close(runDone)
-		cancel()
-		<-stopped
-		return err
-	}
-	return app, v, run
+	sh.SetRoot(v)
+	return sh.App(), v, sh.Run
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // Options configure a View.
@@ -60,9 +61,7 @@ type View struct {
 	table    *tview.Table
 	stacks   *tview.TextView
 	help     *tview.TextView
-	footer   *tview.Pages
-	status   *tview.TextView
-	prompt   *tview.InputField
+	footer   *viewer.Footer // key hints or the message, and the / prompt
 	keys     *keymap.Map
 	setFocus func(tview.Primitive)
 
@@ -74,13 +73,11 @@ type View struct {
 	sortKey       allocs.SortKey
 	reverse       bool
 	filter        string
-	before        string // filter when the prompt opened
 
 	rows   []int          // entries passing the filter; sorted in Flat
 	groups []allocs.Group // sorted groups, unless Flat
 	bytes  uint64         // total size of rows
 
-	prompting   bool
 	helpShown   bool
 	stacksShown bool
 }
@@ -90,10 +87,7 @@ func New(opt Options) *View {
 	v := &View{opt: opt}
 	v.header = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	v.header.SetTextColor(opt.Palette.Accent())
-	v.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
-	v.prompt = tview.NewInputField().SetLabel("/")
-	v.prompt.SetChangedFunc(func(s string) { v.applyFilter(s) })
-	v.prompt.SetDoneFunc(v.endFilter)
+	v.footer = viewer.NewFooter(v.applyFilter).DynamicColors()
 
 	v.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
 	v.table.SetContent(&content{v: v})
@@ -106,9 +100,6 @@ func New(opt Options) *View {
 		AddPage(pageTable, v.table, true, true).
 		AddPage(pageStacks, v.stacks, true, false).
 		AddPage(pageHelp, v.help, true, false)
-	v.footer = tview.NewPages().
-		AddPage("status", v.status, true, true).
-		AddPage("prompt", v.prompt, true, false)
 	v.Flex = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).
 		AddItem(v.pages, 0, 1, false).
@@ -162,8 +153,8 @@ func (v *View) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.
 	return v.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(p tview.Primitive)) {
 		v.setFocus = setFocus
 		switch {
-		case v.prompting:
-			if h := v.prompt.InputHandler(); h != nil {
+		case v.footer.Prompting():
+			if h := v.footer.Input(); h != nil {
 				h(ev, setFocus)
 			}
 		case v.helpShown:
@@ -238,7 +229,7 @@ func (v *View) SetSort(key allocs.SortKey, reverse bool) {
 
 // SetFilter filters the allocations (see allocs.Table.Filter).
 func (v *View) SetFilter(s string) {
-	v.prompt.SetText(s) // calls applyFilter
+	v.footer.SetFilter(s) // calls applyFilter
 	v.applyFilter(s)
 }
 
@@ -385,10 +376,10 @@ func (v *View) updateStatus() {
 		}
 	}
 	if msg == "" {
-		v.status.SetText(keys)
+		v.footer.SetStatus(keys)
 		return
 	}
-	v.status.SetText(safetext.Tview(msg) + "  │  " + keys)
+	v.footer.SetStatus(safetext.Tview(msg) + "  │  " + keys)
 }
 
 // humanBytes renders n as "512 B", "1.5 KiB", "12.0 MiB".
@@ -629,31 +620,19 @@ func (v *View) applyFilter(s string) {
 }
 
 func (v *View) startFilter() {
-	v.prompting = true
-	v.before = v.filter
-	v.prompt.SetText(v.filter)
-	v.footer.SwitchToPage("prompt")
+	v.footer.Ask(v.filter, func() {
+		if v.setFocus != nil {
+			v.setFocus(v)
+		}
+	})
 	if v.setFocus != nil {
-		v.setFocus(v.prompt)
-	}
-}
-
-// endFilter closes the prompt: Enter keeps the filter, Esc restores the
-// one from before.
-func (v *View) endFilter(key tcell.Key) {
-	if key == tcell.KeyEscape {
-		v.prompt.SetText(v.before) // calls applyFilter
-	}
-	v.prompting = false
-	v.footer.SwitchToPage("status")
-	if v.setFocus != nil {
-		v.setFocus(v)
+		v.setFocus(v.footer.Field())
 	}
 }
 
 func (v *View) escape() {
 	if v.filter != "" {
-		v.prompt.SetText("")
+		v.footer.SetFilter("")
 	}
 }
 

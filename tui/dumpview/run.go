@@ -2,10 +2,10 @@ package dumpview
 
 import (
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // RunOptions configure Run.
@@ -17,26 +17,18 @@ type RunOptions struct {
 	Palette *style.Palette
 }
 
-// NewApplication returns the application Run runs: a View showing d full
-// screen, quitting on q (and tview's Ctrl-C). The mouse stays off so the
-// terminal's own text selection keeps working.
-func NewApplication(d *threaddump.Dump, opt RunOptions) (*tview.Application, *View) {
-	app := tview.NewApplication()
-	if opt.Screen != nil {
-		app.SetScreen(opt.Screen)
-	}
-	pal := style.FromEnv()
-	if opt.Palette != nil {
-		pal = *opt.Palette
-	}
-	v := New(Options{Title: opt.Title, Palette: pal, Quit: app.Stop})
+// NewShell returns the shell Run runs: a View showing d full screen,
+// quitting on q and Ctrl-C.
+func NewShell(d *threaddump.Dump, opt RunOptions) (*viewer.Shell, *View) {
+	sh := viewer.New(viewer.Options{Screen: opt.Screen})
+	v := New(Options{Title: opt.Title, Palette: viewer.PaletteOr(opt.Palette), Quit: sh.Quit})
 	v.SetDump(d)
-	app.SetRoot(v, true).SetFocus(v)
-	return app, v
+	sh.SetRoot(v)
+	return sh, v
 }
 
 // Run shows d full screen until the user quits.
 func Run(d *threaddump.Dump, opt RunOptions) error {
-	app, _ := NewApplication(d, opt)
-	return app.Run()
+	sh, _ := NewShell(d, opt)
+	return sh.Run()
 }

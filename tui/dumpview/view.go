@@ -12,6 +12,7 @@ import (
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // Options configure a View.
@@ -50,9 +51,7 @@ type View struct {
 	stack    *tview.TextView
 	help     *tview.TextView
 	pages    *tview.Pages
-	footer   *tview.Pages
-	status   *tview.TextView
-	prompt   *tview.InputField
+	footer   *viewer.Footer // key hints or detail, and the / prompt
 	keys     *keymap.Map
 	setFocus func(tview.Primitive)
 
@@ -64,9 +63,7 @@ type View struct {
 	sortKey  SortKey
 	reverse  bool
 	filter   string
-	before   string // filter when the prompt opened
 
-	prompting  bool
 	helpShown  bool
 	stackFocus bool // movement keys scroll the stack pane
 	jumpNext   int  // position in the deadlock members for the next jump
@@ -88,10 +85,7 @@ func New(opt Options) *View {
 		v.banner.SetTextStyle(tcell.StyleDefault.Reverse(true).Bold(true))
 	}
 	v.mainLine = text()
-	v.status = text().SetWrap(false)
-	v.prompt = tview.NewInputField().SetLabel("/")
-	v.prompt.SetChangedFunc(func(s string) { v.setFilter(s) })
-	v.prompt.SetDoneFunc(v.endFilter)
+	v.footer = viewer.NewFooter(v.setFilter)
 
 	v.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
 	v.table.SetSelectedStyle(tcell.StyleDefault.Reverse(true))
@@ -102,13 +96,11 @@ func New(opt Options) *View {
 	v.body = tview.NewFlex().
 		AddItem(v.table, 0, 1, false).
 		AddItem(v.stack, 0, 1, false)
-	v.help = tview.NewTextView().SetDynamicColors(false).SetWrap(false)
+	v.keys = v.keyTable()
+	v.help = viewer.HelpView("Thread dump keys (press ? or Esc to close)", v.keys)
 	v.pages = tview.NewPages().
 		AddPage(pageDump, v.body, true, true).
 		AddPage(pageHelp, v.help, true, false)
-	v.footer = tview.NewPages().
-		AddPage("status", v.status, true, true).
-		AddPage("prompt", v.prompt, true, false)
 	v.Flex = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).
 		AddItem(v.procBar, 0, 0, false).
@@ -116,9 +108,7 @@ func New(opt Options) *View {
 		AddItem(v.mainLine, 0, 0, false).
 		AddItem(v.pages, 0, 1, false).
 		AddItem(v.footer, 1, 0, false)
-	v.keys = v.keyTable()
 	v.setStackFocus(false)
-	v.help.SetText("Thread dump keys (press ? or Esc to close)\n\n" + v.keys.HelpText())
 	v.SetDump(nil)
 	return v
 }
@@ -157,8 +147,8 @@ func (v *View) Keys() *keymap.Map { return v.keys }
 func (v *View) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 	return v.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(p tview.Primitive)) {
 		v.setFocus = setFocus
-		if v.prompting {
-			if h := v.prompt.InputHandler(); h != nil {
+		if v.footer.Prompting() {
+			if h := v.footer.Input(); h != nil {
 				h(ev, setFocus)
 			}
 			return
@@ -443,7 +433,7 @@ func (v *View) SelectThread(i int) {
 	}
 	if !matches(p.Threads[i], v.filter) {
 		v.filter = ""
-		v.prompt.SetText("")
+		v.footer.SetFilter("")
 	}
 	v.refreshTable(i)
 	v.showSelected()
@@ -474,10 +464,10 @@ func (v *View) setStatus(detail string) {
 		keys = "? help  [ ] process  / filter  d deadlock  m main  s/c/n/t/o sort  q quit"
 	}
 	if detail == "" {
-		v.status.SetText(keys)
+		v.footer.SetStatus(keys)
 		return
 	}
-	v.status.SetText(detail + "  │  " + keys)
+	v.footer.SetStatus(detail + "  │  " + keys)
 }
 
 // colourTag returns a tview colour tag for c, or "" for the default colour
@@ -637,31 +627,19 @@ func (v *View) setFilter(s string) {
 }
 
 func (v *View) startFilter() {
-	v.prompting = true
-	v.before = v.filter
-	v.prompt.SetText(v.filter)
-	v.footer.SwitchToPage("prompt")
+	v.footer.Ask(v.filter, func() {
+		if v.setFocus != nil {
+			v.setFocus(v)
+		}
+	})
 	if v.setFocus != nil {
-		v.setFocus(v.prompt)
-	}
-}
-
-// endFilter closes the prompt: Enter keeps the filter, Esc restores the
-// one from before.
-func (v *View) endFilter(key tcell.Key) {
-	if key == tcell.KeyEscape {
-		v.prompt.SetText(v.before) // calls setFilter
-	}
-	v.prompting = false
-	v.footer.SwitchToPage("status")
-	if v.setFocus != nil {
-		v.setFocus(v)
+		v.setFocus(v.footer.Field())
 	}
 }
 
 func (v *View) escape() {
 	if v.filter != "" {
-		v.prompt.SetText("")
+		v.footer.SetFilter("")
 	}
 }
 

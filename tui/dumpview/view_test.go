@@ -257,7 +257,7 @@ func TestStackAfterSelection(t *testing.T) {
 func TestFilter(t *testing.T) {
 	hs := newHarness(t, loadDump(t, "spec_example_art10.txt"), colour, 160, 40)
 	hs.key(tcell.KeyRune, '/')
-	if hs.focus != hs.v.prompt {
+	if hs.focus != hs.v.footer.Field() {
 		t.Fatal("/ did not focus the prompt")
 	}
 	hs.keys("TRANS")
@@ -460,7 +460,8 @@ func TestEmptyView(t *testing.T) {
 func TestRunQuitsOnQ(t *testing.T) {
 	screen := tcell.NewSimulationScreen("UTF-8")
 	done := make(chan error, 1)
-	app, v := NewApplication(loadDump(t, "spec_example_art10.txt"), RunOptions{Title: "t", Screen: screen, Palette: &colour})
+	sh, v := NewShell(loadDump(t, "spec_example_art10.txt"), RunOptions{Title: "t", Screen: screen, Palette: &colour})
+	app := sh.App()
 	// The screen is read on the UI goroutine, after each draw (tview calls
 	// this before its own Show, hence the Show here).
 	drawn := make(chan string, 16)
@@ -472,7 +473,7 @@ func TestRunQuitsOnQ(t *testing.T) {
 		default:
 		}
 	})
-	go func() { done <- app.Run() }()
+	go func() { done <- sh.Run() }()
 	deadline := time.After(10 * time.Second)
 	for first := ""; !strings.Contains(first, "Transfer-Thread"); {
 		select {

@@ -19,7 +19,14 @@ type Binding struct {
 	Group  string // section in the help screen
 	Action func()
 	Hidden bool // handled but not listed (an alias shown in another row's Label)
+	// Name is the action's stable name ("quit", "gc", "toggle-heap"): what
+	// help, a future key configuration and tests refer to, whatever key is
+	// bound. Aliases carry the name of the action they stand for.
+	Name string
 }
+
+// As returns b with its stable action name set.
+func (b Binding) As(name string) Binding { b.Name = name; return b }
 
 // Map is an ordered set of bindings.
 type Map struct {
@@ -40,6 +47,32 @@ func Rune(r rune, help string, action func()) Binding {
 // Key is shorthand for a special-key binding.
 func Key(k tcell.Key, help string, action func()) Binding {
 	return Binding{Key: k, Help: help, Action: action}
+}
+
+// Bindings returns the map's bindings in declaration order.
+func (m *Map) Bindings() []Binding { return append([]Binding(nil), m.bindings...) }
+
+// Lookup returns the first binding carrying the action name.
+func (m *Map) Lookup(name string) (Binding, bool) {
+	for _, b := range m.bindings {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Binding{}, false
+}
+
+// Names lists the distinct action names in declaration order.
+func (m *Map) Names() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range m.bindings {
+		if b.Name != "" && !seen[b.Name] {
+			seen[b.Name] = true
+			out = append(out, b.Name)
+		}
+	}
+	return out
 }
 
 // Handle runs the action bound to ev and reports whether one was found.
@@ -104,30 +137,41 @@ func (m *Map) Help() []HelpRow {
 	return rows
 }
 
-// HelpText renders Help as aligned plain text, grouped.
+// HelpText renders Help as aligned plain text, one section per group
+// (a group's rows together, in the order groups first appear).
 func (m *Map) HelpText() string {
+	return strings.Join(m.HelpSections(), "\n")
+}
+
+// HelpSections renders Help as aligned plain text blocks, one per group in
+// the order groups first appear, each ending in a newline: a view can lay
+// them out in columns.
+func (m *Map) HelpSections() []string {
 	rows := m.Help()
 	w := 0
+	var order []string
+	byGroup := map[string][]HelpRow{}
 	for _, r := range rows {
 		if n := len([]rune(r.Keys)); n > w {
 			w = n
 		}
-	}
-	var sb strings.Builder
-	group := "\x00"
-	for _, r := range rows {
-		if r.Group != group {
-			if group != "\x00" {
-				sb.WriteByte('\n')
-			}
-			group = r.Group
-			if group != "" {
-				sb.WriteString(group + "\n")
-			}
+		if _, ok := byGroup[r.Group]; !ok {
+			order = append(order, r.Group)
 		}
-		sb.WriteString("  " + r.Keys + strings.Repeat(" ", w-len([]rune(r.Keys))) + "  " + r.Help + "\n")
+		byGroup[r.Group] = append(byGroup[r.Group], r)
 	}
-	return sb.String()
+	out := make([]string, 0, len(order))
+	for _, g := range order {
+		var sb strings.Builder
+		if g != "" {
+			sb.WriteString(g + "\n")
+		}
+		for _, r := range byGroup[g] {
+			sb.WriteString("  " + r.Keys + strings.Repeat(" ", w-len([]rune(r.Keys))) + "  " + r.Help + "\n")
+		}
+		out = append(out, sb.String())
+	}
+	return out
 }
 
 // Bind declares a binding listed in help.
@@ -149,17 +193,17 @@ func MoveKeys(group, item string, vimJumps bool, move func(int), page func() int
 	pgDown, pgUp := func() { move(page()) }, func() { move(-page()) }
 	first, last := func() { move(-1 << 30) }, func() { move(1 << 30) }
 	b := []Binding{
-		Bind(tcell.KeyRune, 'j', "j/↓", "next "+item, group, down), Alias(tcell.KeyDown, 0, down),
-		Bind(tcell.KeyRune, 'k', "k/↑", "previous "+item, group, up), Alias(tcell.KeyUp, 0, up),
-		Bind(tcell.KeyPgDn, 0, "PgDn/Ctrl-F", "next page", group, pgDown), Alias(tcell.KeyCtrlF, 0, pgDown),
-		Bind(tcell.KeyPgUp, 0, "PgUp/Ctrl-B", "previous page", group, pgUp), Alias(tcell.KeyCtrlB, 0, pgUp),
+		Bind(tcell.KeyRune, 'j', "j/↓", "next "+item, group, down).As("down"), Alias(tcell.KeyDown, 0, down).As("down"),
+		Bind(tcell.KeyRune, 'k', "k/↑", "previous "+item, group, up).As("up"), Alias(tcell.KeyUp, 0, up).As("up"),
+		Bind(tcell.KeyPgDn, 0, "PgDn/Ctrl-F", "next page", group, pgDown).As("page-down"), Alias(tcell.KeyCtrlF, 0, pgDown).As("page-down"),
+		Bind(tcell.KeyPgUp, 0, "PgUp/Ctrl-B", "previous page", group, pgUp).As("page-up"), Alias(tcell.KeyCtrlB, 0, pgUp).As("page-up"),
 	}
 	if vimJumps {
 		return append(b,
-			Bind(tcell.KeyRune, 'g', "g/Home", "first "+item, group, first), Alias(tcell.KeyHome, 0, first),
-			Bind(tcell.KeyRune, 'G', "G/End", "last "+item, group, last), Alias(tcell.KeyEnd, 0, last))
+			Bind(tcell.KeyRune, 'g', "g/Home", "first "+item, group, first).As("first"), Alias(tcell.KeyHome, 0, first).As("first"),
+			Bind(tcell.KeyRune, 'G', "G/End", "last "+item, group, last).As("last"), Alias(tcell.KeyEnd, 0, last).As("last"))
 	}
 	return append(b,
-		Bind(tcell.KeyHome, 0, "Home", "first "+item, group, first),
-		Bind(tcell.KeyEnd, 0, "End", "last "+item, group, last))
+		Bind(tcell.KeyHome, 0, "Home", "first "+item, group, first).As("first"),
+		Bind(tcell.KeyEnd, 0, "End", "last "+item, group, last).As("last"))
 }

@@ -68,3 +68,18 @@ func TestMoveKeys(t *testing.T) {
 		t.Fatal("plain move keys took g or lost Home")
 	}
 }
+
+func TestActionNames(t *testing.T) {
+	m := New(MoveKeys("Move", "row", false, func(int) {}, func() int { return 1 })...)
+	m.Add(Bind(tcell.KeyRune, 'q', "q", "quit", "General", nil).As("quit"))
+	if got := strings.Join(m.Names(), ","); got != "down,up,page-down,page-up,first,last,quit" {
+		t.Fatalf("names %s", got)
+	}
+	b, ok := m.Lookup("page-down")
+	if !ok || b.Key != tcell.KeyPgDn {
+		t.Fatalf("lookup page-down: %+v %v", b, ok)
+	}
+	if _, ok := m.Lookup("nope"); ok {
+		t.Fatal("lookup of an unknown name succeeded")
+	}
+}

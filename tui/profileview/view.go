@@ -12,6 +12,7 @@ import (
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // Page names.
@@ -44,9 +45,7 @@ type View struct {
 	threads *tview.Table
 	help    *tview.TextView
 	empty   *tview.TextView
-	footer  *tview.Pages
-	status  *tview.TextView
-	prompt  *tview.InputField
+	footer  *viewer.Footer // key hints or the method's detail, and the / prompt
 
 	keys     *keymap.Map
 	opt      Options
@@ -60,13 +59,11 @@ type View struct {
 	filter  string
 	rows    []int32 // methods in the table, in display order
 
-	page      string
-	helpFrom  string
-	current   int32   // method of the calls page
-	history   []int32 // drill-down trail
-	callRows  []int32 // method per calls-table row; -1 for headings
-	prompting bool
-	before    string // filter when the prompt opened
+	page     string
+	helpFrom string
+	current  int32   // method of the calls page
+	history  []int32 // drill-down trail
+	callRows []int32 // method per calls-table row; -1 for headings
 }
 
 // New returns an empty view; SetProfile fills it.
@@ -75,19 +72,17 @@ func New(opt Options) *View {
 	pal := opt.Palette
 	v.header = tview.NewTextView().SetDynamicColors(false).SetWrap(false)
 	v.header.SetTextColor(pal.Accent())
-	v.status = tview.NewTextView().SetDynamicColors(false).SetWrap(false)
-	v.prompt = tview.NewInputField().SetLabel("/")
-	v.prompt.SetChangedFunc(func(text string) {
+	v.footer = viewer.NewFooter(func(text string) {
 		v.filter = text
 		v.refreshMethods(-1)
 	})
-	v.prompt.SetDoneFunc(v.endFilter)
 
 	v.methods = tview.NewTable().SetSelectable(true, false).SetFixed(1, 1)
 	v.methods.SetContent(&methodTable{v: v})
 	v.calls = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
 	v.threads = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
-	v.help = tview.NewTextView().SetDynamicColors(false).SetWrap(false)
+	v.keys = v.keyTable()
+	v.help = viewer.HelpView("Method profile keys", v.keys)
 	v.empty = tview.NewTextView().SetText("no profile loaded")
 	for _, t := range []*tview.Table{v.methods, v.calls, v.threads} {
 		t.SetSelectedStyle(tcell.StyleDefault.Reverse(true))
@@ -101,15 +96,10 @@ func New(opt Options) *View {
 		AddPage(pageThreads, v.threads, true, false).
 		AddPage(pageHelp, v.help, true, false)
 	v.page = pageEmpty
-	v.footer = tview.NewPages().
-		AddPage("status", v.status, true, true).
-		AddPage("prompt", v.prompt, true, false)
 	v.Flex = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).
 		AddItem(v.pages, 0, 1, false).
 		AddItem(v.footer, 1, 0, false)
-	v.keys = v.keyTable()
-	v.help.SetText("Method profile keys\n\n" + v.keys.HelpText())
 	return v
 }
 
@@ -151,8 +141,8 @@ func (v *View) Keys() *keymap.Map { return v.keys }
 func (v *View) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
 	return v.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(p tview.Primitive)) {
 		v.setFocus = setFocus
-		if v.prompting {
-			if h := v.prompt.InputHandler(); h != nil {
+		if v.footer.Prompting() {
+			if h := v.footer.Input(); h != nil {
 				h(ev, setFocus)
 			}
 			return
@@ -255,6 +245,12 @@ func (v *View) selectedMethod() int32 {
 	return -1
 }
 
+// SetTitle names what the view shows (e.g. the saved file's name).
+func (v *View) SetTitle(title string) {
+	v.opt.Title = title
+	v.updateHeader()
+}
+
 func (v *View) updateHeader() {
 	if v.p == nil {
 		v.header.SetText("ddmtui trace  " + safetext.Terminal(v.opt.Title))
@@ -298,7 +294,7 @@ func threadName(tp *trace.ThreadProfile) string {
 }
 
 func (v *View) updateStatus() {
-	if v.prompting {
+	if v.footer.Prompting() {
 		return
 	}
 	text := "? help  / filter  Enter callers/callees  t threads  i/e/c/n sort  q quit"
@@ -311,11 +307,12 @@ func (v *View) updateStatus() {
 		if m >= 2 {
 			text += fmt.Sprintf("  id %#x", meth.ID)
 		}
+		text += "  │  ? help  / filter  q quit"
 	}
 	if v.page == pageHelp {
 		text = "Esc or ? closes the help"
 	}
-	v.status.SetText(text)
+	v.footer.SetStatus(text)
 }
 
 // move changes the selected row by delta, skipping heading rows.
@@ -405,9 +402,7 @@ func (v *View) back() {
 		v.switchTo(pageMethods)
 	case pageMethods:
 		if v.filter != "" {
-			v.filter = ""
-			v.prompt.SetText("")
-			v.refreshMethods(-1)
+			v.footer.SetFilter("") // clears the filter
 		}
 	}
 }
@@ -452,26 +447,15 @@ func (v *View) startFilter() {
 		v.history, v.current = nil, -1
 		v.switchTo(pageMethods)
 	}
-	v.prompting = true
-	v.before = v.filter
-	v.prompt.SetText(v.filter)
-	v.footer.SwitchToPage("prompt")
+	v.footer.Ask(v.filter, func() {
+		if v.setFocus != nil {
+			v.setFocus(v)
+		}
+		v.refreshMethods(-1)
+	})
 	if v.setFocus != nil {
-		v.setFocus(v.prompt)
+		v.setFocus(v.footer.Field())
 	}
-}
-
-func (v *View) endFilter(key tcell.Key) {
-	if key == tcell.KeyEscape {
-		v.filter = v.before
-		v.prompt.SetText(v.before)
-	}
-	v.prompting = false
-	v.footer.SwitchToPage("status")
-	if v.setFocus != nil {
-		v.setFocus(v)
-	}
-	v.refreshMethods(-1)
 }
 
 func (v *View) setThread(i int) {

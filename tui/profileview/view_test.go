@@ -289,10 +289,11 @@ func TestHelpIsGeneratedFromKeyTable(t *testing.T) {
 // the application's event loop, where tview draws.
 func TestRunOnSimulationScreen(t *testing.T) {
 	s := tcell.NewSimulationScreen("UTF-8")
-	app, _ := NewApplication(testProfile(t, trace.Dual), RunOptions{Title: "sim.trace", Screen: s})
+	sh, _ := NewShell(testProfile(t, trace.Dual), RunOptions{Title: "sim.trace", Screen: s})
+	app := sh.App()
 	s.SetSize(120, 25)
 	done := make(chan error, 1)
-	go func() { done <- app.Run() }()
+	go func() { done <- sh.Run() }()
 	read := func() string {
 		got := make(chan string, 1)
 		app.QueueUpdate(func() { got <- strings.Join(screenLines(s), "\n") })

@@ -12,6 +12,7 @@ package spyview
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -29,6 +30,9 @@ const DefaultMaxRecords = 2000
 type Options struct {
 	Palette    style.Palette
 	MaxRecords int // 0: DefaultMaxRecords
+	// Quit, when set, is bound to q and Esc (the dashboard returns to its
+	// panes).
+	Quit func()
 }
 
 // View lists inspector records with the selected one's detail.
@@ -44,6 +48,7 @@ type View struct {
 	top     int  // first record shown
 	dropped uint64
 	listH   int // rows of the list at the last draw (for paging)
+	help    bool
 }
 
 // New returns an empty view that follows new records.
@@ -53,19 +58,33 @@ func New(opts Options) *View {
 	}
 	v := &View{Box: tview.NewBox(), pal: opts.Palette, max: opts.MaxRecords, sel: -1, follow: true}
 	v.SetTitle(" debugger traffic ")
+	const grp = "Debugger traffic"
+	b, a := keymap.Bind, keymap.Alias
 	v.keys = keymap.New(
-		keymap.Binding{Key: tcell.KeyUp, Label: "k/↑", Help: "previous record (stops following)", Group: "Debugger traffic", Action: func() { v.move(-1) }},
-		keymap.Binding{Key: tcell.KeyRune, Rune: 'k', Hidden: true, Action: func() { v.move(-1) }},
-		keymap.Binding{Key: tcell.KeyDown, Label: "j/↓", Help: "next record", Group: "Debugger traffic", Action: func() { v.move(1) }},
-		keymap.Binding{Key: tcell.KeyRune, Rune: 'j', Hidden: true, Action: func() { v.move(1) }},
-		keymap.Binding{Key: tcell.KeyPgUp, Help: "page up", Group: "Debugger traffic", Action: func() { v.move(-v.page()) }},
-		keymap.Binding{Key: tcell.KeyPgDn, Help: "page down", Group: "Debugger traffic", Action: func() { v.move(v.page()) }},
-		keymap.Binding{Key: tcell.KeyHome, Label: "g/Home", Help: "oldest record", Group: "Debugger traffic", Action: func() { v.move(-len(v.recs)) }},
-		keymap.Binding{Key: tcell.KeyRune, Rune: 'g', Hidden: true, Action: func() { v.move(-len(v.recs)) }},
-		keymap.Binding{Key: tcell.KeyEnd, Label: "G/End", Help: "newest record, follow new traffic", Group: "Debugger traffic", Action: v.Follow},
-		keymap.Binding{Key: tcell.KeyRune, Rune: 'G', Hidden: true, Action: v.Follow},
-		keymap.Rune('c', "clear the list", v.Clear),
+		b(tcell.KeyRune, 'k', "k/↑", "previous record (stops following)", grp, func() { v.move(-1) }).As("up"),
+		a(tcell.KeyUp, 0, func() { v.move(-1) }).As("up"),
+		b(tcell.KeyRune, 'j', "j/↓", "next record", grp, func() { v.move(1) }).As("down"),
+		a(tcell.KeyDown, 0, func() { v.move(1) }).As("down"),
+		b(tcell.KeyPgUp, 0, "PgUp", "page up", grp, func() { v.move(-v.page()) }).As("page-up"),
+		b(tcell.KeyPgDn, 0, "PgDn", "page down", grp, func() { v.move(v.page()) }).As("page-down"),
+		b(tcell.KeyRune, 'g', "g/Home", "oldest record", grp, func() { v.move(-len(v.recs)) }).As("first"),
+		a(tcell.KeyHome, 0, func() { v.move(-len(v.recs)) }).As("first"),
+		b(tcell.KeyRune, 'G', "G/End", "newest record, follow new traffic", grp, v.Follow).As("follow"),
+		a(tcell.KeyEnd, 0, v.Follow).As("follow"),
+		b(tcell.KeyRune, 'c', "c", "clear the list", grp, v.Clear).As("clear"),
+		b(tcell.KeyRune, '?', "?", "show or hide this help", grp, func() { v.help = !v.help }).As("help"),
 	)
+	if opts.Quit != nil {
+		quit := func() {
+			if v.help {
+				v.help = false
+				return
+			}
+			opts.Quit()
+		}
+		v.keys.Add(b(tcell.KeyRune, 'q', "q/Esc/J", "back", grp, quit).As("quit"), a(tcell.KeyEscape, 0, quit).As("quit"),
+			a(tcell.KeyRune, 'J', quit).As("quit"))
+	}
 	return v
 }
 
@@ -169,6 +188,15 @@ func (v *View) recordColour(r *proxy.Record) tcell.Color {
 	return v.colour(tcell.ColorYellow)
 }
 
+// hints is the footer line.
+func (v *View) hints() string {
+	s := "j/k move  G follow  c clear  ? help"
+	if _, ok := v.keys.Lookup("quit"); ok {
+		s += "  q back"
+	}
+	return s
+}
+
 // Draw draws the list and, under it, the selected record's detail.
 func (v *View) Draw(screen tcell.Screen) {
 	title := fmt.Sprintf(" debugger traffic: %d ", len(v.recs))
@@ -183,6 +211,18 @@ func (v *View) Draw(screen tcell.Screen) {
 	x, y, w, h := v.GetInnerRect()
 	if w <= 0 || h <= 0 {
 		return
+	}
+	if v.help {
+		for i, line := range strings.Split(v.keys.HelpText()+"\n? or q closes this help", "\n") {
+			if i < h {
+				tview.Print(screen, tview.Escape(line), x, y+i, w, tview.AlignLeft, tview.Styles.PrimaryTextColor)
+			}
+		}
+		return
+	}
+	if h >= 4 { // the footer: key hints
+		h--
+		tview.Print(screen, v.hints(), x, y+h, w, tview.AlignLeft, v.colour(tcell.ColorGray))
 	}
 	if len(v.recs) == 0 {
 		tview.Print(screen, "no debugger traffic yet: attach a debugger to a VM's port", x, y, w, tview.AlignLeft, v.colour(tcell.ColorGray))

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 )
 
 // Palette is a set of colours for one run of the program.
@@ -54,3 +55,33 @@ func (p Palette) Accent() tcell.Color { return p.c(tcell.ColorDodgerBlue) }
 
 // Warning is the colour for banners such as a found deadlock.
 func (p Palette) Warning() tcell.Color { return p.c(tcell.ColorRed) }
+
+// Cursor is the style of a list's cursor row: reverse video in the
+// terminal's own colours, so it shows on any palette and under NO_COLOR
+// (where a coloured bar would vanish), uniformly across the row's cells.
+func (p Palette) Cursor() tcell.Style {
+	return tcell.StyleDefault.Foreground(tcell.ColorDefault).Background(tcell.ColorDefault).Attributes(tcell.AttrReverse)
+}
+
+// ApplyTview sets tview's global styles for the palette: the terminal's own
+// background always, and no colour at all under NO_COLOR. tview keeps these
+// in a package variable, so call it once, before building widgets.
+func ApplyTview(p Palette) {
+	// Write only what changes: several views (and tests) build widgets
+	// concurrently, and they read these.
+	set := func(c *tcell.Color) {
+		if *c != tcell.ColorDefault {
+			*c = tcell.ColorDefault
+		}
+	}
+	set(&tview.Styles.PrimitiveBackgroundColor)
+	if !p.NoColor {
+		return
+	}
+	for _, c := range []*tcell.Color{&tview.Styles.ContrastBackgroundColor, &tview.Styles.MoreContrastBackgroundColor,
+		&tview.Styles.BorderColor, &tview.Styles.TitleColor, &tview.Styles.PrimaryTextColor, &tview.Styles.SecondaryTextColor,
+		&tview.Styles.TertiaryTextColor, &tview.Styles.GraphicsColor, &tview.Styles.InverseTextColor,
+		&tview.Styles.ContrastSecondaryTextColor} {
+		set(c)
+	}
+}

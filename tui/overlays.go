@@ -1,0 +1,307 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
+
+	"github.com/ddmtui/ddmtui/allocs"
+	"github.com/ddmtui/ddmtui/threaddump"
+	"github.com/ddmtui/ddmtui/trace"
+	"github.com/ddmtui/ddmtui/tui/allocview"
+	"github.com/ddmtui/ddmtui/tui/dumpview"
+	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/profileview"
+	"github.com/ddmtui/ddmtui/tui/spyview"
+)
+
+// overlays are what covers the panes: the help, the message history, the
+// / prompt, and the viewers the VM actions open (profile, thread dump,
+// allocations, JDWP traffic).
+type overlays struct {
+	d        *Dashboard
+	help     *tview.TextView
+	helpBox  *tview.Flex
+	helpSecs []string // the help's sections, one per key group
+	messages *tview.TextView
+	prompt   *tview.InputField
+	target   Filterable // what the prompt filters
+	asking   bool
+
+	profView *profileview.View
+	dumpView *dumpview.View
+	spyView  *spyview.View
+	allocV   *allocview.View
+	allocKey string // VM whose allocations the allocation view shows
+}
+
+func newOverlays(d *Dashboard) *overlays {
+	o := &overlays{d: d}
+	o.prompt = tview.NewInputField()
+	o.prompt.SetDoneFunc(o.promptDone)
+	o.prompt.SetChangedFunc(func(text string) {
+		if o.asking && o.target != nil {
+			o.target.SetFilter(text)
+		}
+	})
+	o.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	o.help.SetBorder(true).SetTitle(" Keys ")
+	o.helpBox = tview.NewFlex()
+	d.pages.AddPage("help", o.helpBox, true, false)
+	o.messages = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
+	o.messages.SetBorder(true).SetTitle(" Messages (M or Esc: back) ")
+	d.pages.AddPage("messages", o.messages, true, false)
+	o.profView = profileview.New(profileview.Options{Palette: d.pal, Quit: func() { o.close("profile") }})
+	d.pages.AddPage("profile", o.profView, true, false)
+	o.dumpView = dumpview.New(dumpview.Options{Palette: d.pal, Quit: func() { o.close("dump") }})
+	d.pages.AddPage("dump", o.dumpView, true, false)
+	o.spyView = spyview.New(spyview.Options{Palette: d.pal, Quit: func() { o.close("spy") }})
+	o.spyView.SetBorder(true).SetTitle(" JDWP traffic through the debugger ports ")
+	d.pages.AddPage("spy", o.spyView, true, false)
+	o.allocV = allocview.New(allocview.Options{Palette: d.pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
+	d.pages.AddPage("allocs", o.allocV, true, false)
+	return o
+}
+
+// setHelp generates the help from the key table.
+func (o *overlays) setHelp(keys *keymap.Map) {
+	o.helpSecs = append(keys.HelpSections(), "Esc or ? closes this help; j/k scroll.\n")
+	o.fit(o.d.width, o.d.height)
+}
+
+// fit sizes the help to its text: one column, or two side by side when one
+// would be taller than the terminal and two fit its width; never wider
+// than the terminal (a small one scrolls).
+func (o *overlays) fit(w, h int) {
+	if w <= 0 {
+		w, h = 120, 40
+	}
+	var lines []string
+	colW := 0
+	for _, sec := range o.helpSecs {
+		for _, l := range strings.Split(strings.TrimSuffix(sec, "\n"), "\n") {
+			colW = max(colW, uniseg.StringWidth(l))
+		}
+	}
+	one := strings.Join(o.helpSecs, "\n")
+	total := strings.Count(one, "\n") + 1
+	text, width := one, colW
+	if total+2 > h && 2*colW+3+4 > w {
+		// One column, too tall: drop the blank lines between sections
+		// before resorting to scrolling.
+		text = strings.Join(o.helpSecs, "")
+	}
+	if total+2 > h && 2*colW+3+4 <= w {
+		// Split the sections where the left column passes half the lines.
+		var left, right []string
+		n := 0
+		for _, sec := range o.helpSecs {
+			if n < total/2 {
+				left = append(left, sec)
+				n += strings.Count(sec, "\n") + 1
+			} else {
+				right = append(right, sec)
+			}
+		}
+		l := strings.Split(strings.Join(left, "\n"), "\n")
+		r := strings.Split(strings.Join(right, "\n"), "\n")
+		for i := 0; i < max(len(l), len(r)); i++ {
+			var a, b string
+			if i < len(l) {
+				a = l[i]
+			}
+			if i < len(r) {
+				b = r[i]
+			}
+			lines = append(lines, a+strings.Repeat(" ", colW-uniseg.StringWidth(a)+3)+b)
+		}
+		text, width = strings.Join(lines, "\n"), 2*colW+3
+	}
+	// The help text is ours (no VM strings): only tview's tag syntax needs escaping.
+	o.help.SetText(tview.Escape(text))
+	o.helpBox.Clear().
+		AddItem(nil, 0, 1, false).
+		AddItem(o.help, min(width+4, w), 0, true).
+		AddItem(nil, 0, 1, false)
+}
+
+func (o *overlays) frontName() string {
+	name, _ := o.d.pages.GetFrontPage()
+	return name
+}
+
+// front reports whether an overlay covers the panes.
+func (o *overlays) front() bool {
+	name := o.frontName()
+	return name != "main" && name != ""
+}
+
+func (o *overlays) prompting() bool { return o.asking }
+
+// capture routes keys while an overlay is up: pass says to hand the key to
+// the focused widget, handled that the dashboard's keys must not see it.
+func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
+	if o.asking {
+		return true, true // the prompt takes every key; Enter/Esc end it
+	}
+	switch o.frontName() {
+	case "profile", "dump", "allocs", "spy":
+		return true, true // the viewer has its own keys; q or Esc returns here
+	case "help", "messages":
+		switch {
+		case ev.Key() == tcell.KeyEscape || ev.Rune() == 'q' ||
+			(ev.Rune() == '?' && o.frontName() == "help") || (ev.Rune() == 'M' && o.frontName() == "messages"):
+			o.close(o.frontName())
+		case ev.Key() == tcell.KeyUp || ev.Key() == tcell.KeyDown || ev.Key() == tcell.KeyPgUp ||
+			ev.Key() == tcell.KeyPgDn || ev.Rune() == 'j' || ev.Rune() == 'k':
+			return true, true // taller than the terminal: it scrolls
+		}
+		return false, true
+	}
+	return false, false
+}
+
+func (o *overlays) show(name string, p tview.Primitive) {
+	o.d.pages.ShowPage(name)
+	o.d.app.SetFocus(p)
+}
+
+func (o *overlays) close(name string) {
+	o.d.pages.HidePage(name)
+	o.d.applyFocus()
+}
+
+func (o *overlays) toggleHelp() {
+	if o.frontName() == "help" {
+		o.close("help")
+		return
+	}
+	o.fit(o.d.width, o.d.height)
+	o.show("help", o.help)
+}
+
+func (o *overlays) showMessages() {
+	o.messages.SetText(o.d.statusP.historyText())
+	o.messages.ScrollToEnd()
+	o.show("messages", o.messages)
+}
+
+// openPrompt filters the focused pane (the thread table when the focused
+// pane has no list).
+func (o *overlays) openPrompt() {
+	d := o.d
+	f, ok := d.panes[d.focus].(Filterable)
+	if !ok {
+		d.focus = paneVMs
+		if d.show[paneThreads] {
+			d.focus = paneThreads
+		}
+		f = d.panes[d.focus].(Filterable)
+	}
+	o.target = f
+	o.prompt.SetLabel(fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title()))
+	o.prompt.SetText(f.Filter())
+	o.asking = true
+	d.relayout()
+	d.app.SetFocus(o.prompt)
+}
+
+func (o *overlays) promptDone(key tcell.Key) {
+	if key == tcell.KeyEscape && o.target != nil {
+		o.target.SetFilter("")
+	}
+	o.asking = false
+	o.d.relayout()
+}
+
+func (o *overlays) showProfile(p *trace.Profile, path string) {
+	o.profView.SetTitle(filepath.Base(path))
+	o.profView.SetProfile(p)
+	o.show("profile", o.profView)
+}
+
+func (o *overlays) showDump(d *threaddump.Dump) {
+	o.dumpView.SetDump(d)
+	o.show("dump", o.dumpView)
+}
+
+func (o *overlays) openSpy() {
+	if o.d.cfg.Inspector == nil {
+		o.d.flash("no debugger proxy runs")
+		return
+	}
+	o.show("spy", o.spyView)
+}
+
+func (o *overlays) openAllocs() {
+	vm, ok := o.d.selectedDDM("the allocation tracker")
+	if !ok {
+		return
+	}
+	o.allocKey = vm.Key
+	o.allocV.SetTable(nil)
+	o.allocV.SetMessage(fmt.Sprintf("asking %s for its allocations…", appLabel(vm)))
+	o.show("allocs", o.allocV)
+	o.refreshAllocs()
+}
+
+// refreshAllocs fetches REAQ and REAL off the UI goroutine.
+func (o *overlays) refreshAllocs() {
+	d, key := o.d, o.allocKey
+	vm, ok := d.m.selected()
+	if key == "" || !ok {
+		return
+	}
+	ctrl := d.cfg.Controller
+	d.background(10*time.Second, func(ctx context.Context) {
+		on, terr := ctrl.AllocTracking(ctx, key)
+		a, err := ctrl.Allocations(ctx, key)
+		d.post(func() {
+			if key != o.allocKey {
+				return
+			}
+			if terr == nil {
+				o.allocV.SetTracking(on)
+			}
+			if err != nil {
+				o.allocV.SetMessage("allocations: " + err.Error())
+				return
+			}
+			o.allocV.SetTable(allocs.New(a, allocs.OrderOfFamily(vm.Family)))
+			if terr == nil && !on && len(a.Entries) == 0 {
+				o.allocV.SetMessage("tracking is off: t turns it on, R refreshes")
+			} else {
+				o.allocV.SetMessage("")
+			}
+		})
+	})
+}
+
+func (o *overlays) trackAllocs(on bool) {
+	d, key := o.d, o.allocKey
+	if key == "" {
+		return
+	}
+	ctrl := d.cfg.Controller
+	d.background(5*time.Second, func(ctx context.Context) {
+		err := ctrl.SetAllocTracking(ctx, key, on)
+		d.post(func() {
+			if err != nil {
+				o.allocV.SetMessage("tracking: " + err.Error())
+				return
+			}
+			o.allocV.SetTracking(on)
+		})
+	})
+}
+
+func (o *overlays) closeAllocs() {
+	o.allocKey = ""
+	o.close("allocs")
+}

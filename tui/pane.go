@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/tui/keymap"
+)
+
+// Pane is one component of the dashboard: the VM list, the threads, the
+// heap, the stack and the status line are panes, and so will be the log
+// and the process-memory views. A pane owns its widget, renders it from the
+// dashboard's model, declares its keys (which join the dashboard's key
+// table, so help is generated from them) and runs its actions. The
+// Dashboard only lays panes out, moves the focus between them, pumps
+// events and routes keys.
+//
+// To add a pane: implement Pane (and Scroller, Activator or Filterable as
+// it needs), give it a slot in Dashboard.relayout, and list it in
+// Dashboard.panes. Its key bindings carry stable action names
+// (keymap.Binding.As) so they can be rebound later.
+type Pane interface {
+	// Name is the pane's stable name ("vms", "threads", "heap", "stack",
+	// "status"): focus, toggles and tests refer to it.
+	Name() string
+	// Title is what help and prompts call it ("VM list", "Threads").
+	Title() string
+	// Widget is what the layout places and the focus goes to.
+	Widget() tview.Primitive
+	// Frame is the bordered box highlighted when the pane has the focus
+	// (nil for panes that never take it).
+	Frame() *tview.Box
+	// Keys are the bindings the pane contributes to the dashboard's table.
+	// They work whichever pane has the focus (an action may look at the
+	// focus itself).
+	Keys() []keymap.Binding
+	// Update redraws the pane after the model changed; c says what did.
+	Update(c Change)
+}
+
+// Scroller is a pane that takes the shared movement keys (j/k, pages,
+// Home/End) while it has the focus. delta is in rows; ±1<<30 means the
+// ends.
+type Scroller interface {
+	Move(delta int)
+	PageSize() int
+}
+
+// Activator is a pane that does something with Enter while focused.
+type Activator interface{ Activate() }
+
+// Filterable is a pane that the / prompt filters while focused.
+type Filterable interface {
+	Filter() string
+	SetFilter(string)
+}
+
+// Focus order (Tab) of the panes that can take the focus.
+const (
+	paneVMs = iota
+	paneThreads
+	paneHeap
+	paneStack
+	paneCount
+)
+
+// matchFilter applies a case-insensitive substring filter; a leading '!'
+// inverts it.
+func matchFilter(filter string, fields ...string) bool {
+	if filter == "" {
+		return true
+	}
+	invert := filter[0] == '!'
+	f := strings.ToLower(filter)
+	if invert {
+		f = f[1:]
+	}
+	if f == "" {
+		return true
+	}
+	hit := false
+	for _, s := range fields {
+		if strings.Contains(strings.ToLower(s), f) {
+			hit = true
+			break
+		}
+	}
+	return hit != invert
+}

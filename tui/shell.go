@@ -1,0 +1,465 @@
+// Package tui is ddmtui's terminal dashboard: a VM list, the selected VM's
+// live thread table, its heap (HPIF summary and the HPSG bitmap), the stack
+// of the selected thread, and a status line. It reads the monitor's Store
+// through a coalescing Bus subscription and never touches a socket: requests
+// to VMs go through a Controller, off the UI goroutine, and every widget
+// change happens on the UI goroutine through QueueUpdateDraw, at most about
+// 30 times a second whatever the traffic.
+//
+// Each pane is a component of its own (see Pane): vmpane.go, threadpane.go,
+// heappane.go, stackpane.go, statusline.go. The Dashboard (this file and
+// layout.go, overlays.go) keeps only the layout, the focus, the event pump
+// and key routing.
+//
+// Sub-packages hold pieces shared with other views: keymap (key tables that
+// generate help), style (palette, NO_COLOR), viewer (the shell the
+// standalone viewers run in), and the viewers themselves.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/proxy"
+	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/spyview"
+	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
+)
+
+// Config sets up a dashboard.
+type Config struct {
+	Store      *monitor.Store
+	Controller Controller
+	Palette    style.Palette
+	// Discovery describes where VMs come from, for the status line
+	// (e.g. "scan 8000-8040 · adb 127.0.0.1:5037").
+	Discovery string
+	// Screen replaces the terminal (tests pass a tcell SimulationScreen).
+	Screen tcell.Screen
+	// Mouse enables mouse clicks (off by default so the terminal's own
+	// text selection works).
+	Mouse bool
+	// FrameInterval caps redraws (default 33ms, about 30 per second).
+	FrameInterval time.Duration
+	// TraceDir is where method traces and heap dumps are saved (default:
+	// the current directory).
+	TraceDir string
+	// ScanModes label the discovery modes the m key cycles through (e.g.
+	// "scan 8000-8040 · adb 127.0.0.1:5037", "scan 8000-8040", "adb …");
+	// SetScanMode switches to one (called off the UI goroutine). Switching
+	// drops existing connections, as DDMS did. Fewer than two modes: no m.
+	ScanModes   []string
+	SetScanMode func(i int)
+	// OnSelect, when set, is told (on the UI goroutine; it must not block)
+	// which VM is selected: the debugger proxy points its selected-VM port
+	// (8700) there.
+	OnSelect func(key string)
+	// Inspector, when set, feeds the JDWP traffic pane (J).
+	Inspector *proxy.Inspector
+	// PortError, when set, says why a VM has no debugger port (e.g. the
+	// port is busy; the proxy retries it); read on the UI goroutine, it
+	// must not block.
+	PortError func(key string) string
+	// Notice, when set, is the first status message (e.g. what the demo
+	// cannot do); it stays in the message history (M).
+	Notice string
+	// ADBStatus, when set, is shown in the status line (e.g. "adb
+	// 127.0.0.1:5037: 2 devices"); it is read on the UI goroutine and must
+	// not block.
+	ADBStatus func() string
+}
+
+// Dashboard is the running UI. Its fields are touched only on the UI
+// goroutine.
+type Dashboard struct {
+	cfg  Config
+	pal  style.Palette
+	app  *tview.Application
+	keys *keymap.Map
+	now  func() time.Time
+	m    *model
+
+	pages  *tview.Pages
+	layout *tview.Flex
+
+	vmsP     *vmPane
+	threadsP *threadPane
+	heapP    *heapPane
+	stackP   *stackPane
+	statusP  *statusLine
+	panes    [paneCount]Pane // focus order
+	ov       *overlays
+
+	show   [paneCount]bool
+	lower  int    // small layout: the pane (heap or stack) below the threads
+	fitted [2]int // VM list content width and length the layout was made for
+	focus  int
+	width  int
+	height int
+
+	uiq     chan func()
+	confirm func() // runs if the next key is y (a pending confirmation)
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New builds a dashboard; Run starts it.
+func New(cfg Config) *Dashboard {
+	if cfg.FrameInterval <= 0 {
+		cfg.FrameInterval = 33 * time.Millisecond
+	}
+	d := &Dashboard{cfg: cfg, pal: cfg.Palette, app: tview.NewApplication(), now: time.Now, m: newModel(),
+		uiq: make(chan func(), 64), lower: paneHeap}
+	d.show = [paneCount]bool{true, true, true, true}
+	if cfg.Screen != nil {
+		d.app.SetScreen(cfg.Screen)
+	}
+	d.app.EnableMouse(cfg.Mouse)
+	style.ApplyTview(d.pal)
+	d.build()
+	return d
+}
+
+// App returns the tview application (tests drive it).
+func (d *Dashboard) App() *tview.Application { return d.app }
+
+// Keys returns the key table (the help screen is generated from it).
+func (d *Dashboard) Keys() *keymap.Map { return d.keys }
+
+func (d *Dashboard) build() {
+	d.statusP = newStatusLine(d)
+	d.vmsP = newVMPane(d)
+	d.threadsP = newThreadPane(d)
+	d.heapP = newHeapPane(d)
+	d.stackP = newStackPane(d)
+	d.panes = [paneCount]Pane{paneVMs: d.vmsP, paneThreads: d.threadsP, paneHeap: d.heapP, paneStack: d.stackP}
+	d.layout = tview.NewFlex().SetDirection(tview.FlexRow)
+	d.pages = tview.NewPages().AddPage("main", d.layout, true, true)
+	d.ov = newOverlays(d)
+	d.keys = d.keyTable()
+	d.ov.setHelp(d.keys)
+	d.app.SetRoot(d.pages, true)
+	d.app.SetBeforeDrawFunc(func(s tcell.Screen) bool {
+		// Called with the application locked: re-layout on the next turn of
+		// the event loop, not here (SetFocus would deadlock).
+		w, h := s.Size()
+		if w != d.width || h != d.height {
+			d.width, d.height = w, h
+			go d.post(d.relayout)
+		}
+		return false
+	})
+	d.app.SetInputCapture(d.capture)
+	d.relayout()
+	d.update(ChangeAll)
+}
+
+// keyTable declares every key once, each pane contributing its own; help
+// is generated from it.
+func (d *Dashboard) keyTable() *keymap.Map {
+	const gen, nav, panes = "General", "Move", "Panes"
+	b := keymap.Bind
+	a := keymap.Alias
+	m := keymap.New(
+		b(tcell.KeyRune, '?', "?", "show or hide this help", gen, d.ov.toggleHelp).As("help"),
+		b(tcell.KeyRune, 'q', "q / Ctrl-C", "quit", gen, d.quit).As("quit"),
+		a(tcell.KeyCtrlC, 0, d.quit).As("quit"),
+		b(tcell.KeyRune, '/', "/", "filter the focused list (start with ! to invert)", gen, d.ov.openPrompt).As("filter"),
+		b(tcell.KeyEscape, 0, "Esc", "clear the filter / close help", gen, d.escape).As("escape"),
+	)
+	m.Add(d.statusP.Keys()...)
+	m.Add(
+		b(tcell.KeyRune, 'j', "j / ↓", "move down (VM list: select the next VM)", nav, func() { d.move(1) }).As("down"),
+		a(tcell.KeyDown, 0, func() { d.move(1) }).As("down"),
+		b(tcell.KeyRune, 'k', "k / ↑", "move up", nav, func() { d.move(-1) }).As("up"),
+		a(tcell.KeyUp, 0, func() { d.move(-1) }).As("up"),
+		b(tcell.KeyPgDn, 0, "PgDn / PgUp", "page down / up (heap: scroll)", nav, func() { d.page(1) }).As("page-down"),
+		a(tcell.KeyPgUp, 0, func() { d.page(-1) }).As("page-up"),
+		b(tcell.KeyHome, 0, "Home / End", "first / last row", nav, func() { d.move(-1 << 30) }).As("first"),
+		a(tcell.KeyEnd, 0, func() { d.move(1 << 30) }).As("last"),
+		b(tcell.KeyEnter, 0, "Enter", "VM list: go to its threads · threads: show the stack", nav, d.activate).As("activate"),
+		b(tcell.KeyTab, 0, "Tab / Shift-Tab", "next / previous pane", panes, func() { d.cycleFocus(1) }).As("next-pane"),
+		a(tcell.KeyBacktab, 0, func() { d.cycleFocus(-1) }).As("previous-pane"),
+	)
+	for _, p := range d.panes {
+		m.Add(p.Keys()...)
+	}
+	m.Add(d.vmsP.actionKeys()...)
+	return m
+}
+
+func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
+	if pass, handled := d.ov.capture(ev); handled {
+		if pass {
+			return ev
+		}
+		return nil
+	}
+	if d.confirm != nil {
+		f := d.confirm
+		d.confirm = nil
+		if ev.Rune() == 'y' {
+			f()
+		} else {
+			d.flash("cancelled")
+		}
+		return nil
+	}
+	if d.keys.Handle(ev) {
+		return nil
+	}
+	return ev
+}
+
+// ErrNoTerminal is returned by Run (and CheckTerminal) when there is no
+// terminal to draw on: stdin or stdout is not a tty, or there is no
+// controlling terminal (setsid).
+var ErrNoTerminal = viewer.ErrNoTerminal
+
+// CheckTerminal says whether the dashboard can run here; commands call it
+// before they open ports, so that failing leaves nothing held.
+func CheckTerminal() error { return viewer.CheckTerminal() }
+
+// Run shows the dashboard until the user quits or ctx ends. The terminal
+// is restored even after a panic.
+//
+// tview's QueueUpdateDraw waits until the UI loop has run the function, so
+// one goroutine (the forwarder, pump) does all such hand-offs, and the
+// application is stopped only after it has exited: nothing is ever left
+// waiting on a loop that no longer runs.
+func (d *Dashboard) Run(ctx context.Context) (err error) {
+	if d.cfg.Screen == nil {
+		s, err := viewer.OpenTerminal()
+		if err != nil {
+			return err
+		}
+		d.app.SetScreen(s)
+	}
+	d.ctx, d.cancel = context.WithCancel(ctx)
+	defer d.cancel()
+	sub := d.cfg.Store.Bus().Subscribe()
+	defer sub.Close()
+	// Start from the store's current state; the UI loop is not running yet.
+	d.loadInitial(d.cfg.Store.VMs())
+	if d.cfg.Notice != "" {
+		d.flash(d.cfg.Notice)
+	}
+	panicked := make(chan any, 1)
+	if d.cfg.Inspector != nil {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			spyview.Follow(d.ctx, d.cfg.Inspector, postUpdater{d}, d.ov.spyView)
+		}()
+	}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				panicked <- p
+				d.cancel()
+			}
+		}()
+		d.pump(sub)
+	}()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-d.ctx.Done()
+		d.wg.Wait() // the forwarder finished its last hand-off
+		d.app.Stop()
+	}()
+	err = d.app.Run()
+	d.cancel()
+	<-stopped
+	select {
+	case p := <-panicked:
+		return fmt.Errorf("dashboard: internal error: %v", p)
+	default:
+	}
+	return err
+}
+
+// post hands f to the UI goroutine (followed by a redraw). It never blocks
+// once the dashboard is shutting down. Call it from background goroutines
+// only.
+func (d *Dashboard) post(f func()) {
+	select {
+	case d.uiq <- f:
+	case <-d.bg().Done():
+	}
+}
+
+// pump is the forwarder: it moves bus events to the UI goroutine at most
+// once per frame, forwards posted functions, and ticks the blink animation.
+func (d *Dashboard) pump(sub *monitor.Subscription) {
+	frame := time.NewTicker(d.cfg.FrameInterval)
+	defer frame.Stop()
+	blink := time.NewTicker(250 * time.Millisecond)
+	defer blink.Stop()
+	dirty := false
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-sub.Ready():
+			dirty = true
+		case f := <-d.uiq:
+			d.app.QueueUpdateDraw(f)
+		case <-frame.C:
+			if !dirty {
+				continue
+			}
+			dirty = false
+			if evs := sub.Drain(); len(evs) > 0 {
+				d.app.QueueUpdateDraw(func() { d.apply(evs) })
+			}
+		case <-blink.C:
+			d.app.QueueUpdateDraw(d.tick)
+		}
+	}
+}
+
+func (d *Dashboard) loadInitial(vms []monitor.VM) {
+	d.m.load(vms, d.cfg.Store)
+	d.afterVMsChanged(ChangeAll)
+}
+
+// apply folds events into the model and redraws the panes they concern
+// (UI goroutine).
+func (d *Dashboard) apply(evs []monitor.Event) {
+	ch := d.m.apply(evs, d.now())
+	if ch&ChangeVMs != 0 {
+		d.afterVMsChanged(ch)
+		return
+	}
+	d.update(ch)
+}
+
+// afterVMsChanged selects a VM when none is, and redraws.
+func (d *Dashboard) afterVMsChanged(ch Change) {
+	if d.m.sel == "" && len(d.m.vms) > 0 {
+		d.m.sel = d.m.vms[0].Key
+		d.selectionChanged()
+		ch |= ChangeSelection
+	}
+	d.update(ch | ChangeVMs | ChangeThreads | ChangeHeap)
+	d.fitVMPane()
+}
+
+// update tells every pane what changed.
+func (d *Dashboard) update(ch Change) {
+	for _, p := range d.panes {
+		p.Update(ch)
+	}
+	d.statusP.Update(ch)
+}
+
+// tick expires blinks, dead threads and VMs gone for good.
+func (d *Dashboard) tick() {
+	now := d.now()
+	d.m.expireDead(now)
+	ch := ChangeTick
+	if moved, dropped := d.m.expire(now); moved {
+		d.selectionChanged()
+		ch |= ChangeSelection | ChangeVMs | ChangeThreads | ChangeHeap
+	} else if dropped {
+		ch |= ChangeVMs
+	}
+	d.update(ch)
+}
+
+// selectVM makes key the selected VM.
+func (d *Dashboard) selectVM(key string) {
+	if key == "" || key == d.m.sel {
+		return
+	}
+	d.m.sel = key
+	d.selectionChanged()
+	d.update(ChangeSelection | ChangeVMs | ChangeThreads | ChangeHeap)
+}
+
+// selectionChanged tells the proxy and the panes that hold per-VM state.
+func (d *Dashboard) selectionChanged() {
+	if d.cfg.OnSelect != nil && d.m.sel != "" {
+		d.cfg.OnSelect(d.m.sel)
+	}
+	d.threadsP.selectionChanged()
+	d.stackP.clear()
+	d.heapP.selectionChanged()
+}
+
+// selectedDDM returns the selected VM when requests can be made of it (a
+// controller exists and the VM speaks DDM); otherwise it says why in the
+// status line. what names the action, e.g. "GC".
+func (d *Dashboard) selectedDDM(what string) (monitor.VM, bool) {
+	vm, ok := d.m.selected()
+	if !ok || d.cfg.Controller == nil {
+		return vm, false
+	}
+	if d.m.isGone(vm.Key) {
+		d.flash(what + ": the VM's session ended; waiting for it to return")
+		return vm, false
+	}
+	if !vm.DDM {
+		d.flash(what + " needs a VM that speaks DDM (this one is a plain JDWP VM)")
+		return vm, false
+	}
+	return vm, true
+}
+
+func (d *Dashboard) flash(msg string) { d.statusP.flash(msg) }
+
+// portError says why a VM has no debugger port ("" when it has one or
+// nobody said).
+func (d *Dashboard) portError(key string) string {
+	if d.cfg.PortError == nil {
+		return ""
+	}
+	return d.cfg.PortError(key)
+}
+
+func (d *Dashboard) bg() context.Context {
+	if d.ctx != nil {
+		return d.ctx
+	}
+	return context.Background()
+}
+
+// background runs f off the UI goroutine with a timeout.
+func (d *Dashboard) background(timeout time.Duration, f func(ctx context.Context)) {
+	ctx := d.bg()
+	go func() {
+		rctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		f(rctx)
+	}()
+}
+
+func (d *Dashboard) quit() {
+	if d.cancel != nil {
+		d.cancel()
+		return
+	}
+	d.app.Stop()
+}
+
+// postUpdater lets background feeders (spyview.Follow) hand work to the UI
+// goroutine through the dashboard's forwarder, which never blocks once the
+// dashboard is shutting down.
+type postUpdater struct{ d *Dashboard }
+
+func (u postUpdater) QueueUpdateDraw(f func(), _ ...tview.Primitive) *tview.Application {
+	u.d.post(f)
+	return nil
+}

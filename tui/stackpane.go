@@ -1,0 +1,199 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/tui/keymap"
+)
+
+// stackPane shows the stack of the thread under the thread table's cursor
+// (STKL), fetched off the UI goroutine; only the newest answer is shown.
+type stackPane struct {
+	d      *Dashboard
+	view   *tview.TextView
+	key    string // VM and thread the stack belongs to
+	tid    uint64
+	seq    int
+	frames []ddm.StackFrame
+	err    error
+	width  int // inner width the frames were wrapped for
+}
+
+func newStackPane(d *Dashboard) *stackPane {
+	p := &stackPane{d: d}
+	// Frames are wrapped here, between their parts (see frameLines), to
+	// the width the pane has when drawn.
+	p.view = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	p.view.SetBorder(true).SetTitle(" Stack ")
+	p.view.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		if w-2 != p.width {
+			p.width = w - 2
+			p.render()
+		}
+		return x + 1, y + 1, w - 2, h - 2
+	})
+	return p
+}
+
+func (p *stackPane) Name() string            { return "stack" }
+func (p *stackPane) Title() string           { return "stack" }
+func (p *stackPane) Widget() tview.Primitive { return p.view }
+func (p *stackPane) Frame() *tview.Box       { return p.view.Box }
+
+func (p *stackPane) Keys() []keymap.Binding {
+	return []keymap.Binding{
+		keymap.Bind(tcell.KeyRune, 's', "s", "show or hide the stack pane (narrow: in the heap's place)", "Panes",
+			func() { p.d.toggle(paneStack) }).As("toggle-stack"),
+	}
+}
+
+func (p *stackPane) Update(c Change) {
+	if c&(ChangeSelection|ChangeVMs) != 0 {
+		p.render()
+	}
+}
+
+func (p *stackPane) Move(delta int) {
+	r, c := p.view.GetScrollOffset()
+	p.view.ScrollTo(max(0, min(r+delta, 1<<20)), c)
+}
+
+func (p *stackPane) PageSize() int {
+	_, _, _, h := p.view.GetInnerRect()
+	return max(1, h-1)
+}
+
+func (p *stackPane) clear() {
+	p.key, p.frames, p.err = "", nil, nil
+	p.render()
+}
+
+// fetch asks for the stack of the thread under the thread table's cursor.
+func (p *stackPane) fetch() {
+	d := p.d
+	tid, ok := d.threadsP.selected()
+	vm, vok := d.m.selected()
+	if !ok || !vok || d.cfg.Controller == nil {
+		return
+	}
+	if p.key != vm.Key || p.tid != tid {
+		p.frames, p.err = nil, nil // another thread: drop the old stack; the same one keeps showing while it refreshes
+	}
+	p.key, p.tid = vm.Key, tid
+	p.seq++
+	seq := p.seq
+	p.render()
+	if !vm.DDM {
+		return
+	}
+	ctrl := d.cfg.Controller
+	d.background(3*time.Second, func(ctx context.Context) {
+		frames, err := ctrl.Stack(ctx, vm.Key, tid)
+		d.post(func() {
+			if seq != p.seq {
+				return
+			}
+			if err == nil && frames == nil {
+				frames = []ddm.StackFrame{}
+			}
+			p.frames, p.err = frames, err
+			p.render()
+		})
+	})
+}
+
+func (p *stackPane) render() {
+	d := p.d
+	vm, ok := d.m.selected()
+	var b strings.Builder
+	switch {
+	case !ok:
+	case !vm.DDM:
+		b.WriteString("[::d]stacks of VMs without DDM need a debugger (attach one through the proxy)")
+	case p.key != d.m.sel:
+		b.WriteString("[::d]select a thread and press Enter")
+	case p.err != nil:
+		b.WriteString("[::d]" + safetext.Tview(p.err.Error()))
+	case p.frames == nil:
+		b.WriteString("[::d]asking the VM…")
+	default:
+		for _, f := range p.frames {
+			loc := f.File
+			switch {
+			case f.Line == ddm.LineNative:
+				loc = "Native Method"
+			case f.File == "":
+				loc = "Unknown Source"
+			case f.Line >= 0:
+				loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+			}
+			b.WriteString(frameLines(f.Class, f.Method, loc, p.width))
+		}
+	}
+	title := " Stack "
+	if p.key == d.m.sel && p.key != "" {
+		for _, t := range d.m.threads[d.m.sel] {
+			if t.ID == p.tid {
+				title = fmt.Sprintf(" Stack · %s ", safetext.Tview(truncate(t.Name, 40)))
+			}
+		}
+	}
+	p.view.SetTitle(title)
+	p.view.SetText(b.String())
+}
+
+// frameLines writes one frame as "at Class.method(File:line)", wrapped to
+// w cells between its parts: the location goes to an indented line of its
+// own, and a class name too long for a line breaks after a '.', never
+// inside a name; "at" always stays with its frame.
+func frameLines(class, method, loc string, w int) string {
+	const indent = "    "
+	full := "at " + class + "." + method + "(" + loc + ")"
+	style := func(qual, meth string) string {
+		return safetext.Tview(qual) + "[::b]" + safetext.Tview(meth) + "[::-]"
+	}
+	locText := "([::d]" + safetext.Tview(loc) + "[::-])"
+	if w <= 0 || uniseg.StringWidth(full) <= w {
+		return "at " + style(class+".", method) + locText + "\n"
+	}
+	var lines []string
+	head := "at " + class + "." + method
+	qual := class + "."
+	if uniseg.StringWidth(head) > w {
+		// Break the qualified name after dots.
+		prefix := "at "
+		cur := prefix
+		for _, part := range strings.SplitAfter(class+".", ".") {
+			if part == "" {
+				continue
+			}
+			if uniseg.StringWidth(cur+part) > w && cur != prefix && cur != indent {
+				lines = append(lines, safetext.Tview(cur))
+				cur = indent
+			}
+			cur += part
+		}
+		if uniseg.StringWidth(cur+method) > w && cur != prefix && cur != indent {
+			lines = append(lines, safetext.Tview(cur))
+			cur = indent
+		}
+		lead := prefix
+		if len(lines) > 0 {
+			lead = indent
+		}
+		lines = append(lines, lead+style(strings.TrimPrefix(cur, lead), method))
+	} else {
+		lines = append(lines, "at "+style(qual, method))
+	}
+	lines = append(lines, indent+locText)
+	return strings.Join(lines, "\n") + "\n"
+}

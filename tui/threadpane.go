@@ -1,0 +1,323 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/keymap"
+)
+
+// threadColumns are the thread table's columns; descending says which
+// sort largest first by default (the CPU times: the busiest thread on
+// top).
+var threadColumns = []struct {
+	name       string
+	right      bool
+	descending bool
+}{
+	{"ID", true, false}, {"Name", false, false}, {"State", false, false},
+	{"utime", true, true}, {"stime", true, true}, {"Daemon", false, false}, {"tid", true, false},
+}
+
+// threadPane is the selected VM's live thread table: new threads marked +,
+// changed states blink, dead threads stay struck through for a moment.
+type threadPane struct {
+	d       *Dashboard
+	table   *tview.Table
+	rowIDs  []uint64
+	filter  string
+	sortCol int
+	reverse bool // against the column's natural order
+	width   int  // inner width the rows were cut for
+}
+
+func newThreadPane(d *Dashboard) *threadPane {
+	p := &threadPane{d: d}
+	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
+	p.table.SetSelectedStyle(d.pal.Cursor())
+	p.table.SetBorder(true).SetTitle(" Threads ")
+	// Names are cut to the width the pane has when it is drawn: re-render
+	// when that changed since the rows were made.
+	p.table.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		if w-2 != p.width {
+			p.width = w - 2
+			p.render()
+		}
+		return x + 1, y + 1, w - 2, h - 2
+	})
+	p.table.SetSelectionChangedFunc(func(int, int) {
+		if d.show[paneStack] && d.focus == paneThreads {
+			d.stackP.fetch()
+		}
+	})
+	return p
+}
+
+func (p *threadPane) Name() string            { return "threads" }
+func (p *threadPane) Title() string           { return "threads" }
+func (p *threadPane) Widget() tview.Primitive { return p.table }
+func (p *threadPane) Frame() *tview.Box       { return p.table.Box }
+func (p *threadPane) Filter() string          { return p.filter }
+func (p *threadPane) SetFilter(f string)      { p.filter = f; p.render() }
+
+func (p *threadPane) Keys() []keymap.Binding {
+	const panes = "Panes"
+	b := keymap.Bind
+	return []keymap.Binding{
+		b(tcell.KeyRune, 't', "t", "show or hide the thread pane", panes, func() { p.d.toggle(paneThreads) }).As("toggle-threads"),
+		b(tcell.KeyRune, 'o', "o / O", "sort threads by the next column / reverse (▲ asc, ▼ desc)", panes, p.nextSort).As("sort-next"),
+		keymap.Alias(tcell.KeyRune, 'O', p.reverseSort).As("sort-reverse"),
+	}
+}
+
+func (p *threadPane) Update(c Change) {
+	if c&(ChangeThreads|ChangeSelection|ChangeVMs|ChangeTick) != 0 {
+		p.render()
+	}
+}
+
+func (p *threadPane) Move(delta int) {
+	n := p.table.GetRowCount() - 1
+	if n <= 0 {
+		return
+	}
+	r, _ := p.table.GetSelection()
+	p.table.Select(min(max(1, r+delta), n), 0)
+}
+
+func (p *threadPane) PageSize() int {
+	_, _, _, h := p.table.GetInnerRect()
+	return max(1, h-2)
+}
+
+// Activate shows the selected thread's stack.
+func (p *threadPane) Activate() { p.d.showStack() }
+
+// selected returns the thread under the cursor.
+func (p *threadPane) selected() (uint64, bool) {
+	row, _ := p.table.GetSelection()
+	if row < 1 || row-1 >= len(p.rowIDs) {
+		return 0, false
+	}
+	return p.rowIDs[row-1], true
+}
+
+func (p *threadPane) selectionChanged() { p.table.Select(1, 0).ScrollToBeginning() }
+
+func (p *threadPane) nextSort() {
+	p.sortCol = (p.sortCol + 1) % len(threadColumns)
+	p.reverse = false
+	p.resorted()
+}
+
+func (p *threadPane) reverseSort() {
+	p.reverse = !p.reverse
+	p.resorted()
+}
+
+// resorted redraws after the order changed, from the top: rows above the
+// cursor must not be hidden with nothing to say so.
+func (p *threadPane) resorted() {
+	p.render()
+	p.table.SetOffset(0, 0)
+}
+
+// descending reports the direction the table is sorted in.
+func (p *threadPane) descending() bool { return threadColumns[p.sortCol].descending != p.reverse }
+
+type threadRow struct {
+	t    monitor.Thread
+	dead bool
+}
+
+func (p *threadPane) rows() []threadRow {
+	m := p.d.m
+	var rows []threadRow
+	for _, t := range m.threads[m.sel] {
+		if matchFilter(p.filter, t.Name, t.State, fmt.Sprint(t.ID)) {
+			rows = append(rows, threadRow{t: t})
+		}
+	}
+	for _, dt := range m.died[m.sel] {
+		if matchFilter(p.filter, dt.t.Name, "died", fmt.Sprint(dt.t.ID)) {
+			rows = append(rows, threadRow{t: dt.t, dead: true})
+		}
+	}
+	// cmp orders ascending; ties fall back to the id, always ascending.
+	cmp := func(a, b monitor.Thread) int {
+		switch p.sortCol {
+		case 1:
+			return compare(a.Name, b.Name)
+		case 2:
+			return compare(a.State, b.State)
+		case 3:
+			return compare(a.UTime, b.UTime)
+		case 4:
+			return compare(a.STime, b.STime)
+		case 5:
+			return compare(boolInt(a.Daemon), boolInt(b.Daemon))
+		case 6:
+			return compare(a.SysTID, b.SysTID)
+		}
+		return 0
+	}
+	desc := p.descending()
+	sort.SliceStable(rows, func(i, j int) bool {
+		c := cmp(rows[i].t, rows[j].t)
+		if p.sortCol == 0 || c == 0 {
+			if rows[i].t.ID == rows[j].t.ID {
+				return false
+			}
+			less := rows[i].t.ID < rows[j].t.ID
+			if p.sortCol == 0 && desc {
+				return !less
+			}
+			return less
+		}
+		if desc {
+			return c > 0
+		}
+		return c < 0
+	})
+	return rows
+}
+
+func compare[T int | string](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (p *threadPane) render() {
+	t, m := p.table, p.d.m
+	selID, haveSel := p.selected()
+	t.Clear()
+	for c, col := range threadColumns {
+		label := col.name
+		if c == p.sortCol {
+			label += map[bool]string{false: "▲", true: "▼"}[p.descending()]
+		}
+		align := tview.AlignLeft
+		if col.right {
+			align = tview.AlignRight
+		}
+		t.SetCell(0, c, tview.NewTableCell(label).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent()).SetAlign(align))
+	}
+	vm, ok := m.selected()
+	p.rowIDs = p.rowIDs[:0]
+	if !ok {
+		t.SetTitle(" Threads ")
+		return
+	}
+	now := p.d.now()
+	rows := p.rows()
+	newRow := 1
+	names := make([]string, 0, len(rows))
+	for i, r := range rows {
+		th := r.t
+		state := th.State
+		stColor := p.d.pal.ThreadState(state)
+		attr := tcell.AttrNone
+		mark := ""
+		switch {
+		case r.dead:
+			state, stColor, attr, mark = "died", p.d.pal.ThreadState("zombie"), tcell.AttrDim|tcell.AttrStrikeThrough, "✝"
+		case now.Sub(th.Created) < newFor && !th.Created.IsZero() && now.Sub(vm.Connected) > newFor:
+			mark = "+"
+		}
+		if !r.dead && !th.Changed.IsZero() && now.Sub(th.Changed) < blinkFor && now.Sub(vm.Connected) > blinkFor {
+			attr |= tcell.AttrBold | tcell.AttrUnderline // reverse video is the cursor's
+		}
+		daemon := ""
+		if th.Daemon {
+			daemon = "daemon"
+		}
+		name := th.Name
+		if name == "" {
+			name = fmt.Sprintf("<thread %d>", th.ID)
+		}
+		cells := []*tview.TableCell{
+			tview.NewTableCell(threadIDLabel(vm, th.ID)).SetAlign(tview.AlignRight),
+			tview.NewTableCell("").SetExpansion(1), // cut to fit below
+			tview.NewTableCell(state).SetTextColor(stColor).SetAttributes(attr),
+			tview.NewTableCell(unknownIfZero(vm, th.UTime)).SetAlign(tview.AlignRight),
+			tview.NewTableCell(unknownIfZero(vm, th.STime)).SetAlign(tview.AlignRight),
+			tview.NewTableCell(daemon),
+			tview.NewTableCell(unknownIfZero(vm, th.SysTID)).SetAlign(tview.AlignRight),
+		}
+		for c, cell := range cells {
+			if r.dead && c != 2 {
+				cell.SetAttributes(tcell.AttrDim | tcell.AttrStrikeThrough)
+			}
+			t.SetCell(i+1, c, cell)
+		}
+		names = append(names, mark+name)
+		p.rowIDs = append(p.rowIDs, th.ID)
+		if haveSel && th.ID == selID {
+			newRow = i + 1
+		}
+	}
+	// The name takes what the other columns leave (widths by content).
+	others := len(threadColumns) - 1 // the gaps between columns
+	for c := range threadColumns {
+		if c == 1 {
+			continue
+		}
+		w := 0
+		for r := 0; r <= len(rows); r++ {
+			w = max(w, tview.TaggedStringWidth(t.GetCell(r, c).Text))
+		}
+		others += w
+	}
+	nameW := max(10, p.width-others)
+	for i, name := range names {
+		t.GetCell(i+1, 1).SetText(safetext.Tview(truncate(name, nameW)))
+	}
+	title := fmt.Sprintf(" Threads · %s · %d ", safetext.Tview(vmLabel(vm, 32)), len(m.threads[m.sel]))
+	if m.isGone(vm.Key) {
+		title = fmt.Sprintf(" Threads · %s · gone; waiting for it ", safetext.Tview(vmLabel(vm, 32)))
+	}
+	if p.filter != "" {
+		title += "· filter " + safetext.Tview(p.filter) + " "
+	}
+	t.SetTitle(title)
+	if len(rows) > 0 {
+		t.Select(newRow, 0)
+	}
+}
+
+// threadIDLabel shows DDM's small thread ids as they are; a plain JDWP
+// VM's object ids are long and mean nothing to a reader, so only their
+// last digits show (the full id is in `ddmtui snapshot`).
+func threadIDLabel(vm monitor.VM, id uint64) string {
+	s := fmt.Sprint(id)
+	if !vm.DDM && len(s) > 6 {
+		return "…" + s[len(s)-5:]
+	}
+	return s
+}
+
+// unknownIfZero shows a DDM number as it is, and a zero from a VM that
+// does not report it (plain JDWP) as "-" (unknown), not 0.
+func unknownIfZero(vm monitor.VM, n int) string {
+	if n == 0 && !vm.DDM {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,359 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/keymap"
+)
+
+// maxAppWidth bounds the App column's share when the layout allots the VM
+// list its width by content.
+const maxAppWidth = 32
+
+// vmColumns are the VM list's columns.
+var vmColumns = []string{"", "Source", "PID", "App", "DDM", "Debugger", "Port"}
+
+// vmPane is the VM list. Its cursor is the selection: j/k select the next
+// or previous VM and the other panes follow, as in htop and k9s. A VM whose
+// session ended stays listed, dimmed, for a grace period (see goneGrace).
+type vmPane struct {
+	d       *Dashboard
+	table   *tview.Table
+	rowKeys []string
+	filter  string
+	widths  [7]int          // content width of each column, for the layout
+	drawing bool            // render moves the cursor: not a user's choice
+	width   int             // inner width the rows were cut for
+	folded  map[string]bool // device groups shown as one row
+}
+
+func newVMPane(d *Dashboard) *vmPane {
+	p := &vmPane{d: d, folded: map[string]bool{}}
+	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
+	p.table.SetSelectedStyle(d.pal.Cursor())
+	p.table.SetBorder(true).SetTitle(" VMs ")
+	// App names are cut to the width the pane has when drawn, so that the
+	// Debugger and Port columns always show: re-render when it changed.
+	p.table.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		if w-2 != p.width {
+			p.width = w - 2
+			p.render()
+		}
+		return x + 1, y + 1, w - 2, h - 2
+	})
+	p.table.SetSelectionChangedFunc(func(row, _ int) { // a mouse click
+		if !p.drawing && row >= 1 && row-1 < len(p.rowKeys) && !strings.HasPrefix(p.rowKeys[row-1], groupPrefix) {
+			p.d.selectVM(p.rowKeys[row-1])
+		}
+	})
+	return p
+}
+
+func (p *vmPane) Name() string            { return "vms" }
+func (p *vmPane) Title() string           { return "VM list" }
+func (p *vmPane) Widget() tview.Primitive { return p.table }
+func (p *vmPane) Frame() *tview.Box       { return p.table.Box }
+func (p *vmPane) Filter() string          { return p.filter }
+
+// SetFilter filters the list; the selection stays where it was.
+func (p *vmPane) SetFilter(f string) { p.filter = f; p.render() }
+
+// Keys: the VM list's own keys are movement (shared), Enter and z; the
+// actions on the selected VM are in vmactions.go.
+func (p *vmPane) Keys() []keymap.Binding {
+	return []keymap.Binding{
+		keymap.Bind(tcell.KeyRune, 'z', "z", "fold / unfold the selected VM's device", "Panes", p.foldSelected).As("fold-device"),
+	}
+}
+
+// groupPrefix marks a device's row in rowKeys.
+const groupPrefix = "\x00group:"
+
+// deviceGroup is the device a VM belongs to: its source when that names a
+// device ("adb:SERIAL", or the demo's in-process "sim:SERIAL"), or "local"
+// for VMs found on local ports.
+func deviceGroup(vm monitor.VM) string {
+	if strings.HasPrefix(vm.Source, "local:") || vm.Source == "" {
+		return "local"
+	}
+	return vm.Source
+}
+
+func groupCount(vms []monitor.VM) int {
+	seen := map[string]bool{}
+	for _, vm := range vms {
+		seen[deviceGroup(vm)] = true
+	}
+	return len(seen)
+}
+
+// foldSelected folds or unfolds the group under the cursor (a device's
+// row, or the selected VM's device).
+func (p *vmPane) foldSelected() {
+	r, _ := p.table.GetSelection()
+	if r >= 1 && r-1 < len(p.rowKeys) && strings.HasPrefix(p.rowKeys[r-1], groupPrefix) {
+		p.toggleFold(strings.TrimPrefix(p.rowKeys[r-1], groupPrefix))
+		return
+	}
+	if vm, ok := p.d.m.selected(); ok && groupCount(p.d.m.vms) > 1 {
+		p.toggleFold(deviceGroup(vm))
+	}
+}
+
+func (p *vmPane) toggleFold(g string) {
+	p.folded[g] = !p.folded[g]
+	p.render()
+	p.d.fitVMPane()
+}
+
+func (p *vmPane) Update(c Change) {
+	if c&(ChangeVMs|ChangeSelection|ChangeTick) != 0 {
+		p.render()
+	}
+}
+
+// Move selects the VM delta rows away.
+func (p *vmPane) Move(delta int) {
+	if len(p.rowKeys) == 0 {
+		return
+	}
+	r, _ := p.table.GetSelection()
+	r = min(max(1, r+delta), len(p.rowKeys))
+	p.table.Select(r, 0)
+	if key := p.rowKeys[r-1]; !strings.HasPrefix(key, groupPrefix) {
+		p.d.selectVM(key) // on a device's row the selection stays where it was
+	}
+}
+
+func (p *vmPane) PageSize() int {
+	_, _, _, h := p.table.GetInnerRect()
+	return max(1, h-2)
+}
+
+// Activate moves the focus to the selected VM's threads.
+func (p *vmPane) Activate() {
+	r, _ := p.table.GetSelection()
+	if r >= 1 && r-1 < len(p.rowKeys) {
+		if key := p.rowKeys[r-1]; strings.HasPrefix(key, groupPrefix) {
+			p.toggleFold(strings.TrimPrefix(key, groupPrefix))
+			return
+		}
+		p.d.selectVM(p.rowKeys[r-1])
+	}
+	if p.d.show[paneThreads] {
+		p.d.setFocus(paneThreads)
+	}
+}
+
+func (p *vmPane) visible() []monitor.VM {
+	var out []monitor.VM
+	for _, vm := range p.d.m.vms {
+		if matchFilter(p.filter, vm.Source, fmt.Sprint(vm.PID), vm.App, vm.VMIdent) {
+			out = append(out, vm)
+		}
+	}
+	return out
+}
+
+// pidLabel shows an unknown pid (plain JDWP VMs do not say) as "-".
+func pidLabel(pid int) string {
+	if pid <= 0 {
+		return "-"
+	}
+	return fmt.Sprint(pid)
+}
+
+// vmLabel names a VM in titles and messages: "app (pid)", or the app alone
+// when the pid is unknown.
+func vmLabel(vm monitor.VM, w int) string {
+	s := truncate(appLabel(vm), w)
+	if vm.PID > 0 {
+		s += fmt.Sprintf(" (%d)", vm.PID)
+	}
+	return s
+}
+
+// appLabel is what the App column shows: the app name, or for VMs that
+// send none (plain JDWP VMs) the VM's name.
+func appLabel(vm monitor.VM) string {
+	switch {
+	case vm.App != "":
+		return vm.App
+	case vm.VMIdent != "":
+		return vm.VMIdent
+	}
+	return fmt.Sprintf("pid %d", vm.PID)
+}
+
+func (p *vmPane) render() {
+	t, m := p.table, p.d.m
+	p.drawing = true
+	defer func() { p.drawing = false }()
+	onGroup := "" // the cursor rests on a device's row: keep it there
+	if r, _ := t.GetSelection(); r >= 1 && r-1 < len(p.rowKeys) && strings.HasPrefix(p.rowKeys[r-1], groupPrefix) {
+		onGroup = strings.TrimPrefix(p.rowKeys[r-1], groupPrefix)
+	}
+	t.Clear()
+	p.widths = [7]int{}
+	cell := func(r, c int, s string) *tview.TableCell {
+		cl := tview.NewTableCell(s)
+		t.SetCell(r, c, cl)
+		p.widths[c] = max(p.widths[c], tview.TaggedStringWidth(s))
+		return cl
+	}
+	for i, h := range vmColumns {
+		cell(0, i, h).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
+	}
+	p.rowKeys = p.rowKeys[:0]
+	list := p.visible()
+	grouped := groupCount(list) > 1
+	selRow, r, group := 0, 0, ""
+	type vmRow struct {
+		r  int
+		vm monitor.VM
+	}
+	var vmRows []vmRow
+	type headRow struct {
+		r    int
+		text string
+	}
+	var heads []headRow
+	groupRow := map[string]int{}
+	for i, vm := range list {
+		if g := deviceGroup(vm); grouped && (i == 0 || g != group) {
+			group = g
+			r++
+			n := 0
+			for _, o := range list {
+				if deviceGroup(o) == g {
+					n++
+				}
+			}
+			fold := "▾"
+			if p.folded[g] {
+				fold = "▸"
+			}
+			// The device's row names it in the wide App column (its VMs'
+			// rows then leave Source empty): a long serial does not take
+			// the width the app names need.
+			_, text, _ := strings.Cut(g, ":") // the serial ("adb:SERIAL", the demo's "sim:SERIAL")
+			if text == "" {
+				text = g // "local"
+			}
+			if vm.API > 0 {
+				text += fmt.Sprintf(" · API %d", vm.API)
+			}
+			cell(r, 0, fold).SetTextColor(p.d.pal.Accent())
+			t.SetCell(r, 3, tview.NewTableCell("").SetAttributes(tcell.AttrBold))
+			cell(r, 5, fmt.Sprintf("%d VM%s", n, plural(n))).SetAttributes(tcell.AttrDim)
+			heads = append(heads, headRow{r, text})
+			p.rowKeys = append(p.rowKeys, groupPrefix+g)
+			groupRow[g] = r
+		}
+		if grouped && p.folded[deviceGroup(vm)] {
+			continue
+		}
+		r++
+		vmRows = append(vmRows, vmRow{r, vm})
+		mark := " "
+		if vm.Key == m.sel {
+			mark, selRow = "▶", r
+		}
+		dbg, dbgColor := string(vm.Debugger), tcell.ColorDefault
+		switch vm.Debugger {
+		case monitor.DebuggerWaiting:
+			dbgColor = p.d.pal.Warning()
+		case monitor.DebuggerAttached:
+			dbgColor = p.d.pal.Accent()
+		}
+		gone := m.isGone(vm.Key)
+		if gone {
+			dbg, dbgColor = "gone…", tcell.ColorDefault
+		}
+		ddmText := "yes"
+		if !vm.DDM {
+			ddmText = "no"
+		}
+		port, portColor := "-", tcell.ColorDefault
+		if vm.DebugPort != 0 {
+			port = fmt.Sprint(vm.DebugPort)
+		} else if p.d.portError(vm.Key) != "" {
+			port, portColor = "busy", p.d.pal.Warning() // the status line says why
+		}
+		cell(r, 0, mark).SetTextColor(p.d.pal.Accent())
+		source := vm.Source
+		if grouped && deviceGroup(vm) != "local" {
+			source = "" // its device's row names it
+		}
+		cell(r, 1, safetext.Tview(source))
+		cell(r, 2, pidLabel(vm.PID)).SetAlign(tview.AlignRight)
+		cell(r, 3, "").SetExpansion(1) // cut to fit below
+		cell(r, 4, ddmText)
+		cell(r, 5, dbg).SetTextColor(dbgColor)
+		cell(r, 6, port).SetAlign(tview.AlignRight).SetTextColor(portColor)
+		if gone {
+			for c := 0; c < len(vmColumns); c++ {
+				t.GetCell(r, c).SetAttributes(tcell.AttrDim)
+			}
+		}
+		p.rowKeys = append(p.rowKeys, vm.Key)
+	}
+	// The app name takes what the other columns leave.
+	others := len(vmColumns) - 1
+	for c, w := range p.widths {
+		if c != 3 {
+			others += w
+		}
+	}
+	appW := max(8, p.width-others)
+	for _, vr := range vmRows {
+		name := appLabel(vr.vm)
+		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(safetext.Tview(name)), maxAppWidth))
+		t.GetCell(vr.r, 3).SetText(safetext.Tview(truncate(name, appW)))
+	}
+	for _, h := range heads {
+		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(safetext.Tview(h.text)), maxAppWidth))
+		t.GetCell(h.r, 3).SetText(safetext.Tview(truncate(h.text, appW)))
+	}
+	if len(list) == 0 {
+		msg := "no VMs yet — looking (" + p.d.cfg.Discovery + ")"
+		if p.filter != "" {
+			msg = "no VM matches the filter"
+		}
+		t.SetCell(1, 0, tview.NewTableCell("").SetSelectable(false))
+		t.SetCell(1, 3, tview.NewTableCell(safetext.Tview(msg)).SetSelectable(false).SetAttributes(tcell.AttrDim))
+		t.SetTitle(" VMs ")
+		return
+	}
+	if groupRow[onGroup] > 0 {
+		selRow = groupRow[onGroup]
+	}
+	if selRow == 0 {
+		selRow = 1 // the selected VM is filtered out: the cursor rests on the first row
+		if vm, ok := m.selected(); ok && grouped && groupRow[deviceGroup(vm)] > 0 {
+			selRow = groupRow[deviceGroup(vm)] // folded away: the cursor rests on its device
+		}
+	}
+	t.Select(selRow, 0)
+	title := fmt.Sprintf(" VMs (%d) ", len(list))
+	if p.filter != "" {
+		title = fmt.Sprintf(" VMs (%d of %d) · filter %s ", len(list), len(m.vms), safetext.Tview(p.filter))
+	}
+	t.SetTitle(title)
+}
+
+// contentWidth is the width the list needs to show every column whole
+// (borders and column gaps included).
+func (p *vmPane) contentWidth() int {
+	w := 2 + len(vmColumns) - 1
+	for _, c := range p.widths {
+		w += c
+	}
+	return w
+}
