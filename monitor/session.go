@@ -44,6 +44,8 @@ type SessionOptions struct {
 	// device VM's threads come from /proc (default 1s).
 	ProbeTimeout time.Duration
 	Logger       *slog.Logger
+	// Recorder, when set, records every session's inputs (recorder.go).
+	Recorder *Recorder
 }
 
 func (o *SessionOptions) fill() {
@@ -112,6 +114,8 @@ type Session struct {
 
 	src sessionSources // /proc, dumpsys, API level, capabilities (device.go)
 	wg  sync.WaitGroup // the source goroutines
+
+	rec *Recorder // nil: not recording
 }
 
 // NewSession prepares a session for an endpoint found by scan.
@@ -122,7 +126,7 @@ func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 		log:     opts.Logger.With("vm", ep.Key),
 		ready:   make(chan struct{}),
 		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
-		segmentsOn: opts.Segments,
+		segmentsOn: opts.Segments, rec: opts.Recorder,
 	}
 	s.src.device = deviceKey(ep)
 	s.src.caps.device, s.src.caps.memOff = ep.Shell != nil, opts.MeminfoInterval < 0
@@ -157,12 +161,9 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	}()
 	defer s.jc.Close()
 
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.Source, vm.PID, vm.Connected = s.source, s.pid, time.Now()
-	})
+	s.begin(time.Now())
 	reason := "connection closed"
-	defer func() { s.store.Remove(s.key, reason) }()
-	s.setCaps(func(*capInput) {})
+	defer func() { s.end(time.Now(), reason) }()
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
 	go func() {
@@ -188,8 +189,6 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	var re *jdwp.ReplyError
 	switch {
 	case err == nil:
-		s.isDDM = true
-		s.family = ddm.FamilyFromVMIdent(hello.VMIdent)
 		s.runDDM(ctx, hello, readyOnce)
 	case errors.As(err, &re):
 		readyOnce()
@@ -199,7 +198,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	case ctx.Err() == nil && s.jc.Err() == nil:
 		// Alive but silent: do not guess, and send nothing non-DDM.
 		readyOnce()
-		s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "no reply to HELO" })
+		s.setErr("no reply to HELO")
 		s.setCaps(func(in *capInput) { in.kind = "silent" })
 		s.startProcThreads(ctx) // the kernel still knows its threads
 		select {
@@ -220,16 +219,33 @@ func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, erro
 
 // requestWithin sends a DDM request and waits at most d for its reply.
 func (s *Session) requestWithin(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, error) {
+	reply, _, err := s.requestAt(ctx, m, d)
+	return reply, err
+}
+
+// requestAt is requestWithin that also says when the reply arrived (the
+// time it was recorded with).
+func (s *Session) requestAt(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	p, err := s.jc.Request(ctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
+	now := time.Now()
 	if err != nil {
-		return nil, err
+		return nil, now, err
 	}
 	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
 	if err != nil {
-		return nil, fmt.Errorf("%v reply: %w", m.ChunkType(), err)
+		return nil, now, fmt.Errorf("%v reply: %w", m.ChunkType(), err)
 	}
+	for _, c := range chunks {
+		s.rec.chunk(now, s.key, c)
+	}
+	reply, err := decodeReply(chunks)
+	return reply, now, err
+}
+
+// decodeReply decodes the first chunk of a reply (nil for an empty one).
+func decodeReply(chunks []ddm.Chunk) (ddm.Message, error) {
 	if len(chunks) == 0 {
 		return nil, nil // empty reply: success, nothing to say
 	}
@@ -271,24 +287,12 @@ func (s *Session) hello(ctx context.Context) (*ddm.Hello, error) {
 // runDDM stores the VM's identity and features, then calls ready (so that
 // whoever waits for the session sees both), then monitors the VM.
 func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.DDM = true
-		if vm.PID == 0 || vm.PID == int(h.PID) {
-			vm.PID = int(h.PID)
-		}
-		vm.App = h.AppName
-		vm.VMIdent = h.VMIdent
-		vm.Family = strings.ToLower(s.family.String())
-		if h.Extent >= ddm.HelloUserID {
-			vm.UserID = int(h.UserID)
-		}
-		vm.ABI, vm.JVMFlags, vm.Package = h.ABI, h.JVMFlags, h.PackageName
-	})
+	s.applyHello(h)
 	var features []string
 	if m, err := s.request(ctx, &ddm.FeaturesRequest{}); err == nil {
 		if f, ok := m.(*ddm.Features); ok {
 			features = f.Names
-			s.store.UpdateVM(s.key, func(vm *VM) { vm.Features = f.Names })
+			s.applyFeatures(f)
 		}
 	}
 	s.setCaps(func(in *capInput) { in.kind, in.features = "ddm", features })
