@@ -23,6 +23,7 @@ type Recorder struct {
 	mu    sync.Mutex
 	w     *record.Writer
 	start time.Time // monotonic origin of the records' times
+	last  time.Duration
 	err   error     // first write error; ErrFull once the size limit is hit
 	full  chan struct{}
 }
@@ -104,7 +105,11 @@ func (r *Recorder) add(now time.Time, kind record.Kind, key string, data []byte)
 	if len(key)+len(data)+1+2*binary.MaxVarintLen64 > record.MaxRecord {
 		return // a record too big to keep (a huge chunk) is skipped; the recording goes on
 	}
-	err := r.w.Add(record.Record{Time: now.Sub(r.start), Kind: kind, Key: key, Data: data})
+	// Inputs of different goroutines may be stamped a little out of
+	// order: a recording's times never go back.
+	at := max(now.Sub(r.start), r.last)
+	r.last = at
+	err := r.w.Add(record.Record{Time: at, Kind: kind, Key: key, Data: data})
 	r.failLocked(err)
 }
 
@@ -189,3 +194,6 @@ type jdwpThread struct {
 	Name   string `json:"name"`
 	Status int    `json:"status"`
 }
+
+// Since is the time since the recording started, as records are stamped.
+func (r *Recorder) Since() time.Duration { return time.Since(r.start) }
