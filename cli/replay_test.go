@@ -41,7 +41,7 @@ type liveSnap struct {
 	doc string
 }
 
-func snapshotDoc(t *testing.T, vms []monitor.VM) string {
+func snapshotDoc(t testing.TB, vms []monitor.VM) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := headless.WriteJSON(&b, headless.Snapshot(vms)); err != nil {
@@ -55,7 +55,7 @@ func snapshotDoc(t *testing.T, vms []monitor.VM) string {
 // through adb: /proc and dumpsys) for about d, and returns the recording's
 // path and the live snapshots taken at instants when the model was still
 // (the same document twice, 25 ms apart).
-func recordSimulated(t *testing.T, d time.Duration) (string, []liveSnap) {
+func recordSimulated(t testing.TB, d time.Duration) (string, []liveSnap) {
 	t.Helper()
 	dev := sim.NewDevice("emulator-rec")
 	for _, spec := range sim.Scenario(3, 7) {
@@ -79,11 +79,11 @@ func recordSimulated(t *testing.T, d time.Duration) (string, []liveSnap) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go dev.Run(ctx, 150*time.Millisecond)
-	go modern.Run(ctx, 150*time.Millisecond)
+	go dev.Run(ctx, 300*time.Millisecond)
+	go modern.Run(ctx, 300*time.Millisecond)
 	store := monitor.NewStore(monitor.NewBus())
-	engine := monitor.NewEngine(store, monitor.SessionOptions{ThreadInterval: 200 * time.Millisecond,
-		JDWPThreadInterval: 200 * time.Millisecond, MeminfoInterval: 300 * time.Millisecond,
+	engine := monitor.NewEngine(store, monitor.SessionOptions{ThreadInterval: 400 * time.Millisecond,
+		JDWPThreadInterval: 400 * time.Millisecond, MeminfoInterval: 500 * time.Millisecond,
 		ProbeTimeout: 300 * time.Millisecond, RequestTimeout: time.Second, Recorder: r.rec})
 	disc := monitor.Discovery{
 		Local: &scan.Local{Ports: scan.PortRange{First: base, Last: base + 6}, Interval: 200 * time.Millisecond},
@@ -95,10 +95,10 @@ func recordSimulated(t *testing.T, d time.Duration) (string, []liveSnap) {
 	var snaps []liveSnap
 	end := time.Now().Add(d)
 	for time.Now().Before(end) {
-		time.Sleep(90 * time.Millisecond)
+		time.Sleep(60 * time.Millisecond)
 		at := r.rec.Since()
 		a := snapshotDoc(t, store.VMs())
-		time.Sleep(25 * time.Millisecond)
+		time.Sleep(15 * time.Millisecond)
 		b := snapshotDoc(t, store.VMs())
 		if a == b && a != "[]\n" {
 			snaps = append(snaps, liveSnap{at: at, doc: a})
@@ -120,9 +120,9 @@ func recordSimulated(t *testing.T, d time.Duration) (string, []liveSnap) {
 // heaps, process memory and capabilities.
 func TestRecordReplayEqualsLive(t *testing.T) {
 	leakcheck.Check(t)
-	path, snaps := recordSimulated(t, 4*time.Second)
-	if len(snaps) < 5 {
-		t.Fatalf("only %d still instants in 4 s", len(snaps))
+	path, snaps := recordSimulated(t, 5*time.Second)
+	if len(snaps) < 3 {
+		t.Fatalf("only %d still instants in 5 s", len(snaps))
 	}
 	var last []headless.SnapshotEntry
 	if err := json.Unmarshal([]byte(snaps[len(snaps)-1].doc), &last); err != nil {

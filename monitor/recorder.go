@@ -23,7 +23,6 @@ type Recorder struct {
 	mu    sync.Mutex
 	w     *record.Writer
 	start time.Time // monotonic origin of the records' times
-	last  time.Duration
 	err   error     // first write error; ErrFull once the size limit is hit
 	full  chan struct{}
 }
@@ -106,10 +105,9 @@ func (r *Recorder) add(now time.Time, kind record.Kind, key string, data []byte)
 		return // a record too big to keep (a huge chunk) is skipped; the recording goes on
 	}
 	// Inputs of different goroutines may be stamped a little out of
-	// order: a recording's times never go back.
-	at := max(now.Sub(r.start), r.last)
-	r.last = at
-	err := r.w.Add(record.Record{Time: at, Kind: kind, Key: key, Data: data})
+	// order (each is stamped when it arrived, not when it got the lock);
+	// ReadRecording puts them in time order.
+	err := r.w.Add(record.Record{Time: now.Sub(r.start), Kind: kind, Key: key, Data: data})
 	r.failLocked(err)
 }
 

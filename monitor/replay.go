@@ -1,11 +1,13 @@
 package monitor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,11 +46,14 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 	rec := &Recording{Header: rd.Header}
 	for {
 		x, err := rd.Next()
-		if err == io.EOF {
-			return rec, nil
-		}
 		if err != nil {
-			rec.Tail = err
+			if err != io.EOF {
+				rec.Tail = err
+			}
+			// Sessions' goroutines stamp inputs when they arrive and
+			// write them when they get the recorder: put them in time
+			// order (stable: one source's inputs keep theirs).
+			slices.SortStableFunc(rec.Records, func(a, b record.Record) int { return cmp.Compare(a.Time, b.Time) })
 			return rec, nil
 		}
 		x.Data = append([]byte(nil), x.Data...)
