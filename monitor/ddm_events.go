@@ -32,11 +32,12 @@ func (s *Session) readLoop() {
 			s.badInput(fmt.Errorf("unsolicited DDM packet: %w", err))
 			continue
 		}
-		now := time.Now()
-		for _, c := range chunks {
-			s.rec.chunk(now, s.key, c)
-			s.unsolicited(c, now)
-		}
+		s.input(func(now time.Time) {
+			for _, c := range chunks {
+				s.rec.chunk(now, s.key, c)
+				s.unsolicited(c, now)
+			}
+		})
 	}
 }
 

@@ -31,8 +31,10 @@ func (s *Session) runJDWP(ctx context.Context) {
 	if err != nil {
 		id.Err = "VirtualMachine.IDSizes: " + err.Error()
 	}
-	s.rec.json(time.Now(), record.KindState, s.key, stateRecord{JDWP: &id})
-	s.applyJDWPIdent(id)
+	s.input(func(now time.Time) {
+		s.rec.json(now, record.KindState, s.key, stateRecord{JDWP: &id})
+		s.applyJDWPIdent(id)
+	})
 	if err != nil {
 		<-s.jc.Done()
 		return
@@ -79,9 +81,10 @@ func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names ma
 		}
 		rows = append(rows, jdwpThread{ID: id, Name: name, Status: int(st.Status)})
 	}
-	now := time.Now()
-	s.rec.json(now, record.KindThreads, s.key, rows)
-	s.applyJDWPThreads(rows, now)
+	s.input(func(now time.Time) {
+		s.rec.json(now, record.KindThreads, s.key, rows)
+		s.applyJDWPThreads(rows, now)
+	})
 }
 
 // applyJDWPIdent stores what VirtualMachine.Version said of a VM that

@@ -101,9 +101,10 @@ func (s *Session) runMeminfo(ctx context.Context) {
 			s.setCaps(func(in *capInput) { in.memory, in.memWhy = unanswered, "dumpsys meminfo: "+err.Error() })
 			continue
 		}
-		now := time.Now()
-		s.rec.add(now, record.KindMeminfo, s.key, out)
-		s.applyMeminfo(out, now)
+		s.input(func(now time.Time) {
+			s.rec.add(now, record.KindMeminfo, s.key, out)
+			s.applyMeminfo(out, now)
+		})
 	}
 }
 

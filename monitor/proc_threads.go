@@ -77,9 +77,10 @@ func (s *Session) pollProc(ctx context.Context) {
 		}
 		return
 	}
-	now := time.Now()
-	s.rec.add(now, record.KindProcStat, s.key, out)
-	s.applyProcStat(out, now)
+	s.input(func(now time.Time) {
+		s.rec.add(now, record.KindProcStat, s.key, out)
+		s.applyProcStat(out, now)
+	})
 }
 
 // applyProcStat applies the output of `cat /proc/PID/task/*/stat` read at

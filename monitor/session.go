@@ -115,7 +115,8 @@ type Session struct {
 	src sessionSources // /proc, dumpsys, API level, capabilities (device.go)
 	wg  sync.WaitGroup // the source goroutines
 
-	rec *Recorder // nil: not recording
+	rec  *Recorder  // nil: not recording
+	inMu sync.Mutex // one input at a time is stamped, recorded and applied (input)
 }
 
 // NewSession prepares a session for an endpoint found by scan.
@@ -161,9 +162,9 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	}()
 	defer s.jc.Close()
 
-	s.begin(time.Now())
+	s.input(s.begin)
 	reason := "connection closed"
-	defer func() { s.end(time.Now(), reason) }()
+	defer func() { s.input(func(now time.Time) { s.end(now, reason) }) }()
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
 	go func() {
@@ -185,11 +186,11 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		s.readLoop()
 	}()
 
-	hello, err := s.hello(ctx)
+	hello, helloChunk, err := s.hello(ctx)
 	var re *jdwp.ReplyError
 	switch {
 	case err == nil:
-		s.runDDM(ctx, hello, readyOnce)
+		s.runDDM(ctx, hello, helloChunk, readyOnce)
 	case errors.As(err, &re):
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
@@ -219,29 +220,38 @@ func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, erro
 
 // requestWithin sends a DDM request and waits at most d for its reply.
 func (s *Session) requestWithin(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, error) {
-	reply, _, err := s.requestAt(ctx, m, d)
+	reply, _, err := s.requestChunk(ctx, m, d)
 	return reply, err
 }
 
-// requestAt is requestWithin that also says when the reply arrived (the
-// time it was recorded with).
-func (s *Session) requestAt(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, time.Time, error) {
+// requestChunk is requestWithin that also returns the reply's chunk as it
+// came (for the recording of replies that change the model: HELO, FEAT,
+// THST).
+func (s *Session) requestChunk(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, ddm.Chunk, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	p, err := s.jc.Request(ctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
-	now := time.Now()
 	if err != nil {
-		return nil, now, err
+		return nil, ddm.Chunk{}, err
 	}
 	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
 	if err != nil {
-		return nil, now, fmt.Errorf("%v reply: %w", m.ChunkType(), err)
-	}
-	for _, c := range chunks {
-		s.rec.chunk(now, s.key, c)
+		return nil, ddm.Chunk{}, fmt.Errorf("%v reply: %w", m.ChunkType(), err)
 	}
 	reply, err := decodeReply(chunks)
-	return reply, now, err
+	if err != nil || len(chunks) == 0 {
+		return reply, ddm.Chunk{}, err
+	}
+	return reply, chunks[0], nil
+}
+
+// input stamps, records and applies one input: inputs of one session from
+// different goroutines (the reader, the pollers) reach the model and the
+// recording in the same order, with the time the model is given.
+func (s *Session) input(fn func(now time.Time)) {
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	fn(time.Now())
 }
 
 // decodeReply decodes the first chunk of a reply (nil for an empty one).
@@ -265,34 +275,40 @@ func (s *Session) post(m ddm.Message) error {
 	return err
 }
 
-func (s *Session) hello(ctx context.Context) (*ddm.Hello, error) {
+func (s *Session) hello(ctx context.Context) (*ddm.Hello, ddm.Chunk, error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
-		m, err := s.request(ctx, &ddm.HelloRequest{ServerVersion: ddm.ServerProtocolVersion})
+		m, c, err := s.requestChunk(ctx, &ddm.HelloRequest{ServerVersion: ddm.ServerProtocolVersion}, s.opts.RequestTimeout)
 		if err == nil {
 			if h, ok := m.(*ddm.Hello); ok {
-				return h, nil
+				return h, c, nil
 			}
 			err = fmt.Errorf("HELO answered with %T", m)
 		}
 		var re *jdwp.ReplyError
 		if errors.As(err, &re) || ctx.Err() != nil || s.jc.Err() != nil {
-			return nil, err
+			return nil, ddm.Chunk{}, err
 		}
 		lastErr = err
 	}
-	return nil, lastErr
+	return nil, ddm.Chunk{}, lastErr
 }
 
 // runDDM stores the VM's identity and features, then calls ready (so that
 // whoever waits for the session sees both), then monitors the VM.
-func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
-	s.applyHello(h)
+func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready func()) {
+	s.input(func(now time.Time) {
+		s.rec.chunk(now, s.key, hc)
+		s.applyHello(h)
+	})
 	var features []string
-	if m, err := s.request(ctx, &ddm.FeaturesRequest{}); err == nil {
+	if m, c, err := s.requestChunk(ctx, &ddm.FeaturesRequest{}, s.opts.RequestTimeout); err == nil {
 		if f, ok := m.(*ddm.Features); ok {
 			features = f.Names
-			s.applyFeatures(f)
+			s.input(func(now time.Time) {
+				s.rec.chunk(now, s.key, c)
+				s.applyFeatures(f)
+			})
 		}
 	}
 	s.setCaps(func(in *capInput) { in.kind, in.features = "ddm", features })

@@ -17,7 +17,7 @@ func (s *Session) pollTHST(ctx context.Context) {
 		wait = min(wait, s.opts.ProbeTimeout) // the first ask decides quickly
 	}
 	s.mu.Unlock()
-	m, now, err := s.requestAt(ctx, &ddm.ThreadStatusRequest{}, wait)
+	m, c, err := s.requestChunk(ctx, &ddm.ThreadStatusRequest{}, wait)
 	if err != nil || m == nil {
 		if ctx.Err() != nil || s.jc.Err() != nil {
 			return
@@ -37,7 +37,10 @@ func (s *Session) pollTHST(ctx context.Context) {
 		return
 	}
 	if tab, ok := m.(*ddm.ThreadStatusTable); ok {
-		s.applyThreadStatus(tab, now)
+		s.input(func(now time.Time) {
+			s.rec.chunk(now, s.key, c)
+			s.applyThreadStatus(tab, now)
+		})
 	}
 }
 
