@@ -242,6 +242,19 @@ func testTruncatedReplay(t *testing.T, path string) {
 	if withRecords < 3 {
 		t.Errorf("only %d cuts kept records", withRecords)
 	}
+
+	// A damaged byte in the last block: replayed up to the block before,
+	// with the offset said.
+	bad := bytes.Clone(data)
+	bad[len(bad)-5] ^= 0x40
+	badPath := filepath.Join(t.TempDir(), "bad.rec")
+	if err := os.WriteFile(badPath, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runAppSplit(t, "replay", badPath, "--at", "1s")
+	if err != nil || !strings.Contains(stderr, "damaged block at offset") || !strings.Contains(stderr, "replaying up to its last whole block") {
+		t.Errorf("damaged file: %v %q", err, stderr)
+	}
 }
 
 // The Chrome trace parses, has a thread-state slice track per thread and
