@@ -382,6 +382,19 @@ func TestReplayRunLeaks(t *testing.T) {
 	if len(store.VMs()) == 0 {
 		t.Error("seeking back to the middle shows no VM")
 	}
+	// Paused, the position stays.
+	p.Pause()
+	at := p.Position()
+	time.Sleep(120 * time.Millisecond)
+	if p.Position() != at {
+		t.Errorf("paused at %v, moved to %v", at, p.Position())
+	}
+	if p.SetSpeed(1e9); p.Speed() != 1024 {
+		t.Errorf("speed %v, want the bound 1024", p.Speed())
+	}
+	if p.SetSpeed(0); p.Speed() != 1.0/16 {
+		t.Errorf("speed %v, want the bound 1/16", p.Speed())
+	}
 	cancel()
 	<-done
 	p.Close()

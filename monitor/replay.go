@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ddmtui/ddmtui/record"
@@ -75,11 +77,14 @@ type Replay struct {
 	store *Store
 	opts  SessionOptions
 
+	// Position, Playing and Speed read atomics, never the mutex, so the
+	// dashboard's status line does not wait for a long Seek.
+	posA     atomic.Int64 // pos, for Position
+	playing  atomic.Bool
+	speed    atomic.Uint64 // math.Float64bits of the speed
 	mu       sync.Mutex
 	next     int           // index of the next record to apply
 	pos      time.Duration // position: every record at or before it is applied
-	playing  bool
-	speed    float64
 	sessions map[string]*Session
 	applied  uint64 // records applied (model events), for the benchmark
 	wake     chan struct{}
@@ -91,32 +96,22 @@ type Replay struct {
 func NewReplay(rec *Recording, store *Store) *Replay {
 	o := SessionOptions{}
 	o.fill()
-	return &Replay{rec: rec, store: store, opts: o, speed: 1, sessions: map[string]*Session{}, wake: make(chan struct{}, 1)}
+	p := &Replay{rec: rec, store: store, opts: o, sessions: map[string]*Session{}, wake: make(chan struct{}, 1)}
+	p.speed.Store(math.Float64bits(1))
+	return p
 }
 
 // Duration is the recording's length.
 func (p *Replay) Duration() time.Duration { return p.rec.Duration() }
 
 // Position is the time up to which the recording has been applied.
-func (p *Replay) Position() time.Duration {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.pos
-}
+func (p *Replay) Position() time.Duration { return time.Duration(p.posA.Load()) }
 
 // Playing reports whether Run advances the position.
-func (p *Replay) Playing() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.playing
-}
+func (p *Replay) Playing() bool { return p.playing.Load() }
 
 // Speed is the playback speed (1: real time).
-func (p *Replay) Speed() float64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.speed
-}
+func (p *Replay) Speed() float64 { return math.Float64frombits(p.speed.Load()) }
 
 // Applied is how many records have been applied since the replay was made
 // (seeking back applies some again).
@@ -140,9 +135,7 @@ func (p *Replay) Play() { p.setPlaying(true) }
 func (p *Replay) Pause() { p.setPlaying(false) }
 
 func (p *Replay) setPlaying(on bool) {
-	p.mu.Lock()
-	p.playing = on
-	p.mu.Unlock()
+	p.playing.Store(on)
 	p.poke()
 }
 
@@ -156,9 +149,7 @@ func (p *Replay) poke() {
 // SetSpeed sets the playback speed, bounded to 1/16..1024.
 func (p *Replay) SetSpeed(x float64) {
 	x = min(max(x, 1.0/16), 1024)
-	p.mu.Lock()
-	p.speed = x
-	p.mu.Unlock()
+	p.speed.Store(math.Float64bits(x))
 	p.poke()
 }
 
@@ -176,7 +167,8 @@ func (p *Replay) Step() bool {
 
 // Seek moves to t (bounded to the recording): forward it applies the
 // records up to t as fast as it can; backward it empties the store and
-// applies from the start.
+// applies from the start, which takes a while on a long recording (about
+// 100,000 records a second): call it off the UI goroutine.
 func (p *Replay) Seek(t time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -200,6 +192,7 @@ func (p *Replay) resetLocked() {
 	}
 	clear(p.sessions)
 	p.next, p.pos = 0, 0
+	p.posA.Store(0)
 }
 
 // advanceLocked applies every record with a time at or before t.
@@ -213,6 +206,7 @@ func (p *Replay) advanceLocked(t time.Duration) {
 		p.applied++
 	}
 	p.pos = max(t, p.pos)
+	p.posA.Store(int64(p.pos))
 }
 
 func (p *Replay) applyLocked(r record.Record) error {
@@ -266,11 +260,11 @@ func (p *Replay) Run(ctx context.Context) error {
 		elapsed := now.Sub(last)
 		last = now
 		p.mu.Lock()
-		if p.playing {
-			target := p.pos + time.Duration(float64(elapsed)*p.speed)
+		if p.playing.Load() {
+			target := p.pos + time.Duration(float64(elapsed)*p.Speed())
 			if end := p.rec.Duration(); target >= end {
 				target = end
-				p.playing = false
+				p.playing.Store(false)
 			}
 			p.advanceLocked(target)
 		}
