@@ -37,6 +37,8 @@ func NewApp() *cli.App {
 			traceCommand(),
 			anrCommand(),
 			serveCommand(),
+			recordCommand(),
+			replayCommand(),
 			completionCommand(),
 			manCommand(),
 			configCommand(),

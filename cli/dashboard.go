@@ -24,7 +24,7 @@ import (
 )
 
 func uiFlags() []cli.Flag {
-	return append(proxyFlags(),
+	return append(append(proxyFlags(), recordFlags()...),
 		&cli.StringFlag{Name: "log", Usage: "log file (default: ddmtui.log in the user cache directory; - for none)"},
 		&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks (off: the terminal's own selection works)"},
 		&cli.StringFlag{Name: "out-dir", Value: ".", Usage: "the `DIR` where traces (p) and heap dumps (H) are saved"},
@@ -75,6 +75,18 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	store := monitor.NewStore(monitor.NewBus())
 	opts := sessionOptions(c)
 	opts.Logger = log
+	rec, err := recordingFromFlags(c)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		opts.Recorder = rec.rec
+		defer func() {
+			if err := rec.stop(); err != nil {
+				log.Warn("recording", "error", err)
+			}
+		}()
+	}
 	engine := monitor.NewEngine(store, opts)
 	// The debugger proxy: a port per VM, and one for the VM selected here.
 	// The engine outlives it, so a debugger's cleanup still reaches its VM.

@@ -29,7 +29,7 @@ func serveCommand() *cli.Command {
 			"selected-VM port leads to the VM chosen with --select, else to the first VM found.\n" +
 			"Attach with e.g. jdb -attach 127.0.0.1:8700. Prints one line per VM and per debugger\n" +
 			"change; --spy adds one line per decoded debugger packet.",
-		Flags: append(append(append(discoveryFlags(), proxyFlags()...), metricsFlags()...),
+		Flags: append(append(append(append(discoveryFlags(), proxyFlags()...), metricsFlags()...), recordFlags()...),
 			&cli.IntFlag{Name: "select", Usage: "pid of the VM the selected-VM port leads to (default: the first VM found)"},
 			&cli.BoolFlag{Name: "spy", Usage: "print every decoded debugger packet (jdwpspy)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON lines (snake_case keys) instead of text"},
@@ -97,7 +97,23 @@ func runServe(c *cli.Context) error {
 	}
 
 	store := monitor.NewStore(monitor.NewBus())
-	engine := monitor.NewEngine(store, monitor.SessionOptions{})
+	var sopts monitor.SessionOptions
+	rec, err := recordingFromFlags(c)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		sopts.Recorder = rec.rec
+		defer rec.stop()
+		go func() {
+			select {
+			case <-rec.rec.Full():
+				fmt.Fprintln(c.App.ErrWriter, rec.fullMessage())
+			case <-ctx.Done():
+			}
+		}()
+	}
+	engine := monitor.NewEngine(store, sopts)
 	px := proxy.New(engine, popts)
 	waitMetrics, err := startMetrics(ctx, c, engine)
 	if err != nil {

@@ -32,30 +32,37 @@ func (s *Session) readLoop() {
 			s.badInput(fmt.Errorf("unsolicited DDM packet: %w", err))
 			continue
 		}
-		for _, c := range chunks {
-			m, err := ddm.DecodeFromVM(c)
-			if errors.Is(err, ddm.ErrUnknownChunk) {
-				s.log.Debug("ignoring unknown chunk", "type", c.Type.String())
-				continue
+		s.input(func(now time.Time) {
+			for _, c := range chunks {
+				s.rec.chunk(now, s.key, c)
+				s.unsolicited(c, now)
 			}
-			if err != nil {
-				s.badInput(err)
-				continue
-			}
-			s.handle(m)
-		}
+		})
 	}
+}
+
+// unsolicited decodes and applies a chunk the VM sent unasked.
+func (s *Session) unsolicited(c ddm.Chunk, now time.Time) {
+	m, err := ddm.DecodeFromVM(c)
+	if errors.Is(err, ddm.ErrUnknownChunk) {
+		s.log.Debug("ignoring unknown chunk", "type", c.Type.String())
+		return
+	}
+	if err != nil {
+		s.badInput(err)
+		return
+	}
+	s.handle(m, now)
 }
 
 // badInput records a malformed chunk: it is dropped, the session goes on.
 func (s *Session) badInput(err error) {
 	s.log.Warn("malformed input from VM", "error", err)
 	s.store.decodeErrors.Add(1)
-	s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = err.Error() })
+	s.setErr(err.Error())
 }
 
-func (s *Session) handle(m ddm.Message) {
-	now := time.Now()
+func (s *Session) handle(m ddm.Message, now time.Time) {
 	switch m := m.(type) {
 	case *ddm.ThreadCreated:
 		s.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/scan"
 )
 
@@ -25,6 +26,7 @@ type sessionSources struct {
 	cpu       cpuTracker
 	procOn    bool // the /proc poller runs (THST unanswered)
 	procTable map[uint64]*Thread
+	mem       Memory // the dumpsys readings so far
 }
 
 // DeviceCache remembers per device what is read once: the API level
@@ -142,6 +144,11 @@ func (s *Session) readAPI(ctx context.Context) {
 		s.log.Info("API level unknown", "error", err)
 		return
 	}
+	s.rec.json(time.Now(), record.KindState, s.key, stateRecord{API: &api})
+	s.applyAPI(api)
+}
+
+func (s *Session) applyAPI(api int) {
 	s.store.updateExisting(s.key, func(vm *VM) { vm.API = api })
 	s.setCaps(func(in *capInput) { in.api = api })
 }
@@ -165,6 +172,7 @@ func (s *Session) setCaps(fn func(*capInput)) {
 	in := s.src.caps
 	in.features = append([]string(nil), in.features...)
 	s.mu.Unlock()
+	s.rec.json(time.Now(), record.KindState, s.key, stateRecord{Caps: capsToState(in)})
 	caps := decideCapabilities(in)
 	s.store.updateExisting(s.key, func(vm *VM) {
 		if !capsEqual(vm.Capabilities, caps) {

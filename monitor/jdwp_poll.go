@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/record"
 )
 
 // VMs that refuse DDM: threads polled with standard JDWP commands.
@@ -26,13 +27,13 @@ func (s *Session) runJDWP(ctx context.Context) {
 	if strings.Contains(v.Description, "Android") || strings.HasPrefix(v.VMName, "Dalvik") {
 		family = "android"
 	}
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.DDM = false
-		vm.Family = family
-		vm.VMIdent = strings.TrimSpace(v.VMName + " " + v.VMVersion)
-		if err != nil {
-			vm.Err = "VirtualMachine.IDSizes: " + err.Error()
-		}
+	id := jdwpIdent{Family: family, VMIdent: strings.TrimSpace(v.VMName + " " + v.VMVersion)}
+	if err != nil {
+		id.Err = "VirtualMachine.IDSizes: " + err.Error()
+	}
+	s.input(func(now time.Time) {
+		s.rec.json(now, record.KindState, s.key, stateRecord{JDWP: &id})
+		s.applyJDWPIdent(id)
 	})
 	if err != nil {
 		<-s.jc.Done()
@@ -64,11 +65,7 @@ func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names ma
 	if err != nil {
 		return
 	}
-	now := time.Now()
-	s.mu.Lock()
-	old := s.threads
-	s.mu.Unlock()
-	fresh := make(map[uint64]*Thread, len(ids))
+	rows := make([]jdwpThread, 0, len(ids))
 	for _, id := range ids {
 		name, ok := names[id]
 		if !ok {
@@ -82,8 +79,37 @@ func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names ma
 		if err != nil {
 			continue
 		}
-		th := &Thread{ID: id, Name: name, Status: int(st.Status), State: jdwp.ThreadStatusName(st.Status), Created: now, Changed: now, Source: SourceJDWP}
-		if st.SuspendStatus&1 != 0 {
+		rows = append(rows, jdwpThread{ID: id, Name: name, Status: int(st.Status), Suspended: st.SuspendStatus&1 != 0})
+	}
+	s.input(func(now time.Time) {
+		s.rec.json(now, record.KindThreads, s.key, rows)
+		s.applyJDWPThreads(rows, now)
+	})
+}
+
+// applyJDWPIdent stores what VirtualMachine.Version said of a VM that
+// refused DDM.
+func (s *Session) applyJDWPIdent(id jdwpIdent) {
+	s.store.UpdateVM(s.key, func(vm *VM) {
+		vm.DDM = false
+		vm.Family = id.Family
+		vm.VMIdent = id.VMIdent
+		if id.Err != "" {
+			vm.Err = id.Err
+		}
+	})
+}
+
+// applyJDWPThreads applies a thread table polled with JDWP at now.
+func (s *Session) applyJDWPThreads(rows []jdwpThread, now time.Time) {
+	s.mu.Lock()
+	old := s.threads
+	s.mu.Unlock()
+	fresh := make(map[uint64]*Thread, len(rows))
+	for _, r := range rows {
+		id := r.ID
+		th := &Thread{ID: id, Name: r.Name, Status: r.Status, State: jdwp.ThreadStatusName(int32(r.Status)), Created: now, Changed: now, Source: SourceJDWP}
+		if r.Suspended {
 			th.State = "suspended" // by a debugger: not running, whatever its status says
 		}
 		if prev, ok := old[id]; ok {

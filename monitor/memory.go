@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/android/meminfo"
+	"github.com/ddmtui/ddmtui/record"
 )
 
 // Memory is a VM's process memory as `dumpsys meminfo PID` reported it.
@@ -77,7 +78,6 @@ func (s *Session) runMeminfo(ctx context.Context) {
 	if interval <= 0 || s.shell == nil {
 		return
 	}
-	var mem Memory
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -97,27 +97,40 @@ func (s *Session) runMeminfo(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		info := meminfo.Parse(out)
-		if err != nil || !info.Found() {
-			why := "dumpsys meminfo gave no memory for this process"
-			if err != nil {
-				why = "dumpsys meminfo: " + err.Error()
-			} else if line := firstLine(out); line != "" {
-				why = "dumpsys meminfo: " + line
-			}
-			s.setCaps(func(in *capInput) { in.memory, in.memWhy = unanswered, why })
+		if err != nil {
+			s.setCaps(func(in *capInput) { in.memory, in.memWhy = unanswered, "dumpsys meminfo: "+err.Error() })
 			continue
 		}
-		now := time.Now()
-		mem.Info, mem.Updated = info, now
-		if len(mem.History) >= HistoryLen {
-			mem.History = append(mem.History[:0], mem.History[len(mem.History)-HistoryLen+1:]...)
-		}
-		mem.History = append(mem.History, MemorySample{Time: now, TotalPSS: orMinus(info.TotalPSS),
-			JavaHeap: orMinus(info.JavaHeap), NativeHeap: orMinus(info.NativeHeap)})
-		s.store.SetMemory(s.key, mem)
-		s.setCaps(func(in *capInput) { in.memory, in.memWhy = answered, "" })
+		s.input(func(now time.Time) {
+			s.rec.add(now, record.KindMeminfo, s.key, out)
+			s.applyMeminfo(out, now)
+		})
 	}
+}
+
+// applyMeminfo applies the output of `dumpsys meminfo PID` read at now.
+func (s *Session) applyMeminfo(out []byte, now time.Time) {
+	info := meminfo.Parse(out)
+	if !info.Found() {
+		why := "dumpsys meminfo gave no memory for this process"
+		if line := firstLine(out); line != "" {
+			why = "dumpsys meminfo: " + line
+		}
+		s.setCaps(func(in *capInput) { in.memory, in.memWhy = unanswered, why })
+		return
+	}
+	s.mu.Lock()
+	mem := &s.src.mem
+	mem.Info, mem.Updated = info, now
+	if len(mem.History) >= HistoryLen {
+		mem.History = append(mem.History[:0], mem.History[len(mem.History)-HistoryLen+1:]...)
+	}
+	mem.History = append(mem.History, MemorySample{Time: now, TotalPSS: orMinus(info.TotalPSS),
+		JavaHeap: orMinus(info.JavaHeap), NativeHeap: orMinus(info.NativeHeap)})
+	m := *mem.clone()
+	s.mu.Unlock()
+	s.store.SetMemory(s.key, m)
+	s.setCaps(func(in *capInput) { in.memory, in.memWhy = answered, "" })
 }
 
 // firstLine is the first non-blank line of b, cut to 120 bytes.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/android/procfs"
+	"github.com/ddmtui/ddmtui/record"
 )
 
 // The /proc thread source: for a VM on a device that leaves THST
@@ -76,6 +77,16 @@ func (s *Session) pollProc(ctx context.Context) {
 		}
 		return
 	}
+	s.input(func(now time.Time) {
+		s.rec.add(now, record.KindProcStat, s.key, out)
+		s.applyProcStat(out, now)
+	})
+}
+
+// applyProcStat applies the output of `cat /proc/PID/task/*/stat` read at
+// now.
+func (s *Session) applyProcStat(out []byte, now time.Time) {
+	pid := s.currentPID()
 	r := procfs.Parse(out)
 	if len(r.Threads) == 0 {
 		why := "/proc/" + strconv.Itoa(pid) + "/task lists no thread"
@@ -91,7 +102,6 @@ func (s *Session) pollProc(ctx context.Context) {
 	if hadWhy {
 		s.setCaps(func(in *capInput) { in.procWhy = "" })
 	}
-	now := time.Now()
 	s.mu.Lock()
 	if s.src.caps.thst == answered { // THST came back meanwhile: DDM wins
 		s.mu.Unlock()

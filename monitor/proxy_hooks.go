@@ -2,8 +2,10 @@ package monitor
 
 import (
 	"context"
+	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/record"
 )
 
 // Hooks for the debugger proxy.
@@ -68,6 +70,18 @@ func (s *Session) Reopen() {
 // empty state leaves the state as it is; a negative port leaves the port. A
 // VM no longer in the store (its session ended) is not re-created.
 func (s *Session) SetDebugger(state DebuggerState, port int) {
+	st := stateRecord{}
+	if state != "" {
+		st.Debugger = (*string)(&state)
+	}
+	if port >= 0 {
+		st.DebugPort = &port
+	}
+	s.rec.json(time.Now(), record.KindState, s.key, st)
+	s.applyDebugger(state, port)
+}
+
+func (s *Session) applyDebugger(state DebuggerState, port int) {
 	s.store.updateExisting(s.key, func(vm *VM) {
 		if state != "" {
 			vm.Debugger = state

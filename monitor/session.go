@@ -44,6 +44,8 @@ type SessionOptions struct {
 	// device VM's threads come from /proc (default 1s).
 	ProbeTimeout time.Duration
 	Logger       *slog.Logger
+	// Recorder, when set, records every session's inputs (recorder.go).
+	Recorder *Recorder
 }
 
 func (o *SessionOptions) fill() {
@@ -112,6 +114,9 @@ type Session struct {
 
 	src sessionSources // /proc, dumpsys, API level, capabilities (device.go)
 	wg  sync.WaitGroup // the source goroutines
+
+	rec  *Recorder  // nil: not recording
+	inMu sync.Mutex // one input at a time is stamped, recorded and applied (input)
 }
 
 // NewSession prepares a session for an endpoint found by scan.
@@ -122,7 +127,7 @@ func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 		log:     opts.Logger.With("vm", ep.Key),
 		ready:   make(chan struct{}),
 		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
-		segmentsOn: opts.Segments,
+		segmentsOn: opts.Segments, rec: opts.Recorder,
 	}
 	s.src.device = deviceKey(ep)
 	s.src.caps.device, s.src.caps.memOff = ep.Shell != nil, opts.MeminfoInterval < 0
@@ -157,12 +162,9 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	}()
 	defer s.jc.Close()
 
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.Source, vm.PID, vm.Connected = s.source, s.pid, time.Now()
-	})
+	s.input(s.begin)
 	reason := "connection closed"
-	defer func() { s.store.Remove(s.key, reason) }()
-	s.setCaps(func(*capInput) {})
+	defer func() { s.input(func(now time.Time) { s.end(now, reason) }) }()
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
 	go func() {
@@ -184,13 +186,11 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		s.readLoop()
 	}()
 
-	hello, err := s.hello(ctx)
+	hello, helloChunk, err := s.hello(ctx)
 	var re *jdwp.ReplyError
 	switch {
 	case err == nil:
-		s.isDDM = true
-		s.family = ddm.FamilyFromVMIdent(hello.VMIdent)
-		s.runDDM(ctx, hello, readyOnce)
+		s.runDDM(ctx, hello, helloChunk, readyOnce)
 	case errors.As(err, &re):
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
@@ -199,7 +199,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	case ctx.Err() == nil && s.jc.Err() == nil:
 		// Alive but silent: do not guess, and send nothing non-DDM.
 		readyOnce()
-		s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "no reply to HELO" })
+		s.setErr("no reply to HELO")
 		s.setCaps(func(in *capInput) { in.kind = "silent" })
 		s.startProcThreads(ctx) // the kernel still knows its threads
 		select {
@@ -220,16 +220,42 @@ func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, erro
 
 // requestWithin sends a DDM request and waits at most d for its reply.
 func (s *Session) requestWithin(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, error) {
+	reply, _, err := s.requestChunk(ctx, m, d)
+	return reply, err
+}
+
+// requestChunk is requestWithin that also returns the reply's chunk as it
+// came (for the recording of replies that change the model: HELO, FEAT,
+// THST).
+func (s *Session) requestChunk(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, ddm.Chunk, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	p, err := s.jc.Request(ctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
 	if err != nil {
-		return nil, err
+		return nil, ddm.Chunk{}, err
 	}
 	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
 	if err != nil {
-		return nil, fmt.Errorf("%v reply: %w", m.ChunkType(), err)
+		return nil, ddm.Chunk{}, fmt.Errorf("%v reply: %w", m.ChunkType(), err)
 	}
+	reply, err := decodeReply(chunks)
+	if err != nil || len(chunks) == 0 {
+		return reply, ddm.Chunk{}, err
+	}
+	return reply, chunks[0], nil
+}
+
+// input stamps, records and applies one input: inputs of one session from
+// different goroutines (the reader, the pollers) reach the model and the
+// recording in the same order, with the time the model is given.
+func (s *Session) input(fn func(now time.Time)) {
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	fn(time.Now())
+}
+
+// decodeReply decodes the first chunk of a reply (nil for an empty one).
+func decodeReply(chunks []ddm.Chunk) (ddm.Message, error) {
 	if len(chunks) == 0 {
 		return nil, nil // empty reply: success, nothing to say
 	}
@@ -249,46 +275,40 @@ func (s *Session) post(m ddm.Message) error {
 	return err
 }
 
-func (s *Session) hello(ctx context.Context) (*ddm.Hello, error) {
+func (s *Session) hello(ctx context.Context) (*ddm.Hello, ddm.Chunk, error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
-		m, err := s.request(ctx, &ddm.HelloRequest{ServerVersion: ddm.ServerProtocolVersion})
+		m, c, err := s.requestChunk(ctx, &ddm.HelloRequest{ServerVersion: ddm.ServerProtocolVersion}, s.opts.RequestTimeout)
 		if err == nil {
 			if h, ok := m.(*ddm.Hello); ok {
-				return h, nil
+				return h, c, nil
 			}
 			err = fmt.Errorf("HELO answered with %T", m)
 		}
 		var re *jdwp.ReplyError
 		if errors.As(err, &re) || ctx.Err() != nil || s.jc.Err() != nil {
-			return nil, err
+			return nil, ddm.Chunk{}, err
 		}
 		lastErr = err
 	}
-	return nil, lastErr
+	return nil, ddm.Chunk{}, lastErr
 }
 
 // runDDM stores the VM's identity and features, then calls ready (so that
 // whoever waits for the session sees both), then monitors the VM.
-func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, ready func()) {
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.DDM = true
-		if vm.PID == 0 || vm.PID == int(h.PID) {
-			vm.PID = int(h.PID)
-		}
-		vm.App = h.AppName
-		vm.VMIdent = h.VMIdent
-		vm.Family = strings.ToLower(s.family.String())
-		if h.Extent >= ddm.HelloUserID {
-			vm.UserID = int(h.UserID)
-		}
-		vm.ABI, vm.JVMFlags, vm.Package = h.ABI, h.JVMFlags, h.PackageName
+func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready func()) {
+	s.input(func(now time.Time) {
+		s.rec.chunk(now, s.key, hc)
+		s.applyHello(h)
 	})
 	var features []string
-	if m, err := s.request(ctx, &ddm.FeaturesRequest{}); err == nil {
+	if m, c, err := s.requestChunk(ctx, &ddm.FeaturesRequest{}, s.opts.RequestTimeout); err == nil {
 		if f, ok := m.(*ddm.Features); ok {
 			features = f.Names
-			s.store.UpdateVM(s.key, func(vm *VM) { vm.Features = f.Names })
+			s.input(func(now time.Time) {
+				s.rec.chunk(now, s.key, c)
+				s.applyFeatures(f)
+			})
 		}
 	}
 	s.setCaps(func(in *capInput) { in.kind, in.features = "ddm", features })

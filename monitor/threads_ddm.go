@@ -17,7 +17,7 @@ func (s *Session) pollTHST(ctx context.Context) {
 		wait = min(wait, s.opts.ProbeTimeout) // the first ask decides quickly
 	}
 	s.mu.Unlock()
-	m, err := s.requestWithin(ctx, &ddm.ThreadStatusRequest{}, wait)
+	m, c, err := s.requestChunk(ctx, &ddm.ThreadStatusRequest{}, wait)
 	if err != nil || m == nil {
 		if ctx.Err() != nil || s.jc.Err() != nil {
 			return
@@ -32,15 +32,20 @@ func (s *Session) pollTHST(ctx context.Context) {
 			s.startProcThreads(ctx)
 		}
 		if miss == 3 && s.shell == nil {
-			s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "VM does not answer thread status (THST)" })
+			s.setErr("VM does not answer thread status (THST)")
 		}
 		return
 	}
-	tab, ok := m.(*ddm.ThreadStatusTable)
-	if !ok {
-		return
+	if tab, ok := m.(*ddm.ThreadStatusTable); ok {
+		s.input(func(now time.Time) {
+			s.rec.chunk(now, s.key, c)
+			s.applyThreadStatus(tab, now)
+		})
 	}
-	now := time.Now()
+}
+
+// applyThreadStatus applies a THST reply received at now.
+func (s *Session) applyThreadStatus(tab *ddm.ThreadStatusTable, now time.Time) {
 	s.mu.Lock()
 	if s.thstMisses >= 3 {
 		s.thstMisses = 0

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/sim"
+)
+
+// simLocal serves n simulated VMs on free loopback ports and returns the
+// --scan range.
+func simLocal(t *testing.T, seed uint64, n int) string {
+	t.Helper()
+	dev := sim.NewDevice("emulator-rec")
+	for _, spec := range sim.Scenario(seed, n) {
+		dev.Add(sim.NewVM(spec))
+	}
+	base, err := freeLocalRange(39400, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dev.ServeLocal("127.0.0.1", base); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go dev.Run(ctx, 200*time.Millisecond)
+	t.Cleanup(func() {
+		cancel()
+		dev.Close()
+	})
+	return fmt.Sprintf("%d-%d", base, base+n-1)
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "4K": 4096, "1.5M": 3 << 19, "2GiB": 2 << 30, "3mb": 3 << 20} {
+		got, err := parseSize(in)
+		if err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "x", "-1", "1Q", "M"} {
+		if _, err := parseSize(bad); err == nil {
+			t.Errorf("parseSize(%q) accepted", bad)
+		}
+	}
+}
+
+// `record --duration` records the VMs headless; the file replays to the
+// VMs that were there, and `--max-size` stops it with one line, the file
+// within its limit and whole.
+func TestRecordCommand(t *testing.T) {
+	leakcheck.Check(t)
+	ports := simLocal(t, 5, 3)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.rec")
+	_, stderr, err := runAppSplit(t, "record", "-o", path, "--scan", ports, "--scan-interval", "200ms", "--adb", "off",
+		"--thread-interval", "200ms", "--duration", "2s")
+	if err != nil || !strings.Contains(stderr, "recorded "+path) {
+		t.Fatalf("%v %q", err, stderr)
+	}
+	out, stderr, err := runAppSplit(t, "replay", path, "--at", "1.8s")
+	if err != nil || stderr != "" {
+		t.Fatalf("%v %q", err, stderr)
+	}
+	var snap []headless.SnapshotEntry
+	if err := json.Unmarshal([]byte(out), &snap); err != nil || len(snap) != 3 {
+		t.Fatalf("%d VMs (%v)\n%s", len(snap), err, out)
+	}
+	for _, e := range snap {
+		if e.DDM && (e.App == "" || len(e.Threads) == 0) {
+			t.Errorf("replayed VM without identity or threads: %+v", e)
+		}
+	}
+
+	small := filepath.Join(dir, "small.rec")
+	_, stderr, err = runAppSplit(t, "record", "-o", small, "--scan", ports, "--scan-interval", "200ms", "--adb", "off",
+		"--thread-interval", "100ms", "--max-size", "3K", "--duration", "20s")
+	if err != nil || !strings.Contains(stderr, "recording stopped: "+small+" reached its size limit") {
+		t.Fatalf("%v %q", err, stderr)
+	}
+	st, err := os.Stat(small)
+	if err != nil || st.Size() > 3<<10 || st.Size() == 0 {
+		t.Fatalf("size %v %v", st, err)
+	}
+	if _, stderr, err := runAppSplit(t, "replay", small, "--at", "1h"); err != nil || strings.Contains(stderr, "middle of a block") {
+		t.Errorf("the stopped recording is not whole: %v %q", err, stderr)
+	}
+}
+
+// `serve --record` records beside the debugger ports.
+func TestServeRecord(t *testing.T) {
+	leakcheck.Check(t)
+	ports := simLocal(t, 6, 2)
+	path := filepath.Join(t.TempDir(), "serve.rec")
+	debug, err := freeLocalRange(39600, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runAppSplit(t, "serve", "--record", path, "--scan", ports, "--scan-interval", "200ms", "--adb", "off",
+		"--debug-base", fmt.Sprint(debug), "--selected-port", "0", "--duration", "1500ms"); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := loadRecording(path)
+	if err != nil || rec.Tail != nil || len(rec.Records) == 0 {
+		t.Fatalf("%v %v", err, rec)
+	}
+	vms := replayAt(rec, rec.Duration()/2)
+	if len(vms) != 2 {
+		t.Errorf("%d VMs replayed, want 2", len(vms))
+	}
+	if _, _, err := runAppSplit(t, "serve", "--max-size", "1M", "--scan", "off", "--adb", "off", "--duration", "10ms"); err == nil ||
+		!strings.Contains(err.Error(), "--record") {
+		t.Errorf("--max-size without --record: %v", err)
+	}
+}

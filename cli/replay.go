@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui"
+	"github.com/ddmtui/ddmtui/tui/style"
+)
+
+func replayCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "replay",
+		Usage:     "replay a recording: in the dashboard, as a snapshot at an instant, or as a Chrome trace",
+		ArgsUsage: "FILE",
+		Description: "Feeds a recording (ddmtui record, or --record) through the same decoders and model as a live\n" +
+			"session. Without --at or --chrome it opens the dashboard on it, playing at --speed.\n" +
+			"--at T --json prints the document `snapshot --json` would have printed T into the recording.\n" +
+			"--chrome OUT writes thread states and memory counters as Chrome trace-event JSON (Perfetto opens it).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "at", Usage: "print the snapshot at this time into the recording (e.g. 12.5s, 2m, or seconds)"},
+			&cli.BoolFlag{Name: "json", Value: true, Usage: "with --at: print JSON (the only format)"},
+			&cli.IntFlag{Name: "pid", Usage: "with --at: only the VM with this pid"},
+			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON to `OUT` (- for standard output)"},
+			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "dashboard playback speed (1: real time)"},
+			&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks in the dashboard"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 1 && !strings.HasPrefix(c.Args().First(), "-") && strings.HasPrefix(c.Args().Get(1), "-") {
+				// ddmtui replay FILE --at 12.5s: flags after the file are
+				// parsed again, ahead of it.
+				args := append(append([]string{c.App.Name, "replay"}, c.Args().Slice()[1:]...), c.Args().First())
+				return c.App.RunContext(c.Context, args)
+			}
+			if c.Args().Len() != 1 {
+				return errors.New("replay needs one recording FILE")
+			}
+			path := c.Args().First()
+			rec, err := loadRecording(path)
+			if err != nil {
+				return err
+			}
+			if rec.Tail != nil {
+				fmt.Fprintf(c.App.ErrWriter, "ddmtui: %s: %v; replaying up to its last whole block (%s)\n",
+					path, rec.Tail, rec.Duration().Round(time.Millisecond))
+			}
+			switch {
+			case c.IsSet("at") && c.IsSet("chrome"):
+				return errors.New("give --at or --chrome, not both")
+			case c.IsSet("at"):
+				at, err := parseAt(c.String("at"))
+				if err != nil {
+					return err
+				}
+				return writeReplaySnapshot(c, rec, at)
+			case c.IsSet("chrome"):
+				return writeChromeFile(c, rec, c.String("chrome"))
+			}
+			return runReplayDashboard(c, rec, path)
+		},
+	}
+}
+
+func loadRecording(path string) (*monitor.Recording, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rec, err := monitor.ReadRecording(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rec, nil
+}
+
+// parseAt reads a time into the recording: a Go duration (12.5s, 1m30s)
+// or a number of seconds.
+func parseAt(s string) (time.Duration, error) {
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return d, nil
+	}
+	if v, err := strconv.ParseFloat(s, 64); err == nil && v >= 0 && v < 1e9 {
+		return time.Duration(v * float64(time.Second)), nil
+	}
+	return 0, fmt.Errorf("--at %q: want a time such as 12.5s or 2m", s)
+}
+
+// replayAt returns the VMs of rec at t, as the store held them.
+func replayAt(rec *monitor.Recording, t time.Duration) []monitor.VM {
+	store := monitor.NewStore(monitor.NewBus())
+	p := monitor.NewReplay(rec, store)
+	p.Seek(t)
+	return store.VMs()
+}
+
+func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duration) error {
+	if at > rec.Duration() {
+		fmt.Fprintf(c.App.ErrWriter, "ddmtui: --at %s is past the recording's end (%s): showing its end\n",
+			at, rec.Duration().Round(time.Millisecond))
+	}
+	vms := replayAt(rec, at)
+	if pid := c.Int("pid"); pid != 0 {
+		var keep []monitor.VM
+		for _, vm := range vms {
+			if vm.PID == pid {
+				keep = append(keep, vm)
+			}
+		}
+		vms = keep
+	}
+	return headless.WriteJSON(c.App.Writer, headless.Snapshot(vms))
+}
+
+func writeChromeFile(c *cli.Context, rec *monitor.Recording, out string) error {
+	if out == "-" {
+		return writeChrome(c.App.Writer, rec)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := writeChrome(f, rec); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// runReplayDashboard opens the dashboard on a replay of rec, playing at
+// --speed. The position, length and speed show in the status line; the
+// timeline keys come with the dashboard's replay mode.
+func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) error {
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	store := monitor.NewStore(monitor.NewBus())
+	p := monitor.NewReplay(rec, store)
+	p.SetSpeed(c.Float64("speed"))
+	p.Play()
+	runDone := make(chan error, 1)
+	go func() { runDone <- p.Run(ctx) }()
+	dash := tui.New(tui.Config{
+		Store:      store,
+		Controller: replayController{},
+		Palette:    style.FromEnv(),
+		Discovery:  "replay " + path,
+		Mouse:      c.Bool("mouse"),
+		ADBStatus:  func() string { return replayStatus(p) },
+	})
+	err := dash.Run(ctx)
+	cancel()
+	<-runDone
+	return err
+}
+
+// replayStatus is the timeline in the status line: position / length,
+// speed, and whether it plays.
+func replayStatus(p *monitor.Replay) string {
+	state := "▶"
+	if !p.Playing() {
+		state = "❚❚"
+	}
+	speed := strconv.FormatFloat(p.Speed(), 'g', 3, 64)
+	return fmt.Sprintf("%s %s / %s ×%s", state, fmtClock(p.Position()), fmtClock(p.Duration()), speed)
+}
+
+func fmtClock(d time.Duration) string {
+	d = d.Round(100 * time.Millisecond)
+	m := int(d / time.Minute)
+	s := (d % time.Minute).Seconds()
+	return fmt.Sprintf("%d:%04.1f", m, s)
+}
+
+// replayController answers the dashboard's requests for a replayed VM:
+// there is no VM to ask.
+type replayController struct{}
+
+var _ tui.Controller = replayController{}
+
+func (replayController) GC(context.Context, string) error { return monitor.ErrNoLiveVM }
+func (replayController) SetSegments(context.Context, string, monitor.SegmentOptions) error {
+	return monitor.ErrNoLiveVM
+}
+func (replayController) Stack(context.Context, string, uint64) ([]ddm.StackFrame, error) {
+	return nil, monitor.ErrNoLiveVM
+}
+func (replayController) StartProfiling(context.Context, string, monitor.ProfileOptions) error {
+	return monitor.ErrNoLiveVM
+}
+func (replayController) StopProfiling(context.Context, string, bool) ([]byte, error) {
+	return nil, monitor.ErrNoLiveVM
+}
+func (replayController) Exit(context.Context, string, int32) error { return monitor.ErrNoLiveVM }
+func (replayController) ThreadDump(context.Context, string) ([]byte, error) {
+	return nil, monitor.ErrNoLiveVM
+}
+func (replayController) AllocTracking(context.Context, string) (bool, error) {
+	return false, monitor.ErrNoLiveVM
+}
+func (replayController) SetAllocTracking(context.Context, string, bool) error {
+	return monitor.ErrNoLiveVM
+}
+func (replayController) Allocations(context.Context, string) (*ddm.Allocations, error) {
+	return nil, monitor.ErrNoLiveVM
+}
+func (replayController) HeapDump(context.Context, string, func(uint64)) ([]byte, error) {
+	return nil, monitor.ErrNoLiveVM
+}

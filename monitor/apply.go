@@ -1,0 +1,142 @@
+package monitor
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/record"
+)
+
+// The apply steps of a session: what each input does to the model,
+// separate from the I/O that brought it. A live session reads an input,
+// records it (recorder.go) and applies it; a replay (replay.go) applies the
+// recorded inputs at their recorded times.
+
+// begin starts the VM in the store.
+func (s *Session) begin(now time.Time) {
+	s.rec.json(now, record.KindEndpoint, s.key, endpointRecord{Source: s.source, PID: s.pid, Device: s.shell != nil})
+	s.store.UpdateVM(s.key, func(vm *VM) {
+		vm.Source, vm.PID, vm.Connected = s.source, s.pid, now
+	})
+	s.setCaps(func(*capInput) {})
+}
+
+// end removes the VM from the store.
+func (s *Session) end(now time.Time, reason string) {
+	s.rec.add(now, record.KindGone, s.key, []byte(reason))
+	s.store.Remove(s.key, reason)
+}
+
+// setErr records and sets the VM's last error.
+func (s *Session) setErr(msg string) {
+	s.rec.json(time.Now(), record.KindState, s.key, stateRecord{Err: &msg})
+	s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = msg })
+}
+
+// applyHello stores the identity HELO gave.
+func (s *Session) applyHello(h *ddm.Hello) {
+	s.isDDM = true
+	s.family = ddm.FamilyFromVMIdent(h.VMIdent)
+	s.store.UpdateVM(s.key, func(vm *VM) {
+		vm.DDM = true
+		if vm.PID == 0 || vm.PID == int(h.PID) {
+			vm.PID = int(h.PID)
+		}
+		vm.App = h.AppName
+		vm.VMIdent = h.VMIdent
+		vm.Family = strings.ToLower(s.family.String())
+		if h.Extent >= ddm.HelloUserID {
+			vm.UserID = int(h.UserID)
+		}
+		vm.ABI, vm.JVMFlags, vm.Package = h.ABI, h.JVMFlags, h.PackageName
+	})
+}
+
+// applyFeatures stores the FEAT reply.
+func (s *Session) applyFeatures(f *ddm.Features) {
+	s.store.UpdateVM(s.key, func(vm *VM) { vm.Features = f.Names })
+}
+
+// applyChunk applies a recorded chunk: replies to the session's own
+// requests (HELO, FEAT, THST) through the code the live session runs on
+// them, everything else as an unsolicited chunk.
+func (s *Session) applyChunk(c ddm.Chunk, now time.Time) {
+	switch c.Type {
+	case ddm.TypeHELO, ddm.TypeFEAT, ddm.TypeTHST:
+		m, err := ddm.DecodeFromVM(c)
+		if err != nil {
+			s.badInput(err)
+			return
+		}
+		switch m := m.(type) {
+		case *ddm.Hello:
+			s.applyHello(m)
+		case *ddm.Features:
+			s.applyFeatures(m)
+		case *ddm.ThreadStatusTable:
+			s.applyThreadStatus(m, now)
+		}
+	default:
+		s.unsolicited(c, now)
+	}
+}
+
+// applyRecord applies one recorded input (not KindEndpoint, which creates
+// the session, nor KindGone, which ends it).
+func (s *Session) applyRecord(r record.Record, now time.Time) error {
+	switch r.Kind {
+	case record.KindChunk:
+		if len(r.Data) < 4 {
+			return fmt.Errorf("chunk record of %d bytes", len(r.Data))
+		}
+		t := ddm.Type(uint32(r.Data[0])<<24 | uint32(r.Data[1])<<16 | uint32(r.Data[2])<<8 | uint32(r.Data[3]))
+		s.applyChunk(ddm.Chunk{Type: t, Data: r.Data[4:]}, now)
+	case record.KindProcStat:
+		s.applyProcStat(r.Data, now)
+	case record.KindMeminfo:
+		s.applyMeminfo(r.Data, now)
+	case record.KindThreads:
+		var rows []jdwpThread
+		if err := json.Unmarshal(r.Data, &rows); err != nil {
+			return fmt.Errorf("threads record: %w", err)
+		}
+		s.applyJDWPThreads(rows, now)
+	case record.KindState:
+		var st stateRecord
+		if err := json.Unmarshal(r.Data, &st); err != nil {
+			return fmt.Errorf("state record: %w", err)
+		}
+		s.applyState(st)
+	}
+	return nil // other kinds (log) are not part of a VM's model
+}
+
+func (s *Session) applyState(st stateRecord) {
+	if st.JDWP != nil {
+		s.applyJDWPIdent(*st.JDWP)
+	}
+	if st.Err != nil {
+		msg := *st.Err
+		s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = msg })
+	}
+	if st.Debugger != nil || st.DebugPort != nil {
+		state, port := DebuggerState(""), -1
+		if st.Debugger != nil {
+			state = DebuggerState(*st.Debugger)
+		}
+		if st.DebugPort != nil {
+			port = *st.DebugPort
+		}
+		s.applyDebugger(state, port)
+	}
+	if st.API != nil {
+		s.applyAPI(*st.API)
+	}
+	if st.Caps != nil {
+		in := st.Caps.input()
+		s.setCaps(func(c *capInput) { *c = in })
+	}
+}

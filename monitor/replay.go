@@ -1,0 +1,277 @@
+package monitor
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ddmtui/ddmtui/record"
+	"github.com/ddmtui/ddmtui/scan"
+)
+
+// Recording is a recording read into memory: its header, its records in
+// order, and why reading stopped early (a truncated or damaged file), if it
+// did.
+type Recording struct {
+	Header  record.Header
+	Records []record.Record
+	// Tail is record.ErrTruncated or record.ErrCorrupt (wrapped, with the
+	// offset) when the file did not end cleanly: the records are those of
+	// its whole blocks.
+	Tail error
+}
+
+// Duration is the time of the last record.
+func (r *Recording) Duration() time.Duration {
+	if len(r.Records) == 0 {
+		return 0
+	}
+	return r.Records[len(r.Records)-1].Time
+}
+
+// ReadRecording reads a whole recording. Only a missing or foreign header
+// is an error; a truncated or damaged end is reported in Tail.
+func ReadRecording(r io.Reader) (*Recording, error) {
+	rd, err := record.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	rec := &Recording{Header: rd.Header}
+	for {
+		x, err := rd.Next()
+		if err != nil {
+			if err != io.EOF {
+				rec.Tail = err
+			}
+			// Sessions' goroutines stamp inputs when they arrive and
+			// write them when they get the recorder: put them in time
+			// order (stable: one source's inputs keep theirs).
+			slices.SortStableFunc(rec.Records, func(a, b record.Record) int { return cmp.Compare(a.Time, b.Time) })
+			return rec, nil
+		}
+		x.Data = append([]byte(nil), x.Data...)
+		rec.Records = append(rec.Records, x)
+	}
+}
+
+// Replay drives a Store from a recording: a discovery source without
+// connections. Each recorded VM gets a Session (no connection) whose apply
+// steps (apply.go) take the recorded inputs at their recorded times, so the
+// model is built by the same decoding and model code as live. Seeking
+// backwards resets the store and applies again from the start.
+//
+// Play, Pause, Step, Seek and SetSpeed may be called from any goroutine;
+// Run moves the position forward in real time (scaled by the speed) while
+// playing.
+type Replay struct {
+	rec   *Recording
+	store *Store
+	opts  SessionOptions
+
+	// Position, Playing and Speed read atomics, never the mutex, so the
+	// dashboard's status line does not wait for a long Seek.
+	posA     atomic.Int64 // pos, for Position
+	playing  atomic.Bool
+	speed    atomic.Uint64 // math.Float64bits of the speed
+	mu       sync.Mutex
+	next     int           // index of the next record to apply
+	pos      time.Duration // position: every record at or before it is applied
+	sessions map[string]*Session
+	applied  uint64 // records applied (model events), for the benchmark
+	wake     chan struct{}
+	errs     []error
+}
+
+// NewReplay returns a paused replay at the start of rec (nothing applied)
+// writing into store.
+func NewReplay(rec *Recording, store *Store) *Replay {
+	o := SessionOptions{}
+	o.fill()
+	p := &Replay{rec: rec, store: store, opts: o, sessions: map[string]*Session{}, wake: make(chan struct{}, 1)}
+	p.speed.Store(math.Float64bits(1))
+	return p
+}
+
+// Duration is the recording's length.
+func (p *Replay) Duration() time.Duration { return p.rec.Duration() }
+
+// Position is the time up to which the recording has been applied.
+func (p *Replay) Position() time.Duration { return time.Duration(p.posA.Load()) }
+
+// Playing reports whether Run advances the position.
+func (p *Replay) Playing() bool { return p.playing.Load() }
+
+// Speed is the playback speed (1: real time).
+func (p *Replay) Speed() float64 { return math.Float64frombits(p.speed.Load()) }
+
+// Applied is how many records have been applied since the replay was made
+// (seeking back applies some again).
+func (p *Replay) Applied() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.applied
+}
+
+// Errors lists records that could not be applied (malformed data).
+func (p *Replay) Errors() []error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]error(nil), p.errs...)
+}
+
+// Play starts advancing; Pause stops.
+func (p *Replay) Play() { p.setPlaying(true) }
+
+// Pause stops advancing.
+func (p *Replay) Pause() { p.setPlaying(false) }
+
+func (p *Replay) setPlaying(on bool) {
+	p.playing.Store(on)
+	p.poke()
+}
+
+func (p *Replay) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// SetSpeed sets the playback speed, bounded to 1/16..1024.
+func (p *Replay) SetSpeed(x float64) {
+	x = min(max(x, 1.0/16), 1024)
+	p.speed.Store(math.Float64bits(x))
+	p.poke()
+}
+
+// Step applies the records of the next instant that has any and moves
+// there; it returns false at the end.
+func (p *Replay) Step() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.next >= len(p.rec.Records) {
+		return false
+	}
+	p.advanceLocked(p.rec.Records[p.next].Time)
+	return true
+}
+
+// Seek moves to t (bounded to the recording): forward it applies the
+// records up to t as fast as it can; backward it empties the store and
+// applies from the start, which takes a while on a long recording (about
+// 100,000 records a second): call it off the UI goroutine.
+func (p *Replay) Seek(t time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t = min(max(t, 0), p.rec.Duration())
+	if t < p.pos {
+		p.resetLocked()
+	}
+	p.advanceLocked(t)
+}
+
+// Close removes the replay's VMs from the store.
+func (p *Replay) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.resetLocked()
+}
+
+func (p *Replay) resetLocked() {
+	for key := range p.sessions {
+		p.store.Remove(key, "replay rewound")
+	}
+	clear(p.sessions)
+	p.next, p.pos = 0, 0
+	p.posA.Store(0)
+}
+
+// advanceLocked applies every record with a time at or before t.
+func (p *Replay) advanceLocked(t time.Duration) {
+	recs := p.rec.Records
+	for p.next < len(recs) && recs[p.next].Time <= t {
+		if err := p.applyLocked(recs[p.next]); err != nil && len(p.errs) < 100 {
+			p.errs = append(p.errs, err)
+		}
+		p.next++
+		p.applied++
+	}
+	p.pos = max(t, p.pos)
+	p.posA.Store(int64(p.pos))
+}
+
+func (p *Replay) applyLocked(r record.Record) error {
+	now := p.rec.Header.Start.Add(r.Time)
+	s := p.sessions[r.Key]
+	switch r.Kind {
+	case record.KindEndpoint:
+		var ep endpointRecord
+		if err := json.Unmarshal(r.Data, &ep); err != nil {
+			return fmt.Errorf("endpoint record at %v: %w", r.Time, err)
+		}
+		if s != nil { // a new session of the same key: the old one ended unrecorded
+			p.store.Remove(r.Key, "replaced")
+		}
+		s = NewSession(scan.Endpoint{Key: r.Key, Source: ep.Source, PID: ep.PID}, p.store, p.opts)
+		s.src.caps.device = ep.Device
+		p.sessions[r.Key] = s
+		s.begin(now)
+		return nil
+	case record.KindGone:
+		if s != nil {
+			delete(p.sessions, r.Key)
+			s.end(now, string(r.Data))
+		}
+		return nil
+	}
+	if s == nil {
+		if r.Key == "" {
+			return nil // device-wide records (log) are not replayed into the model
+		}
+		return fmt.Errorf("%s record at %v for %q, which has no endpoint record", r.Kind, r.Time, r.Key)
+	}
+	return s.applyRecord(r, now)
+}
+
+// Run advances the position while playing, in real time times the speed,
+// until the end of the recording (when it pauses) or ctx ends.
+func (p *Replay) Run(ctx context.Context) error {
+	const tick = 50 * time.Millisecond
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		case <-p.wake:
+		}
+		now := time.Now()
+		elapsed := now.Sub(last)
+		last = now
+		p.mu.Lock()
+		if p.playing.Load() {
+			target := p.pos + time.Duration(float64(elapsed)*p.Speed())
+			if end := p.rec.Duration(); target >= end {
+				target = end
+				p.playing.Store(false)
+			}
+			p.advanceLocked(target)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// ErrNoLiveVM is what a replayed VM answers to requests that need a live
+// VM (a GC, a stack, a heap dump).
+var ErrNoLiveVM = errors.New("this VM is replayed from a recording: it takes no requests")
