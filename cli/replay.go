@@ -153,19 +153,87 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 	p.Play()
 	runDone := make(chan error, 1)
 	go func() { runDone <- p.Run(ctx) }()
+	tl := newReplayTimeline(ctx, p)
 	dash := tui.New(tui.Config{
 		Store:      store,
 		Controller: replayController{},
 		Palette:    style.FromEnv(),
 		Discovery:  "replay " + path,
 		Mouse:      c.Bool("mouse"),
-		ADBStatus:  func() string { return replayStatus(p) },
+		Timeline:   tl,
 	})
 	err := dash.Run(ctx)
 	cancel()
 	<-runDone
+	tl.wait()
 	return err
 }
+
+// replayTimeline drives a Replay from the dashboard's keys. Seeks and steps
+// run in order on a goroutine of their own (a seek back re-applies the
+// recording from its start), so the UI never waits for one; a key pressed
+// while a dozen are queued is dropped.
+type replayTimeline struct {
+	p    *monitor.Replay
+	jobs chan func()
+	done chan struct{}
+}
+
+func newReplayTimeline(ctx context.Context, p *monitor.Replay) *replayTimeline {
+	t := &replayTimeline{p: p, jobs: make(chan func(), 12), done: make(chan struct{})}
+	go func() {
+		defer close(t.done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case job := <-t.jobs:
+				job()
+			}
+		}
+	}()
+	return t
+}
+
+func (t *replayTimeline) wait() { <-t.done }
+
+func (t *replayTimeline) later(job func()) {
+	select {
+	case t.jobs <- job:
+	default:
+	}
+}
+
+func (t *replayTimeline) TogglePlay() {
+	if t.p.Playing() {
+		t.p.Pause()
+	} else {
+		t.p.Play()
+	}
+}
+
+// Step pauses and moves to the next recorded instant.
+func (t *replayTimeline) Step() {
+	t.p.Pause()
+	t.later(func() { t.p.Step() })
+}
+
+func (t *replayTimeline) SeekBy(d time.Duration) {
+	t.later(func() { t.p.Seek(t.p.Position() + d) })
+}
+
+func (t *replayTimeline) SeekEdge(end bool) {
+	t.later(func() {
+		if end {
+			t.p.Seek(t.p.Duration())
+		} else {
+			t.p.Seek(0)
+		}
+	})
+}
+
+func (t *replayTimeline) ScaleSpeed(f float64) { t.p.SetSpeed(t.p.Speed() * f) }
+func (t *replayTimeline) Status() string       { return replayStatus(t.p) }
 
 // replayStatus is the timeline in the status line: position / length,
 // speed, and whether it plays.

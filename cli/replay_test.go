@@ -438,3 +438,49 @@ func syntheticRecording(t *testing.T, n int) *monitor.Recording {
 	}
 	return rec
 }
+
+// TestReplayTimelineDrivesTheReplay: the dashboard's timeline seeks, steps,
+// pauses and changes speed on the replay, seeks off the caller's goroutine,
+// and its goroutine ends with the context.
+func TestReplayTimelineDrivesTheReplay(t *testing.T) {
+	leakcheck.Check(t)
+	rec := syntheticRecording(t, 50) // 4.9 s + 3 s
+	store := monitor.NewStore(monitor.NewBus())
+	p := monitor.NewReplay(rec, store)
+	ctx, cancel := context.WithCancel(context.Background())
+	tl := newReplayTimeline(ctx, p)
+	settle := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: position %v, %d VMs, %s", what, p.Position(), len(store.VMs()), tl.Status())
+			}
+		}
+	}
+	tl.SeekBy(2 * time.Second)
+	settle("seek +2s", func() bool { return p.Position() == 2*time.Second && len(store.VMs()) == 21 })
+	tl.SeekEdge(true)
+	settle("to the end", func() bool { return p.Position() == rec.Duration() && len(store.VMs()) == 0 })
+	tl.SeekBy(-10 * time.Second)
+	settle("back 10 s, bounded at the start", func() bool { return p.Position() == 0 })
+	tl.Step()
+	settle("step", func() bool { return p.Position() == time.Millisecond })
+	if p.Playing() {
+		t.Fatal("a step left the replay playing")
+	}
+	tl.TogglePlay()
+	if !p.Playing() {
+		t.Fatal("toggle did not play")
+	}
+	tl.TogglePlay()
+	tl.ScaleSpeed(2)
+	tl.ScaleSpeed(2)
+	if p.Speed() != 4 || p.Playing() {
+		t.Fatalf("speed %v playing %v", p.Speed(), p.Playing())
+	}
+	if st := tl.Status(); !strings.HasPrefix(st, "❚❚ 0:00.0 / 0:07.9 ×4") {
+		t.Fatalf("status %q", st)
+	}
+	cancel()
+	tl.wait()
+}

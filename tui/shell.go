@@ -74,6 +74,9 @@ type Config struct {
 	// 127.0.0.1:5037: 2 devices"); it is read on the UI goroutine and must
 	// not block.
 	ADBStatus func() string
+	// Timeline, when set, is a replay's clock: its keys are bound and its
+	// status shown (timeline.go).
+	Timeline Timeline
 }
 
 // Dashboard is the running UI. Its fields are touched only on the UI
@@ -194,6 +197,7 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		m.Add(p.Keys()...)
 	}
 	m.Add(d.vmsP.actionKeys()...)
+	m.Add(d.timelineKeys()...)
 	return m
 }
 

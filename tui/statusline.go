@@ -96,6 +96,9 @@ func (p *statusLine) render() {
 	if p.tracing.key != "" {
 		parts = append(parts, "[red]● tracing "+safetext.Tview(truncate(p.tracing.app, 24))+"[-]")
 	}
+	if d.cfg.Timeline != nil {
+		parts = append(parts, "[::b]"+safetext.Tview(d.cfg.Timeline.Status())+"[::-]")
+	}
 	parts = append(parts, safetext.Tview(d.cfg.Discovery))
 	if d.cfg.ADBStatus != nil {
 		if st := d.cfg.ADBStatus(); st != "" {

@@ -1,0 +1,45 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/ddmtui/ddmtui/tui/keymap"
+)
+
+// Timeline is the clock of a replayed session (`ddmtui replay FILE`): with
+// Config.Timeline set, the dashboard binds the keys that drive it and shows
+// Status in the status line. Its methods are called on the UI goroutine and
+// must return at once (a seek that takes a while runs elsewhere).
+type Timeline interface {
+	TogglePlay()
+	Step()
+	SeekBy(d time.Duration)
+	SeekEdge(end bool) // to the start, or to the end
+	ScaleSpeed(factor float64)
+	Status() string // e.g. "▶ 0:05.0 / 1:00.0 ×2"
+}
+
+// seekStep is how far < and > move in a replay.
+const seekStep = 10 * time.Second
+
+// timelineKeys are the replay's keys (none when the dashboard is live).
+func (d *Dashboard) timelineKeys() []keymap.Binding {
+	tl := d.cfg.Timeline
+	if tl == nil {
+		return nil
+	}
+	const sec = "Replay"
+	b := keymap.Bind
+	return []keymap.Binding{
+		b(tcell.KeyRune, ' ', "Space", "play / pause the replay", sec, tl.TogglePlay).As("replay-play"),
+		b(tcell.KeyRune, '.', ".", "step to the next recorded instant", sec, tl.Step).As("replay-step"),
+		b(tcell.KeyRune, '<', "< / >", "seek back / forward 10 s", sec, func() { tl.SeekBy(-seekStep) }).As("replay-back"),
+		keymap.Alias(tcell.KeyRune, '>', func() { tl.SeekBy(seekStep) }).As("replay-forward"),
+		b(tcell.KeyRune, '{', "{ / }", "jump to the start / end of the recording", sec, func() { tl.SeekEdge(false) }).As("replay-start"),
+		keymap.Alias(tcell.KeyRune, '}', func() { tl.SeekEdge(true) }).As("replay-end"),
+		b(tcell.KeyRune, '(', "( / )", "half / double the replay speed", sec, func() { tl.ScaleSpeed(0.5) }).As("replay-slower"),
+		keymap.Alias(tcell.KeyRune, ')', func() { tl.ScaleSpeed(2) }).As("replay-faster"),
+	}
+}
