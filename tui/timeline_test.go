@@ -35,7 +35,11 @@ func (f *fakeTimeline) Status() string {
 	defer f.mu.Unlock()
 	return fmt.Sprintf("▶ %s / 1m0s", f.pos)
 }
-func (f *fakeTimeline) got() string { f.mu.Lock(); defer f.mu.Unlock(); return strings.Join(f.calls, ", ") }
+func (f *fakeTimeline) got() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.Join(f.calls, ", ")
+}
 
 // TestReplayTimelineKeys: with a Timeline the replay's keys drive it, the
 // status line shows its position, and help lists the keys; a live
