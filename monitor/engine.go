@@ -17,12 +17,13 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	failed   map[string]failure // endpoints that were not working VMs, by key (bounded)
 }
 
 // NewEngine returns an engine writing into store.
 func NewEngine(store *Store, opts SessionOptions) *Engine {
 	opts.fill()
-	return &Engine{store: store, opts: opts, sessions: map[string]*Session{}}
+	return &Engine{store: store, opts: opts, sessions: map[string]*Session{}, failed: map[string]failure{}}
 }
 
 // Store is the engine's model.
@@ -39,14 +40,15 @@ func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
 	}
 	e.sessions[ep.Key] = s
 	e.mu.Unlock()
-	defer func() {
-		e.mu.Lock()
-		if e.sessions[ep.Key] == s {
-			delete(e.sessions, ep.Key)
-		}
-		e.mu.Unlock()
-	}()
-	return s.Run(ctx, ep.Conn)
+	err := s.Run(ctx, ep.Conn)
+	why := s.endFailure(ctx, err)
+	e.mu.Lock()
+	if e.sessions[ep.Key] == s {
+		delete(e.sessions, ep.Key)
+	}
+	e.recordEndLocked(ep, s, why)
+	e.mu.Unlock()
+	return err
 }
 
 // Session returns the running session of a VM, or nil.

@@ -74,6 +74,10 @@ type Session struct {
 	family ddm.VMFamily
 	isDDM  bool // written before ready is closed, read after
 
+	// How HELO was decided, for the engine's view (written before ready is
+	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
+	silent, refused bool
+
 	mu         sync.Mutex
 	threads    map[uint64]*Thread
 	heaps      map[int]*Heap
@@ -111,7 +115,10 @@ func (s *Session) Key() string { return s.key }
 // closes nc and removes the VM from the store when it returns. A peer that
 // is not JDWP yields an error wrapping scan.ErrNotVM.
 func (s *Session) Run(ctx context.Context, nc net.Conn) error {
-	if err := jdwp.ClientHandshake(nc, s.opts.HandshakeTimeout); err != nil {
+	abort := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) }) // a silent peer must not outlive ctx
+	err := jdwp.ClientHandshake(nc, s.opts.HandshakeTimeout)
+	abort()
+	if err != nil {
 		nc.Close()
 		if errors.Is(err, jdwp.ErrNotJDWP) {
 			return fmt.Errorf("%s: %w: %v", s.key, scan.ErrNotVM, err)
@@ -153,11 +160,13 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		s.family = ddm.FamilyFromVMIdent(hello.VMIdent)
 		s.runDDM(ctx, hello, readyOnce)
 	case errors.As(err, &re):
+		s.refused = true
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
 		s.runJDWP(ctx)
 	case ctx.Err() == nil && s.jc.Err() == nil:
 		// Alive but silent: do not guess, and send nothing non-DDM.
+		s.silent = true
 		readyOnce()
 		s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = "no reply to HELO" })
 		select {
