@@ -163,6 +163,10 @@ type Proxy struct {
 	stopping bool
 	changed  chan struct{}
 	handlers sync.WaitGroup // accept loops and debugger connections
+	// handshaking holds connections not yet through the JDWP handshake, in
+	// arrival order (bounded by maxHandshakes).
+	handshaking map[net.Conn]uint64
+	hsSeq       uint64
 }
 
 // entry is one VM's port and its current session.
