@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,10 +51,8 @@ func anrAction(c *cli.Context, view dumpViewer) error {
 		return err
 	}
 	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false) // keep "<0x…>" readable
-		return enc.Encode(threaddump.NewReport(d))
+		// Streamed: the text of a large dump is several times the dump.
+		return threaddump.NewReport(d).WriteJSON(c.App.Writer)
 	}
 	return view(d, path)
 }
