@@ -37,6 +37,9 @@ type Options struct {
 	WriteTimeout time.Duration
 	// IncomingBuffer is the capacity of the Incoming channel (0: 256).
 	IncomingBuffer int
+	// Budget, when set, bounds the bytes of large packets being received
+	// by every Conn sharing it (ReadPacketBudget).
+	Budget *Budget
 }
 
 // Conn multiplexes one JDWP stream. Its single reader goroutine routes each
@@ -56,6 +59,8 @@ type Conn struct {
 	pending map[uint32]chan *Packet
 	next    uint32
 	err     error
+
+	maxLen atomic.Int64 // the packet length limit now (SetMaxPacketLen)
 
 	in         chan *Packet
 	done       chan struct{}
@@ -113,8 +118,23 @@ func NewConn(nc net.Conn, opts Options) *Conn {
 		done:       make(chan struct{}),
 		readerDone: make(chan struct{}),
 	}
+	c.maxLen.Store(int64(opts.MaxPacketLen))
 	go c.readLoop()
 	return c
+}
+
+// MaxPacketLen is the incoming packet length limit now.
+func (c *Conn) MaxPacketLen() int { return int(c.maxLen.Load()) }
+
+// SetMaxPacketLen changes the incoming packet length limit from the next
+// packet header on (0: back to the Options value). A monitor keeps the
+// limit at what a VM sends unasked and raises it only while it waits for a
+// large transfer (a streamed heap dump or trace).
+func (c *Conn) SetMaxPacketLen(n int) {
+	if n <= 0 {
+		n = c.opts.MaxPacketLen
+	}
+	c.maxLen.Store(int64(n))
 }
 
 // Dial connects to a JDWP endpoint at addr, performs the handshake as the
@@ -269,7 +289,10 @@ func (c *Conn) forget(id uint32) {
 // packets this way; a VM writes its replies and events). Writes are
 // serialised; a failed write ends the connection.
 func (c *Conn) WritePacket(p *Packet) error {
-	buf := p.Marshal()
+	// Header and data go out together without copying the data: a
+	// debugger's large command is not duplicated.
+	var hdr [HeaderLen]byte
+	bufs := net.Buffers{p.AppendHeader(hdr[:0]), p.Data}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	select {
@@ -278,7 +301,7 @@ func (c *Conn) WritePacket(p *Packet) error {
 	default:
 	}
 	_ = c.nc.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
-	n, err := c.nc.Write(buf)
+	n, err := bufs.WriteTo(c.nc)
 	if err != nil {
 		err = fmt.Errorf("jdwp: write %s: %w", p, err)
 		c.shutdown(err)
@@ -294,7 +317,7 @@ func (c *Conn) readLoop() {
 	defer close(c.in)
 	br := bufio.NewReaderSize(countingReader{c.nc, &c.stats.RawBytesIn}, 64<<10)
 	for {
-		p, err := ReadPacket(br, c.opts.MaxPacketLen)
+		p, err := readPacket(br, c.MaxPacketLen, c.opts.Budget)
 		if err != nil {
 			c.shutdown(fmt.Errorf("jdwp: read: %w", err))
 			c.failPending()

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
 )
 
@@ -23,6 +24,9 @@ type Engine struct {
 // NewEngine returns an engine writing into store.
 func NewEngine(store *Store, opts SessionOptions) *Engine {
 	opts.fill()
+	if opts.Budget == nil {
+		opts.Budget = jdwp.NewBudget(jdwp.DefaultProcessBudget) // shared by every session
+	}
 	return &Engine{store: store, opts: opts, sessions: map[string]*Session{}, failed: map[string]failure{}}
 }
 

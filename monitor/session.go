@@ -33,9 +33,14 @@ type SessionOptions struct {
 	HandshakeTimeout time.Duration // default 5s
 	// Segments asks for HPSG heap segments at every GC from the start.
 	Segments bool
-	// MaxPacketLen bounds incoming JDWP packets (0: jdwp default).
-	MaxPacketLen int
-	Logger       *slog.Logger
+	// MaxPacketLen bounds incoming JDWP packets (0: DefaultVMPacketLen);
+	// StreamPacketLen (0: jdwp.DefaultMaxPacketLen) while a streamed heap
+	// dump or trace is awaited.
+	MaxPacketLen, StreamPacketLen int
+	// Budget bounds the large packets being received by all sessions
+	// together (nil: none; NewEngine gives its sessions one they share).
+	Budget *jdwp.Budget
+	Logger *slog.Logger
 }
 
 func (o *SessionOptions) fill() {
@@ -54,6 +59,7 @@ func (o *SessionOptions) fill() {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	o.fillLimits()
 }
 
 // Session monitors one VM over its JDWP connection. It decides from the HELO
@@ -77,6 +83,8 @@ type Session struct {
 	// How HELO was decided, for the engine's view (written before ready is
 	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
 	silent, refused bool
+
+	largeState // streamed transfers in progress (limits.go)
 
 	mu         sync.Mutex
 	threads    map[uint64]*Thread
@@ -125,7 +133,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		}
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
-	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen})
+	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
 	ctx, cancel := context.WithCancel(ctx)
@@ -1028,6 +1036,7 @@ func (s *Session) collectStreamed(ctx context.Context, t ddm.Type, req ddm.Messa
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer s.expectLarge()()
 	start := s.jc.Stats().RawBytesIn.Load()
 	failed := make(chan error, 1)
 	go func() {

@@ -215,7 +215,7 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *j
 func (a *attachment) readLoop(ctx context.Context) string {
 	br := bufio.NewReaderSize(a.nc, 64<<10)
 	for {
-		pk, err := jdwp.ReadPacket(br, a.p.opts.MaxPacketLen)
+		pk, err := jdwp.ReadPacketBudget(br, a.p.opts.MaxPacketLen, a.p.opts.Budget)
 		if err != nil {
 			a.mu.Lock()
 			overflow := a.overflow
