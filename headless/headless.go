@@ -43,6 +43,9 @@ type SnapshotEntry struct {
 	// Warning is the last non-fatal problem with a working VM (a malformed
 	// chunk, THST unanswered).
 	Warning string `json:"warning,omitempty"`
+	// TooManyThreads: the thread table reached its cap; newer threads are
+	// not listed.
+	TooManyThreads bool `json:"too_many_threads,omitempty"`
 }
 
 // Thread is one thread in a snapshot.
@@ -123,7 +126,8 @@ func Snapshot(vms []monitor.VM) []SnapshotEntry {
 	out := make([]SnapshotEntry, 0, len(vms))
 	for _, vm := range vms {
 		e := SnapshotEntry{ListEntry: listEntry(vm), Family: vm.Family, UserID: vm.UserID, ABI: vm.ABI,
-			Package: vm.Package, Features: append([]string{}, vm.Features...), Threads: []Thread{}, Heaps: []Heap{}, Warning: vm.Err}
+			Package: vm.Package, Features: append([]string{}, vm.Features...), Threads: []Thread{}, Heaps: []Heap{}, Warning: vm.Err,
+			TooManyThreads: vm.TooManyThreads}
 		for _, t := range vm.Threads {
 			e.Threads = append(e.Threads, Thread{ID: t.ID, Name: t.Name, Status: t.Status, State: t.State,
 				SysTID: t.SysTID, UTime: t.UTime, STime: t.STime, Daemon: t.Daemon})

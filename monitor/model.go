@@ -43,6 +43,9 @@ type VM struct {
 	Threads   []Thread
 	Heaps     []Heap
 	Err       string // last non-fatal problem, for the status line
+	// TooManyThreads reports that the thread table reached its cap
+	// (SessionOptions.MaxThreads): threads created since are not shown.
+	TooManyThreads bool
 }
 
 // Thread is one thread of a VM.

@@ -33,6 +33,9 @@ type SessionOptions struct {
 	HandshakeTimeout time.Duration // default 5s
 	// Segments asks for HPSG heap segments at every GC from the start.
 	Segments bool
+	// MaxThreads caps a VM's thread table (0: DefaultMaxThreads); past it
+	// new threads are not added and the VM shows TooManyThreads.
+	MaxThreads int
 	// MaxPacketLen bounds incoming JDWP packets (0: DefaultVMPacketLen);
 	// StreamPacketLen (0: jdwp.DefaultMaxPacketLen) while a streamed heap
 	// dump or trace is awaited.
@@ -60,6 +63,9 @@ func (o *SessionOptions) fill() {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	o.fillLimits()
+	if o.MaxThreads <= 0 {
+		o.MaxThreads = DefaultMaxThreads
+	}
 }
 
 // Session monitors one VM over its JDWP connection. It decides from the HELO
@@ -84,7 +90,8 @@ type Session struct {
 	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
 	silent, refused bool
 
-	largeState // streamed transfers in progress (limits.go)
+	largeState   // streamed transfers in progress (limits.go)
+	threadsState // publishing of the thread table, the cap (threads.go)
 
 	mu         sync.Mutex
 	threads    map[uint64]*Thread
@@ -325,6 +332,9 @@ func (s *Session) pollTHST(ctx context.Context) {
 		seen[id] = true
 		th, ok := s.threads[id]
 		if !ok {
+			if !s.roomForThreadLocked() {
+				continue
+			}
 			th = &Thread{ID: id, Created: now}
 			s.threads[id] = th
 		}
@@ -344,6 +354,7 @@ func (s *Session) pollTHST(ctx context.Context) {
 	table := s.threadTableLocked()
 	s.mu.Unlock()
 	s.store.SetThreads(s.key, table)
+	s.showTooMany()
 }
 
 func (s *Session) threadTableLocked() []Thread {
@@ -405,26 +416,26 @@ func (s *Session) handle(m ddm.Message) {
 		id := uint64(m.ID)
 		if th, ok := s.threads[id]; ok {
 			th.Name = m.Name
-		} else {
+		} else if s.roomForThreadLocked() {
 			s.threads[id] = &Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now}
 		}
-		table := s.threadTableLocked()
+		publish := s.threadsChangedLocked()
 		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
+		publish()
 	case *ddm.ThreadRenamed:
 		s.mu.Lock()
 		if th, ok := s.threads[uint64(m.ID)]; ok {
 			th.Name = m.Name
 		}
-		table := s.threadTableLocked()
+		publish := s.threadsChangedLocked()
 		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
+		publish()
 	case *ddm.ThreadDied:
 		s.mu.Lock()
 		delete(s.threads, uint64(m.ID))
-		table := s.threadTableLocked()
+		publish := s.threadsChangedLocked()
 		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
+		publish()
 	case *ddm.AppName:
 		s.store.UpdateVM(s.key, func(vm *VM) {
 			vm.App = m.Name
