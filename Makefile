@@ -5,7 +5,7 @@ LDFLAGS   := -s -w -X github.com/ddmtui/ddmtui/cli.Version=$(VERSION)
 FUZZTIME  ?= 5s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check vet fmt race bench fuzz-smoke fuzz demo sim clean
+.PHONY: all build test check vet fmt race bench fuzz-smoke fuzz soak demo sim clean
 
 all: build
 
@@ -35,6 +35,12 @@ fuzz-smoke:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 fuzz: fuzz-smoke
+
+## soak: the reliability suite (hostile endpoints beside healthy VMs, churn, debugger abuse; peak RSS
+## and healthy VMs per phase, see docs/RELIABILITY.md); SOAK_PHASE=30s for longer phases. Not in `make test`.
+SOAK_PHASE ?= 8s
+soak:
+	SOAK_PHASE=$(SOAK_PHASE) $(GO) test -tags soak -run TestSoak -count=1 -timeout 30m -v ./internal/soak/
 
 ## demo: the dashboard on the built-in simulated device
 demo:

@@ -17,10 +17,15 @@ type Budget struct {
 // NewBudget returns a budget of limit bytes.
 func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
 
-// DefaultProcessBudget is the budget ddmtui gives its monitor sessions
-// together: two of the largest packets a VM sends (a heap dump streamed in
-// one DDM packet).
-const DefaultProcessBudget = 2 * DefaultMaxPacketLen
+// DefaultProcessBudget is the budget ddmtui gives the ordinary traffic of
+// its monitor sessions together (packets up to the 32 MiB a VM may send
+// unasked): what VMs really send needs a few MiB.
+const DefaultProcessBudget = 192 << 20
+
+// DefaultStreamBudget is the budget of the large transfers a monitor asks
+// for (streamed heap dumps): one of the largest packets, read at 1.5 times
+// its size.
+const DefaultStreamBudget = DefaultMaxPacketLen * 3 / 2
 
 func (b *Budget) acquire(n int64) bool {
 	if b == nil || b.limit <= 0 {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // bigPacket is a DDM command of n bytes in all.
@@ -103,5 +104,38 @@ func TestBudgetSharedByReaders(t *testing.T) {
 	}
 	if b.Used() != 0 || b.Peak() > 10<<20 {
 		t.Fatalf("budget used %d, peak %d", b.Used(), b.Peak())
+	}
+}
+
+// Issue 16 item 4: what waits in Incoming is bounded in bytes (MaxQueued):
+// a consumer that does not read stops the reader, whatever the packet count.
+func TestIncomingBoundedByBytes(t *testing.T) {
+	srv, cli := net.Pipe()
+	c := NewConn(cli, Options{MaxQueued: 1 << 20})
+	defer c.Close()
+	defer srv.Close()
+	written := make(chan int, 16)
+	go func() {
+		pk := bigPacket(512 << 10)
+		for i := 0; i < 10; i++ {
+			if _, err := srv.Write(pk); err != nil {
+				return
+			}
+			written <- i
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // the reader fills what it may
+	if n := len(written); n > 4 {
+		t.Fatalf("the peer wrote %d packets of 512 KiB with nothing taken from Incoming (bound 1 MiB)", n)
+	}
+	for i := 0; i < 10; i++ {
+		select {
+		case p := <-c.Incoming():
+			if p.Len() != 512<<10 {
+				t.Fatalf("packet %d: %d bytes", i, p.Len())
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("packet %d did not arrive", i)
+		}
 	}
 }

@@ -162,12 +162,13 @@ func ReadPacket(r io.Reader, limit int) (*Packet, error) {
 // its length once half of it is there: at most 1.5 times the packet is
 // allocated, and never more than twice what the peer sent.
 func ReadPacketBudget(r io.Reader, limit int, b *Budget) (*Packet, error) {
-	return readPacket(r, func() int { return limit }, b)
+	return readPacket(r, func() int { return limit }, func(int) *Budget { return b })
 }
 
 // readPacket reads one packet, asking limit for the bound once the header
-// has arrived (a Conn's bound may change while it waits for one).
-func readPacket(r io.Reader, limit func() int, b *Budget) (*Packet, error) {
+// has arrived (a Conn's bound may change while it waits for one), and
+// budget for the budget a packet of that length draws from.
+func readPacket(r io.Reader, limit func() int, budget func(length int) *Budget) (*Packet, error) {
 	var h [HeaderLen]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, err
@@ -176,6 +177,7 @@ func readPacket(r io.Reader, limit func() int, b *Budget) (*Packet, error) {
 	if err != nil {
 		return nil, err
 	}
+	b := budget(l)
 	n := l - HeaderLen
 	if n <= readChunk {
 		p.Data = make([]byte, n)

@@ -24,8 +24,11 @@ type Engine struct {
 // NewEngine returns an engine writing into store.
 func NewEngine(store *Store, opts SessionOptions) *Engine {
 	opts.fill()
-	if opts.Budget == nil {
-		opts.Budget = jdwp.NewBudget(jdwp.DefaultProcessBudget) // shared by every session
+	if opts.Budget == nil { // shared by every session
+		opts.Budget = jdwp.NewBudget(jdwp.DefaultProcessBudget)
+	}
+	if opts.StreamBudget == nil {
+		opts.StreamBudget = jdwp.NewBudget(jdwp.DefaultStreamBudget)
 	}
 	return &Engine{store: store, opts: opts, sessions: map[string]*Session{}, failed: map[string]failure{}}
 }

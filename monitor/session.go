@@ -40,10 +40,12 @@ type SessionOptions struct {
 	// StreamPacketLen (0: jdwp.DefaultMaxPacketLen) while a streamed heap
 	// dump or trace is awaited.
 	MaxPacketLen, StreamPacketLen int
-	// Budget bounds the large packets being received by all sessions
-	// together (nil: none; NewEngine gives its sessions one they share).
-	Budget *jdwp.Budget
-	Logger *slog.Logger
+	// Budget bounds the large packets being received or waiting by all
+	// sessions together, StreamBudget those longer than MaxPacketLen
+	// (streamed transfers); nil: none. NewEngine gives its sessions two
+	// they share.
+	Budget, StreamBudget *jdwp.Budget
+	Logger               *slog.Logger
 }
 
 func (o *SessionOptions) fill() {
@@ -89,6 +91,7 @@ type Session struct {
 	// How HELO was decided, for the engine's view (written before ready is
 	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
 	silent, refused bool
+	hsErr           error // the handshake failed (written before ready is closed; jc stays nil)
 
 	largeState   // streamed transfers in progress (limits.go)
 	threadsState // publishing of the thread table, the cap (threads.go)
@@ -135,12 +138,15 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	abort()
 	if err != nil {
 		nc.Close()
+		s.hsErr = fmt.Errorf("JDWP handshake: %w", err)
+		close(s.ready) // whoever waits for the session (a debugger) learns at once
 		if errors.Is(err, jdwp.ErrNotJDWP) {
 			return fmt.Errorf("%s: %w: %v", s.key, scan.ErrNotVM, err)
 		}
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
-	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget})
+	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
+		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
 	ctx, cancel := context.WithCancel(ctx)
@@ -638,6 +644,9 @@ func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names ma
 func (s *Session) waitReady(ctx context.Context) error {
 	select {
 	case <-s.ready:
+		if s.jc == nil {
+			return s.hsErr
+		}
 		if s.jc.Err() != nil {
 			return s.jc.Err()
 		}
@@ -788,7 +797,9 @@ func (s *Session) SetPassthrough(fn func(*jdwp.Packet)) []*jdwp.Packet {
 func (s *Session) Reopen() {
 	select {
 	case <-s.ready:
-		s.jc.Close()
+		if s.jc != nil {
+			s.jc.Close()
+		}
 	default:
 	}
 }

@@ -64,6 +64,11 @@ func TestQuickReattachIsQueued(t *testing.T) {
 			for i := 0; i < attaches; i++ {
 				dbg := dialDebugger(t, port, 1)
 				if _, err := dbg.Version(ctx); err != nil {
+					for _, rec := range r.records(func(Record) bool { return true }) {
+						if rec.Type == TypeSession {
+							t.Logf("%s %s", rec.Summary, rec.Note)
+						}
+					}
 					t.Fatalf("attach %d of %d: %v", i+1, attaches, err)
 				}
 				dbg.Close()

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/ddmtui/ddmtui/jdwp"
 )
 
 // Device is a set of simulated VMs, as on one Android device. It can serve
@@ -256,9 +258,12 @@ func (d *Device) Close() error {
 // disconnect drops the VM's current monitor connection, if any.
 func (vm *VM) disconnect() {
 	vm.mu.Lock()
-	c := vm.conn
+	var jc *jdwp.Conn
+	if c := vm.conn; c != nil {
+		jc = c.jc
+	}
 	vm.mu.Unlock()
-	if c != nil && c.jc != nil {
-		c.jc.Close()
+	if jc != nil {
+		jc.Close()
 	}
 }

@@ -86,8 +86,11 @@ func (vm *VM) ServeConn(nc net.Conn) error {
 	if err := jdwp.ServerHandshake(nc, 0); err != nil {
 		return err
 	}
-	c.jc = jdwp.NewConn(nc, jdwp.Options{IDBase: vm.idBase()})
-	defer c.jc.Close()
+	jc := jdwp.NewConn(nc, jdwp.Options{IDBase: vm.idBase()})
+	vm.mu.Lock() // disconnect and the stepping goroutine read c.jc under vm.mu
+	c.jc = jc
+	vm.mu.Unlock()
+	defer jc.Close()
 	for p := range c.jc.Incoming() {
 		if p.IsReply() {
 			continue // the monitor never replies; a debugger's stray replies are ignored

@@ -161,13 +161,18 @@ func SlowPacket(claim uint32, rate int) Behaviour {
 }
 
 // HelloVM answers HELO (and FEAT with nothing) as an ART VM with pid, then
-// runs then with a function that sends one DDM chunk to the monitor.
+// runs then with a function that sends one DDM chunk to the monitor. A
+// RawChunks message is sent as it is, without encoding it again.
 func HelloVM(pid int, then func(send func(ddm.Message) error, stop <-chan struct{})) Behaviour {
 	return Handshaken(func(nc net.Conn, stop <-chan struct{}) {
 		jc := jdwp.NewConn(nc, jdwp.Options{IDBase: 0x10000000})
 		defer jc.Close()
 		send := func(m ddm.Message) error {
-			_, err := jc.Post(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
+			data, ok := m.(RawChunks)
+			if !ok {
+				data = ddm.AppendMessage(nil, m)
+			}
+			_, err := jc.Post(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, data)
 			return err
 		}
 		started := false
@@ -207,6 +212,16 @@ func HelloVM(pid int, then func(send func(ddm.Message) error, stop <-chan struct
 }
 
 // drain reads and discards until the peer leaves or stop closes.
+// RawChunks is a DDM packet body already encoded (ddm.AppendMessage), for
+// HelloVM's send: a sender of large chunks encodes once.
+type RawChunks []byte
+
+// ChunkType is never used: RawChunks is sent as it is.
+func (RawChunks) ChunkType() ddm.Type { return 0 }
+
+// AppendBody appends the encoded chunks.
+func (r RawChunks) AppendBody(b []byte) []byte { return append(b, r...) }
+
 func drain(nc net.Conn, stop <-chan struct{}) {
 	done := make(chan struct{})
 	defer close(done)
