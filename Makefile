@@ -8,7 +8,8 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 FUZZTIME  ?= 5s
 BENCHTIME ?= 1s
 
-.PHONY: all build dist man test check vet staticcheck fmt race bench fuzz-smoke fuzz mutation demo sim clean
+.PHONY: all build dist man test check vet staticcheck fmt race bench fuzz-smoke fuzz mutation soak demo sim clean
+
 
 all: build
 
@@ -61,6 +62,12 @@ fuzz: fuzz-smoke
 ## mutation: mutation testing (gremlins) of the decoding and analysing packages, kill rate per package; MIN=90 to gate
 mutation:
 	MIN=$(MIN) ./scripts/mutation.sh
+
+## soak: the reliability suite (hostile endpoints beside healthy VMs, churn, debugger abuse; peak RSS
+## and healthy VMs per phase, see docs/RELIABILITY.md); SOAK_PHASE=30s for longer phases. Not in `make test`.
+SOAK_PHASE ?= 8s
+soak:
+	SOAK_PHASE=$(SOAK_PHASE) $(GO) test -tags soak -run TestSoak -count=1 -timeout 30m -v ./internal/soak/
 
 ## demo: the dashboard on the built-in simulated device
 demo:

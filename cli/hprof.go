@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -15,23 +18,50 @@ import (
 )
 
 // writeHPROF converts Android's HPROF to standard HPROF (as hprof-conv
-// does) unless raw is set, and writes it to path. It returns the summary of
-// what was written.
-func writeHPROF(path string, data []byte, raw bool) (*hprof.Summary, error) {
-	out := data
-	if !raw {
-		var err error
-		if out, err = hprof.ToStandard(data); err != nil {
-			return nil, fmt.Errorf("converting the dump to standard HPROF: %w", err)
-		}
+// does) unless raw is set, streaming it into path (through a temporary file
+// beside it, renamed when complete), with the output bounded by maxOut bytes
+// (0: hprof.DefaultMaxOutput of the input; negative: no bound). It returns
+// the summary of what was written; on error nothing is left at path.
+func writeHPROF(path string, data []byte, raw bool, maxOut int64) (sum *hprof.Summary, err error) {
+	if maxOut == 0 {
+		maxOut = hprof.DefaultMaxOutput(int64(len(data)))
 	}
-	sum, err := hprof.Summarize(bytes.NewReader(out))
+	f, err := os.CreateTemp(filepath.Dir(path), ".ddmtui-*.hprof.part")
 	if err != nil {
-		return nil, fmt.Errorf("the heap dump does not parse: %w", err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if raw {
+		_, err = f.Write(data)
+	} else if err = hprof.Convert(f, bytes.NewReader(data), hprof.ConvertOptions{MaxOutput: max(maxOut, 0)}); err != nil {
+		err = fmt.Errorf("converting the dump to standard HPROF: %w", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	if sum, err = hprof.Summarize(bufio.NewReaderSize(f, 1<<20)); err != nil {
+		return nil, fmt.Errorf("the heap dump does not parse: %w", err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		f = nil
+		return nil, err
+	}
+	f = nil
 	return sum, nil
 }
 
@@ -48,6 +78,7 @@ func hprofCommand() *cli.Command {
 			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.hprof` to write", Required: true},
 			&cli.BoolFlag{Name: "android", Usage: "keep Android's HPROF variant (JAVA PROFILE 1.0.3) instead of converting"},
+			&cli.Float64Flag{Name: "max-output-ratio", Value: 16, Usage: "refuse a conversion whose output would pass this many times the dump's size (at least 16 MiB; 0: no bound)"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
 			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "how long the dump may take"},
 		),
@@ -73,7 +104,11 @@ func hprofCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			sum, err := writeHPROF(c.String("output"), data, c.Bool("android"))
+			maxOut := int64(-1)
+			if r := c.Float64("max-output-ratio"); r > 0 {
+				maxOut = max(int64(r*float64(len(data))), 16<<20)
+			}
+			sum, err := writeHPROF(c.String("output"), data, c.Bool("android"), maxOut)
 			if err != nil {
 				return err
 			}

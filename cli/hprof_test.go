@@ -68,7 +68,7 @@ func TestHprofCommandStreamed(t *testing.T) {
 	}
 	ours := filepath.Join(dir, "ours.hprof")
 	raw, _ := os.ReadFile(android)
-	if _, err := writeHPROF(ours, raw, false); err != nil {
+	if _, err := writeHPROF(ours, raw, false, 0); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := os.ReadFile(ours)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -53,8 +52,11 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 	return d, nil
 }
 
-// collect runs discovery for the --wait duration and returns the VMs found.
-func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.VM, error) {
+// collect runs discovery for the --wait duration and returns what it found
+// at the deadline: working VMs and endpoints that failed. The view is taken
+// before the sessions are stopped, so a VM that answered HELO within the
+// wait is always in it.
+func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.Found, error) {
 	wait := c.Duration("wait")
 	if wait <= 0 {
 		return nil, fmt.Errorf("--wait must be positive")
@@ -65,25 +67,8 @@ func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.VM, error) 
 	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	store := monitor.NewStore(monitor.NewBus())
-	engine := monitor.NewEngine(store, opts)
-	runErr := make(chan error, 1)
-	go func() { runErr <- engine.Run(ctx, d) }()
-	var vms []monitor.VM
-	select {
-	case err := <-runErr:
-		if err != nil {
-			return nil, err
-		}
-	case <-ctx.Done():
-		vms = store.VMs() // before sessions close and remove themselves
-		if err := <-runErr; err != nil {
-			return nil, err
-		}
-	}
-	return vms, nil
+	engine := monitor.NewEngine(monitor.NewStore(monitor.NewBus()), opts)
+	return engine.Collect(ctx, d, wait)
 }
 
 func listCommand() *cli.Command {
@@ -97,11 +82,11 @@ func listCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			opts := sessionOptions(c)
 			opts.MeminfoInterval = -1 // list prints no memory: spare the devices dumpsys
-			vms, err := collect(c, opts)
+			found, err := collect(c, opts)
 			if err != nil {
 				return err
 			}
-			entries := headless.List(vms)
+			entries := headless.ListFound(found)
 			if c.Bool("json") {
 				return headless.WriteJSON(c.App.Writer, entries)
 			}
@@ -123,20 +108,20 @@ func snapshotCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			opts := sessionOptions(c)
 			opts.Segments = c.Bool("segments")
-			vms, err := collect(c, opts)
+			found, err := collect(c, opts)
 			if err != nil {
 				return err
 			}
 			if pid := c.Int("pid"); pid != 0 {
-				var keep []monitor.VM
-				for _, vm := range vms {
-					if vm.PID == pid {
-						keep = append(keep, vm)
+				var keep []monitor.Found
+				for _, f := range found {
+					if f.VM.PID == pid {
+						keep = append(keep, f)
 					}
 				}
-				vms = keep
+				found = keep
 			}
-			return headless.WriteJSON(c.App.Writer, headless.Snapshot(vms))
+			return headless.WriteJSON(c.App.Writer, headless.SnapshotFound(found))
 		},
 	}
 }

@@ -25,6 +25,9 @@ type ListEntry struct {
 	DDM       bool   `json:"ddm"`
 	Debugger  string `json:"debugger"`
 	DebugPort int    `json:"debug_port"`
+	// Error says why the endpoint is not a working VM (not JDWP, a bad
+	// packet length, HELO unanswered); absent for a working VM.
+	Error string `json:"error,omitempty"`
 }
 
 // SnapshotEntry is one VM in `ddmtui snapshot --json`.
@@ -37,7 +40,12 @@ type SnapshotEntry struct {
 	Features []string `json:"features"`
 	Threads  []Thread `json:"threads"`
 	Heaps    []Heap   `json:"heaps"`
-	Error    string   `json:"error,omitempty"`
+	// Warning is the last non-fatal problem with a working VM (a malformed
+	// chunk, THST unanswered).
+	Warning string `json:"warning,omitempty"`
+	// TooManyThreads: the thread table reached its cap; newer threads are
+	// not listed.
+	TooManyThreads bool `json:"too_many_threads,omitempty"`
 	// API is the device's API level, 0 for local ports or when unknown.
 	API int `json:"api"`
 	// Capabilities names the source of every feature; CapabilityReasons
@@ -97,12 +105,40 @@ func listEntry(vm monitor.VM) ListEntry {
 		Debugger: string(vm.Debugger), DebugPort: vm.DebugPort}
 }
 
+// ListFound converts the engine's view to list entries: working VMs, and
+// failed endpoints with their error.
+func ListFound(found []monitor.Found) []ListEntry {
+	out := make([]ListEntry, 0, len(found))
+	for _, f := range found {
+		e := listEntry(f.VM)
+		e.Error = f.Failed
+		out = append(out, e)
+	}
+	return out
+}
+
+// SnapshotFound converts the engine's view to snapshot entries: working VMs,
+// and failed endpoints with their error.
+func SnapshotFound(found []monitor.Found) []SnapshotEntry {
+	out := make([]SnapshotEntry, 0, len(found))
+	for _, f := range found {
+		e := Snapshot([]monitor.VM{f.VM})[0]
+		e.Error = f.Failed
+		if e.Warning == f.Failed {
+			e.Warning = ""
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // Snapshot converts VMs to snapshot entries.
 func Snapshot(vms []monitor.VM) []SnapshotEntry {
 	out := make([]SnapshotEntry, 0, len(vms))
 	for _, vm := range vms {
 		e := SnapshotEntry{ListEntry: listEntry(vm), Family: vm.Family, UserID: vm.UserID, ABI: vm.ABI,
-			Package: vm.Package, Features: append([]string{}, vm.Features...), Threads: []Thread{}, Heaps: []Heap{}, Error: vm.Err}
+			Package: vm.Package, Features: append([]string{}, vm.Features...), Threads: []Thread{}, Heaps: []Heap{}, Warning: vm.Err,
+			TooManyThreads: vm.TooManyThreads}
 		e.API = vm.API
 		e.Capabilities, e.CapabilityReasons = capabilities(vm.Capabilities)
 		e.Memory = NewMemory(vm.Memory)
@@ -131,11 +167,17 @@ func WriteJSON(w io.Writer, v any) error {
 }
 
 // WriteListText prints entries as an aligned table for people; VM strings
-// are escaped so they cannot drive the terminal.
+// are escaped so they cannot drive the terminal. Failed endpoints follow
+// the table, one line each with their error.
 func WriteListText(w io.Writer, entries []ListEntry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tPID\tAPP\tVM\tDDM\tDEBUGGER\tPORT")
+	var failed []ListEntry
 	for _, e := range entries {
+		if e.Error != "" {
+			failed = append(failed, e)
+			continue
+		}
 		port := "-"
 		if e.DebugPort != 0 {
 			port = fmt.Sprint(e.DebugPort)
@@ -143,7 +185,19 @@ func WriteListText(w io.Writer, entries []ListEntry) error {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%v\t%s\t%s\n", safetext.Terminal(e.Source), e.PID, safetext.Terminal(e.App),
 			safetext.Terminal(e.VM), e.DDM, e.Debugger, port)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, e := range failed {
+		src := safetext.Terminal(e.Source)
+		if e.PID != 0 {
+			src += fmt.Sprintf(" pid %d", e.PID)
+		}
+		if _, err := fmt.Fprintf(w, "failed: %s: %s\n", src, safetext.Terminal(e.Error)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // UnitsByKind names the non-zero counts of an array indexed by ddm.Kind.

@@ -22,6 +22,19 @@ var ErrNotAndroid = errors.New("not an Android HPROF file (JAVA PROFILE 1.0.3)")
 // allows.
 var ErrRecordTooLarge = errors.New("converted record longer than 4 GiB")
 
+// ErrOutputTooLarge is wrapped by Convert's error when the output would
+// grow past ConvertOptions.MaxOutput: NODATA arrays let a few input bytes
+// claim gigabytes of zero elements.
+var ErrOutputTooLarge = errors.New("converted output larger than its bound")
+
+// DefaultMaxOutput is the output bound ddmtui uses for an input of n bytes:
+// 16 times the input, and at least 16 MiB. Real dumps grow by a few bytes at
+// most (NODATA arrays are rare); a hostile one is stopped long before it
+// fills a disk.
+func DefaultMaxOutput(n int64) int64 {
+	return max(16*n, 16<<20)
+}
+
 // NoDataMode says how Convert rewrites Android's PRIMITIVE ARRAY NODATA
 // sub-records, which carry an array's length and type but not its elements.
 type NoDataMode int
@@ -49,6 +62,9 @@ type ConvertOptions struct {
 	ExcludeZygote bool
 	// NoData chooses the PRIMITIVE ARRAY NODATA rewrite.
 	NoData NoDataMode
+	// MaxOutput bounds the bytes Convert writes (0: no bound). A record
+	// that would pass it is not written; the error wraps ErrOutputTooLarge.
+	MaxOutput int64
 }
 
 // Convert reads Android's HPROF variant (JAVA PROFILE 1.0.3) from src and
@@ -76,8 +92,9 @@ type ConvertOptions struct {
 // hprof-conv.
 //
 // Memory is one record: a heap dump record is read whole, rewritten in
-// place, and written with its new length. On error dst holds the output of
-// the records before the failing one.
+// place, and written with its new length (zero fill is streamed, never
+// held). On error dst holds the output of the records before the failing
+// one; with MaxOutput set, never more than MaxOutput bytes.
 func Convert(dst io.Writer, src io.Reader, opts ConvertOptions) error {
 	s := newSource(src)
 	h, err := s.header()
@@ -97,11 +114,12 @@ func Convert(dst io.Writer, src io.Reader, opts ConvertOptions) error {
 }
 
 type converter struct {
-	out   *bufio.Writer
-	lay   *layout
-	opts  ConvertOptions
-	spans []span // the current heap dump's output, as pieces of its input
-	hdr   [recordHeaderLen]byte
+	out     *bufio.Writer
+	written int64 // bytes accepted for output so far
+	lay     *layout
+	opts    ConvertOptions
+	spans   []span // the current heap dump's output, as pieces of its input
+	hdr     [recordHeaderLen]byte
 }
 
 // span is a piece of a heap dump's output: input bytes [from, to), then
@@ -117,6 +135,9 @@ func (c *converter) run(s *source, h Header) error {
 	hdr.U1(0)
 	hdr.U4(uint32(h.IDSize))
 	hdr.U8(h.Timestamp)
+	if err := c.reserve(int64(len(hdr.B)), 0, "header"); err != nil {
+		return err
+	}
 	if _, err := c.out.Write(hdr.B); err != nil {
 		return err
 	}
@@ -133,6 +154,9 @@ func (c *converter) run(s *source, h Header) error {
 			return err
 		}
 		if !rh.Tag.isHeapDump() {
+			if err := c.reserve(recordHeaderLen+int64(len(body)), rh.Offset, rh.Tag.String()); err != nil {
+				return err
+			}
 			if err := c.record(rh.Tag, rh.Time, uint32(len(body))); err != nil {
 				return err
 			}
@@ -145,6 +169,17 @@ func (c *converter) run(s *source, h Header) error {
 			return err
 		}
 	}
+}
+
+// reserve accounts for n more output bytes, failing when they would pass
+// MaxOutput; off and what name the input record responsible.
+func (c *converter) reserve(n, off int64, what string) error {
+	if c.opts.MaxOutput > 0 && c.written+n > c.opts.MaxOutput {
+		return &FormatError{Offset: int(off), What: what,
+			Err: fmt.Errorf("%w: %d bytes would follow the %d written, the bound is %d", ErrOutputTooLarge, n, c.written, c.opts.MaxOutput)}
+	}
+	c.written += n
+	return nil
 }
 
 // record writes a record header.
@@ -221,6 +256,9 @@ func (c *converter) heapDump(rh RecordInfo, body []byte) error {
 		return &FormatError{Offset: int(rh.Offset), What: rh.Tag.String(),
 			Err: fmt.Errorf("%w: %d bytes", ErrRecordTooLarge, total)}
 	}
+	if err := c.reserve(recordHeaderLen+total, rh.Offset, rh.Tag.String()); err != nil {
+		return err
+	}
 	if err := c.record(rh.Tag, rh.Time, uint32(total)); err != nil {
 		return err
 	}
@@ -244,11 +282,13 @@ var zeroBlock [32 << 10]byte
 
 // ToStandard converts a whole Android HPROF held in memory (the body of an
 // HPDS chunk, or a file read back from a device) to standard HPROF with the
-// default options.
+// default options and the output bounded by DefaultMaxOutput. To write a
+// file, Convert straight into it instead: the output is never held.
 func ToStandard(android []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(android))
-	if err := Convert(&buf, bytes.NewReader(android), ConvertOptions{}); err != nil {
+	opts := ConvertOptions{MaxOutput: DefaultMaxOutput(int64(len(android)))}
+	if err := Convert(&buf, bytes.NewReader(android), opts); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -37,6 +37,18 @@ type Options struct {
 	WriteTimeout time.Duration
 	// IncomingBuffer is the capacity of the Incoming channel (0: 256).
 	IncomingBuffer int
+	// Budget, when set, bounds the bytes of large packets (over 1 MiB)
+	// being received or waiting in Incoming, over every Conn sharing it. A
+	// packet longer than StreamThreshold (when set) draws from StreamBudget
+	// instead: a monitor lets a VM send such packets only when it asked for
+	// one (a streamed heap dump).
+	Budget          *Budget
+	StreamBudget    *Budget
+	StreamThreshold int
+	// MaxQueued bounds the bytes of packets read but not yet taken from
+	// Incoming (0: 64 MiB); past it the reader stops reading the peer. A
+	// single packet always passes, whatever its size.
+	MaxQueued int
 }
 
 // Conn multiplexes one JDWP stream. Its single reader goroutine routes each
@@ -57,10 +69,18 @@ type Conn struct {
 	next    uint32
 	err     error
 
+	maxLen atomic.Int64 // the packet length limit now (SetMaxPacketLen)
+
 	in         chan *Packet
 	done       chan struct{}
 	readerDone chan struct{}
 	once       sync.Once
+
+	// Reader-only: the sizes of the packets sent to Incoming that may still
+	// be in its buffer (oldest first) and their sum, for MaxQueued, with
+	// the budget each holds (nil for small packets).
+	queued      []queuedPacket
+	queuedBytes int
 
 	stats Stats
 }
@@ -104,6 +124,9 @@ func NewConn(nc net.Conn, opts Options) *Conn {
 	if opts.IncomingBuffer <= 0 {
 		opts.IncomingBuffer = 256
 	}
+	if opts.MaxQueued <= 0 {
+		opts.MaxQueued = 64 << 20
+	}
 	c := &Conn{
 		nc:         nc,
 		opts:       opts,
@@ -113,8 +136,23 @@ func NewConn(nc net.Conn, opts Options) *Conn {
 		done:       make(chan struct{}),
 		readerDone: make(chan struct{}),
 	}
+	c.maxLen.Store(int64(opts.MaxPacketLen))
 	go c.readLoop()
 	return c
+}
+
+// MaxPacketLen is the incoming packet length limit now.
+func (c *Conn) MaxPacketLen() int { return int(c.maxLen.Load()) }
+
+// SetMaxPacketLen changes the incoming packet length limit from the next
+// packet header on (0: back to the Options value). A monitor keeps the
+// limit at what a VM sends unasked and raises it only while it waits for a
+// large transfer (a streamed heap dump or trace).
+func (c *Conn) SetMaxPacketLen(n int) {
+	if n <= 0 {
+		n = c.opts.MaxPacketLen
+	}
+	c.maxLen.Store(int64(n))
 }
 
 // Dial connects to a JDWP endpoint at addr, performs the handshake as the
@@ -269,7 +307,10 @@ func (c *Conn) forget(id uint32) {
 // packets this way; a VM writes its replies and events). Writes are
 // serialised; a failed write ends the connection.
 func (c *Conn) WritePacket(p *Packet) error {
-	buf := p.Marshal()
+	// Header and data go out together without copying the data: a
+	// debugger's large command is not duplicated.
+	var hdr [HeaderLen]byte
+	bufs := net.Buffers{p.AppendHeader(hdr[:0]), p.Data}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	select {
@@ -278,7 +319,7 @@ func (c *Conn) WritePacket(p *Packet) error {
 	default:
 	}
 	_ = c.nc.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
-	n, err := c.nc.Write(buf)
+	n, err := bufs.WriteTo(c.nc)
 	if err != nil {
 		err = fmt.Errorf("jdwp: write %s: %w", p, err)
 		c.shutdown(err)
@@ -292,9 +333,17 @@ func (c *Conn) WritePacket(p *Packet) error {
 func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	defer close(c.in)
+	defer func() {
+		// Packets still waiting in Incoming keep no budget once the reader
+		// is gone (the connection is over).
+		for _, q := range c.queued {
+			q.b.release(int64(q.n))
+		}
+		c.queued, c.queuedBytes = nil, 0
+	}()
 	br := bufio.NewReaderSize(countingReader{c.nc, &c.stats.RawBytesIn}, 64<<10)
 	for {
-		p, err := ReadPacket(br, c.opts.MaxPacketLen)
+		p, err := readPacket(br, c.MaxPacketLen, c.budgetFor)
 		if err != nil {
 			c.shutdown(fmt.Errorf("jdwp: read: %w", err))
 			c.failPending()
@@ -314,12 +363,74 @@ func (c *Conn) readLoop() {
 			}
 			continue
 		}
+		// Past MaxQueued bytes waiting in Incoming, stop reading the peer
+		// until the consumer catches up.
+		for !c.roomFor(p.Len()) {
+			select {
+			case <-c.done:
+				c.failPending()
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		// A large packet keeps its bytes in the budget until taken.
+		q := queuedPacket{n: p.Len()}
+		if q.n > readChunk+HeaderLen {
+			q.b = c.budgetFor(q.n)
+			if !q.b.acquire(int64(q.n)) {
+				c.shutdown(fmt.Errorf("jdwp: read: %w (a %d-byte packet waiting to be taken)", ErrBudget, q.n))
+				c.failPending()
+				return
+			}
+		}
 		select {
 		case c.in <- p:
+			c.queued = append(c.queued, q)
+			c.queuedBytes += q.n
 		case <-c.done:
+			q.b.release(int64(q.n))
 			c.failPending()
 			return
 		}
+	}
+}
+
+// queuedPacket is one packet sent to Incoming, for MaxQueued and Budget.
+type queuedPacket struct {
+	n int
+	b *Budget // holds n bytes while the packet waits; nil for small ones
+}
+
+// budgetFor is the budget a packet of length bytes draws from.
+func (c *Conn) budgetFor(length int) *Budget {
+	c.trimQueued() // what was taken since gives its bytes back first
+	if c.opts.StreamThreshold > 0 && length > c.opts.StreamThreshold {
+		return c.opts.StreamBudget
+	}
+	return c.opts.Budget
+}
+
+// roomFor reports whether a packet of n bytes may join Incoming: the queue
+// is empty, or what waits there plus n stays within MaxQueued. Only the
+// reader sends on Incoming, so the packets still buffered are the newest
+// len(c.in) of those sent.
+func (c *Conn) roomFor(n int) bool {
+	c.trimQueued()
+	return len(c.in) == 0 || c.queuedBytes+n <= c.opts.MaxQueued
+}
+
+// trimQueued forgets (and releases the budget of) the packets the consumer
+// has taken from Incoming.
+func (c *Conn) trimQueued() {
+	waiting := len(c.in)
+	for len(c.queued) > waiting {
+		q := c.queued[0]
+		c.queuedBytes -= q.n
+		q.b.release(int64(q.n))
+		c.queued = c.queued[1:]
+	}
+	if len(c.queued) == 0 {
+		c.queued = c.queued[:0:0] // let the old array go
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 )
 
 // HeaderLen is the size of a JDWP packet header (spec/jdwp.md §2).
@@ -146,18 +145,39 @@ func Decode(b []byte, max int) (*Packet, error) {
 // arrived; larger packets grow in steps of at most this size.
 const readChunk = 1 << 20
 
+// ErrBudget is returned when reading a packet would pass a Budget.
+var ErrBudget = errors.New("jdwp: packets being received exceed the memory budget")
+
 // ReadPacket reads one packet from r, rejecting a length above limit (0 means
 // DefaultMaxPacketLen). A large length is a claim: the buffer grows only as
 // data arrives, so a peer cannot make us allocate what it never sends.
 func ReadPacket(r io.Reader, limit int) (*Packet, error) {
+	return ReadPacketBudget(r, limit, nil)
+}
+
+// ReadPacketBudget is ReadPacket with the bytes of a large packet being
+// received taken from b (nil: no budget) until the packet is complete. A
+// body larger than 1 MiB is read into pieces that together double what has
+// arrived, never past the packet's length, and into one buffer of exactly
+// its length once half of it is there: at most 1.5 times the packet is
+// allocated, and never more than twice what the peer sent.
+func ReadPacketBudget(r io.Reader, limit int, b *Budget) (*Packet, error) {
+	return readPacket(r, func() int { return limit }, func(int) *Budget { return b })
+}
+
+// readPacket reads one packet, asking limit for the bound once the header
+// has arrived (a Conn's bound may change while it waits for one), and
+// budget for the budget a packet of that length draws from.
+func readPacket(r io.Reader, limit func() int, budget func(length int) *Budget) (*Packet, error) {
 	var h [HeaderLen]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, err
 	}
-	p, l, err := ParseHeader(h[:], limit)
+	p, l, err := ParseHeader(h[:], limit())
 	if err != nil {
 		return nil, err
 	}
+	b := budget(l)
 	n := l - HeaderLen
 	if n <= readChunk {
 		p.Data = make([]byte, n)
@@ -166,14 +186,40 @@ func ReadPacket(r io.Reader, limit int) (*Packet, error) {
 		}
 		return &p, nil
 	}
-	data := make([]byte, 0, readChunk)
-	for len(data) < n {
-		step := min(n-len(data), max(readChunk, len(data)))
-		start := len(data)
-		data = slices.Grow(data, step)[:start+step]
-		if _, err := io.ReadFull(r, data[start:]); err != nil {
+	var held int64
+	defer func() { b.release(held) }()
+	take := func(k int) error {
+		if !b.acquire(int64(k)) {
+			return fmt.Errorf("%w (%d bytes more for a %d-byte packet)", ErrBudget, k, l)
+		}
+		held += int64(k)
+		return nil
+	}
+	var pieces [][]byte
+	got := 0
+	for got < n/2 {
+		size := min(n/2-got, max(readChunk, got))
+		if err := take(size); err != nil {
+			return nil, err
+		}
+		piece := make([]byte, size)
+		if _, err := io.ReadFull(r, piece); err != nil {
 			return nil, unexpected(err)
 		}
+		pieces = append(pieces, piece)
+		got += size
+	}
+	if err := take(n); err != nil {
+		return nil, err
+	}
+	data := make([]byte, n)
+	off := 0
+	for i, piece := range pieces {
+		off += copy(data[off:], piece)
+		pieces[i] = nil
+	}
+	if _, err := io.ReadFull(r, data[off:]); err != nil {
+		return nil, unexpected(err)
 	}
 	p.Data = data
 	return &p, nil

@@ -26,6 +26,13 @@ func (s *Session) begin(now time.Time) {
 
 // end removes the VM from the store.
 func (s *Session) end(now time.Time, reason string) {
+	s.mu.Lock()
+	if s.flushTimer != nil { // nothing is published for a VM that went
+		s.flushTimer.Stop()
+		s.flushTimer = nil
+	}
+	s.pending = false
+	s.mu.Unlock()
 	s.rec.add(now, record.KindGone, s.key, []byte(reason))
 	s.store.Remove(s.key, reason)
 }

@@ -69,26 +69,26 @@ func (s *Session) handle(m ddm.Message, now time.Time) {
 		id := uint64(m.ID)
 		if th, ok := s.threads[id]; ok {
 			th.Name = m.Name
-		} else {
+		} else if s.roomForThreadLocked() {
 			s.threads[id] = &Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now, Source: SourceDDM}
 		}
-		table := s.threadTableLocked()
+		publish := s.threadsChangedLocked(now)
 		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
+		publish()
 	case *ddm.ThreadRenamed:
 		s.mu.Lock()
 		if th, ok := s.threads[uint64(m.ID)]; ok {
 			th.Name = m.Name
 		}
-		table := s.threadTableLocked()
+		publish := s.threadsChangedLocked(now)
 		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
+		publish()
 	case *ddm.ThreadDied:
 		s.mu.Lock()
 		delete(s.threads, uint64(m.ID))
-		table := s.threadTableLocked()
+		publish := s.threadsChangedLocked(now)
 		s.mu.Unlock()
-		s.store.SetThreads(s.key, table)
+		publish()
 	case *ddm.AppName:
 		s.store.UpdateVM(s.key, func(vm *VM) {
 			vm.App = m.Name

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
 )
 
@@ -19,12 +20,19 @@ type Engine struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	counters engineCounters
+	failed   map[string]failure // endpoints that were not working VMs, by key (bounded)
 }
 
 // NewEngine returns an engine writing into store.
 func NewEngine(store *Store, opts SessionOptions) *Engine {
 	opts.fill()
-	return &Engine{store: store, opts: opts, devices: NewDeviceCache(), sessions: map[string]*Session{}}
+	if opts.Budget == nil { // shared by every session
+		opts.Budget = jdwp.NewBudget(jdwp.DefaultProcessBudget)
+	}
+	if opts.StreamBudget == nil {
+		opts.StreamBudget = jdwp.NewBudget(jdwp.DefaultStreamBudget)
+	}
+	return &Engine{store: store, opts: opts, devices: NewDeviceCache(), sessions: map[string]*Session{}, failed: map[string]failure{}}
 }
 
 // Store is the engine's model.
@@ -44,14 +52,15 @@ func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
 	e.sessions[ep.Key] = s
 	e.noteSessionLocked(ep.Key)
 	e.mu.Unlock()
-	defer func() {
-		e.mu.Lock()
-		if e.sessions[ep.Key] == s {
-			delete(e.sessions, ep.Key)
-		}
-		e.mu.Unlock()
-	}()
-	return s.Run(ctx, ep.Conn)
+	err := s.Run(ctx, ep.Conn)
+	why := s.endFailure(ctx, err)
+	e.mu.Lock()
+	if e.sessions[ep.Key] == s {
+		delete(e.sessions, ep.Key)
+	}
+	e.recordEndLocked(ep, s, why)
+	e.mu.Unlock()
+	return err
 }
 
 // Session returns the running session of a VM, or nil.

@@ -50,6 +50,10 @@ type VM struct {
 	Capabilities Capabilities
 	// Memory is the process memory from dumpsys meminfo, nil until read.
 	Memory *Memory
+
+	// TooManyThreads reports that the thread table reached its cap
+	// (SessionOptions.MaxThreads): threads created since are not shown.
+	TooManyThreads bool
 }
 
 // Thread is one thread of a VM.

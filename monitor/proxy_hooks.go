@@ -61,7 +61,9 @@ func (s *Session) SetPassthrough(fn func(*jdwp.Packet)) []*jdwp.Packet {
 func (s *Session) Reopen() {
 	select {
 	case <-s.ready:
-		s.jc.Close()
+		if s.jc != nil {
+			s.jc.Close()
+		}
 	default:
 	}
 }

@@ -13,6 +13,12 @@ import (
 func (s *Session) waitReady(ctx context.Context) error {
 	select {
 	case <-s.ready:
+		if s.jc == nil { // the handshake failed (hsErr), or a replayed VM
+			if s.hsErr != nil {
+				return s.hsErr
+			}
+			return ErrNoLiveVM
+		}
 		if s.jc.Err() != nil {
 			return s.jc.Err()
 		}

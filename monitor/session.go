@@ -31,8 +31,18 @@ type SessionOptions struct {
 	HandshakeTimeout time.Duration // default 5s
 	// Segments asks for HPSG heap segments at every GC from the start.
 	Segments bool
-	// MaxPacketLen bounds incoming JDWP packets (0: jdwp default).
-	MaxPacketLen int
+	// MaxThreads caps a VM's thread table (0: DefaultMaxThreads); past it
+	// new threads are not added and the VM shows TooManyThreads.
+	MaxThreads int
+	// MaxPacketLen bounds incoming JDWP packets (0: DefaultVMPacketLen);
+	// StreamPacketLen (0: jdwp.DefaultMaxPacketLen) while a streamed heap
+	// dump or trace is awaited.
+	MaxPacketLen, StreamPacketLen int
+	// Budget bounds the large packets being received or waiting by all
+	// sessions together, StreamBudget those longer than MaxPacketLen
+	// (streamed transfers); nil: none. NewEngine gives its sessions two
+	// they share.
+	Budget, StreamBudget *jdwp.Budget
 	// HeapDumpWait is how long a DDM heap dump (HPDS/HPDU) of a VM on an
 	// adb device may go without the dump arriving before the device's `am
 	// dumpheap` is used instead (modern VMs never answer). Default 5s.
@@ -73,6 +83,10 @@ func (o *SessionOptions) fill() {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	o.fillLimits()
+	if o.MaxThreads <= 0 {
+		o.MaxThreads = DefaultMaxThreads
+	}
 }
 
 // Session monitors one VM over its JDWP connection. It decides from the HELO
@@ -94,6 +108,14 @@ type Session struct {
 	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM (and, if it does, its identity and FEAT are stored)
 	family ddm.VMFamily
 	isDDM  bool // written before ready is closed, read after
+
+	// How HELO was decided, for the engine's view (written before ready is
+	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
+	silent, refused bool
+	hsErr           error // the handshake failed (written before ready is closed; jc stays nil)
+
+	largeState   // streamed transfers in progress (limits.go)
+	threadsState // publishing of the thread table, the cap (threads.go)
 
 	mu         sync.Mutex
 	threads    map[uint64]*Thread
@@ -141,14 +163,20 @@ func (s *Session) Key() string { return s.key }
 // closes nc and removes the VM from the store when it returns. A peer that
 // is not JDWP yields an error wrapping scan.ErrNotVM.
 func (s *Session) Run(ctx context.Context, nc net.Conn) error {
-	if err := jdwp.ClientHandshake(nc, s.opts.HandshakeTimeout); err != nil {
+	abort := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) }) // a silent peer must not outlive ctx
+	err := jdwp.ClientHandshake(nc, s.opts.HandshakeTimeout)
+	abort()
+	if err != nil {
 		nc.Close()
+		s.hsErr = fmt.Errorf("JDWP handshake: %w", err)
+		close(s.ready) // whoever waits for the session (a debugger) learns at once
 		if errors.Is(err, jdwp.ErrNotJDWP) {
 			return fmt.Errorf("%s: %w: %v", s.key, scan.ErrNotVM, err)
 		}
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
-	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen})
+	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
+		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
 	ctx, cancel := context.WithCancel(ctx)
@@ -192,12 +220,14 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	case err == nil:
 		s.runDDM(ctx, hello, helloChunk, readyOnce)
 	case errors.As(err, &re):
+		s.refused = true
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
 		s.setCaps(func(in *capInput) { in.kind = "jdwp" })
 		s.runJDWP(ctx)
 	case ctx.Err() == nil && s.jc.Err() == nil:
 		// Alive but silent: do not guess, and send nothing non-DDM.
+		s.silent = true
 		readyOnce()
 		s.setErr("no reply to HELO")
 		s.setCaps(func(in *capInput) { in.kind = "silent" })
@@ -548,6 +578,7 @@ func (s *Session) collectStreamed(ctx context.Context, t ddm.Type, req ddm.Messa
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer s.expectLarge()()
 	start := s.jc.Stats().RawBytesIn.Load()
 	failed := make(chan error, 1)
 	go func() {

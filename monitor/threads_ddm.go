@@ -57,6 +57,9 @@ func (s *Session) applyThreadStatus(tab *ddm.ThreadStatusTable, now time.Time) {
 		seen[id] = true
 		th, ok := s.threads[id]
 		if !ok {
+			if !s.roomForThreadLocked() {
+				continue
+			}
 			th = &Thread{ID: id, Created: now}
 			s.threads[id] = th
 		}
@@ -74,12 +77,12 @@ func (s *Session) applyThreadStatus(tab *ddm.ThreadStatusTable, now time.Time) {
 		}
 	}
 	s.src.cpu.sample(now, s.threads)
-	table := s.threadTableLocked()
+	publish := s.publishLocked(now) // a whole table: published at once, whatever is pending
 	s.mu.Unlock()
 	if thstNew {
 		s.setCaps(func(in *capInput) { in.thst = answered })
 	}
-	s.store.SetThreads(s.key, table)
+	publish()
 }
 
 func (s *Session) threadTableLocked() []Thread {

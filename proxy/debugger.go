@@ -66,51 +66,65 @@ type attachment struct {
 	overflow   bool
 	qsignal    chan struct{}
 	drained    chan struct{} // signalled when pending empties
+
+	// leaving is set (under p.mu, and leavingCh closed) when the debugger
+	// left and the cleanup starts; released is closed when the slot is free
+	// again.
+	leaving   bool
+	leavingCh chan struct{}
+	released  chan struct{}
 }
 
 func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	remote := nc.RemoteAddr().String()
-	if key == "" {
+	refuse := func(why string) {
 		nc.Close()
-		p.note("", port, "debugger "+remote+" refused", "no VM is selected")
+		p.note(key, port, "debugger "+remote+" refused", why)
+	}
+	if key == "" {
+		refuse("no VM is selected")
 		return
 	}
 	p.mu.Lock()
-	e := p.entries[key]
-	var why string
-	switch {
-	case p.stopping:
-		why = "ddmtui is stopping"
-	case e == nil:
-		why = "the VM is gone"
-	case e.dbg != nil:
-		why = "a debugger (" + e.dbg.remote + ") is already attached"
+	why := p.attachRefusalLocked(key)
+	ctx := p.ctx
+	if why == "" {
+		p.startHandshakeLocked(nc)
 	}
+	p.mu.Unlock()
 	if why != "" {
-		p.mu.Unlock()
-		nc.Close()
-		p.note(key, port, "debugger "+remote+" refused", why)
+		refuse(why)
 		return
 	}
-	a := &attachment{
-		p: p, e: e, key: key, port: port, nc: nc, remote: remote,
-		pending: map[uint32]*request{}, nextAlias: aliasBase, tr: newTracker(),
-		qsignal: make(chan struct{}, 1), drained: make(chan struct{}, 1),
-	}
-	e.dbg = a
-	ctx := p.ctx
-	p.mu.Unlock()
-	p.notify()
-	defer a.release()
 	defer nc.Close()
 	// The proxy stopping ends the connection in any phase.
 	stopWatch := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stopWatch()
 
-	if err := jdwp.ServerHandshake(nc, jdwp.DefaultHandshakeTimeout); err != nil {
+	// The slot is claimed only after the handshake: a connection that never
+	// sends it does not lock the real debugger out.
+	err := jdwp.ServerHandshake(nc, jdwp.DefaultHandshakeTimeout)
+	p.mu.Lock()
+	delete(p.handshaking, nc)
+	p.mu.Unlock()
+	if err != nil {
 		p.note(key, port, "debugger "+remote+" dropped", "handshake: "+err.Error())
 		return
 	}
+	a := &attachment{
+		p: p, key: key, port: port, nc: nc, remote: remote,
+		pending: map[uint32]*request{}, nextAlias: aliasBase, tr: newTracker(),
+		qsignal: make(chan struct{}, 1), drained: make(chan struct{}, 1),
+		leavingCh: make(chan struct{}), released: make(chan struct{}),
+	}
+	if why := p.claim(ctx, a); why != "" {
+		refuse(why)
+		return
+	}
+	e := a.e
+	p.notify()
+	defer a.release()
+
 	s, jc, isDDM, err := p.waitSession(ctx, e)
 	if err != nil {
 		p.note(key, port, "debugger "+remote+" dropped", err.Error())
@@ -201,7 +215,7 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *j
 func (a *attachment) readLoop(ctx context.Context) string {
 	br := bufio.NewReaderSize(a.nc, 64<<10)
 	for {
-		pk, err := jdwp.ReadPacket(br, a.p.opts.MaxPacketLen)
+		pk, err := jdwp.ReadPacketBudget(br, a.p.opts.MaxPacketLen, a.p.opts.Budget)
 		if err != nil {
 			a.mu.Lock()
 			overflow := a.overflow
@@ -403,6 +417,10 @@ func (a *attachment) writeLoop() {
 // leave ends the debugger connection and undoes what the debugger left in
 // the VM. wg covers the writer and the VM watcher.
 func (a *attachment) leave(reason string, wg *sync.WaitGroup) {
+	a.p.mu.Lock()
+	a.leaving = true
+	close(a.leavingCh)
+	a.p.mu.Unlock()
 	a.mu.Lock()
 	a.forwarding, a.qclosed = false, true
 	a.mu.Unlock()
@@ -451,14 +469,104 @@ func (a *attachment) leave(reason string, wg *sync.WaitGroup) {
 	a.p.note(a.key, a.port, "debugger "+a.remote+" left: "+reason, rep.String())
 }
 
-// release frees the VM's debugger slot for the next debugger.
+// release frees the VM's debugger slot for the next debugger, which may be
+// waiting for it.
 func (a *attachment) release() {
 	a.p.mu.Lock()
 	if a.e.dbg == a {
 		a.e.dbg = nil
+		close(a.released)
 	}
 	a.p.mu.Unlock()
 	a.p.notify()
+}
+
+// maxHandshakes bounds the connections a proxy holds before their JDWP
+// handshake (each for at most jdwp.DefaultHandshakeTimeout).
+const maxHandshakes = 32
+
+// startHandshakeLocked records a connection entering the handshake; past
+// maxHandshakes the oldest is closed (a debugger sends its handshake at
+// once, so the oldest are the silent ones).
+func (p *Proxy) startHandshakeLocked(nc net.Conn) {
+	if p.handshaking == nil {
+		p.handshaking = map[net.Conn]uint64{}
+	}
+	if len(p.handshaking) >= maxHandshakes {
+		var oldest net.Conn
+		for c, seq := range p.handshaking {
+			if oldest == nil || seq < p.handshaking[oldest] {
+				oldest = c
+			}
+		}
+		oldest.Close()
+		delete(p.handshaking, oldest)
+	}
+	p.hsSeq++
+	p.handshaking[nc] = p.hsSeq
+}
+
+// attachRefusalLocked says why no debugger can have key's VM now, or "".
+func (p *Proxy) attachRefusalLocked(key string) string {
+	switch {
+	case p.stopping:
+		return "ddmtui is stopping"
+	case p.entries[key] == nil:
+		return "the VM is gone"
+	}
+	return ""
+}
+
+// settleWait is how long a debugger that finished its handshake waits for
+// an attached one to turn out to be leaving (its close may not have been
+// read yet) before it is refused.
+const settleWait = 300 * time.Millisecond
+
+// claim takes key's debugger slot for a. While the previous debugger's
+// cleanup (and the VM's re-open) runs, a waits for it, noted in the
+// inspector, for at most the cleanup's own bounds; a debugger still attached
+// after settleWait gets a refused. It returns why a cannot have the slot,
+// or "".
+func (p *Proxy) claim(ctx context.Context, a *attachment) string {
+	limit := time.NewTimer(drainWait + p.opts.CleanupTimeout + time.Second)
+	defer limit.Stop()
+	settle := time.NewTimer(settleWait)
+	defer settle.Stop()
+	noted := false
+	for {
+		p.mu.Lock()
+		if why := p.attachRefusalLocked(a.key); why != "" {
+			p.mu.Unlock()
+			return why
+		}
+		e := p.entries[a.key]
+		prev := e.dbg
+		if prev == nil {
+			e.dbg, a.e = a, e
+			p.mu.Unlock()
+			return ""
+		}
+		leaving := prev.leaving
+		p.mu.Unlock()
+		if leaving && !noted {
+			noted = true
+			p.note(a.key, a.port, "debugger "+a.remote+" waits", "the previous debugger ("+prev.remote+") is being cleaned up after")
+		}
+		var settled <-chan time.Time
+		if !leaving {
+			settled = settle.C
+		}
+		select {
+		case <-prev.released:
+		case <-prev.leavingCh:
+		case <-settled:
+			return "a debugger (" + prev.remote + ") is already attached"
+		case <-limit.C:
+			return "the previous debugger's cleanup did not end in time"
+		case <-ctx.Done():
+			return "ddmtui is stopping"
+		}
+	}
 }
 
 // cleanupReport says what the cleanup did.

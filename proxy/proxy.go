@@ -68,6 +68,9 @@ type Options struct {
 	Bind string
 	// MaxPacketLen bounds a debugger's packets (0: 64 MiB).
 	MaxPacketLen int
+	// Budget bounds the large packets being received from all debuggers
+	// together (nil: four times MaxPacketLen).
+	Budget *jdwp.Budget
 	// PreData bounds the bytes of VM commands (such as a VM_START event)
 	// kept for a debugger that has not connected yet (0: 64 KiB; negative:
 	// none).
@@ -103,6 +106,9 @@ func (o *Options) fill() {
 	}
 	if o.MaxPacketLen <= 0 {
 		o.MaxPacketLen = 64 << 20
+	}
+	if o.Budget == nil {
+		o.Budget = jdwp.NewBudget(4 * int64(o.MaxPacketLen))
 	}
 	if o.PreData == 0 {
 		o.PreData = 64 << 10
@@ -163,6 +169,10 @@ type Proxy struct {
 	stopping bool
 	changed  chan struct{}
 	handlers sync.WaitGroup // accept loops and debugger connections
+	// handshaking holds connections not yet through the JDWP handshake, in
+	// arrival order (bounded by maxHandshakes).
+	handshaking map[net.Conn]uint64
+	hsSeq       uint64
 }
 
 // entry is one VM's port and its current session.

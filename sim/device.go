@@ -267,8 +267,8 @@ func (d *Device) Close() error {
 func (vm *VM) disconnect() {
 	vm.mu.Lock()
 	var jc *jdwp.Conn
-	if vm.conn != nil {
-		jc = vm.conn.jc
+	if c := vm.conn; c != nil {
+		jc = c.jc
 	}
 	vm.mu.Unlock()
 	if jc != nil {

@@ -87,7 +87,7 @@ func (vm *VM) ServeConn(nc net.Conn) error {
 		return err
 	}
 	jc := jdwp.NewConn(nc, jdwp.Options{IDBase: vm.idBase()})
-	vm.mu.Lock() // disconnect reads c.jc from another goroutine
+	vm.mu.Lock() // disconnect and the stepping goroutine read c.jc under vm.mu
 	c.jc = jc
 	vm.mu.Unlock()
 	defer jc.Close()

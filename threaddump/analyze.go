@@ -100,8 +100,12 @@ func Analyze(p *Process) *Analysis {
 	return a
 }
 
+// stateKey names one printed state within its class.
+type stateKey struct{ class, name string }
+
 func groupStates(p *Process) []StateGroup {
 	byClass := map[string]*StateGroup{}
+	stateAt := map[stateKey]int{} // index in its group's States
 	for i, t := range p.Threads {
 		info := t.StateInfo()
 		g := byClass[info.Class]
@@ -110,10 +114,12 @@ func groupStates(p *Process) []StateGroup {
 			byClass[info.Class] = g
 		}
 		g.Threads = append(g.Threads, i)
-		j := slices.IndexFunc(g.States, func(s StateCount) bool { return s.Name == info.Name })
-		if j < 0 {
+		k := stateKey{info.Class, info.Name}
+		j, ok := stateAt[k]
+		if !ok {
 			g.States = append(g.States, StateCount{StateInfo: info})
 			j = len(g.States) - 1
+			stateAt[k] = j
 		}
 		g.States[j].Count++
 	}
@@ -130,8 +136,12 @@ func groupStates(p *Process) []StateGroup {
 // monitor (class monitor: Blocked, WaitingForLockInflation, MONITOR) with a
 // waiting-to-lock line, an edge to the owner named by "held by", or else to
 // the thread whose `- locked` lines hold the same object (ART only: object
-// identities are compared within this process block only).
+// identities are compared within this process block only). Owners are
+// looked up in indexes built once, so the graph costs time linear in the
+// dump.
 func lockEdges(p *Process) []LockEdge {
+	byTID := tidIndex(p)
+	var holders map[string][2]int // built on first need
 	var edges []LockEdge
 	for i, t := range p.Threads {
 		if t.Unattached || t.StateInfo().Class != ClassMonitor {
@@ -143,9 +153,19 @@ func lockEdges(p *Process) []LockEdge {
 		}
 		e := LockEdge{Waiter: i, Lock: l, HeldBy: l.HeldBy, Owner: -1}
 		if e.HeldBy != 0 {
-			e.Owner = p.threadIndex(e.HeldBy)
+			if j, ok := byTID[e.HeldBy]; ok {
+				e.Owner = j
+			}
 		} else if !l.UnknownObject && l.Object != "" {
-			e.Owner = holderOf(p, l.Object, i)
+			if holders == nil {
+				holders = holderIndex(p)
+			}
+			if h, ok := holders[l.Object]; ok {
+				e.Owner = h[0]
+				if e.Owner == i {
+					e.Owner = h[1]
+				}
+			}
 			if e.Owner >= 0 {
 				e.HeldBy = p.Threads[e.Owner].TID
 				e.OwnerFromLocked = true
@@ -156,20 +176,45 @@ func lockEdges(p *Process) []LockEdge {
 	return edges
 }
 
-// holderOf returns the index of the attached thread other than except whose
-// `- locked` lines name object, or -1.
-func holderOf(p *Process, object string, except int) int {
+// tidIndex maps each VM thread id to its first attached thread (as
+// Process.Thread finds it).
+func tidIndex(p *Process) map[int]int {
+	m := make(map[int]int, len(p.Threads))
+	for i, t := range p.Threads {
+		if t.Unattached || t.TID <= 0 {
+			continue
+		}
+		if _, dup := m[t.TID]; !dup {
+			m[t.TID] = i
+		}
+	}
+	return m
+}
+
+// holderIndex maps each object named by a `- locked` line of an attached
+// thread to the first two threads (in order) holding it, -1 for none: the
+// holder of an object for any waiter, the waiter itself excepted.
+func holderIndex(p *Process) map[string][2]int {
+	m := map[string][2]int{}
 	for j, t := range p.Threads {
-		if j == except || t.Unattached || t.TID <= 0 {
+		if t.Unattached || t.TID <= 0 {
 			continue
 		}
 		for _, l := range t.Locks {
-			if l.Kind == LockHeld && !l.UnknownObject && l.Object == object {
-				return j
+			if l.Kind != LockHeld || l.UnknownObject {
+				continue
+			}
+			h, ok := m[l.Object]
+			switch {
+			case !ok:
+				m[l.Object] = [2]int{j, -1}
+			case h[0] != j && h[1] < 0:
+				h[1] = j
+				m[l.Object] = h
 			}
 		}
 	}
-	return -1
+	return m
 }
 
 // findDeadlocks finds the cycles of the lock graph. Each thread waits for at

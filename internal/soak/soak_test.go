@@ -1,0 +1,399 @@
+//go:build soak
+
+package soak
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/hostile"
+	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/proxy"
+	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/sim"
+)
+
+// rssBound is the peak resident set the process may reach in any phase.
+const rssBound = 512 << 20
+
+// phaseTime is how long each attack lasts (SOAK_PHASE, default 8s).
+func phaseTime() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("SOAK_PHASE")); err == nil && d > 0 {
+		return d
+	}
+	return 8 * time.Second
+}
+
+// procStatus reads a "Name:   N kB" field of /proc/self/status, in bytes.
+func procStatus(field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n << 10
+		}
+	}
+	return -1
+}
+
+// resetPeak resets VmHWM (Linux: 5 > /proc/self/clear_refs).
+func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+type figures struct {
+	name      string
+	peakRSS   int64
+	healthy   string // "3/3 in 100% of samples"
+	extra     string
+	assertRSS bool
+}
+
+// attack starts hostile endpoints on ports and returns their closer.
+type attack struct {
+	name      string
+	servers   []hostile.Behaviour
+	run       func(t *testing.T, r *rig, stop <-chan struct{}) string // optional extra activity; returns a note
+	assertRSS bool
+	churn     bool // healthy VMs come and go on purpose
+	// debugged: the first healthy VM is re-opened after every debugger (as
+	// ddmlib does), so only the others are counted while the phase runs.
+	debugged bool
+}
+
+type rig struct {
+	dev     *sim.Device
+	vms     []*sim.VM
+	base    int
+	engine  *monitor.Engine
+	proxy   *proxy.Proxy
+	healthy []string
+}
+
+const hostilePorts = 24
+
+func freeBase(t *testing.T, n int) int {
+	for base := 41000; base < 60000; base += n + 7 {
+		ok := true
+		for p := base; p < base+n && ok; p++ {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				ok = false
+				continue
+			}
+			ln.Close()
+		}
+		if ok {
+			return base
+		}
+	}
+	t.Fatal("no free ports")
+	return 0
+}
+
+func TestSoak(t *testing.T) {
+	d := phaseTime()
+	r := &rig{dev: sim.NewDevice("soak")}
+	for _, s := range sim.Scenario(11, 3) {
+		vm := sim.NewVM(s)
+		r.vms = append(r.vms, vm)
+		r.dev.Add(vm)
+	}
+	defer r.dev.Close()
+	r.base = freeBase(t, 3+hostilePorts+8)
+	if _, err := r.dev.ServeLocal("127.0.0.1", r.base); err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.vms {
+		r.healthy = append(r.healthy, fmt.Sprintf("local:%d", r.base+i))
+	}
+	dctx, dcancel := context.WithCancel(context.Background())
+	defer dcancel()
+	go r.dev.Run(dctx, 200*time.Millisecond)
+
+	r.engine = monitor.NewEngine(monitor.NewStore(monitor.NewBus()), monitor.SessionOptions{})
+	ectx, ecancel := context.WithCancel(context.Background())
+	edone := make(chan struct{})
+	go func() {
+		defer close(edone)
+		r.engine.Run(ectx, monitor.Discovery{Local: &scan.Local{
+			Ports: scan.PortRange{First: r.base, Last: r.base + 3 + hostilePorts - 1}, Interval: 500 * time.Millisecond, NotVMBackoff: 2 * time.Second}})
+	}()
+	r.proxy = proxy.New(r.engine, proxy.Options{BasePort: r.base + 3 + hostilePorts, SelectedPort: -1})
+	pctx, pcancel := context.WithCancel(context.Background())
+	pdone := make(chan struct{})
+	go func() {
+		defer close(pdone)
+		r.proxy.Run(pctx)
+	}()
+	defer func() {
+		pcancel()
+		<-pdone
+		ecancel()
+		<-edone
+	}()
+
+	// Wait for the healthy VMs.
+	deadline := time.Now().Add(20 * time.Second)
+	for r.healthyCount() < len(r.healthy) {
+		if time.Now().After(deadline) {
+			t.Fatalf("healthy VMs not monitored at the start: %d of %d", r.healthyCount(), len(r.healthy))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	attacks := []attack{
+		{name: "baseline (3 healthy VMs)", assertRSS: true},
+		{name: "junk endpoints (garbage, slowloris, bad/oversize length, no HELO) x24", assertRSS: true,
+			servers: repeat(hostilePorts, hostile.Garbage, hostile.Slowloris, hostile.BadLength, hostile.Oversize, hostile.NoHELO, hostile.SlowPacket(500<<20, 4<<20))},
+		{name: "large packets: 12 VMs sending 30 MiB chunks unasked", assertRSS: true,
+			servers: repeat(12, hostile.HelloVM(9001, bigChunks(30<<20)))},
+		{name: "THCR floods: 6 VMs with endless new thread ids", assertRSS: true,
+			servers: repeat(6, hostile.HelloVM(9002, thcrFlood))},
+		{name: "endless heap segments: 2 VMs, HPST then HPSG at 8 MB/s, no HPEN (heap.Assembler bounds the set)", assertRSS: true,
+			servers: repeat(2, hostile.HelloVM(9003, endlessSegments(8<<20)))},
+		{name: "churn: healthy VMs leave and come back", assertRSS: true, churn: true, run: churn},
+		{name: "debugger abuse: silent connections, quick attach/detach", assertRSS: true, debugged: true, run: debuggerAbuse},
+	}
+	var results []figures
+	for _, a := range attacks {
+		results = append(results, r.runPhase(t, a, d))
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "\n%-92s %10s  %-24s %s\n", "phase ("+d.String()+" each)", "peak RSS", "healthy VMs", "notes")
+	for _, f := range results {
+		fmt.Fprintf(&b, "%-92s %7.0f MiB  %-24s %s\n", f.name, float64(f.peakRSS)/(1<<20), f.healthy, f.extra)
+	}
+	fmt.Fprintf(&b, "RSS bound %d MiB (asserted except where noted)\n", rssBound>>20)
+	t.Log(b.String())
+	fmt.Print(b.String())
+}
+
+func repeat(n int, bs ...hostile.Behaviour) []hostile.Behaviour {
+	out := make([]hostile.Behaviour, n)
+	for i := range out {
+		out[i] = bs[i%len(bs)]
+	}
+	return out
+}
+
+func (r *rig) healthyCount() int { return r.healthyOf(r.healthy) }
+
+func (r *rig) healthyOf(keys []string) int {
+	n := 0
+	for _, f := range r.engine.View() {
+		for _, k := range keys {
+			if f.VM.Key == k && f.Failed == "" && f.VM.DDM {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (r *rig) runPhase(t *testing.T, a attack, d time.Duration) figures {
+	var servers []*hostile.Server
+	for i, b := range a.servers {
+		s, err := hostile.Serve(fmt.Sprintf("127.0.0.1:%d", r.base+3+i), b)
+		if err != nil {
+			t.Fatalf("%s: %v", a.name, err)
+		}
+		servers = append(servers, s)
+	}
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeak()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var note string
+	if a.run != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			note = a.run(t, r, stop)
+		}()
+	}
+	samples, full := 0, 0
+	var peak int64
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		time.Sleep(100 * time.Millisecond)
+		if rss := procStatus("VmRSS"); rss > peak {
+			peak = rss
+		}
+		samples++
+		watch := r.healthy
+		if a.debugged {
+			watch = r.healthy[1:]
+		}
+		if r.healthyOf(watch) == len(watch) {
+			full++
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if hwm := procStatus("VmHWM"); hwm > peak {
+		peak = hwm
+	}
+	for _, s := range servers {
+		s.Close()
+	}
+	f := figures{name: a.name, peakRSS: peak, assertRSS: a.assertRSS, extra: note,
+		healthy: fmt.Sprintf("%d/%d, %d%% of samples", r.healthyCount(), len(r.healthy), 100*full/max(samples, 1))}
+	if !a.assertRSS {
+		f.extra = strings.TrimSpace(f.extra + " (RSS not asserted)")
+	}
+	if a.assertRSS && peak > rssBound {
+		t.Errorf("%s: peak RSS %d MiB over the %d MiB bound", a.name, peak>>20, rssBound>>20)
+	}
+	// Healthy VMs must be monitored throughout (churn: again at the end).
+	if a.churn || a.debugged {
+		deadline := time.Now().Add(10 * time.Second)
+		for r.healthyCount() < len(r.healthy) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if r.healthyCount() < len(r.healthy) {
+			t.Errorf("%s: healthy VMs not back: %d of %d", a.name, r.healthyCount(), len(r.healthy))
+		}
+	}
+	if !a.churn && full*100 < samples*95 {
+		t.Errorf("%s: healthy VMs all monitored in only %d of %d samples", a.name, full, samples)
+	}
+	return f
+}
+
+// bigChunks sends unasked DDM packets of n bytes, one after another.
+func bigChunks(n int) func(send func(ddm.Message) error, stop <-chan struct{}) {
+	raw := hostile.RawChunks(ddm.AppendMessage(nil, &ddm.HeapDumpData{HPROF: make([]byte, n)}))
+	return func(send func(ddm.Message) error, stop <-chan struct{}) {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if send(raw) != nil {
+				return
+			}
+		}
+	}
+}
+
+// thcrFlood sends THCR with new ids as fast as the monitor reads them.
+func thcrFlood(send func(ddm.Message) error, stop <-chan struct{}) {
+	for id := uint32(1); ; id++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if send(&ddm.ThreadCreated{ID: id, Name: "flood"}) != nil {
+			return
+		}
+	}
+}
+
+// endlessSegments sends HPST, then HPSG chunks at rate bytes a second.
+func endlessSegments(rate int) func(send func(ddm.Message) error, stop <-chan struct{}) {
+	return func(send func(ddm.Message) error, stop <-chan struct{}) {
+		if send(&ddm.HeapStart{HeapID: 1}) != nil {
+			return
+		}
+		data := bytes.Repeat([]byte{0x01, 0xFF}, 8<<10) // 8192 runs of 256 units
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		addr := uint32(0x10000000)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			for sent := 0; sent < rate/10; sent += len(data) {
+				seg := &ddm.HeapSegment{Type: ddm.TypeHPSG, HeapID: 1, UnitSize: 8, Address: addr, Units: 8192 * 256, Data: data}
+				addr += 8192 * 256 * 8
+				if send(seg) != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// churn removes the healthy VMs from their device and brings them back,
+// again and again.
+func churn(t *testing.T, r *rig, stop <-chan struct{}) string {
+	cycles := 0
+	for {
+		select {
+		case <-stop:
+			return fmt.Sprintf("%d leave/return cycles", cycles)
+		case <-time.After(time.Second):
+		}
+		vm := r.vms[cycles%len(r.vms)]
+		r.dev.Remove(vm.PID())
+		time.Sleep(300 * time.Millisecond)
+		fresh := sim.NewVM(vm.Spec())
+		r.dev.Add(fresh)
+		i := cycles % len(r.vms)
+		r.vms[i] = fresh
+		if _, err := r.dev.ServeVM(fresh, fmt.Sprintf("127.0.0.1:%d", r.base+i)); err != nil {
+			t.Errorf("churn: %v", err)
+		}
+		cycles++
+	}
+}
+
+// debuggerAbuse holds silent connections on a VM's debugger port and
+// attaches and detaches a debugger as fast as it can; each attach must get
+// an answer.
+func debuggerAbuse(t *testing.T, r *rig, stop <-chan struct{}) string {
+	port, ok := r.proxy.Port(r.healthy[0])
+	if !ok {
+		t.Error("debugger abuse: no debugger port")
+		return ""
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	var silent []net.Conn
+	defer func() {
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
+	attaches, served := 0, 0
+	for {
+		select {
+		case <-stop:
+			return fmt.Sprintf("%d attaches, %d served, %d silent connections", attaches, served, len(silent))
+		default:
+		}
+		if len(silent) < 64 {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				silent = append(silent, c)
+			}
+		}
+		attaches++
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c, err := jdwp.Dial(ctx, addr, jdwp.Options{IDBase: 1})
+		if err == nil {
+			if _, err := c.Version(ctx); err == nil {
+				served++
+			}
+			c.Close()
+		}
+		cancel()
+	}
+}

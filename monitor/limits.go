@@ -1,0 +1,48 @@
+package monitor
+
+import (
+	"sync"
+
+	"github.com/ddmtui/ddmtui/jdwp"
+)
+
+// DefaultVMPacketLen bounds the packets a VM sends a session unasked or in
+// reply (THST, HPSG, REAL, STKL …): far above what real VMs send (an
+// allocation tracker dump of 64k records is a few MiB), far below a streamed
+// heap dump, which alone is allowed up to SessionOptions.StreamPacketLen
+// while the session waits for it.
+const DefaultVMPacketLen = 32 << 20
+
+func (o *SessionOptions) fillLimits() {
+	if o.MaxPacketLen <= 0 {
+		o.MaxPacketLen = DefaultVMPacketLen
+	}
+	if o.StreamPacketLen <= 0 {
+		o.StreamPacketLen = jdwp.DefaultMaxPacketLen
+	}
+	o.StreamPacketLen = max(o.StreamPacketLen, o.MaxPacketLen)
+}
+
+// expectLarge raises the connection's packet limit to StreamPacketLen for
+// a streamed transfer (HPDS, MPSE); the returned function lowers it again
+// when the last such transfer ends.
+func (s *Session) expectLarge() func() {
+	s.largeMu.Lock()
+	s.large++
+	s.jc.SetMaxPacketLen(s.opts.StreamPacketLen)
+	s.largeMu.Unlock()
+	return func() {
+		s.largeMu.Lock()
+		s.large--
+		if s.large == 0 {
+			s.jc.SetMaxPacketLen(s.opts.MaxPacketLen)
+		}
+		s.largeMu.Unlock()
+	}
+}
+
+// largeState counts a session's streamed transfers in progress.
+type largeState struct {
+	largeMu sync.Mutex
+	large   int
+}
