@@ -270,11 +270,12 @@ func (p *Replay) Run(ctx context.Context) error {
 		p.mu.Lock()
 		if p.playing.Load() {
 			target := p.pos + time.Duration(float64(elapsed)*p.Speed())
-			if end := p.rec.Duration(); target >= end {
-				target = end
+			end := p.rec.Duration()
+			p.advanceLocked(min(target, end))
+			if target >= end {
+				// Stopped only once there: whoever sees it stopped sees the end.
 				p.playing.Store(false)
 			}
-			p.advanceLocked(target)
 		}
 		p.mu.Unlock()
 	}
