@@ -314,21 +314,8 @@ func (p *Proxy) Run(ctx context.Context) error {
 	sub := p.engine.Store().Bus().Subscribe()
 	defer sub.Close()
 
-	if p.opts.SelectedPort > 0 {
-		addr := net.JoinHostPort(p.opts.Bind, strconv.Itoa(p.opts.SelectedPort))
-		ln, err := net.Listen("tcp", addr)
-		p.mu.Lock()
-		if err != nil {
-			p.selErr = fmt.Errorf("selected-VM port %d: %w", p.opts.SelectedPort, err)
-			p.log.Warn("cannot open the selected-VM port", "error", p.selErr)
-		} else {
-			p.selLn = ln
-			p.handlers.Add(1)
-			go p.acceptLoop(ln, p.opts.SelectedPort, p.Selected)
-		}
-		p.mu.Unlock()
-		p.notify()
-	}
+	var selRetry time.Time
+	p.listenSelected()
 
 	p.reconcile()
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -342,10 +329,45 @@ func (p *Proxy) Run(ctx context.Context) error {
 			p.reconcile()
 		case <-tick.C:
 			p.reconcile()
+			// A selected-VM port that was busy is tried again now and then.
+			if now := time.Now(); !now.Before(selRetry) {
+				selRetry = now.Add(portRetry)
+				p.listenSelected()
+			}
 		}
 	}
 	p.shutdown()
 	return nil
+}
+
+// listenSelected opens the selected-VM port unless it is open, is turned
+// off, or the proxy stops; the listen itself runs without p.mu.
+func (p *Proxy) listenSelected() {
+	p.mu.Lock()
+	skip := p.opts.SelectedPort <= 0 || p.selLn != nil || p.stopping
+	p.mu.Unlock()
+	if skip {
+		return
+	}
+	addr := net.JoinHostPort(p.opts.Bind, strconv.Itoa(p.opts.SelectedPort))
+	ln, err := net.Listen("tcp", addr)
+	p.mu.Lock()
+	switch {
+	case err != nil:
+		first := p.selErr == nil
+		p.selErr = fmt.Errorf("selected-VM port %d: %w", p.opts.SelectedPort, err)
+		if first {
+			p.log.Warn("cannot open the selected-VM port; retrying", "error", p.selErr)
+		}
+	case p.stopping:
+		ln.Close()
+	default:
+		p.selLn, p.selErr = ln, nil
+		p.handlers.Add(1)
+		go p.acceptLoop(ln, p.opts.SelectedPort, p.Selected)
+	}
+	p.mu.Unlock()
+	p.notify()
 }
 
 func (p *Proxy) shutdown() {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +38,36 @@ func TestBusyPortRetried(t *testing.T) {
 			}
 		}
 		return false
+	})
+}
+
+// The selected-VM port busy when ddmtui starts is reported and tried again,
+// like the per-VM ports, and taken once free.
+func TestBusySelectedPortRetried(t *testing.T) {
+	leakcheck.Check(t)
+	_, rng := startFakeVMs(t, 1)
+	base := freeRange(t, 3)
+	sel := base + 2
+	blocker, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", sel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startRig(t, rng, Options{BasePort: base, SelectedPort: sel})
+	selected := func() PortStatus {
+		for _, ps := range r.proxy.Ports() {
+			if ps.Selected {
+				return ps
+			}
+		}
+		return PortStatus{}
+	}
+	waitFor(t, "the busy selected port's error", 10*time.Second, func() bool {
+		ps := selected()
+		return ps.Port == sel && !ps.Listening && strings.Contains(ps.Err, "selected-VM port")
+	})
+	blocker.Close()
+	waitFor(t, "the selected port taken once free", 10*time.Second, func() bool {
+		ps := selected()
+		return ps.Listening && ps.Err == ""
 	})
 }
