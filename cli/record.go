@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -144,13 +142,8 @@ func recordCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+			ctx, stop := commandContext(c)
 			defer stop()
-			if dur := c.Duration("duration"); dur > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, dur)
-				defer cancel()
-			}
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			opts := sessionOptions(c)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/signal"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -88,13 +86,8 @@ func runServe(c *cli.Context) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := commandContext(c)
 	defer stop()
-	if dur := c.Duration("duration"); dur > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, dur)
-		defer cancel()
-	}
 
 	store := monitor.NewStore(monitor.NewBus())
 	var sopts monitor.SessionOptions

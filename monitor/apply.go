@@ -116,12 +116,15 @@ func (s *Session) applyRecord(r record.Record, now time.Time) error {
 		if err := json.Unmarshal(r.Data, &st); err != nil {
 			return fmt.Errorf("state record: %w", err)
 		}
-		s.applyState(st)
+		s.applyState(st, now)
 	}
 	return nil // other kinds (log) are not part of a VM's model
 }
 
-func (s *Session) applyState(st stateRecord) {
+func (s *Session) applyState(st stateRecord, now time.Time) {
+	if st.FlushThreads {
+		s.flushThreads(now)
+	}
 	if st.JDWP != nil {
 		s.applyJDWPIdent(*st.JDWP)
 	}

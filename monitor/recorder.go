@@ -154,6 +154,9 @@ type stateRecord struct {
 	API       *int       `json:"api,omitempty"`
 	JDWP      *jdwpIdent `json:"jdwp,omitempty"` // a VM that refused DDM: its identity
 	Caps      *capsState `json:"caps,omitempty"` // the capability inputs after a change
+	// FlushThreads: the session published a thread table its rate limit had
+	// held back (threads.go), at this record's time.
+	FlushThreads bool `json:"flush_threads,omitempty"`
 }
 
 type jdwpIdent struct {

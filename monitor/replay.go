@@ -207,14 +207,6 @@ func (p *Replay) advanceLocked(t time.Duration) {
 	}
 	p.pos = max(t, p.pos)
 	p.posA.Store(int64(p.pos))
-	// Thread tables a live session would have published by now (its timer;
-	// threads.go) are published at the same instants here.
-	now := p.rec.Header.Start.Add(p.pos)
-	for _, s := range p.sessions {
-		s.inMu.Lock()
-		s.flushThreads(now)
-		s.inMu.Unlock()
-	}
 }
 
 func (p *Replay) applyLocked(r record.Record) error {

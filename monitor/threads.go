@@ -3,6 +3,8 @@ package monitor
 import (
 	"fmt"
 	"time"
+
+	"github.com/ddmtui/ddmtui/record"
 )
 
 // DefaultMaxThreads caps a VM's thread table: far above real apps (a few
@@ -56,9 +58,9 @@ func (s *Session) showTooMany() {
 // threadsChangedLocked notes a change of the thread table at input time
 // now and returns what to call once s.mu is released: a publish when the
 // last one is at least threadPublishInterval old, else nothing yet (the
-// table is published when that interval has passed: by a timer in a live
-// session, by the replay's clock in a replayed one, or by the next full
-// table, whichever comes first).
+// table is published when that interval has passed, by a timer whose firing
+// is recorded so that a replay publishes at the same instant, or by the next
+// full table, whichever comes first).
 func (s *Session) threadsChangedLocked(now time.Time) func() {
 	if !s.pending && now.Sub(s.lastPublish) >= threadPublishInterval {
 		return s.publishLocked(now)
@@ -67,7 +69,12 @@ func (s *Session) threadsChangedLocked(now time.Time) func() {
 		s.pending = true
 		if s.jc != nil { // live; a replay flushes from its own clock (flushThreads)
 			s.flushTimer = time.AfterFunc(s.lastPublish.Add(threadPublishInterval).Sub(now), func() {
-				s.input(s.flushThreads)
+				s.input(func(now time.Time) {
+					// Recorded, so that a replay publishes at this very
+					// instant too (timers fire late under load).
+					s.rec.json(now, record.KindState, s.key, stateRecord{FlushThreads: true})
+					s.flushThreads(now)
+				})
 			})
 		}
 	}
@@ -89,17 +96,16 @@ func (s *Session) publishLocked(now time.Time) func() {
 	}
 }
 
-// flushThreads publishes a pending table whose time has come by now (an
-// input time: the timer's, or the replay's position). It runs as an input
-// (under s.inMu), so it is ordered with every other publish of the session.
+// flushThreads publishes a pending table at input time now: the live
+// timer's, or that recorded time in a replay. It runs as an input (under
+// s.inMu), so it is ordered with every other publish of the session.
 func (s *Session) flushThreads(now time.Time) {
 	s.mu.Lock()
-	due := s.lastPublish.Add(threadPublishInterval)
-	if !s.pending || now.Before(due) {
+	if !s.pending {
 		s.mu.Unlock()
 		return
 	}
-	publish := s.publishLocked(due) // as the live timer would have, at due
+	publish := s.publishLocked(now)
 	s.mu.Unlock()
 	publish()
 }
