@@ -258,3 +258,18 @@ func TestSyncPeerCloseIsNotDeadline(t *testing.T) {
 		t.Fatal("stream not marked broken after the device closed it")
 	}
 }
+
+func TestSplitOneShotMessages(t *testing.T) {
+	for in, want := range map[string]string{
+		"":        "reply of 0 bytes has no length prefix",
+		"00":      "reply of 2 bytes has no length prefix",
+		"000":     "reply of 3 bytes has no length prefix",
+		"0005":    `length prefix "0005" does not match the 0 bytes that follow`,
+		"0002abc": `length prefix "0002" does not match the 3 bytes that follow`,
+	} {
+		_, err := splitOneShot([]byte(in))
+		if !errors.Is(err, ErrProtocol) || !strings.HasSuffix(err.Error(), ": "+want) {
+			t.Errorf("%q: %v, want …%s", in, err, want)
+		}
+	}
+}
