@@ -119,3 +119,11 @@ func TestNativeHeapRecordTooSmall(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestThreadStatusTableShortHeaderLength(t *testing.T) {
+	_, err := DecodeThreadStatusTable(hx("03 12 0000"))
+	var fe *wire.FormatError
+	if !errors.As(err, &fe) || fe.What != "header length" || fe.Offset != 4 {
+		t.Fatalf("header length 3: %v", err)
+	}
+}
