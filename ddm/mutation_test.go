@@ -127,3 +127,34 @@ func TestThreadStatusTableShortHeaderLength(t *testing.T) {
 		t.Fatalf("header length 3: %v", err)
 	}
 }
+
+func TestStackTraceNoFrames(t *testing.T) {
+	m, err := DecodeStackTrace(hx("00000000 00000007 00000000"))
+	if err != nil || !reflect.DeepEqual(m, &StackTrace{ThreadID: 7}) {
+		t.Fatalf("got %#v, %v; want thread 7 with nil Frames", m, err)
+	}
+}
+
+func viewInvoke(args func(w *wire.Writer)) []byte {
+	w := wire.Writer{}
+	w.U4(ViewInvokeMethod)
+	w.DDMString("root")
+	w.DDMString("view")
+	w.DDMString("m")
+	args(&w)
+	return w.B
+}
+
+func TestViewOpRequestArgs(t *testing.T) {
+	m, err := DecodeViewOpRequest(viewInvoke(func(w *wire.Writer) { w.U4(0) }))
+	if err != nil || m.Method != "m" || m.Args != nil {
+		t.Fatalf("no arguments: %#v, %v; want nil Args", m, err)
+	}
+	// 'X' is no JNI primitive: the type is the error, not the value.
+	body := viewInvoke(func(w *wire.Writer) { w.U4(1); w.U2('X'); w.U1(0) })
+	_, err = DecodeViewOpRequest(body)
+	var fe *wire.FormatError
+	if !errors.As(err, &fe) || fe.What != "argument type" || fe.Offset != len(body)-1 {
+		t.Fatalf("argument type X: %v", err)
+	}
+}
