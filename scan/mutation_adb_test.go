@@ -64,3 +64,43 @@ func TestADBRequiredUnreachable(t *testing.T) {
 		t.Errorf("status %q", got)
 	}
 }
+
+// A zero Retry means one second between attempts: within 300 ms a server
+// that fails every request is asked once.
+func TestADBDefaultRetry(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	a := &ADB{Client: &adb.Client{Addr: ln.Addr().String()}}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, func(context.Context, Endpoint) error { return nil }) }()
+	accepted := 0
+	for {
+		// Accept until Run has returned and no connection is left waiting.
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			done = nil
+		default:
+		}
+		ln.(*net.TCPListener).SetDeadline(time.Now().Add(50 * time.Millisecond))
+		c, err := ln.Accept()
+		if err != nil {
+			if done == nil {
+				break
+			}
+			continue
+		}
+		accepted++
+		c.Close()
+	}
+	if accepted != 1 {
+		t.Fatalf("server asked %d times within 300 ms, want once (retry after 1 s)", accepted)
+	}
+}
