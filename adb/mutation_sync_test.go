@@ -2,12 +2,15 @@ package adb
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Exact limits of the host-protocol and sync decoders: a value at the
@@ -124,5 +127,57 @@ func TestSyncFailMessageBound(t *testing.T) {
 	r = binary.LittleEndian.AppendUint32(nil, syncFailMax+1)
 	if err := readSyncFail(bytes.NewReader(append(r, msg+"m"...)), "recv", "/p"); !errors.Is(err, ErrProtocol) {
 		t.Fatalf("FAIL of %d bytes: %.60v", syncFailMax+1, err)
+	}
+}
+
+func TestSyncPathBound(t *testing.T) {
+	if err := checkSyncPath("stat", strings.Repeat("a", SyncPathMax)); err != nil {
+		t.Fatalf("path of SyncPathMax bytes: %v", err)
+	}
+	if err := checkSyncPath("stat", strings.Repeat("a", SyncPathMax+1)); err == nil {
+		t.Fatal("path above SyncPathMax accepted")
+	}
+	if err := checkSyncPath("stat", ""); err == nil {
+		t.Fatal("empty path accepted")
+	}
+}
+
+// expiredCtx has a deadline in the past but has not noticed yet, as a
+// context whose timer has not fired when the stream's deadline (the same
+// instant) ends a read.
+type expiredCtx struct{ context.Context }
+
+func (expiredCtx) Deadline() (time.Time, bool) { return time.Unix(1, 0), true }
+
+func TestSyncFailAfterDeadlineNamesIt(t *testing.T) {
+	host, dev := net.Pipe()
+	defer dev.Close()
+	s := NewSync(host, nil)
+	defer s.Close()
+	err := s.fail(expiredCtx{context.Background()}, errors.New("read: i/o timeout"), false)
+	if !errors.Is(err, context.DeadlineExceeded) || s.broken == nil {
+		t.Fatalf("got %v (broken %v), want DeadlineExceeded and a broken stream", err, s.broken)
+	}
+	// A device-reported failure (keep) is returned as it is.
+	s = NewSync(host, nil)
+	dev2 := errors.New("device said no")
+	if err := s.fail(expiredCtx{context.Background()}, dev2, true); err != dev2 || s.broken != nil {
+		t.Fatalf("kept failure: %v (broken %v)", err, s.broken)
+	}
+}
+
+// The RECV buffer grows by doubling: four blocks each a byte larger than
+// the last cost one allocation more than the first block alone would.
+func TestRecvBufferDoubles(t *testing.T) {
+	one := append(data(4097), doneRecv...)
+	var four []byte
+	for n := 4097; n <= 4100; n++ {
+		four = append(four, data(n)...)
+	}
+	four = append(four, doneRecv...)
+	a := testing.AllocsPerRun(20, func() { readRecvReply(bytes.NewReader(one), io.Discard, "p", 0) })
+	b := testing.AllocsPerRun(20, func() { readRecvReply(bytes.NewReader(four), io.Discard, "p", 0) })
+	if a != b {
+		t.Fatalf("%v allocations for one block, %v for four growing blocks: want the same", a, b)
 	}
 }

@@ -273,3 +273,15 @@ func TestSplitOneShotMessages(t *testing.T) {
 		}
 	}
 }
+
+func TestServerPortBounds(t *testing.T) {
+	t.Setenv("ADB_SERVER_SOCKET", "")
+	t.Setenv("ANDROID_ADB_SERVER_ADDRESS", "")
+	for port, want := range map[string]string{"1": "127.0.0.1:1", "65535": "127.0.0.1:65535", "0": "", "65536": ""} {
+		t.Setenv("ANDROID_ADB_SERVER_PORT", port)
+		got, err := DefaultServerAddr()
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("port %s: %q, %v; want %q", port, got, err, want)
+		}
+	}
+}
