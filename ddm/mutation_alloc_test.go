@@ -133,3 +133,24 @@ func TestAllocationsFramesOneAllocation(t *testing.T) {
 		t.Fatalf("%v allocations for 10 frames, %v for 166: the frame store is not allocated once", a, b)
 	}
 }
+
+// Two entries announced; the first one's depth claims 8 bytes more than
+// lie before the string tables. The decoder refuses the depth, and the
+// pass that sizes the frame store stops at the tables instead of reading
+// a second header past the end of the body.
+func TestAllocationsDepthPastTables(t *testing.T) {
+	body := hx(
+		"0F 09 08  0002  00000028  0001 0001 0001", // 2 entries, tables at 40
+		"00000010 0001 0000 03",                    // entry 0: 16 bytes, depth 3 (24 bytes)
+		"0000 0000 0000 0001  0000 0000 0000 0002", // 16 bytes before the tables
+		"00000000 00000000 00000000",               // one empty string per table
+	)
+	if len(body) != 52 {
+		t.Fatalf("vector is %d bytes", len(body))
+	}
+	_, err := DecodeAllocations(body)
+	var fe *wire.FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, wire.ErrTooLong) || fe.What != "stack depth" || fe.Offset != 24 {
+		t.Fatalf("got %v, want ErrTooLong for the stack depth at 24", err)
+	}
+}
