@@ -1,0 +1,121 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/style"
+)
+
+// modernVMs is a DDM VM on an Android 14 device that answers no thread or
+// heap chunk: threads from /proc, memory from dumpsys; and a second such
+// VM whose /proc reads fail.
+func modernVMs(s *monitor.Store) {
+	now := time.Now().Add(-time.Minute)
+	const key = "adb:emu-5556:4321"
+	s.UpdateVM(key, func(vm *monitor.VM) {
+		vm.Source, vm.PID, vm.App, vm.DDM, vm.VMIdent, vm.Connected, vm.API = "adb:emu-5556", 4321, "com.example.modern", true, "ART", now, 34
+		vm.Capabilities = monitor.Capabilities{
+			monitor.FeatThreads:     {Source: monitor.SourceProc},
+			monitor.FeatStack:       {Source: monitor.SourceNone, Reason: "stacks need the DDM thread handler, which Android 11 and later no longer register"},
+			monitor.FeatHeapSummary: {Source: monitor.SourceDumpsys},
+			monitor.FeatHeapMap:     {Source: monitor.SourceNone, Reason: "the heap map needs the DDM heap handler, which Android 11 and later no longer register"},
+			monitor.FeatGC:          {Source: monitor.SourceNone, Reason: "GC requests need the DDM heap handler, which Android 11 and later no longer register"},
+			monitor.FeatMemory:      {Source: monitor.SourceDumpsys},
+		}
+	})
+	s.SetThreads(key, []monitor.Thread{
+		{ID: 4321, Name: "mainthr", Status: -1, SysTID: 4321, UTime: 50, Source: monitor.SourceProc, ProcState: "S", State: "sleeping", CPUPercent: 3.25, CPUKnown: true, Created: now},
+		{ID: 4330, Name: "RenderThread", Status: -1, SysTID: 4330, UTime: 9, Source: monitor.SourceProc, ProcState: "D", CPUPercent: 41.5, CPUKnown: true, Created: now},
+		{ID: 4331, Name: "Bind[red]", Status: -1, SysTID: 4331, Source: monitor.SourceProc, ProcState: "t", Created: now},
+	})
+	s.UpdateVM("adb:emu-5556:4400", func(vm *monitor.VM) {
+		vm.Source, vm.PID, vm.App, vm.DDM, vm.Connected, vm.API = "adb:emu-5556", 4400, "com.example.hidden", true, now, 34
+		vm.Capabilities = monitor.Capabilities{
+			monitor.FeatThreads: {Source: monitor.SourceNone, Reason: "/proc: cat: /proc/4400/task: Permission denied [red]"},
+		}
+	})
+}
+
+// rowOrder returns the order in which names appear on the screen.
+func rowOrder(screen string, names ...string) []string {
+	type at struct {
+		name string
+		i    int
+	}
+	var found []at
+	for _, n := range names {
+		if i := strings.Index(screen, n); i >= 0 {
+			found = append(found, at{n, i})
+		}
+	}
+	for i := range found {
+		for j := i + 1; j < len(found); j++ {
+			if found[j].i < found[i].i {
+				found[i], found[j] = found[j], found[i]
+			}
+		}
+	}
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = f.name
+	}
+	return out
+}
+
+// /proc threads: the title names the source, the state word comes from
+// the kernel's letter, CPU% shows where known (blank elsewhere) and sorts
+// busiest first; VM text stays text.
+func TestThreadPaneProcSourceStatesAndCPU(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, modernVMs)
+	hs.waitText("Threads · com.example.modern (4321) · 3 · from /proc")
+	hs.waitText("CPU%")
+	hs.waitText("disk-sleep")
+	hs.waitText("tracing-stop")
+	hs.waitText("41.5")
+	hs.waitText("3.2") // 3.25 to one decimal
+	hs.waitText("Bind[red]")
+	for _, line := range hs.text() {
+		if strings.Contains(line, "Bind[red]") && strings.Contains(line, "0.0") {
+			t.Fatalf("unknown CPU shown as a number: %q", line)
+		}
+	}
+	// ID, Name, State, then CPU%: three presses sort by CPU, busiest first.
+	hs.runes("ooo")
+	hs.waitText("CPU%▼")
+	hs.waitFor("busiest first", func(s string) bool {
+		got := rowOrder(s, "RenderThread", "mainthr", "Bind[red]")
+		return strings.Join(got, ",") == "RenderThread,mainthr,Bind[red]"
+	})
+	hs.key(tcell.KeyRune, 'O')
+	hs.waitText("CPU%▲")
+	hs.waitFor("unknown first ascending", func(s string) bool {
+		got := rowOrder(s, "RenderThread", "mainthr", "Bind[red]")
+		return strings.Join(got, ",") == "Bind[red],mainthr,RenderThread"
+	})
+}
+
+// DDM threads: the title says DDM and CPU% is blank until known.
+func TestThreadPaneDDMSourceInTitle(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		twoVMs(s)
+		s.UpdateVM("local:8000", func(vm *monitor.VM) {
+			vm.Capabilities = monitor.Capabilities{monitor.FeatThreads: {Source: monitor.SourceDDM}}
+		})
+	})
+	hs.waitText("Threads · com.example.mail (1234) · 3 · DDM")
+	hs.waitText("CPU%")
+}
+
+// A VM whose threads have no source says why instead of an empty table.
+func TestThreadPaneSaysWhyNoThreads(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, modernVMs)
+	hs.waitText("RenderThread")
+	hs.key(tcell.KeyRune, 'j')
+	hs.waitText("Permission denied [red]")
+	hs.waitGone("RenderThread")
+}
