@@ -7,6 +7,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/android/meminfo"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -118,4 +119,71 @@ func TestThreadPaneSaysWhyNoThreads(t *testing.T) {
 	hs.key(tcell.KeyRune, 'j')
 	hs.waitText("Permission denied [red]")
 	hs.waitGone("RenderThread")
+}
+
+func kb(v int64) *int64 { return &v }
+
+// modernMemory is a dumpsys reading with three samples of history and an
+// Objects key that looks like a tview tag.
+func modernMemory() monitor.Memory {
+	now := time.Now()
+	return monitor.Memory{
+		Info: meminfo.MemInfo{
+			PID: 4321, Process: "com.example.modern",
+			TotalPSS: kb(120 * 1024), TotalRSS: kb(200 * 1024), JavaHeap: kb(12 * 1024), NativeHeap: kb(30 * 1024),
+			Code: kb(20 * 1024), Stack: kb(1024), Graphics: kb(5 * 1024),
+			DalvikHeapSize: kb(16 * 1024), DalvikHeapAlloc: kb(12 * 1024), DalvikHeapFree: kb(4 * 1024),
+			Objects: map[string]int64{"views": 42, "activities": 1, "x[red]": 7},
+		},
+		Updated: now,
+		History: []monitor.MemorySample{
+			{Time: now.Add(-10 * time.Second), TotalPSS: 100 * 1024, JavaHeap: 10 * 1024, NativeHeap: 28 * 1024},
+			{Time: now.Add(-5 * time.Second), TotalPSS: 110 * 1024, JavaHeap: -1, NativeHeap: 29 * 1024},
+			{Time: now, TotalPSS: 120 * 1024, JavaHeap: 12 * 1024, NativeHeap: 30 * 1024},
+		},
+	}
+}
+
+// Without HPIF the heap pane shows the process memory, its history chart
+// and, instead of suggesting g, why there is no heap map; g says why
+// there is no GC.
+func TestHeapPaneProcessMemoryWithoutHPIF(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		modernVMs(s)
+		s.SetMemory("adb:emu-5556:4321", modernMemory())
+	})
+	hs.waitText("Heap · com.example.modern · dumpsys meminfo")
+	hs.waitText("TOTAL PSS 120.0M")
+	hs.waitText("RSS 200.0M")
+	hs.waitText("Java heap 12.0M")
+	hs.waitText("Graphics 5.0M")
+	hs.waitText("Dalvik heap")
+	hs.waitText("alloc 12.0M")
+	hs.waitText("(75% used)")
+	hs.waitText("over 3 readings")
+	hs.waitText("100.0M → 120.0M") // PSS
+	hs.waitText("10.0M → 12.0M")   // Java, the missing reading skipped
+	hs.waitText("x[red] 7")
+	hs.waitText("the heap map needs the DDM heap handler")
+	hs.waitGone("g causes one")
+	hs.key(tcell.KeyRune, 'g')
+	hs.waitText("no GC: GC requests need the DDM heap handler")
+	if hs.ctrl.called("gc adb:emu-5556:4321") {
+		t.Fatal("GC sent to a VM without a GC source")
+	}
+}
+
+// With both HPIF and process memory, one line of memory sits under the
+// HPIF summary; a new reading redraws it.
+func TestHeapPaneMemoryLineUnderHPIF(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("91,234")
+	hs.store.SetMemory("local:8000", modernMemory())
+	hs.waitText("process PSS 120.0M")
+	hs.waitText("Native 30.0M")
+	hs.waitText("Heap · com.example.mail · dumpsys meminfo")
+	m := modernMemory()
+	m.Info.TotalPSS = kb(130 * 1024)
+	hs.store.SetMemory("local:8000", m)
+	hs.waitText("process PSS 130.0M")
 }
