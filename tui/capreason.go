@@ -67,3 +67,13 @@ func wrapWords(s string, w int) []string {
 	}
 	return lines
 }
+
+// dimLines is escaped text wrapped to w cells between words, dimmed line
+// by line, for a TextView that does not wrap.
+func dimLines(s string, w int) string {
+	lines := wrapWords(s, max(20, w))
+	for i, l := range lines {
+		lines[i] = "[::d]" + l
+	}
+	return strings.Join(lines, "\n")
+}

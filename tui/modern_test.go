@@ -187,3 +187,21 @@ func TestHeapPaneMemoryLineUnderHPIF(t *testing.T) {
 	hs.store.SetMemory("local:8000", m)
 	hs.waitText("process PSS 130.0M")
 }
+
+// A VM whose stacks have no source says why at once, and Enter on a
+// thread asks it nothing (no "asking the VM…").
+func TestStackPaneSaysWhyNoStack(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, modernVMs)
+	hs.waitText("RenderThread")
+	hs.waitText("stacks need the DDM thread handler")
+	hs.key(tcell.KeyTab, 0) // the thread pane
+	hs.key(tcell.KeyEnter, 0)
+	hs.key(tcell.KeyRune, 'j')
+	hs.waitText("stacks need the DDM thread handler")
+	hs.waitGone("asking the VM")
+	time.Sleep(50 * time.Millisecond)
+	hs.waitText("Android 11 and later")
+	if hs.ctrl.called("stack adb:emu-5556:4321 4321") || hs.ctrl.called("stack adb:emu-5556:4321 4330") {
+		t.Fatal("STKL sent to a VM without a stack source")
+	}
+}
