@@ -103,15 +103,10 @@ func (p *heapMap) drawMemory(screen tcell.Screen, x, y, w, h, line int) int {
 	for _, l := range wrapParts(memParts(mi), "  ", w) {
 		text(l)
 	}
-	if s := heapRow("Dalvik heap", mi.DalvikHeapSize, mi.DalvikHeapAlloc, mi.DalvikHeapFree); s != "" {
-		text(s)
-	}
-	if s := heapRow("Native heap", mi.NativeHeapSize, mi.NativeHeapAlloc, mi.NativeHeapFree); s != "" {
-		text(s)
-	}
-	// The history chart: PSS, Java and Native over the readings.
-	if hist := p.mem.History; len(hist) > 1 && h-line >= 4 {
-		text(fmt.Sprintf("[::d]over %d readings:", len(hist)))
+	// The history chart, PSS, Java and Native over the readings, comes
+	// before the details, which a short pane drops.
+	if hist := p.mem.History; len(hist) > 1 && h-line >= 3 {
+		over := fmt.Sprintf(" over %d readings", len(hist))
 		series := []struct {
 			label string
 			get   func(monitor.MemorySample) int64
@@ -137,7 +132,8 @@ func (p *heapMap) drawMemory(screen tcell.Screen, x, y, w, h, line int) int {
 			if len(vals) < 2 {
 				continue
 			}
-			label := fmt.Sprintf(" %s → %s", kib(first), kib(last))
+			label := fmt.Sprintf(" %s → %s%s", kib(first), kib(last), over)
+			over = ""
 			sw := max(1, w-8-len([]rune(label)))
 			if line < h {
 				tview.Print(screen, fmt.Sprintf("%-7s", se.label), x, y+line, 8, tview.AlignLeft, tcell.ColorDefault)
@@ -146,6 +142,12 @@ func (p *heapMap) drawMemory(screen tcell.Screen, x, y, w, h, line int) int {
 			}
 			line++
 		}
+	}
+	if s := heapRow("Dalvik heap", mi.DalvikHeapSize, mi.DalvikHeapAlloc, mi.DalvikHeapFree); s != "" {
+		text(s)
+	}
+	if s := heapRow("Native heap", mi.NativeHeapSize, mi.NativeHeapAlloc, mi.NativeHeapFree); s != "" {
+		text(s)
 	}
 	if len(mi.Objects) > 0 && h-line >= 2 {
 		keys := make([]string, 0, len(mi.Objects))

@@ -160,7 +160,7 @@ func TestHeapPaneProcessMemoryWithoutHPIF(t *testing.T) {
 	hs.waitText("Dalvik heap")
 	hs.waitText("alloc 12.0M")
 	hs.waitText("(75% used)")
-	hs.waitText("over 3 readings")
+	hs.waitText("100.0M → 120.0M over 3 readings")
 	hs.waitText("100.0M → 120.0M") // PSS
 	hs.waitText("10.0M → 12.0M")   // Java, the missing reading skipped
 	hs.waitText("x[red] 7")
@@ -204,4 +204,17 @@ func TestStackPaneSaysWhyNoStack(t *testing.T) {
 	if hs.ctrl.called("stack adb:emu-5556:4321 4321") || hs.ctrl.called("stack adb:emu-5556:4321 4330") {
 		t.Fatal("STKL sent to a VM without a stack source")
 	}
+}
+
+// At 80x24 the memory view keeps its summary and chart in the heap pane's
+// few rows (details give way first).
+func TestHeapPaneMemoryAt80x24(t *testing.T) {
+	hs := start(t, 80, 24, style.Palette{}, func(s *monitor.Store) {
+		modernVMs(s)
+		s.SetMemory("adb:emu-5556:4321", modernMemory())
+	})
+	hs.waitText("Heap · com.example.modern · dumpsys meminfo")
+	hs.waitText("TOTAL PSS 120.0M")
+	hs.waitText("100.0M → 120.0M over 3 readings")
+	hs.waitText("Native  ")
 }
