@@ -218,3 +218,20 @@ func TestHeapPaneMemoryAt80x24(t *testing.T) {
 	hs.waitText("100.0M → 120.0M over 3 readings")
 	hs.waitText("Native  ")
 }
+
+// Reasons and memory parts wrap between words / parts, never inside one,
+// and no line is wider than asked unless one word is.
+func TestWrapWordsAndParts(t *testing.T) {
+	got := wrapWords("the heap map needs the DDM heap handler", 16)
+	want := []string{"the heap map", "needs the DDM", "heap handler"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("wrapWords: %q", got)
+	}
+	if got := wrapWords("averyveryverylongword x", 5); len(got) != 2 || got[0] != "averyveryverylongword" {
+		t.Fatalf("long word: %q", got)
+	}
+	parts := wrapParts([]string{"Java heap [::b]1.0M[::-]", "Code [::b]2.0M[::-]", "Stack [::b]3.0M[::-]"}, " · ", 26)
+	if len(parts) != 2 || parts[0] != "Java heap [::b]1.0M[::-] · Code [::b]2.0M[::-]" {
+		t.Fatalf("wrapParts (tags take no width): %q", parts)
+	}
+}
