@@ -53,11 +53,13 @@ type heapMap struct {
 	objects  bool           // ask for object boundaries (HPSO)
 	histo    bool           // show the object-size histogram instead of the bitmap
 	bySolid  bool
-	zoom     int    // 0 = fit the whole heap; n = 2^n times closer than fit
-	scroll   uint64 // first row shown
-	waiting  string // message while no segments arrived
-	ddm      bool   // the VM speaks DDM (else nothing will arrive)
-	lastRows int    // bitmap rows drawn last time: a page
+	zoom     int             // 0 = fit the whole heap; n = 2^n times closer than fit
+	scroll   uint64          // first row shown
+	waiting  string          // message while no segments arrived
+	ddm      bool            // the VM speaks DDM (else nothing will arrive)
+	mem      *monitor.Memory // process memory (dumpsys meminfo), nil when not read
+	mapWhy   string          // why the VM has no heap map (escaped), "" when it may have one
+	lastRows int             // bitmap rows drawn last time: a page
 	cacheKey cellKey
 	cells    []heap.Cell
 	pending  cellKey
@@ -103,6 +105,13 @@ func (p *heapMap) Objects() bool { return p.objects || p.histo }
 // ToggleHistogram shows the object-size histogram instead of the bitmap
 // (object boundaries are asked for while it shows).
 func (p *heapMap) ToggleHistogram() { p.histo = !p.histo }
+
+// SetMemory sets the process memory (nil: none).
+func (p *heapMap) SetMemory(m *monitor.Memory) { p.mem = m }
+
+// SetMapReason sets why the VM has no heap map (tview-escaped; "" when it
+// may have one): it is said instead of suggesting a GC.
+func (p *heapMap) SetMapReason(why string) { p.mapWhy = why }
 
 // SetWaiting sets the text shown while no segments are available.
 func (p *heapMap) SetWaiting(msg string) { p.waiting = msg }
@@ -165,9 +174,19 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 		}
 		line++
 	}
+	// dim says an escaped sentence, wrapped between words.
+	dim := func(s string) {
+		for _, l := range wrapWords(s, w) {
+			text("[::d]" + l)
+		}
+	}
 	snap := p.snap
 	if p.native {
 		snap = p.nsnap
+		if snap == nil && p.mapWhy != "" {
+			dim(p.mapWhy)
+			return
+		}
 		if snap == nil {
 			text("[::d]native heap: segments arrive at the next GC (g causes one); only Dalvik reports native allocations")
 			return
@@ -180,8 +199,16 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			return
 		}
 	} else if len(p.heaps) == 0 {
+		if p.mem != nil {
+			line = p.drawMemory(screen, x, y, w, h, line)
+			if p.mapWhy != "" && line < h {
+				line++ // a blank line before the reason
+				dim(p.mapWhy)
+			}
+			return
+		}
 		if p.waiting != "" {
-			text("[::d]" + p.waiting)
+			dim(p.waiting)
 			return
 		}
 		text("[::d]no heap information yet (HPIF arrives at the next GC; g causes one)")
@@ -212,12 +239,18 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			text(spark(alloc, sw) + "[::d]" + label)
 		}
 	}
+	if p.mem != nil && !p.native {
+		text(memLine(p.mem.Info))
+	}
 	if snap == nil {
 		msg := p.waiting
 		if msg == "" {
+			msg = p.mapWhy
+		}
+		if msg == "" {
 			msg = "segments arrive at the next GC (g causes one)"
 		}
-		text("[::d]" + msg)
+		dim(msg)
 		return
 	}
 	if p.histo {

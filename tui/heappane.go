@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -76,19 +77,59 @@ func (p *heapPane) render() {
 		v.SetTitle(" Heap ")
 		return
 	}
-	v.SetTitle(fmt.Sprintf(" Heap · %s ", safetext.Tview(truncate(appLabel(vm), 40))))
 	v.SetHeaps(m.heaps[m.sel])
 	v.SetSnapshot(m.snaps[m.sel])
 	v.SetNativeSnapshot(m.native[m.sel])
+	v.SetMemory(nil)
+	if _, none := capNone(vm, monitor.FeatMemory); vm.Memory != nil && !none {
+		v.SetMemory(vm.Memory)
+	}
+	mapWhy, _ := capNone(vm, monitor.FeatHeapMap)
+	v.SetMapReason(mapWhy)
+	v.SetTitle(heapTitle(vm, len(m.heaps[m.sel]) > 0, v.mem != nil))
 	switch {
 	case !vm.DDM:
 		v.SetWaiting("a plain JDWP VM: it reports no heap (HPIF/HPSG are DDM); g, b, n and i need DDM")
 	case m.isGone(vm.Key):
 		v.SetWaiting("the VM's session ended; waiting for it to return")
+	case len(m.heaps[m.sel]) == 0 && v.mem == nil:
+		v.SetWaiting(noSummaryWhy(vm))
 	default:
 		v.SetWaiting("")
 	}
 	v.ddm = vm.DDM
+}
+
+// heapTitle names the VM and the sources of what the pane shows.
+func heapTitle(vm monitor.VM, hpif, mem bool) string {
+	title := " Heap · " + safetext.Tview(truncate(appLabel(vm), 40)) + " "
+	var srcs []string
+	if hpif && vm.Capabilities.Source(monitor.FeatHeapSummary) == monitor.SourceDDM {
+		srcs = append(srcs, "DDM")
+	}
+	if mem {
+		srcs = append(srcs, sourceLabel(monitor.SourceDumpsys))
+	}
+	if len(srcs) > 0 {
+		title += "· " + strings.Join(srcs, " + ") + " "
+	}
+	return title
+}
+
+// noSummaryWhy says why a DDM VM shows no heap summary yet: its
+// capability's reason, the memory's, or "" (HPIF is still to come).
+func noSummaryWhy(vm monitor.VM) string {
+	why, none := capNone(vm, monitor.FeatHeapSummary)
+	if !none {
+		if vm.Capabilities.Source(monitor.FeatHeapSummary) == monitor.SourceDumpsys {
+			return "reading the process memory (dumpsys meminfo)…"
+		}
+		return ""
+	}
+	if mwhy, mnone := capNone(vm, monitor.FeatMemory); mnone {
+		why += "; process memory: " + mwhy
+	}
+	return why
 }
 
 // updateSegments asks the selected VM for the heap maps the pane shows
@@ -120,6 +161,12 @@ func (p *heapPane) updateSegments() {
 
 func (p *heapPane) gc() {
 	d := p.d
+	if vm, ok := d.m.selected(); ok {
+		if c, has := vm.Capabilities[monitor.FeatGC]; has && c.Source == monitor.SourceNone && c.Reason != "" {
+			d.flash("no GC: " + c.Reason)
+			return
+		}
+	}
 	vm, ok := d.selectedDDM("GC")
 	if !ok {
 		return

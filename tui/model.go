@@ -102,6 +102,14 @@ func (m *model) apply(evs []monitor.Event, now time.Time) Change {
 			if e.Key == m.sel {
 				ch |= ChangeHeap
 			}
+		case monitor.MemoryUpdated:
+			if i, ok := m.index(e.Key); ok {
+				mem := e.Memory
+				m.vms[i].Memory = &mem
+				if e.Key == m.sel {
+					ch |= ChangeHeap
+				}
+			}
 		case monitor.NativeSegmentsUpdated:
 			m.native[e.Key] = e.Snapshot
 			if e.Key == m.sel {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 )
 
@@ -92,8 +94,8 @@ func (p *stackPane) fetch() {
 	p.seq++
 	seq := p.seq
 	p.render()
-	if !vm.DDM {
-		return
+	if _, none := capNone(vm, monitor.FeatStack); !vm.DDM || none {
+		return // render says why
 	}
 	ctrl := d.cfg.Controller
 	d.background(3*time.Second, func(ctx context.Context) {
@@ -115,8 +117,17 @@ func (p *stackPane) render() {
 	d := p.d
 	vm, ok := d.m.selected()
 	var b strings.Builder
+	why, none := "", false
+	if ok {
+		why, none = capNone(vm, monitor.FeatStack)
+	}
+	var notServed *monitor.NotServedError
 	switch {
 	case !ok:
+	case none:
+		b.WriteString(dimLines(why, p.width))
+	case errors.As(p.err, &notServed) && p.key == d.m.sel:
+		b.WriteString(dimLines(safetext.Tview(notServed.Reason), p.width))
 	case !vm.DDM:
 		b.WriteString("[::d]stacks of VMs without DDM need a debugger (attach one through the proxy)")
 	case p.key != d.m.sel:

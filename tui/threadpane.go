@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/android/procfs"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
@@ -20,9 +21,21 @@ var threadColumns = []struct {
 	right      bool
 	descending bool
 }{
-	{"ID", true, false}, {"Name", false, false}, {"State", false, false},
+	{"ID", true, false}, {"Name", false, false}, {"State", false, false}, {"CPU%", true, true},
 	{"utime", true, true}, {"stime", true, true}, {"Daemon", false, false}, {"tid", true, false},
 }
+
+// Thread table columns by index.
+const (
+	colID = iota
+	colName
+	colState
+	colCPU
+	colUTime
+	colSTime
+	colDaemon
+	colTID
+)
 
 // threadPane is the selected VM's live thread table: new threads marked +,
 // changed states blink, dead threads stay struck through for a moment.
@@ -139,7 +152,7 @@ func (p *threadPane) rows() []threadRow {
 	m := p.d.m
 	var rows []threadRow
 	for _, t := range m.threads[m.sel] {
-		if matchFilter(p.filter, t.Name, t.State, fmt.Sprint(t.ID)) {
+		if matchFilter(p.filter, t.Name, threadState(t), fmt.Sprint(t.ID)) {
 			rows = append(rows, threadRow{t: t})
 		}
 	}
@@ -151,17 +164,19 @@ func (p *threadPane) rows() []threadRow {
 	// cmp orders ascending; ties fall back to the id, always ascending.
 	cmp := func(a, b monitor.Thread) int {
 		switch p.sortCol {
-		case 1:
+		case colName:
 			return compare(a.Name, b.Name)
-		case 2:
-			return compare(a.State, b.State)
-		case 3:
+		case colState:
+			return compare(threadState(a), threadState(b))
+		case colCPU:
+			return compare(cpuKey(a), cpuKey(b))
+		case colUTime:
 			return compare(a.UTime, b.UTime)
-		case 4:
+		case colSTime:
 			return compare(a.STime, b.STime)
-		case 5:
+		case colDaemon:
 			return compare(boolInt(a.Daemon), boolInt(b.Daemon))
-		case 6:
+		case colTID:
 			return compare(a.SysTID, b.SysTID)
 		}
 		return 0
@@ -187,7 +202,7 @@ func (p *threadPane) rows() []threadRow {
 	return rows
 }
 
-func compare[T int | string](a, b T) int {
+func compare[T int | float64 | string](a, b T) int {
 	switch {
 	case a < b:
 		return -1
@@ -195,6 +210,35 @@ func compare[T int | string](a, b T) int {
 		return 1
 	}
 	return 0
+}
+
+// cpuKey orders threads by CPU use; an unknown use sorts below 0%.
+func cpuKey(t monitor.Thread) float64 {
+	if !t.CPUKnown {
+		return -1
+	}
+	return t.CPUPercent
+}
+
+// cpuLabel is the CPU% cell: blank while unknown (a thread's first
+// sample, a VM that reports no CPU times).
+func cpuLabel(t monitor.Thread) string {
+	if !t.CPUKnown {
+		return ""
+	}
+	return fmt.Sprintf("%.1f", t.CPUPercent)
+}
+
+// threadState is the state word shown: for a /proc thread the kernel's
+// letter by its proc(5) name, else the VM's state.
+func threadState(t monitor.Thread) string {
+	if t.Source == monitor.SourceProc && t.ProcState != "" {
+		if name := procfs.StateName(t.ProcState[0]); name != "" {
+			return name
+		}
+		return safetext.Tview(t.ProcState)
+	}
+	return t.State
 }
 
 func boolInt(b bool) int {
@@ -231,7 +275,7 @@ func (p *threadPane) render() {
 	names := make([]string, 0, len(rows))
 	for i, r := range rows {
 		th := r.t
-		state := th.State
+		state := threadState(th)
 		stColor := p.d.pal.ThreadState(state)
 		attr := tcell.AttrNone
 		mark := ""
@@ -256,13 +300,14 @@ func (p *threadPane) render() {
 			tview.NewTableCell(threadIDLabel(vm, th.ID)).SetAlign(tview.AlignRight),
 			tview.NewTableCell("").SetExpansion(1), // cut to fit below
 			tview.NewTableCell(state).SetTextColor(stColor).SetAttributes(attr),
+			tview.NewTableCell(cpuLabel(th)).SetAlign(tview.AlignRight),
 			tview.NewTableCell(unknownIfZero(vm, th.UTime)).SetAlign(tview.AlignRight),
 			tview.NewTableCell(unknownIfZero(vm, th.STime)).SetAlign(tview.AlignRight),
 			tview.NewTableCell(daemon),
 			tview.NewTableCell(unknownIfZero(vm, th.SysTID)).SetAlign(tview.AlignRight),
 		}
 		for c, cell := range cells {
-			if r.dead && c != 2 {
+			if r.dead && c != colState {
 				cell.SetAttributes(tcell.AttrDim | tcell.AttrStrikeThrough)
 			}
 			t.SetCell(i+1, c, cell)
@@ -276,7 +321,7 @@ func (p *threadPane) render() {
 	// The name takes what the other columns leave (widths by content).
 	others := len(threadColumns) - 1 // the gaps between columns
 	for c := range threadColumns {
-		if c == 1 {
+		if c == colName {
 			continue
 		}
 		w := 0
@@ -287,9 +332,15 @@ func (p *threadPane) render() {
 	}
 	nameW := max(10, p.width-others)
 	for i, name := range names {
-		t.GetCell(i+1, 1).SetText(safetext.Tview(truncate(name, nameW)))
+		t.GetCell(i+1, colName).SetText(safetext.Tview(truncate(name, nameW)))
 	}
 	title := fmt.Sprintf(" Threads · %s · %d ", safetext.Tview(vmLabel(vm, 32)), len(m.threads[m.sel]))
+	if src := threadSource(vm, m.threads[m.sel]); src != "" {
+		title += "· " + src + " "
+	}
+	if why, none := capNone(vm, monitor.FeatThreads); none && len(rows) == 0 && p.filter == "" {
+		p.showReason(why)
+	}
 	if m.isGone(vm.Key) {
 		title = fmt.Sprintf(" Threads · %s · gone; waiting for it ", safetext.Tview(vmLabel(vm, 32)))
 	}
@@ -299,6 +350,27 @@ func (p *threadPane) render() {
 	t.SetTitle(title)
 	if len(rows) > 0 {
 		t.Select(newRow, 0)
+	}
+}
+
+// threadSource names where the rows come from: the capability's source,
+// else the rows' own.
+func threadSource(vm monitor.VM, threads []monitor.Thread) string {
+	if c, ok := vm.Capabilities[monitor.FeatThreads]; ok && c.Source != monitor.SourceNone {
+		return sourceLabel(c.Source)
+	}
+	if len(threads) > 0 {
+		return sourceLabel(threads[0].Source)
+	}
+	return ""
+}
+
+// showReason replaces the empty table with why the VM has no thread
+// source, wrapped to the pane's width.
+func (p *threadPane) showReason(why string) {
+	p.table.Clear()
+	for i, line := range wrapWords(why, max(20, p.width)) {
+		p.table.SetCell(i, 0, tview.NewTableCell("[::d]"+line).SetSelectable(false))
 	}
 }
 
