@@ -88,6 +88,9 @@ type Dashboard struct {
 	keys *keymap.Map
 	now  func() time.Time
 	m    *model
+	// chosen: the user picked a VM; until then the selection follows the
+	// first VM of the list (VMs are found in no set order).
+	chosen bool
 
 	pages  *tview.Pages
 	layout *tview.Flex
@@ -350,9 +353,10 @@ func (d *Dashboard) apply(evs []monitor.Event) {
 	d.update(ch)
 }
 
-// afterVMsChanged selects a VM when none is, and redraws.
+// afterVMsChanged selects the list's first VM until the user chose one,
+// and redraws.
 func (d *Dashboard) afterVMsChanged(ch Change) {
-	if d.m.sel == "" && len(d.m.vms) > 0 {
+	if len(d.m.vms) > 0 && (d.m.sel == "" || !d.chosen && d.m.sel != d.m.vms[0].Key) {
 		d.m.sel = d.m.vms[0].Key
 		d.selectionChanged()
 		ch |= ChangeSelection
@@ -385,7 +389,11 @@ func (d *Dashboard) tick() {
 
 // selectVM makes key the selected VM.
 func (d *Dashboard) selectVM(key string) {
-	if key == "" || key == d.m.sel {
+	if key == "" {
+		return
+	}
+	d.chosen = true
+	if key == d.m.sel {
 		return
 	}
 	d.m.sel = key
