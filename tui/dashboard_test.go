@@ -145,6 +145,12 @@ type harness struct {
 
 func start(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store)) *harness {
 	t.Helper()
+	return startCfg(t, w, h, pal, setup, nil)
+}
+
+// startCfg is start with tweak applied to the dashboard's Config.
+func startCfg(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store), tweak func(*Config)) *harness {
+	t.Helper()
 	leakcheck.Check(t)
 	hs := &harness{t: t, screen: tcell.NewSimulationScreen("UTF-8"), store: monitor.NewStore(monitor.NewBus()), ctrl: &fakeController{}, done: make(chan error, 1)}
 	if err := hs.screen.Init(); err != nil {
@@ -153,8 +159,12 @@ func start(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store)
 	if setup != nil {
 		setup(hs.store)
 	}
-	hs.dash = New(Config{Store: hs.store, Controller: hs.ctrl, Palette: pal, Discovery: "scan test", Screen: hs.screen,
-		FrameInterval: 5 * time.Millisecond, TraceDir: t.TempDir(), ADBStatus: func() string { return "adb 127.0.0.1:5037: 2 devices" }})
+	cfg := Config{Store: hs.store, Controller: hs.ctrl, Palette: pal, Discovery: "scan test", Screen: hs.screen,
+		FrameInterval: 5 * time.Millisecond, TraceDir: t.TempDir(), ADBStatus: func() string { return "adb 127.0.0.1:5037: 2 devices" }}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	hs.dash = New(cfg)
 	hs.screen.SetSize(w, h) // after SetScreen, which initialises the screen at 80x25
 	ctx, cancel := context.WithCancel(context.Background())
 	hs.cancel = cancel

@@ -74,6 +74,9 @@ type Config struct {
 	// 127.0.0.1:5037: 2 devices"); it is read on the UI goroutine and must
 	// not block.
 	ADBStatus func() string
+	// Log, when set, gives a VM's device log (read on the UI goroutine; it
+	// must not block), or why it has none (e.g. a local-port VM).
+	Log func(vm monitor.VM) (*monitor.DeviceLog, string)
 }
 
 // Dashboard is the running UI. Its fields are touched only on the UI
@@ -93,6 +96,7 @@ type Dashboard struct {
 	threadsP *threadPane
 	heapP    *heapPane
 	stackP   *stackPane
+	logP     *logPane
 	statusP  *statusLine
 	panes    [paneCount]Pane // focus order
 	ov       *overlays
@@ -119,7 +123,7 @@ func New(cfg Config) *Dashboard {
 	}
 	d := &Dashboard{cfg: cfg, pal: cfg.Palette, app: tview.NewApplication(), now: time.Now, m: newModel(),
 		uiq: make(chan func(), 64), lower: paneHeap}
-	d.show = [paneCount]bool{true, true, true, true}
+	d.show = [paneCount]bool{true, true, true, true, false}
 	if cfg.Screen != nil {
 		d.app.SetScreen(cfg.Screen)
 	}
@@ -141,7 +145,8 @@ func (d *Dashboard) build() {
 	d.threadsP = newThreadPane(d)
 	d.heapP = newHeapPane(d)
 	d.stackP = newStackPane(d)
-	d.panes = [paneCount]Pane{paneVMs: d.vmsP, paneThreads: d.threadsP, paneHeap: d.heapP, paneStack: d.stackP}
+	d.logP = newLogPane(d)
+	d.panes = [paneCount]Pane{paneVMs: d.vmsP, paneThreads: d.threadsP, paneHeap: d.heapP, paneStack: d.stackP, paneLog: d.logP}
 	d.layout = tview.NewFlex().SetDirection(tview.FlexRow)
 	d.pages = tview.NewPages().AddPage("main", d.layout, true, true)
 	d.ov = newOverlays(d)
@@ -213,6 +218,9 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 			d.flash("cancelled")
 		}
 		return nil
+	}
+	if d.focus == paneLog && d.logP.handle(ev) {
+		return nil // the log pane's own keys while it has the focus
 	}
 	if d.keys.Handle(ev) {
 		return nil
