@@ -54,6 +54,7 @@ type logPane struct {
 	newCount int
 	wrap     bool
 	height   int
+	narrow   bool // the pane is under 100 columns: no date in the time
 	saved    string
 	// later runs f on a later turn of the UI loop (benchmarks: nil).
 	later func(f func())
@@ -476,6 +477,10 @@ type logRow struct {
 
 func (p *logPane) rows(i int, width int) []logRow {
 	e := &p.all[i]
+	if p.wrap {
+		// wrapped rows continue under the message column
+		width = max(10, width-uniseg.StringWidth(prefix(e, p.narrow)))
+	}
 	lines := strings.Split(strings.TrimRight(e.Message, "\n"), "\n")
 	var out []logRow
 	for k, l := range lines {
@@ -567,13 +572,10 @@ func (p *logPane) draw(s tcell.Screen, x, y, w, h int) {
 		drawText(s, x, y, w, safetext.Terminal(msg), msgStyle.Dim(true), nil)
 		return
 	}
-	narrow := w < 100
+	p.narrow = w < 100
+	narrow := p.narrow
 	gutter := 2
 	msgWidth := w - gutter
-	if p.wrap {
-		// wrapped rows start under the message column
-		msgWidth = max(10, w-gutter-len(prefix(&p.all[p.shown[0]], narrow)))
-	}
 	p.sel = max(0, min(p.sel, len(p.shown)-1))
 	// Keep the focused line in view: from the top when it is below it,
 	// else fill upwards from it.
@@ -636,7 +638,7 @@ func (p *logPane) draw(s tcell.Screen, x, y, w, h int) {
 			} else {
 				cx += gutter
 				if p.wrap {
-					cx += len(prefix(e, narrow))
+					cx += uniseg.StringWidth(prefix(e, narrow))
 				} else {
 					cx += 4
 				}

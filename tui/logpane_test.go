@@ -225,3 +225,45 @@ func TestQueryWords(t *testing.T) {
 		t.Fatalf("queryWords = %q", got)
 	}
 }
+
+func TestLogPaneWrapAndSearch(t *testing.T) {
+	r := startLogRig(t, 120, 40, style.Palette{})
+	long := "start " + strings.Repeat("filler ", 20) + "END-OF-LINE"
+	r.add(100, logcat.Info, "A", long)
+	r.add(100, logcat.Info, "A", "needle one")
+	r.add(100, logcat.Info, "A", "hay")
+	r.add(100, logcat.Info, "A", "needle two")
+	r.add(100, logcat.Info, "A", "hay again")
+	r.selectApp()
+	r.key(tcell.KeyRune, 'l')
+	r.waitText("hay again")
+	if strings.Contains(strings.Join(r.text(), "\n"), "END-OF-LINE") {
+		t.Fatal("a long line shows whole without wrap")
+	}
+	r.key(tcell.KeyRune, 'w')
+	r.waitText("END-OF-LINE")
+	r.waitText("· wrap")
+	// n/N go between lines with the query's words.
+	r.key(tcell.KeyRune, '/')
+	r.runes("needle | hay")
+	r.key(tcell.KeyEnter, 0)
+	r.waitText("/needle | hay")
+	r.onUI(func(p *logPane) { p.words = []string{"needle"} })
+	sel := func() string {
+		var m string
+		r.onUI(func(p *logPane) { m = p.all[p.shown[p.sel]].Message })
+		return m
+	}
+	r.key(tcell.KeyRune, 'N')
+	if got := sel(); got != "needle two" {
+		t.Fatalf("N went to %q", got)
+	}
+	r.key(tcell.KeyRune, 'N')
+	if got := sel(); got != "needle one" {
+		t.Fatalf("N N went to %q", got)
+	}
+	r.key(tcell.KeyRune, 'n')
+	if got := sel(); got != "needle two" {
+		t.Fatalf("n went to %q", got)
+	}
+}
