@@ -649,7 +649,7 @@ func (p *logPane) draw(s tcell.Screen, x, y, w, h int) {
 	}
 }
 
-// drawText prints text from (x, y) within w cells, words reversed, and
+// drawText prints text from (x, y) within w cells, words bold and underlined, and
 // returns the column after it.
 func drawText(s tcell.Screen, x, y, w int, text string, st tcell.Style, words []string) int {
 	var hl []bool
@@ -684,7 +684,7 @@ func drawText(s tcell.Screen, x, y, w int, text string, st tcell.Style, words []
 		}
 		cs := st
 		if hl != nil && hl[i] {
-			cs = cs.Reverse(true)
+			cs = cs.Bold(true).Underline(true) // shows on the cursor row too, and under NO_COLOR
 		}
 		s.SetContent(x, y, r, nil, cs)
 		x += rw

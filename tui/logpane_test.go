@@ -267,3 +267,26 @@ func TestLogPaneWrapAndSearch(t *testing.T) {
 		t.Fatalf("n went to %q", got)
 	}
 }
+
+func TestLogPaneHighlightsQueryWords(t *testing.T) {
+	r := startLogRig(t, 120, 40, style.Palette{NoColor: true})
+	r.add(100, logcat.Info, "A", "find the needle here")
+	r.selectApp()
+	r.key(tcell.KeyRune, 'l')
+	r.waitText("needle here")
+	r.key(tcell.KeyRune, '/')
+	r.runes("needle")
+	r.key(tcell.KeyEnter, 0)
+	r.waitText("/needle")
+	st, ok := r.styleOf("needle here")
+	if !ok {
+		t.Fatal("line not found")
+	}
+	if _, _, attr := st.Decompose(); attr&tcell.AttrUnderline == 0 || attr&tcell.AttrBold == 0 {
+		t.Fatalf("query word not highlighted: attrs %v", attr)
+	}
+	st, _ = r.styleOf("here")
+	if _, _, attr := st.Decompose(); attr&tcell.AttrUnderline != 0 {
+		t.Fatal("the rest of the line is highlighted too")
+	}
+}
