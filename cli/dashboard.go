@@ -107,11 +107,14 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	ectx, ecancel := context.WithCancel(context.Background())
 	defer ecancel()
 	go func() { done <- runModes(ectx, engine, modes, modeCh, log) }()
+	logs := monitor.NewLogStreams(0)
+	defer logs.Close()
 	dash := tui.New(tui.Config{
 		Store:      store,
 		Controller: tui.EngineController{Engine: engine},
 		Palette:    style.FromEnv(),
 		Discovery:  label,
+		Log:        func(vm monitor.VM) (*monitor.DeviceLog, string) { return deviceLog(logs, d, vm) },
 		Mouse:      c.Bool("mouse"),
 		TraceDir:   outDir,
 		Notice:     notice,
@@ -325,4 +328,26 @@ func demoCommand() *cli.Command {
 			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log, demoNotice)
 		},
 	}
+}
+
+// deviceLog finds the log of vm's device: through the adb server that
+// listed it, or the demo's in-process device read directly (no adb knows
+// it). Local-port VMs have none.
+func deviceLog(logs *monitor.LogStreams, d monitor.Discovery, vm monitor.VM) (*monitor.DeviceLog, string) {
+	for _, r := range d.ADB {
+		switch a := r.(type) {
+		case *scan.ADB:
+			if serial, ok := strings.CutPrefix(vm.Source, "adb:"); ok {
+				return logs.Device(a.Client, serial), ""
+			}
+		case *sim.Endpoints:
+			if vm.Source == a.Source {
+				ring := a.Device.Logcat()
+				return logs.Source(vm.Source, func(ctx context.Context) (monitor.EntryReader, error) {
+					return monitor.NewRingReader(ctx, ring), nil
+				}), ""
+			}
+		}
+	}
+	return nil, "this VM has no device log: it was found on a local port, not through adb"
 }

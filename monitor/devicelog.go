@@ -39,6 +39,7 @@ type DeviceLog struct {
 	lastKeys map[logKey]struct{} // the entries at exactly that time
 	ready    chan struct{}       // closed when the first dump is in
 	readyOne sync.Once
+	open     func(ctx context.Context) (EntryReader, error) // NewSourceLog: not adb
 }
 
 // logKey identifies an entry among those logged at the same time.
@@ -133,14 +134,16 @@ func (d *DeviceLog) readOnce(ctx context.Context) error {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rp := d.newReplay()
-	s, err := OpenLogStream(sctx, d.client, d.serial, LogStreamOptions{TextOnly: d.TextOnly})
+	s, err := d.openStream(sctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	d.mu.Lock()
-	d.binary = s.Binary
-	d.loc = s.Location
+	if ls, ok := s.(*LogStream); ok {
+		d.binary = ls.Binary
+		d.loc = ls.Location
+	}
 	d.conns++
 	d.err = nil
 	d.mu.Unlock()
@@ -165,6 +168,14 @@ func (d *DeviceLog) readOnce(ctx context.Context) error {
 			d.ring.Append(e)
 		}
 	}
+}
+
+// openStream opens logcat through adb, or the source NewSourceLog gave.
+func (d *DeviceLog) openStream(ctx context.Context) (EntryReader, error) {
+	if d.open != nil {
+		return d.open(ctx)
+	}
+	return OpenLogStream(ctx, d.client, d.serial, LogStreamOptions{TextOnly: d.TextOnly})
 }
 
 // replay is what a re-opened stream must skip: the device sends its whole
@@ -226,7 +237,8 @@ func (d *DeviceLog) route(e *logcat.Entry, r *replay) bool {
 type LogFilter struct {
 	// App follows an app by package or process name, across restarts
 	// (a VM's pane); PID picks one process when the name is not known.
-	// Neither: the whole device.
+	// Both: the app, and the pid's entries routed before its name was
+	// known. Neither: the whole device.
 	App string
 	PID int
 	// Query applies the query language (nil: everything).
@@ -267,7 +279,9 @@ func (c *LogCursor) Read(dst []logcat.Entry, max int, now time.Time) ([]logcat.E
 		e := &c.buf[i]
 		switch {
 		case c.filter.App != "":
-			if !logcat.AppMatches(e.App, c.filter.App) {
+			// PID too: the app's entries that came before its name was
+			// known (e.App still "").
+			if !logcat.AppMatches(e.App, c.filter.App) && (c.filter.PID == 0 || e.App != "" || e.PID != int32(c.filter.PID)) {
 				continue
 			}
 			if c.lastPID != 0 && e.PID != c.lastPID {

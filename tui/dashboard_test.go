@@ -145,11 +145,11 @@ type harness struct {
 
 func start(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store)) *harness {
 	t.Helper()
-	return startWith(t, w, h, pal, setup, nil)
+	return startCfg(t, w, h, pal, setup, nil)
 }
 
-// startWith is start with a last word on the dashboard's Config.
-func startWith(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store), config func(*Config)) *harness {
+// startCfg is start with tweak applied to the dashboard's Config.
+func startCfg(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.Store), tweak func(*Config)) *harness {
 	t.Helper()
 	leakcheck.Check(t)
 	hs := &harness{t: t, screen: tcell.NewSimulationScreen("UTF-8"), store: monitor.NewStore(monitor.NewBus()), ctrl: &fakeController{}, done: make(chan error, 1)}
@@ -161,8 +161,8 @@ func startWith(t *testing.T, w, h int, pal style.Palette, setup func(*monitor.St
 	}
 	cfg := Config{Store: hs.store, Controller: hs.ctrl, Palette: pal, Discovery: "scan test", Screen: hs.screen,
 		FrameInterval: 5 * time.Millisecond, TraceDir: t.TempDir(), ADBStatus: func() string { return "adb 127.0.0.1:5037: 2 devices" }}
-	if config != nil {
-		config(&cfg)
+	if tweak != nil {
+		tweak(&cfg)
 	}
 	hs.dash = New(cfg)
 	hs.screen.SetSize(w, h) // after SetScreen, which initialises the screen at 80x25

@@ -42,6 +42,9 @@ func (d *Dashboard) relayout() {
 		if d.show[paneHeap] || d.show[paneStack] {
 			body.AddItem(bottom, 0, 1, false)
 		}
+		if d.show[paneLog] {
+			body.AddItem(d.logP.box, 0, 1, false)
+		}
 	} else {
 		lower := d.lowerPane()
 		if !d.show[paneThreads] && lower < 0 {
@@ -79,13 +82,17 @@ func (d *Dashboard) lowerPane() int {
 	if d.show[d.lower] {
 		return d.lower
 	}
-	for _, p := range []int{paneHeap, paneStack} {
+	for _, p := range []int{paneHeap, paneStack, paneLog} {
 		if d.show[p] {
 			return p
 		}
 	}
 	return -1
 }
+
+// isLower says whether p takes the small layout's lower slot (heap, stack,
+// log).
+func isLower(p int) bool { return p == paneHeap || p == paneStack || p == paneLog }
 
 // vmPaneWidth allots the VM list the width its columns need, within a
 // third and a half of the screen; the threads take the rest.
@@ -138,7 +145,7 @@ func (d *Dashboard) applyFocus() {
 // when it lives there.
 func (d *Dashboard) setFocus(p int) {
 	d.focus = p
-	if (p == paneHeap || p == paneStack) && !d.wide() && d.lower != p {
+	if isLower(p) && !d.wide() && d.lower != p {
 		d.lower = p
 		d.relayout()
 		return
@@ -161,7 +168,7 @@ func (d *Dashboard) cycleFocus(dir int) {
 
 // toggle shows or hides a pane; a pane shown gets the focus.
 func (d *Dashboard) toggle(p int) {
-	small := !d.wide() && (p == paneHeap || p == paneStack)
+	small := !d.wide() && isLower(p)
 	if small && d.show[p] && d.lowerPane() != p {
 		d.lower = p // shown but hidden by the other: bring it up instead of hiding it
 	} else {
@@ -174,6 +181,9 @@ func (d *Dashboard) toggle(p int) {
 		d.heapP.updateSegments()
 	}
 	d.relayout()
+	if p == paneLog {
+		d.logP.Update(ChangeAll)
+	}
 	if d.show[p] {
 		d.setFocus(p)
 	}

@@ -62,6 +62,7 @@ const (
 	paneThreads
 	paneHeap
 	paneStack
+	paneLog
 	paneCount
 )
 

@@ -77,6 +77,10 @@ type Config struct {
 	// Timeline, when set, is a replay's clock: its keys are bound and its
 	// status shown (timeline.go).
 	Timeline Timeline
+
+	// Log, when set, gives a VM's device log (read on the UI goroutine; it
+	// must not block), or why it has none (e.g. a local-port VM).
+	Log func(vm monitor.VM) (*monitor.DeviceLog, string)
 }
 
 // Dashboard is the running UI. Its fields are touched only on the UI
@@ -99,6 +103,7 @@ type Dashboard struct {
 	threadsP *threadPane
 	heapP    *heapPane
 	stackP   *stackPane
+	logP     *logPane
 	statusP  *statusLine
 	panes    [paneCount]Pane // focus order
 	ov       *overlays
@@ -125,7 +130,7 @@ func New(cfg Config) *Dashboard {
 	}
 	d := &Dashboard{cfg: cfg, pal: cfg.Palette, app: tview.NewApplication(), now: time.Now, m: newModel(),
 		uiq: make(chan func(), 64), lower: paneHeap}
-	d.show = [paneCount]bool{true, true, true, true}
+	d.show = [paneCount]bool{true, true, true, true, false}
 	if cfg.Screen != nil {
 		d.app.SetScreen(cfg.Screen)
 	}
@@ -147,7 +152,8 @@ func (d *Dashboard) build() {
 	d.threadsP = newThreadPane(d)
 	d.heapP = newHeapPane(d)
 	d.stackP = newStackPane(d)
-	d.panes = [paneCount]Pane{paneVMs: d.vmsP, paneThreads: d.threadsP, paneHeap: d.heapP, paneStack: d.stackP}
+	d.logP = newLogPane(d)
+	d.panes = [paneCount]Pane{paneVMs: d.vmsP, paneThreads: d.threadsP, paneHeap: d.heapP, paneStack: d.stackP, paneLog: d.logP}
 	d.layout = tview.NewFlex().SetDirection(tview.FlexRow)
 	d.pages = tview.NewPages().AddPage("main", d.layout, true, true)
 	d.ov = newOverlays(d)
@@ -220,6 +226,9 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 			d.flash("cancelled")
 		}
 		return nil
+	}
+	if d.focus == paneLog && d.logP.handle(ev) {
+		return nil // the log pane's own keys while it has the focus
 	}
 	if d.keys.Handle(ev) {
 		return nil

@@ -46,7 +46,7 @@ func (f *fakeTimeline) got() string {
 // dashboard has none of them.
 func TestReplayTimelineKeys(t *testing.T) {
 	tl := &fakeTimeline{}
-	hs := startWith(t, 120, 40, style.Palette{}, nil, func(c *Config) { c.Timeline = tl })
+	hs := startCfg(t, 120, 40, style.Palette{}, nil, func(c *Config) { c.Timeline = tl })
 	hs.waitText("▶ 0s / 1m0s")
 	hs.key(tcell.KeyRune, ' ')
 	hs.runes(".><}{)(")

@@ -1,0 +1,693 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/logcat"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/keymap"
+)
+
+// logChunk is how many buffered entries one turn of the UI loop filters
+// when the query changes (a regex costs about 11 ms per 20,000 entries):
+// the rest is filtered on the following turns, so no frame waits for all.
+const logChunk = 20_000
+
+// logPane shows the selected VM's log (following its app across restarts)
+// or, after L, the whole device's. It keeps the entries its cursor read
+// (at most the ring's size) and the indexes of those the query passes; it
+// draws only the rows in view, straight to the screen.
+type logPane struct {
+	d   *Dashboard
+	box *tview.Box
+
+	log    *monitor.DeviceLog
+	cur    *monitor.LogCursor
+	stop   context.CancelFunc
+	gen    int
+	target string // what the view is of: VM key or "device:" + source
+	device bool   // whole device (L)
+	why    string // why there is no log
+
+	all   []logcat.Entry
+	shown []int // indexes into all that pass the query
+	done  int   // entries of all the query has been applied to
+	limit int
+
+	qsrc  string
+	query *logcat.Query
+	words []string // highlighted (n/N)
+
+	sel      int // the focused line: index into shown
+	top      int // first line in view
+	follow   bool
+	newCount int
+	wrap     bool
+	height   int
+	narrow   bool // the pane is under 100 columns: no date in the time
+	saved    string
+	// later runs f on a later turn of the UI loop (benchmarks: nil).
+	later func(f func())
+}
+
+func newLogPane(d *Dashboard) *logPane {
+	p := &logPane{d: d, follow: true, limit: logcat.DefaultRingSize}
+	p.later = func(f func()) { go d.post(f) }
+	p.box = tview.NewBox()
+	p.box.SetBorder(true).SetTitle(" Log ")
+	p.box.SetDrawFunc(func(s tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		p.draw(s, x+1, y+1, w-2, h-2)
+		return x + 1, y + 1, w - 2, h - 2
+	})
+	return p
+}
+
+func (p *logPane) Name() string            { return "log" }
+func (p *logPane) Title() string           { return "log" }
+func (p *logPane) Widget() tview.Primitive { return p.box }
+func (p *logPane) Frame() *tview.Box       { return p.box }
+
+// focusedActions are the log pane's keys that act only while it has the
+// focus (some share a letter with other panes' keys: s, n).
+var focusedActions = []string{"log-follow", "log-wrap", "log-save", "log-search-next", "log-search-prev",
+	"log-next-crash", "log-prev-crash"}
+
+func (p *logPane) Keys() []keymap.Binding {
+	const g = "Panes"
+	b, a := keymap.Bind, keymap.Alias
+	return []keymap.Binding{
+		b(tcell.KeyRune, 'l', "l / L", "log: this VM's app (restarts too) / whole device", g, p.toggleVM).As("toggle-log"),
+		a(tcell.KeyRune, 'L', p.toggleDevice).As("log-device"),
+		b(tcell.KeyRune, 's', "s · w · G", "log: save (--out-dir) · wrap · follow (End)", g, p.save).As("log-save"),
+		a(tcell.KeyRune, 'w', p.toggleWrap).As("log-wrap"),
+		a(tcell.KeyRune, 'G', p.resume).As("log-follow"),
+		b(tcell.KeyRune, 'n', "n / N · ] / [", "log: next / previous query match · crash", g, func() { p.search(1) }).As("log-search-next"),
+		a(tcell.KeyRune, 'N', func() { p.search(-1) }).As("log-search-prev"),
+		a(tcell.KeyRune, ']', func() { p.crash(1) }).As("log-next-crash"),
+		a(tcell.KeyRune, '[', func() { p.crash(-1) }).As("log-prev-crash"),
+	}
+}
+
+// handle runs the focused-only keys (as the key table binds them now).
+func (p *logPane) handle(ev *tcell.EventKey) bool {
+	m := keymap.New()
+	for _, name := range focusedActions {
+		if b, ok := p.d.keys.Lookup(name); ok {
+			m.Add(b)
+		}
+	}
+	return m.Handle(ev)
+}
+
+func (p *logPane) toggleVM() {
+	if p.d.show[paneLog] && p.device {
+		p.device = false
+		p.attach()
+		p.d.setFocus(paneLog)
+		return
+	}
+	p.d.toggle(paneLog)
+}
+
+func (p *logPane) toggleDevice() {
+	p.device = !p.device || !p.d.show[paneLog]
+	if !p.d.show[paneLog] {
+		p.d.toggle(paneLog)
+	} else {
+		p.attach()
+		p.d.setFocus(paneLog)
+	}
+}
+
+func (p *logPane) Update(c Change) {
+	if !p.d.show[paneLog] {
+		p.detach()
+		return
+	}
+	if c&(ChangeSelection|ChangeVMs) != 0 || p.target == "" {
+		p.attach()
+	}
+}
+
+// attach points the view at the selected VM's app (or its device),
+// keeping it when that did not change.
+func (p *logPane) attach() {
+	vm, ok := p.d.m.selected()
+	if !ok {
+		p.detach()
+		p.why = "no VM selected"
+		return
+	}
+	target := vm.Key
+	if p.device {
+		target = "device:" + vm.Source
+	} else if vm.App != "" {
+		target = "app:" + vm.Source + "/" + vm.App
+	}
+	if target == p.target {
+		return
+	}
+	p.detach()
+	p.target = target
+	var log *monitor.DeviceLog
+	why := "no device log (the dashboard was started without one)"
+	if p.d.cfg.Log != nil {
+		log, why = p.d.cfg.Log(vm)
+	}
+	if log == nil {
+		p.why = why
+		p.setTitle()
+		return
+	}
+	p.why = ""
+	if vm.PID > 0 && vm.App != "" {
+		log.SetApp(vm.PID, vm.App)
+	}
+	f := monitor.LogFilter{}
+	if !p.device {
+		f.App, f.PID = vm.App, vm.PID
+	}
+	p.log, p.cur = log, log.Cursor(f)
+	p.all, p.shown, p.done, p.sel, p.top, p.follow, p.newCount = nil, nil, 0, 0, 0, true, 0
+	p.limit = log.Ring().Cap()
+	p.gen++
+	p.watch()
+	p.setTitle()
+}
+
+func (p *logPane) detach() {
+	if p.stop != nil {
+		p.stop()
+		p.stop = nil
+	}
+	p.gen++
+	p.log, p.cur, p.target = nil, nil, ""
+	p.all, p.shown, p.done = nil, nil, 0
+}
+
+// pull takes what arrived since the last call, then filters a chunk.
+func (p *logPane) pull() {
+	if p.cur == nil {
+		return
+	}
+	p.all, _ = p.cur.Read(p.all, 0, time.Time{})
+	p.trim()
+	p.step()
+}
+
+// trim drops the oldest entries beyond the ring's size (in batches, so
+// the copy is rare).
+func (p *logPane) trim() {
+	if len(p.all) <= p.limit+p.limit/4 {
+		return
+	}
+	n := len(p.all) - p.limit
+	p.all = append([]logcat.Entry(nil), p.all[n:]...)
+	k := 0
+	for k < len(p.shown) && p.shown[k] < n {
+		k++
+	}
+	p.shown = p.shown[k:]
+	for i := range p.shown {
+		p.shown[i] -= n
+	}
+	p.sel, p.top = max(0, p.sel-k), max(0, p.top-k)
+	p.done = max(0, p.done-n)
+}
+
+// step applies the query to at most logChunk entries not yet filtered,
+// and asks for another turn when some remain.
+func (p *logPane) step() {
+	end := min(len(p.all), p.done+logChunk)
+	var now time.Time
+	if len(p.all) > 0 {
+		now = p.all[len(p.all)-1].Time
+	}
+	before := len(p.shown)
+	for i := p.done; i < end; i++ {
+		if p.query.Match(&p.all[i], now) {
+			p.shown = append(p.shown, i)
+		}
+	}
+	p.done = end
+	if added := len(p.shown) - before; added > 0 {
+		if p.follow {
+			p.sel = len(p.shown) - 1
+		} else {
+			p.newCount += added
+		}
+	}
+	if p.done < len(p.all) && p.later != nil {
+		gen := p.gen
+		p.later(func() {
+			if p.gen == gen {
+				p.step()
+			}
+		})
+	}
+	p.setTitle()
+}
+
+// Filter and SetFilter: the / prompt types the query.
+func (p *logPane) Filter() string { return p.qsrc }
+
+func (p *logPane) SetFilter(src string) {
+	q, err := logcat.Compile(src, logcat.QueryOptions{})
+	if err != nil {
+		p.d.flash(safetext.Terminal(err.Error()))
+		return
+	}
+	p.qsrc, p.query, p.words = src, q, queryWords(src)
+	p.shown, p.done, p.sel, p.top, p.newCount = nil, 0, 0, 0, 0
+	p.follow = true
+	p.gen++ // pending chunks of the old query stop
+	if p.cur != nil {
+		p.watch()
+		p.step()
+	}
+	p.setTitle()
+}
+
+// watch (re)starts the goroutine that hands new entries to the UI
+// goroutine at most once a frame, for the current generation.
+func (p *logPane) watch() {
+	if p.stop != nil {
+		p.stop()
+	}
+	gen, cur := p.gen, p.cur
+	ctx, cancel := context.WithCancel(p.d.bg())
+	p.stop = cancel
+	go func() {
+		for {
+			ch := cur.Changed()
+			p.d.post(func() {
+				if p.gen == gen {
+					p.pull()
+				}
+			})
+			select {
+			case <-ctx.Done():
+				return
+			case <-ch:
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(p.d.cfg.FrameInterval):
+			}
+		}
+	}()
+}
+
+// queryWords are the query's plain words and message:/tag: values, which
+// the view highlights and n/N look for.
+func queryWords(src string) []string {
+	var out []string
+	for _, f := range strings.Fields(src) {
+		if strings.HasPrefix(f, "-") || strings.Contains(f, "~:") {
+			continue
+		}
+		k, v, ok := strings.Cut(f, ":")
+		switch {
+		case !ok:
+			v = f
+		case k != "message" && k != "tag":
+			continue
+		}
+		v = strings.Trim(v, `"'`)
+		if v != "" && v != "|" && !strings.EqualFold(v, "or") {
+			out = append(out, strings.ToLower(v))
+		}
+	}
+	return out
+}
+
+func (p *logPane) Move(delta int) {
+	if len(p.shown) == 0 {
+		return
+	}
+	p.sel = max(0, min(p.sel+delta, len(p.shown)-1))
+	if p.sel == len(p.shown)-1 && delta > 0 {
+		p.resume()
+		return
+	}
+	if delta < 0 {
+		p.follow = false
+	}
+	p.setTitle()
+}
+
+func (p *logPane) PageSize() int { return max(1, p.height-1) }
+
+func (p *logPane) resume() {
+	p.follow, p.newCount = true, 0
+	p.sel = max(0, len(p.shown)-1)
+	p.setTitle()
+}
+
+func (p *logPane) toggleWrap() {
+	p.wrap = !p.wrap
+	p.setTitle()
+}
+
+// search moves to the next (dir 1) or previous line holding a highlighted
+// word.
+func (p *logPane) search(dir int) {
+	if len(p.words) == 0 {
+		p.d.flash("log: type a query after / first; n/N find its words")
+		return
+	}
+	p.jump(dir, func(e *logcat.Entry) bool { return hasWord(e, p.words) }, "no more lines with "+strings.Join(p.words, ", "))
+}
+
+// crash moves to the next or previous crash report's first line.
+func (p *logPane) crash(dir int) {
+	p.jump(dir, func(e *logcat.Entry) bool { return e.Has(logcat.FlagCrashStart) }, "no more crashes in the view")
+}
+
+func (p *logPane) jump(dir int, ok func(*logcat.Entry) bool, none string) {
+	for i := p.sel + dir; i >= 0 && i < len(p.shown); i += dir {
+		if ok(&p.all[p.shown[i]]) {
+			p.sel = i
+			p.follow = i == len(p.shown)-1
+			if p.follow {
+				p.newCount = 0
+			}
+			p.setTitle()
+			return
+		}
+	}
+	p.d.flash("log: " + none)
+}
+
+func hasWord(e *logcat.Entry, words []string) bool {
+	m, t := strings.ToLower(e.Message), strings.ToLower(e.Tag)
+	for _, w := range words {
+		if strings.Contains(m, w) || strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// save writes the filtered view as threadtime text into the out dir.
+func (p *logPane) save() {
+	if len(p.shown) == 0 {
+		p.d.flash("log: nothing to save")
+		return
+	}
+	dir := p.d.cfg.TraceDir
+	if dir == "" {
+		dir = "."
+	}
+	name := filepath.Join(dir, fmt.Sprintf("logcat-%s.txt", p.d.now().Format("20060102-150405")))
+	loc := p.log.Location()
+	buf := make([]byte, 0, 1<<16)
+	for _, i := range p.shown {
+		buf = logcat.AppendThreadtime(buf, &p.all[i], loc)
+	}
+	if err := os.WriteFile(name, buf, 0o644); err != nil {
+		p.d.flash("log: " + err.Error())
+		return
+	}
+	p.saved = name
+	p.d.flash(fmt.Sprintf("log: %d lines saved to %s", len(p.shown), name))
+}
+
+// CopyText is the focused line, as threadtime text.
+func (p *logPane) CopyText() (what, text string) {
+	if p.sel < 0 || p.sel >= len(p.shown) || p.log == nil {
+		return "log line", ""
+	}
+	b := logcat.AppendThreadtime(nil, &p.all[p.shown[p.sel]], p.log.Location())
+	return "log line", strings.TrimRight(string(b), "\n")
+}
+
+func (p *logPane) setTitle() {
+	var b strings.Builder
+	b.WriteString(" Log")
+	vm, ok := p.d.m.selected()
+	switch {
+	case !ok:
+	case p.device:
+		b.WriteString(" · device " + vm.Source)
+	case vm.App != "":
+		b.WriteString(" · " + vm.App)
+	default:
+		fmt.Fprintf(&b, " · pid %d", vm.PID)
+	}
+	if p.qsrc != "" {
+		b.WriteString(" · /" + p.qsrc)
+	}
+	switch {
+	case p.log == nil:
+	case p.done < len(p.all):
+		fmt.Fprintf(&b, " · filtering %d%%", 100*p.done/max(1, len(p.all)))
+	case p.follow:
+		b.WriteString(" · following")
+	default:
+		fmt.Fprintf(&b, " · paused, %d new (End)", p.newCount)
+	}
+	if p.wrap {
+		b.WriteString(" · wrap")
+	}
+	b.WriteString(" ")
+	p.box.SetTitle(safetext.Tview(b.String()))
+}
+
+// Rendering.
+
+// logRow is one screen row of an entry: a line of its message (or a
+// piece of one, wrapped), the first with the entry's columns.
+type logRow struct {
+	entry int // index into all
+	first bool
+	text  string
+}
+
+func (p *logPane) rows(i int, width int) []logRow {
+	e := &p.all[i]
+	if p.wrap {
+		// wrapped rows continue under the message column
+		width = max(10, width-uniseg.StringWidth(prefix(e, p.narrow)))
+	}
+	lines := strings.Split(strings.TrimRight(e.Message, "\n"), "\n")
+	var out []logRow
+	for k, l := range lines {
+		l = safetext.Terminal(strings.ReplaceAll(l, "\t", "    "))
+		if p.wrap && width > 0 {
+			for first := true; first || l != ""; first = false {
+				cut := cutWidth(l, width)
+				out = append(out, logRow{i, k == 0 && first, l[:cut]})
+				l = l[cut:]
+			}
+			continue
+		}
+		out = append(out, logRow{i, k == 0, l})
+	}
+	return out
+}
+
+// cutWidth is the byte length of s's longest prefix at most w cells wide
+// (at least one character).
+func cutWidth(s string, w int) int {
+	n, cells := 0, 0
+	for _, r := range s {
+		rw := max(uniseg.StringWidth(string(r)), 0)
+		if cells+rw > w && n > 0 {
+			break
+		}
+		cells += rw
+		n += len(string(r))
+	}
+	return n
+}
+
+// prefix is the columns before the message: time, pid, tid, level, tag.
+func prefix(e *logcat.Entry, narrow bool) string {
+	t := e.Time.Format("15:04:05.000")
+	if !narrow {
+		t = e.Time.Format("01-02 ") + t
+	}
+	return fmt.Sprintf("%s %5d %5d %c %s: ", t, e.PID, e.TID, e.Priority.Letter(), safetext.Terminal(e.Tag))
+}
+
+func (p *logPane) levelStyle(pr logcat.Priority) tcell.Style {
+	st := tcell.StyleDefault
+	if p.d.pal.NoColor {
+		switch {
+		case pr >= logcat.Error:
+			return st.Bold(true)
+		case pr <= logcat.Verbose:
+			return st.Dim(true)
+		}
+		return st
+	}
+	switch pr {
+	case logcat.Verbose:
+		return st.Foreground(tcell.ColorGray)
+	case logcat.Debug:
+		return st.Foreground(tcell.ColorSteelBlue)
+	case logcat.Info:
+		return st.Foreground(tcell.ColorGreen)
+	case logcat.Warn:
+		return st.Foreground(tcell.ColorYellow)
+	case logcat.Error:
+		return st.Foreground(tcell.ColorRed)
+	case logcat.Fatal:
+		return st.Foreground(tcell.ColorRed).Bold(true)
+	}
+	return st
+}
+
+func (p *logPane) draw(s tcell.Screen, x, y, w, h int) {
+	p.height = h
+	if w <= 0 || h <= 0 {
+		return
+	}
+	msgStyle := tcell.StyleDefault
+	if p.why != "" || p.log == nil {
+		why := p.why
+		if why == "" {
+			why = "no log"
+		}
+		drawText(s, x, y, w, safetext.Terminal(why), msgStyle.Dim(true), nil)
+		return
+	}
+	if len(p.shown) == 0 {
+		msg := "no log lines yet"
+		if p.qsrc != "" {
+			msg = "no lines match " + p.qsrc
+		}
+		drawText(s, x, y, w, safetext.Terminal(msg), msgStyle.Dim(true), nil)
+		return
+	}
+	p.narrow = w < 100
+	narrow := p.narrow
+	gutter := 2
+	msgWidth := w - gutter
+	p.sel = max(0, min(p.sel, len(p.shown)-1))
+	// Keep the focused line in view: from the top when it is below it,
+	// else fill upwards from it.
+	if p.top > p.sel {
+		p.top = p.sel
+	}
+	used := 0
+	for i := p.sel; i >= p.top; i-- {
+		used += len(p.rows(p.shown[i], msgWidth))
+		if used > h {
+			p.top = i + 1
+			break
+		}
+	}
+	if p.follow {
+		// bottom-anchored: as many lines as fit, ending at the newest
+		p.top = p.sel
+		used = len(p.rows(p.shown[p.sel], msgWidth))
+		for p.top > 0 {
+			n := len(p.rows(p.shown[p.top-1], msgWidth))
+			if used+n > h {
+				break
+			}
+			used += n
+			p.top--
+		}
+	}
+	focused := p.d.focus == paneLog
+	row := 0
+	for i := p.top; i < len(p.shown) && row < h; i++ {
+		e := &p.all[p.shown[i]]
+		lvl := p.levelStyle(e.Priority)
+		mark := ' '
+		switch {
+		case e.Has(logcat.FlagCrashStart):
+			mark = '!'
+		case e.Has(logcat.FlagCrash):
+			mark = '|'
+		case e.Has(logcat.FlagRestarted):
+			mark = '>'
+		}
+		base := tcell.StyleDefault
+		if focused && i == p.sel && !p.follow {
+			base = p.d.pal.Cursor()
+			lvl = base
+		}
+		for _, r := range p.rows(p.shown[i], msgWidth) {
+			if row >= h {
+				break
+			}
+			cx := x
+			if r.first {
+				ms := lvl
+				if mark == '!' || mark == '|' {
+					ms = p.levelStyle(logcat.Fatal)
+				}
+				s.SetContent(cx, y+row, mark, nil, ms.Reverse(mark == '!'))
+				cx += gutter
+				cx = drawText(s, cx, y+row, x+w-cx, prefix(e, narrow), lvl, nil)
+			} else {
+				cx += gutter
+				if p.wrap {
+					cx += uniseg.StringWidth(prefix(e, narrow))
+				} else {
+					cx += 4
+				}
+			}
+			drawText(s, cx, y+row, x+w-cx, r.text, base, p.words)
+			row++
+		}
+	}
+}
+
+// drawText prints text from (x, y) within w cells, words bold and underlined, and
+// returns the column after it.
+func drawText(s tcell.Screen, x, y, w int, text string, st tcell.Style, words []string) int {
+	var hl []bool
+	if len(words) > 0 {
+		low := strings.ToLower(text)
+		if len(low) == len(text) {
+			for _, wd := range words {
+				for off := 0; ; {
+					k := strings.Index(low[off:], wd)
+					if k < 0 {
+						break
+					}
+					if hl == nil {
+						hl = make([]bool, len(text))
+					}
+					for j := off + k; j < off+k+len(wd); j++ {
+						hl[j] = true
+					}
+					off += k + len(wd)
+				}
+			}
+		}
+	}
+	end := x + w
+	for i, r := range text {
+		rw := uniseg.StringWidth(string(r))
+		if rw <= 0 {
+			continue
+		}
+		if x+rw > end {
+			break
+		}
+		cs := st
+		if hl != nil && hl[i] {
+			cs = cs.Bold(true).Underline(true) // shows on the cursor row too, and under NO_COLOR
+		}
+		s.SetContent(x, y, r, nil, cs)
+		x += rw
+	}
+	return x
+}
