@@ -41,7 +41,7 @@ type Collector struct {
 
 	vmInfo, threads, threadCPU, inState   *prometheus.Desc
 	heapMax, heapSize, heapAlloc, heapObj *prometheus.Desc
-	gcs                                   *prometheus.Desc
+	gcs, memory                           *prometheus.Desc
 	deviceVMs, vms                        *prometheus.Desc
 	sessions, reopens, decodeErrs, bytes  *prometheus.Desc
 }
@@ -59,6 +59,7 @@ func NewCollector(m Model, host string) *Collector {
 		heapSize:   desc("vm_heap_size_bytes", "Current VM heap size (HPIF).", "heap"),
 		heapAlloc:  desc("vm_heap_allocated_bytes", "Bytes allocated in the VM heap (HPIF).", "heap"),
 		heapObj:    desc("vm_heap_objects", "Objects allocated in the VM heap (HPIF).", "heap"),
+		memory:     desc("vm_memory_bytes", "Process memory from dumpsys meminfo: total_pss, java_heap, native_heap (App Summary, PSS) and total_rss, where the device prints them.", "kind"),
 		gcs:        desc("vm_gcs_observed_total", "Garbage collections reported (HPIF at GC) since ddmtui connected to the VM.", "heap"),
 		deviceVMs:  prometheus.NewDesc("ddmtui_device_vms", "VMs monitored per device (serial) or local source.", []string{"host", "serial"}, nil),
 		vms:        prometheus.NewDesc("ddmtui_vms", "VMs monitored.", []string{"host"}, nil),
@@ -72,7 +73,7 @@ func NewCollector(m Model, host string) *Collector {
 // Describe sends every metric description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.vmInfo, c.threads, c.inState, c.threadCPU, c.heapMax, c.heapSize, c.heapAlloc, c.heapObj,
-		c.gcs, c.deviceVMs, c.vms, c.sessions, c.reopens, c.decodeErrs, c.bytes} {
+		c.gcs, c.memory, c.deviceVMs, c.vms, c.sessions, c.reopens, c.decodeErrs, c.bytes} {
 		ch <- d
 	}
 }
@@ -149,6 +150,16 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.heapAlloc, float64(h.AllocatedBytes), id)
 			gauge(c.heapObj, float64(h.Objects), id)
 			ch <- prometheus.MustNewConstMetric(c.gcs, prometheus.CounterValue, float64(h.GCCount), append(l[:4:4], id)...)
+		}
+		if m := vm.Memory; m != nil {
+			for _, kv := range []struct {
+				kind string
+				kb   *int64
+			}{{"total_pss", m.Info.TotalPSS}, {"java_heap", m.Info.JavaHeap}, {"native_heap", m.Info.NativeHeap}, {"total_rss", m.Info.TotalRSS}} {
+				if kv.kb != nil {
+					gauge(c.memory, float64(*kv.kb)*1024, kv.kind)
+				}
+			}
 		}
 	}
 	serials := make([]string, 0, len(perDevice))

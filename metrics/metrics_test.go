@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/ddmtui/ddmtui/android/meminfo"
 	"github.com/ddmtui/ddmtui/internal/testpeer"
 	"github.com/ddmtui/ddmtui/monitor"
 )
@@ -72,6 +73,11 @@ ddmtui_vm_heap_size_bytes{app="com.example.a",heap="1",host="h1",pid="101",seria
 ddmtui_vm_info{app="",ddm="true",family="art",host="h1",pid="0",serial="local:8000"} 1
 ddmtui_vm_info{app="com.example.a",ddm="true",family="art",host="h1",pid="101",serial="emulator-5554"} 1
 ddmtui_vm_info{app="com.example.b",ddm="true",family="art",host="h1",pid="102",serial="emulator-5554"} 1
+# HELP ddmtui_vm_memory_bytes Process memory from dumpsys meminfo: total_pss, java_heap, native_heap (App Summary, PSS) and total_rss, where the device prints them.
+# TYPE ddmtui_vm_memory_bytes gauge
+ddmtui_vm_memory_bytes{app="com.example.b",host="h1",kind="java_heap",pid="102",serial="emulator-5554"} 204800
+ddmtui_vm_memory_bytes{app="com.example.b",host="h1",kind="native_heap",pid="102",serial="emulator-5554"} 307200
+ddmtui_vm_memory_bytes{app="com.example.b",host="h1",kind="total_pss",pid="102",serial="emulator-5554"} 1.024e+06
 # HELP ddmtui_vm_thread_longest_in_state_seconds How long the VM's longest-standing thread in each state has been in it (since ddmtui saw it change).
 # TYPE ddmtui_vm_thread_longest_in_state_seconds gauge
 ddmtui_vm_thread_longest_in_state_seconds{app="com.example.a",host="h1",pid="101",serial="emulator-5554",state="monitor"} 400
@@ -99,6 +105,8 @@ func TestCollectorExposition(t *testing.T) {
 			{ID: 3, State: "monitor", STime: 7, Changed: t0.Add(-400 * time.Second)}},
 		[]monitor.Heap{{ID: 1, MaxBytes: 256 << 20, SizeBytes: 4096, AllocatedBytes: 1000, Objects: 12, GCCount: 3}})
 	m.addVM("adb:emulator-5554:102", "adb:emulator-5554", 102, "com.example.b", []monitor.Thread{{ID: 1}}, nil)
+	kb := func(v int64) *int64 { return &v }
+	m.store.SetMemory("adb:emulator-5554:102", monitor.Memory{Info: meminfo.MemInfo{TotalPSS: kb(1000), JavaHeap: kb(200), NativeHeap: kb(300)}})
 	m.addVM("local:8000", "local:8000", 0, "", nil, nil) // a JVM: no pid, no threads yet
 	m.stats = monitor.EngineStats{Sessions: 4, Reopens: 1, DecodeErrors: 2, BytesRead: 4096}
 	c := NewCollector(m, "h1")
