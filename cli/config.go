@@ -40,6 +40,12 @@ func configFile(c *cli.Context) (*config.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	if err := useKeys(f); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := useTheme(f); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	if c.App.Metadata == nil {
 		c.App.Metadata = map[string]any{}
 	}

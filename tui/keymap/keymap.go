@@ -20,7 +20,7 @@ type Binding struct {
 	Action func()
 	Hidden bool // handled but not listed (an alias shown in another row's Label)
 	// Name is the action's stable name ("quit", "gc", "toggle-heap"): what
-	// help, a future key configuration and tests refer to, whatever key is
+	// help, the configuration's [keys] table and tests refer to, whatever key is
 	// bound. Aliases carry the name of the action they stand for.
 	Name string
 }
@@ -31,6 +31,10 @@ func (b Binding) As(name string) Binding { b.Name = name; return b }
 // Map is an ordered set of bindings.
 type Map struct {
 	bindings []Binding
+	// eff caches the bindings with the configured rebinding applied (Use).
+	eff    []Binding
+	effGen int64
+	effLen int
 }
 
 // New returns a map with the given bindings.
@@ -49,12 +53,13 @@ func Key(k tcell.Key, help string, action func()) Binding {
 	return Binding{Key: k, Help: help, Action: action}
 }
 
-// Bindings returns the map's bindings in declaration order.
-func (m *Map) Bindings() []Binding { return append([]Binding(nil), m.bindings...) }
+// Bindings returns the map's bindings in declaration order, as rebound by
+// the configuration (Use).
+func (m *Map) Bindings() []Binding { return append([]Binding(nil), m.effective()...) }
 
 // Lookup returns the first binding carrying the action name.
 func (m *Map) Lookup(name string) (Binding, bool) {
-	for _, b := range m.bindings {
+	for _, b := range m.effective() {
 		if b.Name == name {
 			return b, true
 		}
@@ -77,7 +82,7 @@ func (m *Map) Names() []string {
 
 // Handle runs the action bound to ev and reports whether one was found.
 func (m *Map) Handle(ev *tcell.EventKey) bool {
-	for _, b := range m.bindings {
+	for _, b := range m.effective() {
 		if b.matches(ev) {
 			if b.Action != nil {
 				b.Action()
@@ -127,8 +132,9 @@ type HelpRow struct{ Group, Keys, Help string }
 
 // Help lists the visible bindings in declaration order.
 func (m *Map) Help() []HelpRow {
-	rows := make([]HelpRow, 0, len(m.bindings))
-	for _, b := range m.bindings {
+	bs := m.effective()
+	rows := make([]HelpRow, 0, len(bs))
+	for _, b := range bs {
 		if b.Hidden || b.Help == "" {
 			continue
 		}
