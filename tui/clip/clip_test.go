@@ -36,13 +36,15 @@ type FakeTTY struct {
 	buf bytes.Buffer
 }
 
-func (f *FakeTTY) Start() error                          { return nil }
-func (f *FakeTTY) Stop() error                           { return nil }
-func (f *FakeTTY) Drain() error                          { return nil }
-func (f *FakeTTY) NotifyResize(func())                   {}
-func (f *FakeTTY) WindowSize() (tcell.WindowSize, error) { return tcell.WindowSize{Width: 80, Height: 24}, nil }
-func (f *FakeTTY) Read([]byte) (int, error)              { select {} }
-func (f *FakeTTY) Close() error                          { return nil }
+func (f *FakeTTY) Start() error        { return nil }
+func (f *FakeTTY) Stop() error         { return nil }
+func (f *FakeTTY) Drain() error        { return nil }
+func (f *FakeTTY) NotifyResize(func()) {}
+func (f *FakeTTY) WindowSize() (tcell.WindowSize, error) {
+	return tcell.WindowSize{Width: 80, Height: 24}, nil
+}
+func (f *FakeTTY) Read([]byte) (int, error) { select {} }
+func (f *FakeTTY) Close() error             { return nil }
 func (f *FakeTTY) Write(b []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
