@@ -106,5 +106,5 @@ func vmIdentity(vm monitor.VM) string {
 	if vm.DebugPort > 0 {
 		parts = append(parts, fmt.Sprintf("debugger port %d", vm.DebugPort))
 	}
-	return strings.Join(parts, " · ") + "\n"
+	return strings.Join(parts, " · ")
 }

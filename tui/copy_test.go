@@ -56,7 +56,7 @@ func TestCopyFocusedRow(t *testing.T) {
 	tty := &fakeTTY{}
 	clip.Attach(ttyScreen{hs.screen, tty})
 	hs.waitText("AsyncTask #1")
-	vm := "com.example.mail · pid 1234 · Dalvik v2.1.0 · local:8000\n"
+	vm := "com.example.mail · pid 1234 · Dalvik v2.1.0 · local:8000"
 	hs.key(tcell.KeyRune, 'y')
 	hs.waitText("copied: VM com.example.mail (")
 	if got, want := tty.take(), "\x1b]52;c;"+b64(vm)+"\a"; got != want {
