@@ -183,6 +183,7 @@ func defaultConfig(app *cli.App) string {
 		fmt.Fprintf(&b, "# --%s: %s\n", k.Flag, usage)
 		fmt.Fprintf(&b, "# %s = %s\n", k.Name, tomlValue(fl, def))
 	}
+	b.WriteString(defaultKeysAndTheme())
 	return b.String()
 }
 

@@ -96,3 +96,16 @@ func useTheme(f *config.File) error {
 	style.UseTheme(t)
 	return nil
 }
+
+// defaultKeysAndTheme is the [keys] and [theme] part of `config default`:
+// one example each, at its default.
+func defaultKeysAndTheme() string {
+	return "\n[keys]\n" +
+		"# An action's name, set to the keys that replace its defaults (tcell names: Enter, Esc, Ctrl-G, F5, PgDn, ...,\n" +
+		"# or one character). Names: quit, help, filter, copy, gc, toggle-heap, down, up, ... (see the README).\n" +
+		"# gc = [\"g\"]\n" +
+		"\n[theme]\n" +
+		"# Colour roles: " + strings.Join(style.RoleNames(), ", ") + ".\n" +
+		"# A colour name, a 256-colour index or \"#rrggbb\"; the defaults are the terminal's 16 colours.\n" +
+		"# accent = \"blue\"\n"
+}

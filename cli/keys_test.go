@@ -17,7 +17,8 @@ func TestConfigKeysAndThemeErrors(t *testing.T) {
 	for _, tc := range []struct{ doc, want string }{
 		{"[keys]\nquit = [\"x\"]\nfly = [\"f\"]\n", ":3: keys.fly: unknown action"},
 		{"[keys]\nquit = [\"Ctrl-Nope\"]\n", `:2: keys.quit: unknown key "Ctrl-Nope"`},
-		{"[keys]\n\nquit = [\"g\"]\n", `:3: keys.quit: key "g" is also bound to "gc" here (in the dashboard)`},
+		{"[keys]\n\nquit = [\"h\"]\n", `:3: keys.quit: key "h" is also bound to "toggle-heap" here (in the dashboard)`},
+		{"[keys]\nquit = [\"g\"]\n", `:2: keys.quit: key "g" is also bound to "group by class → site → stack → thread → none" here (in the allocations)`},
 		{"[theme]\naccent = \"blue\"\ncurser = \"red\"\n", ":3: theme.curser: unknown colour role"},
 		{"[theme]\ncursor = 300\n", ":2: theme.cursor: colour index 300 is not in 0..255"},
 	} {
