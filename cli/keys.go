@@ -20,7 +20,7 @@ import (
 // needed): a key means one thing within a context, and an action name is
 // known if some context declares it.
 func keyContexts() map[string][]keymap.Binding {
-	pal := style.Palette{NoColor: true}
+	pal := style.FromEnv() // as the run itself will: building a dashboard sets tview's global styles
 	return map[string][]keymap.Binding{
 		"dashboard":        tui.New(tui.Config{Store: monitor.NewStore(monitor.NewBus()), Palette: pal}).Keys().Declared(),
 		"debugger traffic": spyview.New(spyview.Options{Palette: pal}).Keys().Declared(),

@@ -5,6 +5,7 @@ package keymap
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -31,7 +32,9 @@ func (b Binding) As(name string) Binding { b.Name = name; return b }
 // Map is an ordered set of bindings.
 type Map struct {
 	bindings []Binding
-	// eff caches the bindings with the configured rebinding applied (Use).
+	// eff caches the bindings with the configured rebinding applied (Use);
+	// mu guards it (help may be read off the UI goroutine).
+	mu     sync.Mutex
 	eff    []Binding
 	effGen int64
 	effLen int

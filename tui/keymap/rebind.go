@@ -244,6 +244,8 @@ func (m *Map) effective() []Binding {
 		return m.bindings
 	}
 	g := gen.Load()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.eff == nil || m.effGen != g || m.effLen != len(m.bindings) {
 		m.eff, m.effGen, m.effLen = Apply(m.bindings, *r), g, len(m.bindings)
 	}
