@@ -40,6 +40,12 @@ func configFile(c *cli.Context) (*config.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	if err := useKeys(f); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := useTheme(f); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	if c.App.Metadata == nil {
 		c.App.Metadata = map[string]any{}
 	}
@@ -177,6 +183,7 @@ func defaultConfig(app *cli.App) string {
 		fmt.Fprintf(&b, "# --%s: %s\n", k.Flag, usage)
 		fmt.Fprintf(&b, "# %s = %s\n", k.Name, tomlValue(fl, def))
 	}
+	b.WriteString(defaultKeysAndTheme())
 	return b.String()
 }
 

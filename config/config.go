@@ -28,6 +28,12 @@ type File struct {
 	Debugger  Debugger  `toml:"debugger"`
 	UI        UI        `toml:"ui"`
 	Output    Output    `toml:"output"`
+	// Keys binds action names ("quit", "gc") to the keys that replace
+	// their defaults (tcell key names or single characters).
+	Keys map[string][]string `toml:"keys"`
+	// Theme overrides colour roles ("cursor", "state.running") with a
+	// colour name, a 256-colour index or #rrggbb.
+	Theme map[string]any `toml:"theme"`
 
 	text []byte
 }

@@ -13,18 +13,15 @@ import (
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
-// kindColors follows DDMS's heap palette (spec/ddm-chunks.md §7.5), with
-// free memory drawn as a dim dot so it shows on any terminal background.
-var kindColors = [8]tcell.Color{
-	ddm.KindObject:  tcell.NewRGBColor(0x30, 0x60, 0xff),
-	ddm.KindClass:   tcell.ColorGreen,
-	ddm.KindArray1:  tcell.ColorRed,
-	ddm.KindArray2:  tcell.NewRGBColor(255, 128, 0),
-	ddm.KindArray4:  tcell.ColorYellow,
-	ddm.KindArray8:  tcell.NewRGBColor(255, 128, 128),
-	ddm.KindUnknown: tcell.ColorFuchsia,
-	ddm.KindNative:  tcell.NewRGBColor(96, 96, 96),
-}
+// kindColors are the heap kinds' default colours: the heap-* roles of
+// style (DDMS's heap palette, spec/ddm-chunks.md §7.5, in the terminal's 16
+// colours); a theme may override them, so drawing asks the palette.
+var kindColors = func() (c [8]tcell.Color) {
+	for k := range c {
+		c[k] = style.Palette{}.HeapKind(k)
+	}
+	return c
+}()
 
 // kindGlyphs stand in for colours under NO_COLOR.
 var kindGlyphs = [8]rune{'o', 'c', '1', '2', '4', '8', '?', 'n'}
@@ -32,7 +29,7 @@ var kindGlyphs = [8]rune{'o', 'c', '1', '2', '4', '8', '?', 'n'}
 var kindLabels = [8]string{"object", "class", "1-byte[]", "2-byte[]", "4-byte[]", "8-byte[]", "unknown", "native"}
 
 var solidColors = [8]tcell.Color{
-	ddm.SolidityHard: tcell.ColorGreen, ddm.SoliditySoft: tcell.ColorYellow, ddm.SolidityWeak: tcell.NewRGBColor(255, 128, 0),
+	ddm.SolidityHard: tcell.ColorGreen, ddm.SoliditySoft: tcell.ColorYellow, ddm.SolidityWeak: tcell.ColorOlive,
 	ddm.SolidityPhantom: tcell.ColorFuchsia, ddm.SolidityFinalizable: tcell.ColorRed, ddm.SoliditySweep: tcell.ColorGray,
 	7: tcell.ColorWhite,
 }
@@ -404,7 +401,7 @@ func (p *heapMap) look(s ddm.State) (rune, tcell.Style) {
 		}
 		return kindGlyphs[s.Kind()], tcell.StyleDefault
 	}
-	col := kindColors[s.Kind()]
+	col := p.pal.HeapKind(int(s.Kind()))
 	if p.bySolid {
 		col = solidColors[s.Solidity()]
 	}

@@ -77,37 +77,28 @@ func (p *logPane) Title() string           { return "log" }
 func (p *logPane) Widget() tview.Primitive { return p.box }
 func (p *logPane) Frame() *tview.Box       { return p.box }
 
-// focusedActions are the log pane's keys that act only while it has the
-// focus (some share a letter with other panes' keys: s, n).
-var focusedActions = []string{"log-follow", "log-wrap", "log-save", "log-search-next", "log-search-prev",
-	"log-next-crash", "log-prev-crash"}
-
 func (p *logPane) Keys() []keymap.Binding {
 	const g = "Panes"
 	b, a := keymap.Bind, keymap.Alias
 	return []keymap.Binding{
 		b(tcell.KeyRune, 'l', "l / L", "log: this VM's app (restarts too) / whole device", g, p.toggleVM).As("toggle-log"),
 		a(tcell.KeyRune, 'L', p.toggleDevice).As("log-device"),
-		b(tcell.KeyRune, 's', "s · w · G", "log: save (--out-dir) · wrap · follow (End)", g, p.save).As("log-save"),
-		a(tcell.KeyRune, 'w', p.toggleWrap).As("log-wrap"),
-		a(tcell.KeyRune, 'G', p.resume).As("log-follow"),
-		b(tcell.KeyRune, 'n', "n / N · ] / [", "log: next / previous query match · crash", g, func() { p.search(1) }).As("log-search-next"),
-		a(tcell.KeyRune, 'N', func() { p.search(-1) }).As("log-search-prev"),
-		a(tcell.KeyRune, ']', func() { p.crash(1) }).As("log-next-crash"),
-		a(tcell.KeyRune, '[', func() { p.crash(-1) }).As("log-prev-crash"),
+		b(tcell.KeyRune, 's', "s · w · G", "log: save (--out-dir) · wrap · follow (End)", g, p.save).As("log-save").In(LogScope),
+		a(tcell.KeyRune, 'w', p.toggleWrap).As("log-wrap").In(LogScope),
+		a(tcell.KeyRune, 'G', p.resume).As("log-follow").In(LogScope),
+		b(tcell.KeyRune, 'n', "n / N · ] / [", "log: next / previous query match · crash", g, func() { p.search(1) }).As("log-search-next").In(LogScope),
+		a(tcell.KeyRune, 'N', func() { p.search(-1) }).As("log-search-prev").In(LogScope),
+		a(tcell.KeyRune, ']', func() { p.crash(1) }).As("log-next-crash").In(LogScope),
+		a(tcell.KeyRune, '[', func() { p.crash(-1) }).As("log-prev-crash").In(LogScope),
 	}
 }
 
+// LogScope is the scope of the log pane's keys that act only while it has
+// the focus (some share a letter with other panes' keys: s, n, G).
+const LogScope = "log pane"
+
 // handle runs the focused-only keys (as the key table binds them now).
-func (p *logPane) handle(ev *tcell.EventKey) bool {
-	m := keymap.New()
-	for _, name := range focusedActions {
-		if b, ok := p.d.keys.Lookup(name); ok {
-			m.Add(b)
-		}
-	}
-	return m.Handle(ev)
-}
+func (p *logPane) handle(ev *tcell.EventKey) bool { return p.d.keys.HandleScope(ev, LogScope) }
 
 func (p *logPane) toggleVM() {
 	if p.d.show[paneLog] && p.device {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
+	"github.com/ddmtui/ddmtui/tui/clip"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/spyview"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -133,6 +134,7 @@ func New(cfg Config) *Dashboard {
 	d.show = [paneCount]bool{true, true, true, true, false}
 	if cfg.Screen != nil {
 		d.app.SetScreen(cfg.Screen)
+		clip.Attach(cfg.Screen)
 	}
 	d.app.EnableMouse(cfg.Mouse)
 	style.ApplyTview(d.pal)
@@ -207,6 +209,7 @@ func (d *Dashboard) keyTable() *keymap.Map {
 	}
 	m.Add(d.vmsP.actionKeys()...)
 	m.Add(d.timelineKeys()...)
+	m.Add(d.copyKeys()...)
 	return m
 }
 
@@ -259,6 +262,7 @@ func (d *Dashboard) Run(ctx context.Context) (err error) {
 			return err
 		}
 		d.app.SetScreen(s)
+		clip.Attach(s) // the copy key writes OSC 52 to its tty
 	}
 	d.ctx, d.cancel = context.WithCancel(ctx)
 	defer d.cancel()

@@ -208,3 +208,11 @@ func frameLines(class, method, loc string, w int) string {
 	lines = append(lines, indent+locText)
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// CopyText is the thread the pane shows, with its stack (the copy key, y).
+func (p *stackPane) CopyText() (what, text string) {
+	if p.key == "" || p.key != p.d.m.sel {
+		return "", ""
+	}
+	return p.d.threadCopy(p.key, p.tid)
+}

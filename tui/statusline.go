@@ -79,7 +79,7 @@ func (p *statusLine) historyText() string {
 func (p *statusLine) render() {
 	d := p.d
 	n := len(d.m.vms)
-	parts := []string{"[::b]ddmtui[::-] [::d]?:help q:quit[::-]"}
+	parts := []string{"[::b]ddmtui[::-] [::d]" + keyHint(p.d.keys, "help") + ":help " + keyHint(p.d.keys, "quit") + ":quit[::-]"}
 	if p.msg.text != "" && d.now().Sub(p.msg.at) < messageFor {
 		parts = append(parts, "[yellow]"+safetext.Tview(p.msg.text)+"[-]")
 	}

@@ -393,3 +393,13 @@ func unknownIfZero(vm monitor.VM, n int) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// CopyText is the thread under the cursor: its name and, when the stack
+// pane shows it, its stack (the copy key, y).
+func (p *threadPane) CopyText() (what, text string) {
+	tid, ok := p.selected()
+	if !ok {
+		return "", ""
+	}
+	return p.d.threadCopy(p.d.m.sel, tid)
+}

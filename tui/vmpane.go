@@ -357,3 +357,12 @@ func (p *vmPane) contentWidth() int {
 	}
 	return w
 }
+
+// CopyText is the selected VM's identity line (the copy key, y).
+func (p *vmPane) CopyText() (what, text string) {
+	vm, ok := p.d.m.selected()
+	if !ok {
+		return "", ""
+	}
+	return "VM " + appLabel(vm), vmIdentity(vm)
+}

@@ -127,7 +127,7 @@ func (v *View) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'o', "o", "sort by allocation order, newest first", sorting, func() { v.setSort(allocs.SortOrder) }),
 		b(tcell.KeyRune, 'r', "r", "reverse the order", sorting, v.toggleReverse),
 
-		b(tcell.KeyRune, '/', "/", "filter by class, method or file (!text excludes; tid=N)", find, v.startFilter),
+		b(tcell.KeyRune, '/', "/", "filter by class, method or file (!text excludes; tid=N)", find, v.startFilter).As("filter"),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter", find, v.escape),
 	)...)
 	if v.opt.Track != nil {
@@ -137,8 +137,9 @@ func (v *View) keyTable() *keymap.Map {
 		m.Add(b(tcell.KeyRune, 'R', "R", "fetch the recent allocations again", tracker, v.opt.Refresh))
 	}
 	m.Add(
-		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp),
-		b(tcell.KeyRune, 'q', "q", "quit", gen, v.quit),
+		b(tcell.KeyRune, 'y', "y", "copy the allocation site to the clipboard (OSC 52)", gen, v.copyRow).As("copy"),
+		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp).As("help"),
+		b(tcell.KeyRune, 'q', "q", "quit", gen, v.quit).As("quit"),
 	)
 	return m
 }

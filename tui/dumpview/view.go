@@ -124,7 +124,7 @@ func (v *View) keyTable() *keymap.Map {
 
 		b(tcell.KeyRune, 'd', "d", "jump to the next thread of a deadlock", find, v.jumpToDeadlock),
 		b(tcell.KeyRune, 'm', "m", "jump to the main thread", find, v.jumpToMain),
-		b(tcell.KeyRune, '/', "/", "filter threads by name, state or tid (!text excludes)", find, v.startFilter),
+		b(tcell.KeyRune, '/', "/", "filter threads by name, state or tid (!text excludes)", find, v.startFilter).As("filter"),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter (close help)", find, v.escape),
 
 		b(tcell.KeyRune, 'o', "o", "sort in dump order", sorting, func() { v.setSort(SortDump) }),
@@ -134,8 +134,9 @@ func (v *View) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'c', "c", "sort by CPU time (utm+stm)", sorting, func() { v.setSort(SortCPU) }),
 		b(tcell.KeyRune, 'r', "r", "reverse the order", sorting, v.toggleReverse),
 
-		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp),
-		b(tcell.KeyRune, 'q', "q", "quit", gen, v.quit),
+		b(tcell.KeyRune, 'y', "y", "copy the thread and its stack to the clipboard (OSC 52)", gen, v.copyRow).As("copy"),
+		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp).As("help"),
+		b(tcell.KeyRune, 'q', "q", "quit", gen, v.quit).As("quit"),
 	)...)
 }
 

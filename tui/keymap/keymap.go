@@ -5,6 +5,7 @@ package keymap
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -20,17 +21,31 @@ type Binding struct {
 	Action func()
 	Hidden bool // handled but not listed (an alias shown in another row's Label)
 	// Name is the action's stable name ("quit", "gc", "toggle-heap"): what
-	// help, a future key configuration and tests refer to, whatever key is
+	// help, the configuration's [keys] table and tests refer to, whatever key is
 	// bound. Aliases carry the name of the action they stand for.
 	Name string
+	// Scope, when set, names where the binding acts instead of everywhere
+	// (e.g. "log pane": only while that pane has the focus). Handle skips
+	// scoped bindings; HandleScope runs one scope's. A key may mean one
+	// thing in a scope and another outside it.
+	Scope string
 }
 
 // As returns b with its stable action name set.
 func (b Binding) As(name string) Binding { b.Name = name; return b }
 
+// In returns b acting only in scope.
+func (b Binding) In(scope string) Binding { b.Scope = scope; return b }
+
 // Map is an ordered set of bindings.
 type Map struct {
 	bindings []Binding
+	// eff caches the bindings with the configured rebinding applied (Use);
+	// mu guards it (help may be read off the UI goroutine).
+	mu     sync.Mutex
+	eff    []Binding
+	effGen int64
+	effLen int
 }
 
 // New returns a map with the given bindings.
@@ -49,12 +64,13 @@ func Key(k tcell.Key, help string, action func()) Binding {
 	return Binding{Key: k, Help: help, Action: action}
 }
 
-// Bindings returns the map's bindings in declaration order.
-func (m *Map) Bindings() []Binding { return append([]Binding(nil), m.bindings...) }
+// Bindings returns the map's bindings in declaration order, as rebound by
+// the configuration (Use).
+func (m *Map) Bindings() []Binding { return append([]Binding(nil), m.effective()...) }
 
 // Lookup returns the first binding carrying the action name.
 func (m *Map) Lookup(name string) (Binding, bool) {
-	for _, b := range m.bindings {
+	for _, b := range m.effective() {
 		if b.Name == name {
 			return b, true
 		}
@@ -76,9 +92,13 @@ func (m *Map) Names() []string {
 }
 
 // Handle runs the action bound to ev and reports whether one was found.
-func (m *Map) Handle(ev *tcell.EventKey) bool {
-	for _, b := range m.bindings {
-		if b.matches(ev) {
+func (m *Map) Handle(ev *tcell.EventKey) bool { return m.HandleScope(ev, "") }
+
+// HandleScope runs the binding of scope ("" for the unscoped ones) that
+// matches ev, if any.
+func (m *Map) HandleScope(ev *tcell.EventKey, scope string) bool {
+	for _, b := range m.effective() {
+		if b.Scope == scope && b.matches(ev) {
 			if b.Action != nil {
 				b.Action()
 			}
@@ -127,8 +147,9 @@ type HelpRow struct{ Group, Keys, Help string }
 
 // Help lists the visible bindings in declaration order.
 func (m *Map) Help() []HelpRow {
-	rows := make([]HelpRow, 0, len(m.bindings))
-	for _, b := range m.bindings {
+	bs := m.effective()
+	rows := make([]HelpRow, 0, len(bs))
+	for _, b := range bs {
 		if b.Hidden || b.Help == "" {
 			continue
 		}

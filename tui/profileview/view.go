@@ -124,12 +124,13 @@ func (v *View) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'r', "r", "reverse the order", sort, v.toggleReverse),
 		b(tcell.KeyRune, 'w', "w", "switch the clock used to sort (thread CPU / wall)", sort, v.toggleClock),
 
-		b(tcell.KeyRune, '/', "/", "filter methods by substring", view, v.startFilter),
+		b(tcell.KeyRune, '/', "/", "filter methods by substring", view, v.startFilter).As("filter"),
 		b(tcell.KeyRune, 't', "t", "threads: per-thread summary, Enter filters by thread", view, v.showThreads),
 		b(tcell.KeyRune, 'a', "a", "all threads (clear the thread filter)", view, func() { v.setThread(-1) }),
 
-		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp),
-		b(tcell.KeyRune, 'q', "q", "quit", gen, v.quitView),
+		b(tcell.KeyRune, 'y', "y", "copy the method's signature to the clipboard (OSC 52)", gen, v.copyRow).As("copy"),
+		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp).As("help"),
+		b(tcell.KeyRune, 'q', "q", "quit", gen, v.quitView).As("quit"),
 	)...)
 }
 

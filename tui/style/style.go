@@ -1,5 +1,6 @@
 // Package style holds the colours ddmtui's views share: thread states, heap
-// kinds, and highlights. It respects NO_COLOR (https://no-color.org): when set,
+// kinds, and highlights, as named roles a theme can override (theme.go). The
+// defaults are the terminal's own 16 colours. It respects NO_COLOR (https://no-color.org): when set,
 // every colour is tcell.ColorDefault and views rely on text and attributes.
 package style
 
@@ -18,48 +19,46 @@ type Palette struct {
 // FromEnv returns the palette the environment asks for (NO_COLOR).
 func FromEnv() Palette { return Palette{NoColor: os.Getenv("NO_COLOR") != ""} }
 
-func (p Palette) c(col tcell.Color) tcell.Color {
-	if p.NoColor {
-		return tcell.ColorDefault
-	}
-	return col
-}
-
 // ThreadState returns the colour for a lowercase thread state name as used by
 // the dashboard and the thread-dump viewer ("running", "sleeping",
 // "timed-wait", "wait", "monitor"/"blocked", "native", "zombie", ...).
 func (p Palette) ThreadState(state string) tcell.Color {
 	switch state {
 	case "running", "runnable":
-		return p.c(tcell.ColorGreen)
+		return p.Role("state-running")
 	case "native":
-		return p.c(tcell.ColorTeal)
+		return p.Role("state-native")
 	case "sleeping", "timed-wait", "timed_waiting":
-		return p.c(tcell.ColorOlive)
+		return p.Role("state-sleeping")
 	case "wait", "waiting", "vmwait":
-		return p.c(tcell.ColorYellow)
+		return p.Role("state-wait")
 	case "monitor", "blocked":
-		return p.c(tcell.ColorRed)
+		return p.Role("state-blocked")
 	case "suspended":
-		return p.c(tcell.ColorFuchsia)
+		return p.Role("state-suspended")
 	case "zombie", "terminated":
-		return p.c(tcell.ColorGray)
+		return p.Role("state-zombie")
 	case "initializing", "starting", "new":
-		return p.c(tcell.ColorAqua)
+		return p.Role("state-starting")
 	}
-	return p.c(tcell.ColorDefault)
+	return tcell.ColorDefault
 }
 
 // Accent is the colour for titles and selection highlights.
-func (p Palette) Accent() tcell.Color { return p.c(tcell.ColorDodgerBlue) }
+func (p Palette) Accent() tcell.Color { return p.Role("accent") }
 
 // Warning is the colour for banners such as a found deadlock.
-func (p Palette) Warning() tcell.Color { return p.c(tcell.ColorRed) }
+func (p Palette) Warning() tcell.Color { return p.Role("warning") }
 
 // Cursor is the style of a list's cursor row: reverse video in the
 // terminal's own colours, so it shows on any palette and under NO_COLOR
 // (where a coloured bar would vanish), uniformly across the row's cells.
+// A theme's "cursor" colour makes it a bar of that colour instead (never
+// under NO_COLOR).
 func (p Palette) Cursor() tcell.Style {
+	if c := p.Role("cursor"); c != tcell.ColorDefault {
+		return tcell.StyleDefault.Foreground(tcell.ColorDefault).Background(c)
+	}
 	return tcell.StyleDefault.Foreground(tcell.ColorDefault).Background(tcell.ColorDefault).Attributes(tcell.AttrReverse)
 }
 
@@ -76,6 +75,11 @@ func ApplyTview(p Palette) {
 	}
 	set(&tview.Styles.PrimitiveBackgroundColor)
 	if !p.NoColor {
+		for c, role := range map[*tcell.Color]string{&tview.Styles.BorderColor: "border", &tview.Styles.TitleColor: "title"} {
+			if want := p.Role(role); *c != want {
+				*c = want
+			}
+		}
 		return
 	}
 	for _, c := range []*tcell.Color{&tview.Styles.ContrastBackgroundColor, &tview.Styles.MoreContrastBackgroundColor,

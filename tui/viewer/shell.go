@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/tui/clip"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -48,6 +49,7 @@ func New(opt Options) *Shell {
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	if opt.Screen != nil {
 		s.app.SetScreen(opt.Screen)
+		clip.Attach(opt.Screen)
 	}
 	s.app.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		if ev.Key() == tcell.KeyCtrlC {
@@ -130,6 +132,7 @@ func (s *Shell) Run() error {
 			return err
 		}
 		s.app.SetScreen(scr)
+		clip.Attach(scr) // the copy key writes OSC 52 to its tty
 	}
 	runDone, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
