@@ -90,7 +90,7 @@ func runServe(c *cli.Context) error {
 	defer stop()
 
 	store := monitor.NewStore(monitor.NewBus())
-	var sopts monitor.SessionOptions
+	sopts := sessionOptions(c) // --thread-interval and --meminfo-interval, as the other commands
 	rec, err := recordingFromFlags(c)
 	if err != nil {
 		return err

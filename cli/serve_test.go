@@ -204,3 +204,27 @@ func TestServeFlags(t *testing.T) {
 		}
 	}
 }
+
+// serve polls threads at --thread-interval (it used to ignore the flag).
+func TestServeHonoursThreadInterval(t *testing.T) {
+	leakcheck.Check(t)
+	dev := sim.NewDevice("t")
+	vm := sim.NewVM(sim.VMSpec{PID: 531, App: "com.example.poll", Family: sim.ART, Threads: 2, Seed: 3})
+	dev.Add(vm)
+	t.Cleanup(func() { dev.Close() })
+	port := freePorts(t, 1)
+	if _, err := dev.ServeLocal("127.0.0.1", port); err != nil {
+		t.Fatal(err)
+	}
+	base := freePorts(t, 1)
+	out, err := runApp(t, "serve", "--adb", "off", "--scan", fmt.Sprint(port), "--scan-interval", "50ms",
+		"--debug-base", fmt.Sprint(base+100), "--selected-port", "0", "--thread-interval", "50ms", "--duration", "1500ms")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// At 50 ms a second and more of polling is 20 THST requests or more; at
+	// the 1 s default it would be two or three, with the session's few others.
+	if n := vm.Stats().DDMRequests.Load(); n < 15 {
+		t.Fatalf("%d DDM requests in 1.5 s at a 50 ms thread interval", n)
+	}
+}
