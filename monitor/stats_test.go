@@ -1,17 +1,13 @@
 package monitor
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
-	"github.com/ddmtui/ddmtui/jdwp"
-	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
@@ -45,56 +41,11 @@ func TestEngineStatsCountSessionsAndReopens(t *testing.T) {
 // an error on that VM, counted, and the session goes on.
 func TestMalformedChunkIsCountedAndSurvived(t *testing.T) {
 	leakcheck.Check(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
-	sent := make(chan struct{})
-	vmDone := make(chan struct{})
-	go func() {
-		defer close(vmDone)
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		if jdwp.ServerHandshake(nc, 2*time.Second) != nil {
-			return
-		}
-		helloSent := false
-		for {
-			nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-			p, err := jdwp.ReadPacket(nc, 0)
-			if err != nil {
-				return
-			}
-			if helloSent || p.CommandSet != jdwp.CmdSetDDM {
-				continue // no other chunk is answered (as on a modern VM)
-			}
-			hello := ddm.AppendMessage(nil, &ddm.Hello{ClientVersion: 1, PID: 4711, VMIdent: "Android Runtime 2.1.0", AppName: "com.example.bad"})
-			jdwp.WritePacket(nc, jdwp.NewReply(p.ID, jdwp.ErrNone, hello))
-			helloSent = true
-			bad := ddm.AppendChunk(nil, ddm.TypeTHST, []byte{1, 2})
-			jdwp.WritePacket(nc, &jdwp.Packet{ID: 0x77, CommandSet: jdwp.CmdSetDDM, Command: jdwp.CmdDDMChunk, Data: bad})
-			close(sent)
-		}
-	}()
-	store := NewStore(NewBus())
-	e := NewEngine(store, SessionOptions{ThreadInterval: 50 * time.Millisecond})
-	key := fmt.Sprintf("local:%d", port)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		nc, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			return
-		}
-		e.Handle(ctx, scan.Endpoint{Key: key, Source: key, Conn: nc})
-	}()
-	<-sent
+	v := startScriptedVM(t, 4711, "com.example.bad", func(_ func(ddm.Message), sendRaw func([]byte)) {
+		sendRaw(ddm.AppendChunk(nil, ddm.TypeTHST, []byte{1, 2}))
+	})
+	<-v.sent
+	e, store, key := v.engine, v.store, v.key
 	waitFor(t, "decode error", 5*time.Second, func() bool { return e.Stats().DecodeErrors == 1 })
 	vm, ok := store.VM(key)
 	if !ok || vm.PID != 4711 || !strings.HasPrefix(vm.Err, "thst: ") {
@@ -104,7 +55,4 @@ func TestMalformedChunkIsCountedAndSurvived(t *testing.T) {
 	if _, ok := store.VM(key); !ok || e.Session(key) == nil {
 		t.Fatal("the session ended on a malformed chunk")
 	}
-	cancel()
-	<-done
-	<-vmDone
 }
