@@ -81,7 +81,7 @@ func loadRecording(path string) (*monitor.Recording, error) {
 	defer f.Close()
 	rec, err := monitor.ReadRecording(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, wrapFor("replay", path, err)
 	}
 	return rec, nil
 }

@@ -67,7 +67,7 @@ func traceAction(c *cli.Context) error {
 	}
 	p, err := trace.Build(rd, opt)
 	if err != nil {
-		return fmt.Errorf("trace: %s: %w", safetext.Terminal(path), err)
+		return wrapFor("trace", safetext.Terminal(path), err)
 	}
 	clock := p.Clocks.First()
 	if name := c.String("clock"); name != "" {
@@ -165,7 +165,7 @@ func openTrace(path, dataPath string) (*trace.Reader, func(), error) {
 		rd, err := trace.NewReader(f, trace.Limits{})
 		if err != nil {
 			f.Close()
-			return nil, func() {}, fmt.Errorf("trace: %s: %w", safetext.Terminal(path), err)
+			return nil, func() {}, wrapFor("trace", safetext.Terminal(path), err)
 		}
 		return rd, func() { f.Close() }, nil
 	}
@@ -178,7 +178,7 @@ func openTrace(path, dataPath string) (*trace.Reader, func(), error) {
 	rd, err := trace.NewSplitReader(f, d, trace.Limits{})
 	if err != nil {
 		closeBoth()
-		return nil, func() {}, fmt.Errorf("trace: %s + %s: %w", safetext.Terminal(path), safetext.Terminal(dataPath), err)
+		return nil, func() {}, wrapFor("trace", safetext.Terminal(path)+" + "+safetext.Terminal(dataPath), err)
 	}
 	return rd, closeBoth, nil
 }

@@ -2,7 +2,6 @@ package monitor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -16,7 +15,7 @@ func (s *Session) AllocTracking(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	if !s.isDDM {
-		return false, errors.New("not a DDM VM")
+		return false, ErrNotDDM
 	}
 	if err := s.unserved(FeatAllocations); err != nil {
 		return false, err
@@ -41,7 +40,7 @@ func (s *Session) SetAllocTracking(ctx context.Context, on bool) error {
 		return err
 	}
 	if !s.isDDM {
-		return errors.New("not a DDM VM")
+		return ErrNotDDM
 	}
 	if err := s.unserved(FeatAllocations); err != nil {
 		return err
@@ -61,7 +60,7 @@ func (s *Session) Allocations(ctx context.Context) (*ddm.Allocations, error) {
 		return nil, err
 	}
 	if !s.isDDM {
-		return nil, errors.New("not a DDM VM")
+		return nil, ErrNotDDM
 	}
 	if err := s.unserved(FeatAllocations); err != nil {
 		return nil, err

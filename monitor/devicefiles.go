@@ -91,7 +91,7 @@ func (s *Session) heapDump(ctx context.Context, progress func(received uint64)) 
 	)
 	switch {
 	case !s.isDDM:
-		err = errors.New("not a DDM VM")
+		err = ErrNotDDM
 	case s.hasFeature("hprof-heap-dump-streaming") && !s.onDevice():
 		// No other way: wait for as long as ctx allows.
 		data, err = s.collectStreamed(ctx, ddm.TypeHPDS, &ddm.HeapDumpStreamRequest{}, "heap dump", progress)

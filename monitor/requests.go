@@ -35,7 +35,7 @@ func (s *Session) GC(ctx context.Context) error {
 		return err
 	}
 	if !s.isDDM {
-		return errors.New("not a DDM VM")
+		return ErrNotDDM
 	}
 	if err := s.unserved(FeatGC); err != nil {
 		return err
@@ -71,7 +71,7 @@ func (s *Session) SetSegmentOptions(ctx context.Context, o SegmentOptions) error
 	s.segOpts = o
 	s.mu.Unlock()
 	if !s.isDDM {
-		return errors.New("not a DDM VM")
+		return ErrNotDDM
 	}
 	when := func(on bool) uint8 {
 		if on {
@@ -117,7 +117,7 @@ func (s *Session) Exit(ctx context.Context, status int32) error {
 		return err
 	}
 	if !s.isDDM {
-		return errors.New("not a DDM VM")
+		return ErrNotDDM
 	}
 	return s.post(&ddm.ExitRequest{Status: status})
 }

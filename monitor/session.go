@@ -417,6 +417,10 @@ func (s *Session) hasFeature(name string) bool {
 	return false
 }
 
+// ErrNotDDM is the answer to a DDM request (heap, GC, allocations, profiling) on a
+// VM that speaks JDWP but not DDM, such as a desktop JVM.
+var ErrNotDDM = errors.New("not a DDM VM")
+
 // ErrNoDevice is returned for requests that need the VM's device (adb
 // shell) from a VM found on a local port.
 var ErrNoDevice = errors.New("the VM is not on an adb device")
@@ -438,7 +442,7 @@ func (s *Session) StartProfiling(ctx context.Context, o ProfileOptions) error {
 		return err
 	}
 	if !s.isDDM {
-		return errors.New("not a DDM VM")
+		return ErrNotDDM
 	}
 	if o.BufferSize == 0 {
 		o.BufferSize = 8 << 20
@@ -481,7 +485,7 @@ func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, err
 		return nil, err
 	}
 	if !s.isDDM {
-		return nil, errors.New("not a DDM VM")
+		return nil, ErrNotDDM
 	}
 	s.mu.Lock()
 	toFile := s.traceFile

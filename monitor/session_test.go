@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -269,6 +270,17 @@ func TestRealJVMIsListedWithoutDDM(t *testing.T) {
 		if th.Name == "ddmtui-sleeper" && th.State != "sleeping" {
 			t.Errorf("sleeper state %q", th.State)
 		}
+	}
+	// DDM requests are refused with the sentinel callers test for.
+	s := e.Session("local:jvm")
+	if s == nil {
+		t.Fatal("no session for the JVM")
+	}
+	if err := s.GC(ctx); !errors.Is(err, ErrNotDDM) {
+		t.Errorf("GC on a JVM: %v, want ErrNotDDM", err)
+	}
+	if _, err := s.HeapDump(ctx, nil); !errors.Is(err, ErrNotDDM) {
+		t.Errorf("HeapDump on a JVM: %v, want ErrNotDDM", err)
 	}
 }
 

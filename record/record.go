@@ -222,7 +222,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		if n == 0 && err == io.EOF {
 			return nil, errors.New("record: empty file")
 		}
-		return nil, fmt.Errorf("record: header: %w", ErrTruncated)
+		return nil, fmt.Errorf("%w (in the header)", ErrTruncated)
 	}
 	if string(h[:len(Magic)]) != Magic {
 		return nil, errors.New("record: not a ddmtui recording")
