@@ -63,11 +63,11 @@ func followDeviceLogs(ctx context.Context, store *monitor.Store, logs *monitor.L
 }
 
 // recordLogs starts recording the device logs of the VMs in store into rec
-// when --logcat is on, through logs (the dashboard's, which its log pane
+// when on (--logcat), through logs (the dashboard's, which its log pane
 // reads too) or, when nil, logs of its own; stop ends the following (and
 // its own logs): call it before the recording stops.
-func recordLogs(c *cli.Context, store *monitor.Store, d monitor.Discovery, rec *recording, logs *monitor.LogStreams) (stop func()) {
-	if rec == nil || !c.Bool("logcat") {
+func recordLogs(on bool, store *monitor.Store, d monitor.Discovery, rec *recording, logs *monitor.LogStreams) (stop func()) {
+	if rec == nil || !on {
 		return func() {}
 	}
 	own := logs == nil
@@ -219,7 +219,7 @@ func recordCommand() *cli.Command {
 			opts.Recorder = r.rec
 			store := monitor.NewStore(monitor.NewBus())
 			engine := monitor.NewEngine(store, opts)
-			stopLogs := recordLogs(c, store, d, r, nil)
+			stopLogs := recordLogs(c.Bool("logcat"), store, d, r, nil)
 			runErr := make(chan error, 1)
 			go func() { runErr <- engine.Run(ctx, d) }()
 			select {

@@ -204,3 +204,75 @@ func TestRecordDeviceLog(t *testing.T) {
 		t.Error("nothing recorded with --logcat=false")
 	}
 }
+
+// The demo's Android 14 device (in-process, "sim:" source) recorded as the
+// dashboard records it with --record: its log, which the dashboard's log
+// pane reads live, replays into the replay's log pane source entry for
+// entry — time, pid, tid, priority, tag, message, and the app and crash
+// flags the routing gave them.
+func TestDemoRecordingReplaysLog(t *testing.T) {
+	leakcheck.Check(t)
+	modern := sim.ModernDemoDevice(9)
+	defer modern.Close()
+	path := filepath.Join(t.TempDir(), "demo.rec")
+	r, err := startRecording(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store := monitor.NewStore(monitor.NewBus())
+	engine := monitor.NewEngine(store, monitor.SessionOptions{ThreadInterval: 300 * time.Millisecond, Recorder: r.rec})
+	source := "sim:" + modern.Serial()
+	d := monitor.Discovery{ADB: []monitor.Runner{&sim.Endpoints{Device: modern, Source: source}}}
+	logs := monitor.NewLogStreams(0) // the dashboard's: its log pane reads these
+	stopLogs := recordLogs(true, store, d, r, logs)
+	done := make(chan error, 1)
+	go func() { done <- engine.Run(ctx, d) }()
+	devDone := make(chan struct{})
+	go func() {
+		defer close(devDone)
+		modern.Run(ctx, 100*time.Millisecond)
+	}()
+	time.Sleep(2500 * time.Millisecond)
+	cancel()
+	<-devDone
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	stopLogs()
+	live, _ := deviceLog(logs, d, monitor.VM{Source: source})
+	time.Sleep(300 * time.Millisecond) // the stream's last entries
+	logs.Close()
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := live.Ring().Read(nil, 1, 0)
+
+	rec, err := loadRecording(path)
+	if err != nil || rec.Tail != nil {
+		t.Fatal(err, rec.Tail)
+	}
+	p := monitor.NewReplay(rec, monitor.NewStore(monitor.NewBus()))
+	p.Seek(rec.Duration())
+	replayed, why := p.Log(monitor.VM{Source: source})
+	if replayed == nil {
+		t.Fatal(why)
+	}
+	got, _, _ := replayed.Ring().Read(nil, 1, 0)
+	if len(got) != len(want) || len(want) < 10 {
+		t.Fatalf("replayed %d entries, %d seen live", len(got), len(want))
+	}
+	apps := 0
+	for i := range want {
+		g, w := got[i], want[i]
+		if !g.Time.Equal(w.Time) || g.PID != w.PID || g.TID != w.TID || g.Priority != w.Priority || g.Tag != w.Tag ||
+			g.Message != w.Message || g.App != w.App || g.Flags != w.Flags {
+			t.Fatalf("entry %d:\n replayed %+v\n     live %+v", i, g, w)
+		}
+		if g.App != "" {
+			apps++
+		}
+	}
+	t.Logf("%d entries (%d with their app), recording of %d bytes", len(got), apps, r.rec.Written())
+}
