@@ -30,7 +30,7 @@ type streamSink struct {
 	mu      sync.Mutex
 	w       io.Writer // nil once the collector left
 	n       int64     // bytes written
-	claimed bool      // a packet is being diverted to it (under Session.mu)
+	claimed bool      // a packet is being diverted to it (under Session.sinkMu)
 	done    chan error
 }
 
@@ -79,8 +79,8 @@ func (s *Session) divertStream(p *jdwp.Packet, n int, head []byte) (io.Writer, f
 	if int64(binary.BigEndian.Uint32(head[4:])) != int64(n-8) {
 		return nil, nil // not one chunk filling the packet
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.sinkMu.Lock()
+	defer s.sinkMu.Unlock()
 	k := s.sinks[t]
 	if k == nil || k.claimed {
 		return nil, nil
@@ -119,18 +119,24 @@ func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Mes
 	}
 	if s.waiting == nil {
 		s.waiting = map[ddm.Type]chan []byte{}
-		s.sinks = map[ddm.Type]*streamSink{}
 	}
 	s.waiting[t] = ch
-	if sink != nil {
-		s.sinks[t] = sink
-	}
 	s.mu.Unlock()
+	if sink != nil {
+		s.sinkMu.Lock()
+		if s.sinks == nil {
+			s.sinks = map[ddm.Type]*streamSink{}
+		}
+		s.sinks[t] = sink
+		s.sinkMu.Unlock()
+	}
 	defer func() {
 		s.mu.Lock()
 		delete(s.waiting, t)
-		delete(s.sinks, t)
 		s.mu.Unlock()
+		s.sinkMu.Lock()
+		delete(s.sinks, t)
+		s.sinkMu.Unlock()
 		if sink != nil {
 			sink.leave() // the caller may close w once this returns
 		}

@@ -69,6 +69,26 @@ func (v *dumpVM) send(nc net.Conn, id uint32) error {
 	return nil
 }
 
+// sum returns the hash of the i-th dump sent whole, waiting for the VM to
+// finish it (the reader may have the last byte before the sender's hash).
+func (v *dumpVM) sum(t *testing.T, i int) [sha256.Size]byte {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v.mu.Lock()
+		if len(v.sums) > i {
+			s := v.sums[i]
+			v.mu.Unlock()
+			return s
+		}
+		v.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("the VM did not finish dump %d", i)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func (v *dumpVM) serve(nc net.Conn) {
 	defer nc.Close()
 	if jdwp.ServerHandshake(nc, 2*time.Second) != nil {
@@ -217,12 +237,12 @@ func TestHeapDumpStreamsToWriter(t *testing.T) {
 	if err != nil || n != int64(size) || w.n != n {
 		t.Fatalf("HeapDumpTo: %d bytes (%d written), %v", n, w.n, err)
 	}
-	if got := [sha256.Size]byte(w.h.Sum(nil)); len(v.sums) != 1 || got != v.sums[0] {
+	if got := [sha256.Size]byte(w.h.Sum(nil)); got != v.sum(t, 0) {
 		t.Fatal("the dump written differs from what the VM sent")
 	}
 	var held []byte
 	inMemory := peakHeap(func() { held, err = s.HeapDump(ctx, nil) })
-	if err != nil || len(held) != size || [sha256.Size]byte(sha256.Sum256(held)) != v.sums[1] {
+	if err != nil || len(held) != size || [sha256.Size]byte(sha256.Sum256(held)) != v.sum(t, 1) {
 		t.Fatalf("HeapDump: %d bytes, %v", len(held), err)
 	}
 	held = nil
@@ -242,7 +262,7 @@ func TestHeapDumpStreamsToWriter(t *testing.T) {
 		t.Fatalf("a failing writer: %d bytes, %v", n, err)
 	}
 	again := &hashWriter{h: sha256.New()}
-	if n, err := s.HeapDumpTo(ctx, again, nil); err != nil || n != int64(size) || [sha256.Size]byte(again.h.Sum(nil)) != v.sums[len(v.sums)-1] {
+	if n, err := s.HeapDumpTo(ctx, again, nil); err != nil || n != int64(size) || [sha256.Size]byte(again.h.Sum(nil)) != v.sum(t, 3) {
 		t.Fatalf("the dump after a failed one: %d bytes, %v", n, err)
 	}
 }

@@ -132,6 +132,7 @@ type Session struct {
 	earlyBytes int
 	earlyDone  bool
 	waiting    map[ddm.Type]chan []byte // collectStreamed's waiters, by the chunk type awaited
+	sinkMu     sync.Mutex               // guards sinks only: the connection's reader takes it, never mu
 	sinks      map[ddm.Type]*streamSink // collectStreamedTo's writers, by chunk type (hpdsstream.go)
 	traceFile  bool                     // the running trace goes to a device file (MPRS)
 
