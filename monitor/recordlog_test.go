@@ -3,6 +3,7 @@ package monitor
 import (
 	"bytes"
 	"encoding/hex"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -227,4 +228,39 @@ func FuzzLogRecord(f *testing.F) {
 			t.Fatalf("round trip: %q %+v -> %q %+v %v", dev, e, dev2, e2, err)
 		}
 	})
+}
+
+// What the device log pays per recorded entry (a typical app line), with a
+// block flushed (zstd) every 1,000; and what a replay pays to apply one.
+func BenchmarkRecordLogEntry(b *testing.B) {
+	e := logcat.Entry{Time: time.Unix(1700000000, 123456789), PID: 4242, TID: 4250, UID: 10061, Priority: logcat.Debug,
+		Tag: "OkHttp", Message: "<-- 200 OK https://api.example.com/v1/messages?since=1700000000 (128ms, 4.1 kB body)"}
+	r, err := NewRecorder(io.Discard, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := range b.N {
+		r.log(time.Now(), "adb:emulator-5554", &e)
+		if i%1000 == 999 {
+			r.Flush()
+		}
+	}
+}
+
+func BenchmarkReplayLogEntry(b *testing.B) {
+	e := logcat.Entry{Time: time.Unix(1700000000, 123456789), PID: 4242, TID: 4250, UID: 10061, Priority: logcat.Debug,
+		Tag: "OkHttp", Message: "<-- 200 OK https://api.example.com/v1/messages?since=1700000000 (128ms, 4.1 kB body)"}
+	data, err := appendLogRecord(nil, "adb:emulator-5554", &e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := NewReplay(recordingOf(), NewStore(NewBus()))
+	r := record.Record{Kind: record.KindLog, Data: data}
+	b.ReportAllocs()
+	for range b.N {
+		if err := p.applyLog(r); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
