@@ -109,6 +109,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	go func() { done <- runModes(ectx, engine, modes, modeCh, log) }()
 	logs := monitor.NewLogStreams(0)
 	defer logs.Close()
+	defer recordLogs(c.Bool("logcat"), store, d, rec, logs)() // --logcat: the devices' logs are recorded from the start
 	dash := tui.New(tui.Config{
 		Store:      store,
 		Controller: tui.EngineController{Engine: engine},

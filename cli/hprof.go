@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -22,27 +21,48 @@ import (
 // beside it, renamed when complete), with the output bounded by maxOut bytes
 // (0: hprof.DefaultMaxOutput of the input; negative: no bound). It returns
 // the summary of what was written; on error nothing is left at path.
-func writeHPROF(path string, data []byte, raw bool, maxOut int64) (sum *hprof.Summary, err error) {
-	if maxOut == 0 {
-		maxOut = hprof.DefaultMaxOutput(int64(len(data)))
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".ddmtui-*.hprof.part")
+func writeHPROF(path string, data []byte, raw bool, maxOut int64) (*hprof.Summary, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".ddmtui-*.android.part")
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if f != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
+		f.Close()
+		os.Remove(f.Name()) // gone already when renamed into place
 	}()
-	if raw {
-		_, err = f.Write(data)
-	} else if err = hprof.Convert(f, bytes.NewReader(data), hprof.ConvertOptions{MaxOutput: max(maxOut, 0)}); err != nil {
-		err = fmt.Errorf("converting the dump to standard HPROF: %w", err)
-	}
-	if err != nil {
+	if _, err := f.Write(data); err != nil {
 		return nil, err
+	}
+	return finishHPROF(path, f, int64(len(data)), raw, maxOut)
+}
+
+// finishHPROF puts the Android HPROF dump of size bytes held in dump (a
+// temporary file in path's directory) at path: converted to standard HPROF
+// through another temporary file beside it, or, raw, dump itself renamed.
+// It returns the summary of what was written; on error nothing is left at
+// path. The caller closes and removes dump (a no-op once renamed).
+func finishHPROF(path string, dump *os.File, size int64, raw bool, maxOut int64) (sum *hprof.Summary, err error) {
+	if maxOut == 0 {
+		maxOut = hprof.DefaultMaxOutput(size)
+	}
+	f := dump
+	if !raw {
+		if f, err = os.CreateTemp(filepath.Dir(path), ".ddmtui-*.hprof.part"); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if f != nil {
+				f.Close()
+				os.Remove(f.Name())
+			}
+		}()
+		if _, err := dump.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		src := bufio.NewReaderSize(io.LimitReader(dump, size), 1<<20)
+		if err := hprof.Convert(f, src, hprof.ConvertOptions{MaxOutput: max(maxOut, 0)}); err != nil {
+			return nil, fmt.Errorf("converting the dump to standard HPROF: %w", err)
+		}
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
@@ -53,15 +73,13 @@ func writeHPROF(path string, data []byte, raw bool, maxOut int64) (sum *hprof.Su
 	if err := f.Chmod(0o644); err != nil {
 		return nil, err
 	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		f = nil
 		return nil, err
 	}
-	f = nil
+	if f != dump {
+		f.Close()
+		f = nil
+	}
 	return sum, nil
 }
 
@@ -83,8 +101,20 @@ func hprofCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "how long the dump may take"},
 		),
 		Action: func(c *cli.Context) error {
-			var data []byte
-			err := withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
+			// The dump goes to a temporary file beside the output as it
+			// arrives (an HPDS stream is never held in memory), removed
+			// unless it is complete.
+			out := c.String("output")
+			dump, err := os.CreateTemp(filepath.Dir(out), ".ddmtui-*.android.part")
+			if err != nil {
+				return err
+			}
+			defer func() {
+				dump.Close()
+				os.Remove(dump.Name()) // gone already when renamed into place (--android)
+			}()
+			var size int64
+			err = withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
 				dctx, cancel := context.WithTimeout(ctx, c.Duration("timeout"))
 				defer cancel()
 				last := time.Now()
@@ -95,7 +125,7 @@ func hprofCommand() *cli.Command {
 					}
 				}
 				var err error
-				data, err = s.HeapDump(dctx, progress)
+				size, err = s.HeapDumpTo(dctx, dump, progress)
 				if err != nil {
 					return fmt.Errorf("heap dump of pid %d: %w", vm.PID, err)
 				}
@@ -106,9 +136,9 @@ func hprofCommand() *cli.Command {
 			}
 			maxOut := int64(-1)
 			if r := c.Float64("max-output-ratio"); r > 0 {
-				maxOut = max(int64(r*float64(len(data))), 16<<20)
+				maxOut = max(int64(r*float64(size)), 16<<20)
 			}
-			sum, err := writeHPROF(c.String("output"), data, c.Bool("android"), maxOut)
+			sum, err := finishHPROF(out, dump, size, c.Bool("android"), maxOut)
 			if err != nil {
 				return err
 			}

@@ -19,6 +19,74 @@ func recordFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "record", Usage: "record what the monitor receives into FILE (replay it with ddmtui replay FILE)"},
 		&cli.StringFlag{Name: "max-size", Usage: "stop recording when the file reaches SIZE (e.g. 500M, 2G; 0: no limit)"},
+		logcatFlag(),
+	}
+}
+
+// logcatFlag says whether a recording follows the device logs.
+func logcatFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "logcat", Value: true, Usage: "record the device log (logcat) of every device whose VMs are monitored; --logcat=false leaves it out"}
+}
+
+// followDeviceLogs starts the log of every device a VM in store is on
+// (deviceLog: through adb, or the demo's device), as the VMs appear, until
+// ctx ends: with logs.Recorder set, their entries are recorded from then
+// on, whether or not a view reads them.
+func followDeviceLogs(ctx context.Context, store *monitor.Store, logs *monitor.LogStreams, d monitor.Discovery) {
+	sub := store.Bus().Subscribe()
+	defer sub.Close()
+	seen := map[string]bool{}
+	follow := func(vm monitor.VM) {
+		if seen[vm.Source] {
+			return
+		}
+		seen[vm.Source] = true // a local VM has none: not asked again
+		if dl, _ := deviceLog(logs, d, vm); dl != nil && vm.PID > 0 && vm.App != "" {
+			dl.SetApp(vm.PID, vm.App)
+		}
+	}
+	for _, vm := range store.VMs() {
+		follow(vm)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sub.Ready():
+		}
+		for _, ev := range sub.Drain() {
+			if u, ok := ev.(monitor.VMUpdated); ok && u.VM.Source != "" {
+				follow(u.VM)
+			}
+		}
+	}
+}
+
+// recordLogs starts recording the device logs of the VMs in store into rec
+// when on (--logcat), through logs (the dashboard's, which its log pane
+// reads too) or, when nil, logs of its own; stop ends the following (and
+// its own logs): call it before the recording stops.
+func recordLogs(on bool, store *monitor.Store, d monitor.Discovery, rec *recording, logs *monitor.LogStreams) (stop func()) {
+	if rec == nil || !on {
+		return func() {}
+	}
+	own := logs == nil
+	if own {
+		logs = monitor.NewLogStreams(0)
+	}
+	logs.Recorder = rec.rec
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		followDeviceLogs(ctx, store, logs, d)
+	}()
+	return func() {
+		cancel()
+		<-done
+		if own {
+			logs.Close()
+		}
 	}
 }
 
@@ -126,12 +194,13 @@ func recordCommand() *cli.Command {
 		Usage:     "record what the monitor receives from the VMs into a file, without a dashboard",
 		ArgsUsage: " ",
 		Description: "Runs discovery and the VM sessions headless and records every input (DDM chunks, /proc and\n" +
-			"dumpsys readings, VMs coming and going) with its time into FILE, flushed every second.\n" +
+			"dumpsys readings, VMs coming and going, the devices' log entries) with its time into FILE, flushed every second.\n" +
 			"Replay it with ddmtui replay FILE. Stops at --duration, at the size limit, or on Ctrl-C.",
 		Flags: append(discoveryFlags(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "the recording `FILE`"},
 			&cli.DurationFlag{Name: "duration", Usage: "stop after this long (0: until interrupted)"},
 			&cli.StringFlag{Name: "max-size", Usage: "stop when the file reaches SIZE (e.g. 500M, 2G; 0: no limit)"},
+			logcatFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			d, err := discoveryFromFlags(c)
@@ -148,7 +217,9 @@ func recordCommand() *cli.Command {
 			defer cancel()
 			opts := sessionOptions(c)
 			opts.Recorder = r.rec
-			engine := monitor.NewEngine(monitor.NewStore(monitor.NewBus()), opts)
+			store := monitor.NewStore(monitor.NewBus())
+			engine := monitor.NewEngine(store, opts)
+			stopLogs := recordLogs(c.Bool("logcat"), store, d, r, nil)
 			runErr := make(chan error, 1)
 			go func() { runErr <- engine.Run(ctx, d) }()
 			select {
@@ -161,6 +232,7 @@ func recordCommand() *cli.Command {
 			}
 			cancel()
 			err = <-runErr
+			stopLogs()
 			if serr := r.stop(); err == nil {
 				err = serr
 			}

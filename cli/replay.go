@@ -159,6 +159,7 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 		Controller: replayController{},
 		Palette:    style.FromEnv(),
 		Discovery:  "replay " + path,
+		Log:        p.Log, // the recorded device logs
 		Mouse:      c.Bool("mouse"),
 		Timeline:   tl,
 	})

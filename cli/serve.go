@@ -107,6 +107,7 @@ func runServe(c *cli.Context) error {
 		}()
 	}
 	engine := monitor.NewEngine(store, sopts)
+	defer recordLogs(c.Bool("logcat"), store, d, rec, nil)() // --record with --logcat: the devices' logs too
 	px := proxy.New(engine, popts)
 	waitMetrics, err := startMetrics(ctx, c, engine)
 	if err != nil {

@@ -49,6 +49,9 @@ type Options struct {
 	// Incoming (0: 64 MiB); past it the reader stops reading the peer. A
 	// single packet always passes, whatever its size.
 	MaxQueued int
+	// Divert, when set, may take the body of a large packet as it arrives
+	// instead of holding it (divert.go).
+	Divert Divert
 }
 
 // Conn multiplexes one JDWP stream. Its single reader goroutine routes each
@@ -343,7 +346,10 @@ func (c *Conn) readLoop() {
 	}()
 	br := bufio.NewReaderSize(countingReader{c.nc, &c.stats.RawBytesIn}, 64<<10)
 	for {
-		p, err := readPacket(br, c.MaxPacketLen, c.budgetFor)
+		p, err := c.readNext(br)
+		if err == nil && p == nil {
+			continue // diverted (divert.go)
+		}
 		if err != nil {
 			c.shutdown(fmt.Errorf("jdwp: read: %w", err))
 			c.failPending()

@@ -169,15 +169,26 @@ func ReadPacketBudget(r io.Reader, limit int, b *Budget) (*Packet, error) {
 // has arrived (a Conn's bound may change while it waits for one), and
 // budget for the budget a packet of that length draws from.
 func readPacket(r io.Reader, limit func() int, budget func(length int) *Budget) (*Packet, error) {
-	var h [HeaderLen]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return nil, err
-	}
-	p, l, err := ParseHeader(h[:], limit())
+	p, l, err := readHeader(r, limit)
 	if err != nil {
 		return nil, err
 	}
-	b := budget(l)
+	return readBody(r, p, l, budget(l))
+}
+
+// readHeader reads a packet's header and checks its length against the
+// limit in force once it has arrived.
+func readHeader(r io.Reader, limit func() int) (Packet, int, error) {
+	var h [HeaderLen]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return Packet{}, 0, err
+	}
+	return ParseHeader(h[:], limit())
+}
+
+// readBody reads the body of the packet whose header gave p and length l,
+// the bytes of a large one taken from b (nil: no budget).
+func readBody(r io.Reader, p Packet, l int, b *Budget) (*Packet, error) {
 	n := l - HeaderLen
 	if n <= readChunk {
 		p.Data = make([]byte, n)

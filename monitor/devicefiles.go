@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"regexp"
 	"strings"
@@ -81,12 +82,17 @@ var errVMSilent = errors.New("the VM did not answer the heap dump request")
 // heapDump is HeapDump: DDM first (HPDS streamed, or HPDU to a device
 // file), and the device's `am dumpheap` when the VM does not answer
 // within HeapDumpWait or cannot dump through DDM at all.
-func (s *Session) heapDump(ctx context.Context, progress func(received uint64)) ([]byte, error) {
+//
+// The dump goes to w: an HPDS dump as it arrives from the connection when
+// it comes as one large packet (hpdsstream.go), the other ways once read.
+// It returns the bytes written.
+func (s *Session) heapDump(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error) {
 	if err := s.waitReady(ctx); err != nil {
-		return nil, err
+		return 0, err
 	}
 	var (
 		data []byte
+		n    int64
 		err  error
 	)
 	switch {
@@ -94,9 +100,12 @@ func (s *Session) heapDump(ctx context.Context, progress func(received uint64)) 
 		err = ErrNotDDM
 	case s.hasFeature("hprof-heap-dump-streaming") && !s.onDevice():
 		// No other way: wait for as long as ctx allows.
-		data, err = s.collectStreamed(ctx, ddm.TypeHPDS, &ddm.HeapDumpStreamRequest{}, "heap dump", progress)
+		return s.collectStreamedTo(ctx, ddm.TypeHPDS, &ddm.HeapDumpStreamRequest{}, "heap dump", w, progress)
 	case s.hasFeature("hprof-heap-dump-streaming"):
-		data, err = s.collectUnlessSilent(ctx, progress)
+		n, err = s.collectUnlessSilent(ctx, w, progress)
+		if err == nil {
+			return n, nil
+		}
 	case s.hasFeature("hprof-heap-dump") && s.shell != nil:
 		data, err = s.heapDumpToFile(ctx)
 	case s.hasFeature("hprof-heap-dump"):
@@ -104,22 +113,31 @@ func (s *Session) heapDump(ctx context.Context, progress func(received uint64)) 
 	default:
 		err = errors.New("the VM cannot dump its heap (no hprof-heap-dump feature)")
 	}
-	if err == nil || ctx.Err() != nil {
-		return data, err
+	if err == nil {
+		return writeAll(w, data)
+	}
+	if ctx.Err() != nil || n > 0 {
+		return n, err // a dump that failed midway is not tried again
 	}
 	var fe *ddm.FailError
 	if errors.As(err, &fe) || !s.onDevice() {
 		if errors.Is(err, errVMSilent) {
-			return nil, fmt.Errorf("%w within %s (VMs on recent Android never do), and it is not on an adb device for `am dumpheap`", err, s.opts.HeapDumpWait)
+			return 0, fmt.Errorf("%w within %s (VMs on recent Android never do), and it is not on an adb device for `am dumpheap`", err, s.opts.HeapDumpWait)
 		}
-		return nil, err
+		return 0, err
 	}
 	s.log.Info("heap dump through DDM unavailable; using am dumpheap", "reason", err)
 	data, aerr := s.heapDumpAm(ctx, progress)
 	if aerr != nil {
-		return nil, fmt.Errorf("%v; am dumpheap: %w", err, aerr)
+		return 0, fmt.Errorf("%v; am dumpheap: %w", err, aerr)
 	}
-	return data, nil
+	return writeAll(w, data)
+}
+
+// writeAll writes data to w.
+func writeAll(w io.Writer, data []byte) (int64, error) {
+	n, err := w.Write(data)
+	return int64(n), err
 }
 
 // silentBytes is how much the VM may send within HeapDumpWait while still
@@ -129,7 +147,7 @@ const silentBytes = 64 << 10
 
 // collectUnlessSilent runs the HPDS exchange, giving up with errVMSilent
 // when less than silentBytes arrive from the VM within HeapDumpWait.
-func (s *Session) collectUnlessSilent(ctx context.Context, progress func(uint64)) ([]byte, error) {
+func (s *Session) collectUnlessSilent(ctx context.Context, w io.Writer, progress func(uint64)) (int64, error) {
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var got atomic.Uint64
@@ -139,16 +157,16 @@ func (s *Session) collectUnlessSilent(ctx context.Context, progress func(uint64)
 		}
 	})
 	defer t.Stop()
-	data, err := s.collectStreamed(cctx, ddm.TypeHPDS, &ddm.HeapDumpStreamRequest{}, "heap dump", func(n uint64) {
+	n, err := s.collectStreamedTo(cctx, ddm.TypeHPDS, &ddm.HeapDumpStreamRequest{}, "heap dump", w, func(n uint64) {
 		got.Store(n)
 		if progress != nil {
 			progress(n)
 		}
 	})
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errVMSilent) {
-		return nil, errVMSilent
+		return n, errVMSilent
 	}
-	return data, err
+	return n, err
 }
 
 // heapDumpToFile makes the VM write its dump to the device (HPDU) where

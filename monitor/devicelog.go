@@ -40,6 +40,11 @@ type DeviceLog struct {
 	ready    chan struct{}       // closed when the first dump is in
 	readyOne sync.Once
 	open     func(ctx context.Context) (EntryReader, error) // NewSourceLog: not adb
+
+	// rec records the entries kept, under the device name recName (the
+	// Source of the device's VMs): set by LogStreams before Run.
+	rec     *Recorder
+	recName string
 }
 
 // logKey identifies an entry among those logged at the same time.
@@ -165,8 +170,19 @@ func (d *DeviceLog) readOnce(ctx context.Context) error {
 		}
 		idle.Reset(300 * time.Millisecond)
 		if d.route(&e, rp) {
+			if d.rec != nil {
+				d.rec.log(time.Now(), d.recName, &e)
+			}
 			d.ring.Append(e)
 		}
+	}
+}
+
+// appendReplayed adds an entry read from a recording, routed (its App set)
+// as a live stream's entry is.
+func (d *DeviceLog) appendReplayed(e *logcat.Entry) {
+	if d.route(e, &replay{}) {
+		d.ring.Append(*e)
 	}
 }
 
@@ -306,6 +322,9 @@ type LogStreams struct {
 	// TextOnly makes the device logs started afterwards read threadtime
 	// text even where exec: exists.
 	TextOnly bool
+	// Recorder, when set, records the entries of the device logs started
+	// afterwards (each under the Source of its device's VMs).
+	Recorder *Recorder
 
 	size int
 	ctx  context.Context
@@ -333,6 +352,7 @@ func (l *LogStreams) Device(client *adb.Client, serial string) *DeviceLog {
 	}
 	d := NewDeviceLog(client, serial, l.size)
 	d.TextOnly = l.TextOnly
+	d.rec, d.recName = l.Recorder, "adb:"+serial
 	l.logs[key] = d
 	if l.ctx.Err() == nil {
 		l.wg.Add(1)

@@ -23,8 +23,8 @@ func NewSourceLog(open func(ctx context.Context) (EntryReader, error), size int)
 	return d
 }
 
-// Source returns the log kept under key, reading from open, started on
-// first use like Device.
+// Source returns the log kept under key (the Source of the device's VMs),
+// reading from open, started on first use like Device.
 func (l *LogStreams) Source(key string, open func(ctx context.Context) (EntryReader, error)) *DeviceLog {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -32,6 +32,7 @@ func (l *LogStreams) Source(key string, open func(ctx context.Context) (EntryRea
 		return d
 	}
 	d := NewSourceLog(open, l.size)
+	d.rec, d.recName = l.Recorder, key
 	l.logs[key] = d
 	if l.ctx.Err() == nil {
 		l.wg.Add(1)

@@ -89,6 +89,13 @@ type Replay struct {
 	applied  uint64 // records applied (model events), for the benchmark
 	wake     chan struct{}
 	errs     []error
+
+	// The device logs, by device name (the Source of its VMs): made on
+	// first use, and afresh after a seek back. logMu, not mu, so the log
+	// pane asking for one never waits for a long Seek.
+	logMu      sync.Mutex
+	logs       map[string]*DeviceLog
+	logDevices map[string]bool // devices the recording holds log entries of
 }
 
 // NewReplay returns a paused replay at the start of rec (nothing applied)
@@ -96,9 +103,49 @@ type Replay struct {
 func NewReplay(rec *Recording, store *Store) *Replay {
 	o := SessionOptions{}
 	o.fill()
-	p := &Replay{rec: rec, store: store, opts: o, sessions: map[string]*Session{}, wake: make(chan struct{}, 1)}
+	p := &Replay{rec: rec, store: store, opts: o, sessions: map[string]*Session{}, wake: make(chan struct{}, 1),
+		logs: map[string]*DeviceLog{}, logDevices: map[string]bool{}}
 	p.speed.Store(math.Float64bits(1))
+	for _, r := range rec.Records {
+		if r.Kind == record.KindLog && r.Key == "" {
+			if dev, _, err := logRecordDevice(r.Data); err == nil {
+				p.logDevices[dev] = true
+			}
+		}
+	}
 	return p
+}
+
+// Log returns the replayed log of vm's device (the dashboard's Config.Log),
+// or why there is none. After a seek back it is another DeviceLog: views
+// ask again when the VMs change.
+func (p *Replay) Log(vm VM) (*DeviceLog, string) {
+	if !p.logDevices[vm.Source] {
+		return nil, "this recording holds no log of this VM's device"
+	}
+	return p.deviceLog(vm.Source), ""
+}
+
+func (p *Replay) deviceLog(device string) *DeviceLog {
+	p.logMu.Lock()
+	defer p.logMu.Unlock()
+	d := p.logs[device]
+	if d == nil {
+		d = NewDeviceLog(nil, "", 0)
+		d.readyOne.Do(func() { close(d.ready) }) // nothing to wait for: entries come as the replay reaches them
+		p.logs[device] = d
+	}
+	return d
+}
+
+// applyLog adds a log record's entry to its device's log.
+func (p *Replay) applyLog(r record.Record) error {
+	device, e, err := decodeLogRecord(r.Data)
+	if err != nil {
+		return fmt.Errorf("log record at %v: %w", r.Time, err)
+	}
+	p.deviceLog(device).appendReplayed(&e)
+	return nil
 }
 
 // Duration is the recording's length.
@@ -191,6 +238,9 @@ func (p *Replay) resetLocked() {
 		p.store.Remove(key, "replay rewound")
 	}
 	clear(p.sessions)
+	p.logMu.Lock()
+	clear(p.logs)
+	p.logMu.Unlock()
 	p.next, p.pos = 0, 0
 	p.posA.Store(0)
 }
@@ -232,10 +282,14 @@ func (p *Replay) applyLocked(r record.Record) error {
 			s.end(now, string(r.Data))
 		}
 		return nil
+	case record.KindLog:
+		if r.Key == "" {
+			return p.applyLog(r)
+		}
 	}
 	if s == nil {
 		if r.Key == "" {
-			return nil // device-wide records (log) are not replayed into the model
+			return nil // other device-wide records: none yet
 		}
 		return fmt.Errorf("%s record at %v for %q, which has no endpoint record", r.Kind, r.Time, r.Key)
 	}

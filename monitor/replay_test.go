@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/record"
 )
 
@@ -84,6 +85,10 @@ func FuzzReplayRecords(f *testing.F) {
 	f.Add([]byte{byte(record.KindEndpoint), 0, '{', '}', 0xff, byte(record.KindChunk), 0, 'T', 'H', 'S', 'T', 1, 2})
 	f.Add(append([]byte{byte(record.KindEndpoint), 0, '{', '}', 0xff, byte(record.KindChunk), 1}, chunkData(&ddm.HeapInfo{Heaps: []ddm.HeapStats{{HeapID: 1}}})...))
 	f.Add([]byte{byte(record.KindState), 0, '{', '"', 'c', 'a', 'p', 's', '"', ':', '{', '}', '}'})
+	// A log frame (keyless: the device's), then a damaged one.
+	logEntry := logcat.Entry{Time: time.Unix(1700000000, 0), PID: 42, TID: 43, UID: -1, Priority: logcat.Warn, Tag: "tag", Message: "message"}
+	logData, _ := appendLogRecord(nil, "adb:emulator-5554", &logEntry)
+	f.Add(append(append([]byte{byte(record.KindLog), 3}, logData...), append([]byte{0xff, byte(record.KindLog), 1}, logData[:20]...)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Records separated by 0xff: kind, time (1 byte, 10 ms units), data.
 		var recs []record.Record
@@ -93,7 +98,11 @@ func FuzzReplayRecords(f *testing.F) {
 				continue
 			}
 			at += time.Duration(part[1]) * 10 * time.Millisecond
-			recs = append(recs, record.Record{Time: at, Kind: record.Kind(part[0] % 10), Key: "k", Data: part[2:]})
+			kind, key := record.Kind(part[0]%10), "k"
+			if kind == record.KindLog {
+				key = "" // a device's log
+			}
+			recs = append(recs, record.Record{Time: at, Kind: kind, Key: key, Data: part[2:]})
 		}
 		if len(recs) > 200 {
 			return

@@ -132,6 +132,8 @@ type Session struct {
 	earlyBytes int
 	earlyDone  bool
 	waiting    map[ddm.Type]chan []byte // collectStreamed's waiters, by the chunk type awaited
+	sinkMu     sync.Mutex               // guards sinks only: the connection's reader takes it, never mu
+	sinks      map[ddm.Type]*streamSink // collectStreamedTo's writers, by chunk type (hpdsstream.go)
 	traceFile  bool                     // the running trace goes to a device file (MPRS)
 
 	src sessionSources // /proc, dumpsys, API level, capabilities (device.go)
@@ -176,7 +178,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
 	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
-		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen})
+		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen, Divert: s.divertStream})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
 	ctx, cancel := context.WithCancel(ctx)
@@ -554,7 +556,20 @@ const ANRPath = "/data/anr/traces.txt"
 // when set, is called with the bytes received so far. A refused dump
 // gives the VM's reason.
 func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) ([]byte, error) {
-	return s.heapDump(ctx, progress)
+	var h heldBytes
+	if _, err := s.heapDump(ctx, &h, progress); err != nil {
+		return nil, err
+	}
+	return h.b, nil
+}
+
+// HeapDumpTo is HeapDump writing the dump to w instead of returning it. A
+// dump streamed over DDM (HPDS) that arrives as one large packet, as from
+// Android up to 9, is written as it arrives, in pieces of 64 KiB, without
+// the session ever holding it (hpdsstream.go); the other ways write it once
+// read. It returns the bytes written; on error w may hold part of the dump.
+func (s *Session) HeapDumpTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error) {
+	return s.heapDump(ctx, w, progress)
 }
 
 // collectStreamed sends req and returns the payload of the unsolicited

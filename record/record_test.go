@@ -8,6 +8,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/ddmtui/ddmtui/logcat"
 )
 
 func sample(n int) []Record {
@@ -197,12 +199,26 @@ func TestMaxSizeStops(t *testing.T) {
 	}
 }
 
+// logRecord is a device log record as monitor writes it (docs/RECORDING.md,
+// kind log): no key; the device's name, then logd's v4 entry.
+func logRecord(t testing.TB) Record {
+	e := logcat.Entry{Time: time.Unix(1700000000, 42), PID: 4242, TID: 4250, UID: 10061, Priority: logcat.Warn, Tag: "app", Message: "hello"}
+	data := append([]byte{17}, "adb:emulator-5554"...)
+	data, err := logcat.AppendBinary(data, &e, logcat.HeaderV4Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Record{Time: 3 * time.Second, Kind: KindLog, Data: data}
+}
+
 func FuzzReader(f *testing.F) {
 	file, _ := write(f, CompressZstd, sample(20), 7)
 	f.Add(file)
 	plain, _ := write(f, CompressNone, sample(12), 5)
 	f.Add(plain)
 	f.Add(plain[:len(plain)-3])
+	logFile, _ := write(f, CompressNone, []Record{logRecord(f)}, 1)
+	f.Add(logFile)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rd, err := NewReader(bytes.NewReader(b))
 		if err != nil {

@@ -145,7 +145,7 @@ func (p *logPane) attach() {
 	} else if vm.App != "" {
 		target = "app:" + vm.Source + "/" + vm.App
 	}
-	if target == p.target {
+	if target == p.target && !p.replaced(vm) {
 		return
 	}
 	p.detach()
@@ -174,6 +174,16 @@ func (p *logPane) attach() {
 	p.gen++
 	p.watch()
 	p.setTitle()
+}
+
+// replaced reports whether vm's device log is now another one than the
+// view reads (a replay seeking back starts its logs afresh).
+func (p *logPane) replaced(vm monitor.VM) bool {
+	if p.log == nil || p.d.cfg.Log == nil {
+		return false
+	}
+	l, _ := p.d.cfg.Log(vm)
+	return l != p.log
 }
 
 func (p *logPane) detach() {

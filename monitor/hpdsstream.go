@@ -1,0 +1,203 @@
+package monitor
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/jdwp"
+)
+
+// Streamed heap dumps to disk. An HPDS dump (Android up to 9) arrives as
+// one unsolicited DDM packet holding one chunk: the whole HPROF file, often
+// hundreds of MiB. While HeapDumpTo waits for it, the connection's reader
+// hands the body of that packet, once its 8-byte chunk header shows an HPDS
+// chunk filling the packet, to the waiting writer in pieces of 64 KiB as
+// they arrive (jdwp.Divert): the session never holds the dump, and no
+// memory budget is drawn. The packet length limit still applies
+// (StreamPacketLen while a dump is awaited). A dump that comes otherwise
+// (a packet of 1 MiB or less, or several chunks in one packet) takes the
+// ordinary path and is written once read.
+
+// streamSink is a collectStreamedTo waiting for a chunk of one type: the
+// writer the chunk's data goes to.
+type streamSink struct {
+	mu      sync.Mutex
+	w       io.Writer // nil once the collector left
+	n       int64     // bytes written
+	claimed bool      // a packet is being diverted to it (under Session.sinkMu)
+	done    chan error
+}
+
+var errCollectorLeft = errors.New("the heap dump's reader gave up")
+
+func (k *streamSink) Write(b []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.w == nil {
+		return 0, errCollectorLeft
+	}
+	n, err := k.w.Write(b)
+	k.n += int64(n)
+	return n, err
+}
+
+func (k *streamSink) written() int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.n
+}
+
+// end is the diverted body's outcome.
+func (k *streamSink) end(err error) {
+	select {
+	case k.done <- err:
+	default:
+	}
+}
+
+// leave detaches the writer: once it returns, nothing more is written to
+// it (a write in progress is finished first).
+func (k *streamSink) leave() {
+	k.mu.Lock()
+	k.w = nil
+	k.mu.Unlock()
+}
+
+// divertStream is the session connection's jdwp.Divert: it takes a DDM
+// packet that is one chunk of a type a collectStreamedTo awaits.
+func (s *Session) divertStream(p *jdwp.Packet, n int, head []byte) (io.Writer, func(error)) {
+	if p.IsReply() || p.CommandSet != jdwp.CmdSetDDM || p.Command != jdwp.CmdDDMChunk || len(head) < 8 {
+		return nil, nil
+	}
+	t := ddm.Type(binary.BigEndian.Uint32(head))
+	if int64(binary.BigEndian.Uint32(head[4:])) != int64(n-8) {
+		return nil, nil // not one chunk filling the packet
+	}
+	s.sinkMu.Lock()
+	defer s.sinkMu.Unlock()
+	k := s.sinks[t]
+	if k == nil || k.claimed {
+		return nil, nil
+	}
+	k.claimed = true
+	return k, k.end
+}
+
+// heldBytes keeps what is written to it without copying a first write: the
+// in-memory HeapDump.
+type heldBytes struct{ b []byte }
+
+func (h *heldBytes) Write(b []byte) (int, error) {
+	if h.b == nil {
+		h.b = b
+	} else {
+		h.b = append(h.b, b...)
+	}
+	return len(b), nil
+}
+
+// collectStreamedTo is collectStreamed writing the chunk's data to w: as
+// it arrives when the chunk comes as one large packet (divertStream), else
+// once read. With a *heldBytes (HeapDump) nothing is diverted: the packet
+// is read whole, as before. It returns the bytes written.
+func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Message, what string, w io.Writer, progress func(uint64)) (int64, error) {
+	ch := make(chan []byte, 1)
+	var sink *streamSink
+	if _, held := w.(*heldBytes); !held {
+		sink = &streamSink{w: w, done: make(chan error, 1)}
+	}
+	s.mu.Lock()
+	if s.waiting[t] != nil {
+		s.mu.Unlock()
+		return 0, fmt.Errorf("a %s is already being collected from this VM", what)
+	}
+	if s.waiting == nil {
+		s.waiting = map[ddm.Type]chan []byte{}
+	}
+	s.waiting[t] = ch
+	s.mu.Unlock()
+	if sink != nil {
+		s.sinkMu.Lock()
+		if s.sinks == nil {
+			s.sinks = map[ddm.Type]*streamSink{}
+		}
+		s.sinks[t] = sink
+		s.sinkMu.Unlock()
+	}
+	defer func() {
+		s.mu.Lock()
+		delete(s.waiting, t)
+		s.mu.Unlock()
+		s.sinkMu.Lock()
+		delete(s.sinks, t)
+		s.sinkMu.Unlock()
+		if sink != nil {
+			sink.leave() // the caller may close w once this returns
+		}
+	}()
+	var sinkDone chan error
+	if sink != nil {
+		sinkDone = sink.done
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer s.expectLarge()()
+	start := s.jc.Stats().RawBytesIn.Load()
+	failed := make(chan error, 1)
+	go func() {
+		if _, err := s.request(ctx, req); err != nil && !isSoftTimeout(ctx, err) && ctx.Err() == nil {
+			failed <- err
+		}
+	}()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case data := <-ch:
+			n, err := w.Write(data)
+			if progress != nil {
+				progress(uint64(n))
+			}
+			return int64(n), err
+		case err := <-sinkDone:
+			n := sink.written()
+			if progress != nil {
+				progress(uint64(n))
+			}
+			if err != nil {
+				return n, fmt.Errorf("%s: %w", what, err)
+			}
+			return n, nil
+		case err := <-failed:
+			return sinkWritten(sink), err
+		case <-s.jc.Done():
+			select {
+			case err := <-sinkDone: // the whole dump came before the end
+				if err == nil {
+					return sink.written(), nil
+				}
+			default:
+			}
+			return sinkWritten(sink), fmt.Errorf("VM connection ended: %w", s.jc.Err())
+		case <-ctx.Done():
+			return sinkWritten(sink), ctx.Err()
+		case <-tick.C:
+			if progress != nil {
+				progress(s.jc.Stats().RawBytesIn.Load() - start)
+			}
+		}
+	}
+}
+
+func sinkWritten(k *streamSink) int64 {
+	if k == nil {
+		return 0
+	}
+	return k.written()
+}
