@@ -322,25 +322,35 @@ func (d *Dashboard) post(f func()) {
 
 // pump is the forwarder: it moves bus events to the UI goroutine at most
 // once per frame, forwards posted functions, and ticks the blink animation.
+//
+// Frames are throttled with a leading edge: events that arrive when no
+// frame was drawn for a frame interval are drawn at once; events that
+// arrive sooner wait for the interval to pass since the last frame, and
+// all that arrived meanwhile are drawn together. So a lone THST reply is
+// drawn within a draw's time, and a flood (200 VMs at 2 Hz) costs at most
+// one frame per interval, each event waiting at most one interval.
 func (d *Dashboard) pump(sub *monitor.Subscription) {
-	frame := time.NewTicker(d.cfg.FrameInterval)
+	frame := time.NewTimer(time.Hour)
+	frame.Stop()
 	defer frame.Stop()
+	armed := false
+	var last time.Time // when the last frame of events was handed over
 	blink := time.NewTicker(250 * time.Millisecond)
 	defer blink.Stop()
-	dirty := false
 	for {
 		select {
 		case <-d.ctx.Done():
 			return
 		case <-sub.Ready():
-			dirty = true
+			if !armed {
+				armed = true
+				frame.Reset(max(0, d.cfg.FrameInterval-time.Since(last)))
+			}
 		case f := <-d.uiq:
 			d.app.QueueUpdateDraw(f)
 		case <-frame.C:
-			if !dirty {
-				continue
-			}
-			dirty = false
+			armed = false
+			last = time.Now()
 			if evs := sub.Drain(); len(evs) > 0 {
 				d.app.QueueUpdateDraw(func() { d.apply(evs) })
 			}
