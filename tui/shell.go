@@ -121,7 +121,8 @@ type Dashboard struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	wg     sync.WaitGroup // the forwarder and the JDWP traffic feeder
+	jobs   jobs           // everything else started off the UI goroutine (jobs.go)
 }
 
 // New builds a dashboard; Run starts it.
@@ -168,7 +169,7 @@ func (d *Dashboard) build() {
 		w, h := s.Size()
 		if w != d.width || h != d.height {
 			d.width, d.height = w, h
-			go d.post(d.relayout)
+			d.spawn(func() { d.post(d.relayout) })
 		}
 		return false
 	})
@@ -302,6 +303,9 @@ func (d *Dashboard) Run(ctx context.Context) (err error) {
 	err = d.app.Run()
 	d.cancel()
 	<-stopped
+	// The UI loop has ended, so nothing starts more work: wait for what
+	// key handlers started (their context is cancelled).
+	d.jobs.wg.Wait()
 	select {
 	case p := <-panicked:
 		return fmt.Errorf("dashboard: internal error: %v", p)
@@ -469,16 +473,6 @@ func (d *Dashboard) bg() context.Context {
 		return d.ctx
 	}
 	return context.Background()
-}
-
-// background runs f off the UI goroutine with a timeout.
-func (d *Dashboard) background(timeout time.Duration, f func(ctx context.Context)) {
-	ctx := d.bg()
-	go func() {
-		rctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		f(rctx)
-	}()
 }
 
 func (d *Dashboard) quit() {
