@@ -230,11 +230,27 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 // register, so their threads come from /proc and their memory from
 // dumpsys meminfo.
 func ModernDemoDevice(seed uint64) *Device {
-	d := NewDevice("emulator-5554")
-	d.SetAPI(34)
-	d.Add(NewVM(VMSpec{PID: 5120, App: "com.example.camera", Package: "com.example.camera", Family: ART,
-		API: 34, Threads: 6, HeapBytes: 40 << 20, Seed: seed + 101}))
-	d.Add(NewVM(VMSpec{PID: 5188, App: "com.example.chat", Package: "com.example.chat", Family: ART,
-		API: 34, Threads: 4, HeapBytes: 24 << 20, Seed: seed + 102}))
+	d := NewDevice(ModernDemoSerial)
+	d.SetAPI(ModernDemoAPI)
+	for _, spec := range ModernDemoSpecs(seed) {
+		d.Add(NewVM(spec))
+	}
 	return d
+}
+
+// The modern demo device's serial and API level.
+const (
+	ModernDemoSerial = "emulator-5554"
+	ModernDemoAPI    = 34
+)
+
+// ModernDemoSpecs are the VMs of ModernDemoDevice (the demo builds them
+// while its dashboard starts).
+func ModernDemoSpecs(seed uint64) []VMSpec {
+	return []VMSpec{
+		{PID: 5120, App: "com.example.camera", Package: "com.example.camera", Family: ART,
+			API: ModernDemoAPI, Threads: 6, HeapBytes: 40 << 20, Seed: seed + 101},
+		{PID: 5188, App: "com.example.chat", Package: "com.example.chat", Family: ART,
+			API: ModernDemoAPI, Threads: 4, HeapBytes: 24 << 20, Seed: seed + 102},
+	}
 }

@@ -162,6 +162,14 @@ func (d *Device) ServeVM(vm *VM, addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sim: VM pid %d: %w", vm.PID(), err)
 	}
+	return d.ServeVMOn(vm, ln)
+}
+
+// ServeVMOn serves vm on a listener opened earlier (the demo listens on
+// every port at once and builds the VMs after: connections made meanwhile
+// wait in the listener's backlog). The device owns ln from then on; on
+// error ln is closed.
+func (d *Device) ServeVMOn(vm *VM, ln net.Listener) (string, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
