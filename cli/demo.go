@@ -92,6 +92,7 @@ func demoCommand() *cli.Command {
 			// if through adb (docs/ARCHITECTURE.md, "The demo's modern device").
 			modern := sim.NewDevice(sim.ModernDemoSerial)
 			modern.SetAPI(sim.ModernDemoAPI)
+			modern.SetModel(sim.ModernDemoModel)
 			defer modern.Close()
 			var built sync.WaitGroup
 			defer func() { cancel(); built.Wait() }() // before the devices close

@@ -54,6 +54,13 @@ func (d *Device) SetAPI(api int) {
 	d.mu.Unlock()
 }
 
+// SetModel sets the device's model (getprop ro.product.model).
+func (d *Device) SetModel(model string) {
+	d.mu.Lock()
+	d.model = model
+	d.mu.Unlock()
+}
+
 // API is the device's API level, 0 when not set.
 func (d *Device) API() int {
 	d.mu.Lock()
@@ -232,6 +239,7 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 func ModernDemoDevice(seed uint64) *Device {
 	d := NewDevice(ModernDemoSerial)
 	d.SetAPI(ModernDemoAPI)
+	d.SetModel(ModernDemoModel)
 	for _, spec := range ModernDemoSpecs(seed) {
 		d.Add(NewVM(spec))
 	}
@@ -242,6 +250,7 @@ func ModernDemoDevice(seed uint64) *Device {
 const (
 	ModernDemoSerial = "emulator-5554"
 	ModernDemoAPI    = 34
+	ModernDemoModel  = "sdk_gphone64_x86_64" // as the Android emulator's system images say
 )
 
 // ModernDemoSpecs are the VMs of ModernDemoDevice (the demo builds them
