@@ -318,7 +318,7 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
 			mode,
 			fmt.Sprintf("free %s in %s runs", humanBytes(st.FreeUnits()*unit), groupDigits(st.FreeRuns)),
-			fmt.Sprintf("fragmentation %.0f%%", 100*st.Fragmentation()),
+			st.FragmentationLabel(),
 			"zoom " + zoom,
 			fmt.Sprintf("1 cell = %s units", groupDigits(per)),
 		}, " · ", w))
