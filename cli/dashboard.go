@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -248,87 +247,6 @@ func freeLocalRange(first, n int) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %d free consecutive ports from %d", n, first)
-}
-
-// The simulated VMs speak DDM and answer the JDWP a monitor uses, not a
-// debugger's (no event requests, breakpoints or suspension): jdb fails
-// at attach. Say so where a user looks, and point to a real JVM.
-const (
-	demoDebugNote = "Debugging: the simulated VMs cannot be debugged — they implement DDM and the few JDWP\n" +
-		"commands a monitor uses, not event requests, so jdb or an IDE fails at attach. To try the\n" +
-		"debugger ports, start a real JVM with\n" +
-		"  java -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:8000 ...\n" +
-		"run ddmtui, and attach with jdb -attach 127.0.0.1:8700."
-	demoNotice = "demo: simulated VMs can't be debugged (jdb fails at attach); see ddmtui demo --help for a real JVM"
-)
-
-// demoSimFlags are the simulator's flags with the demo's own default of 7
-// VMs (every kind the simulator has), so --help says what demo starts.
-func demoSimFlags() []cli.Flag {
-	flags := simFlags()
-	for i, f := range flags {
-		if n, ok := f.(*cli.IntFlag); ok && n.Name == "vms" {
-			cp := *n
-			cp.Value = 7
-			flags[i] = &cp
-		}
-	}
-	return flags
-}
-
-func demoCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "demo",
-		Usage: "open the dashboard on the built-in simulated device",
-		Description: "Starts simulated VMs on free loopback ports (from 8000 up) — apps with varied threads and\n" +
-			"heaps, one waiting for a debugger, one with a large fragmented heap, a Dalvik VM and a\n" +
-			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.\n\n" +
-			demoDebugNote,
-		Flags: append(append(demoSimFlags(), uiFlags()...),
-			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},
-			&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often the modern device's process memory (dumpsys meminfo) is read; 0 turns it off"},
-		),
-		Action: func(c *cli.Context) error {
-			// Before any port is taken: without a terminal, fail cleanly.
-			if err := tui.CheckTerminal(); err != nil {
-				return fmt.Errorf("demo: the dashboard %w", err)
-			}
-			log, closeLog, err := openLog(c)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			n := c.Int("vms")
-			if n < 1 || n > 1000 {
-				return fmt.Errorf("--vms must be within 1..1000")
-			}
-			if err := c.Set("vms", fmt.Sprint(n)); err != nil {
-				return err
-			}
-			base, err := freeLocalRange(c.Int("port"), n)
-			if err != nil {
-				return err
-			}
-			dev := newSimDevice(c)
-			defer dev.Close()
-			if _, err := dev.ServeLocal("127.0.0.1", base); err != nil {
-				return err
-			}
-			ctx, cancel := context.WithCancel(c.Context)
-			defer cancel()
-			go dev.Run(ctx, c.Duration("interval"))
-			r := scan.PortRange{First: base, Last: base + n - 1}
-			d := monitor.Discovery{Local: &scan.Local{Ports: r, Interval: c.Duration("interval")}}
-			// One modern device beside the old VMs, reached in-process as
-			// if through adb (docs/ARCHITECTURE.md, "The demo's modern device").
-			modern := sim.ModernDemoDevice(c.Uint64("seed"))
-			defer modern.Close()
-			go modern.Run(ctx, c.Duration("interval"))
-			// "sim:" (not "adb:": no adb is involved) also lists it after the local VMs.
-			d.ADB = append(d.ADB, &sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()})
-			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log, demoNotice)
-		},
-	}
 }
 
 // deviceLog finds the log of vm's device: through the adb server that

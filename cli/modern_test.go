@@ -22,6 +22,7 @@ func TestSnapshotModernDeviceThroughRealADB(t *testing.T) {
 		{PID: 4500, App: "com.example.second", Package: "com.example.second", Family: sim.ART, API: 34, Threads: 1, Seed: 12},
 	})
 	r.dev.SetAPI(34)
+	r.dev.SetModel("sdk_gphone64_x86_64")
 	out, err := runApp(t, "snapshot", "--json", "--adb", r.server.Addr(), "--scan", "off", "--wait", "6s",
 		"--thread-interval", "300ms", "--meminfo-interval", "500ms")
 	if err != nil {
@@ -44,6 +45,9 @@ func TestSnapshotModernDeviceThroughRealADB(t *testing.T) {
 		vm := r.dev.VM(e.PID)
 		if vm == nil {
 			t.Fatalf("pid %d is not on the device", e.PID)
+		}
+		if e.Model != "sdk_gphone64_x86_64" {
+			t.Errorf("pid %d: model %q", e.PID, e.Model)
 		}
 		if e.API != 34 || e.Capabilities["threads"] != "proc" || e.Capabilities["memory"] != "dumpsys" ||
 			e.Capabilities["stack"] != "none" || e.CapabilityReasons["stack"] == "" || e.Capabilities["hprof"] != "am" {

@@ -250,7 +250,7 @@ type serveOutput struct {
 	json     bool
 	vms      map[string]headless.ListEntry
 	portErr  map[string]string
-	selected *proxy.PortStatus
+	selected string // the last selected-VM port line printed (text or JSON)
 }
 
 // serveLine is one JSON line; Event says what it is.
@@ -312,20 +312,27 @@ func (o *serveOutput) gone(key, reason string) {
 func (o *serveOutput) ports(ports []proxy.PortStatus) {
 	for _, ps := range ports {
 		if ps.Selected {
-			if o.selected != nil && o.selected.VM == ps.VM && o.selected.Err == ps.Err && o.selected.Listening == ps.Listening {
-				continue
-			}
-			cp := ps
-			o.selected = &cp
+			// Printed when what it says changed: the proxy also reports
+			// changes the line does not show (the port starting to listen,
+			// a debugger), which printed the same line twice.
+			var line string
 			switch {
 			case o.json:
-				o.emit(serveLine{Event: "selected", Key: ps.VM, Port: ps.Port, Error: ps.Err})
+				b, err := json.Marshal(serveLine{Event: "selected", Key: ps.VM, Port: ps.Port, Error: ps.Err})
+				if err != nil {
+					continue
+				}
+				line = string(b) + "\n"
 			case ps.Err != "":
-				fmt.Fprintf(o.w, "selected-VM port: %s\n", ps.Err)
+				line = fmt.Sprintf("selected-VM port: %s\n", ps.Err)
 			case ps.VM == "":
-				fmt.Fprintf(o.w, "selected-VM port %d leads to no VM yet\n", ps.Port)
+				line = fmt.Sprintf("selected-VM port %d leads to no VM yet\n", ps.Port)
 			default:
-				fmt.Fprintf(o.w, "selected-VM port %d leads to %s\n", ps.Port, safetext.Terminal(ps.VM))
+				line = fmt.Sprintf("selected-VM port %d leads to %s\n", ps.Port, safetext.Terminal(ps.VM))
+			}
+			if line != o.selected {
+				o.selected = line
+				io.WriteString(o.w, line)
 			}
 			continue
 		}

@@ -78,7 +78,17 @@ func simCommand() *cli.Command {
 func newSimDevice(c *cli.Context) *sim.Device {
 	dev := sim.NewDevice("emulator-sim")
 	dev.SetAPI(c.Int("api"))
-	for _, spec := range sim.Scenario(c.Uint64("seed"), c.Int("vms")) {
+	for _, spec := range simSpecs(c) {
+		dev.Add(sim.NewVM(spec))
+	}
+	return dev
+}
+
+// simSpecs are the VMs the simulator's flags ask for.
+func simSpecs(c *cli.Context) []sim.VMSpec {
+	specs := sim.Scenario(c.Uint64("seed"), c.Int("vms"))
+	for i := range specs {
+		spec := &specs[i]
 		if n := c.Int("threads"); n > 0 {
 			spec.Threads = n
 		}
@@ -94,7 +104,6 @@ func newSimDevice(c *cli.Context) *sim.Device {
 		if api := c.Int("api"); api > 0 && spec.Family != sim.JVM {
 			spec.API = api
 		}
-		dev.Add(sim.NewVM(spec))
 	}
-	return dev
+	return specs
 }

@@ -48,6 +48,9 @@ type SnapshotEntry struct {
 	TooManyThreads bool `json:"too_many_threads,omitempty"`
 	// API is the device's API level, 0 for local ports or when unknown.
 	API int `json:"api"`
+	// Model is the device's model (ro.product.model), absent for local
+	// ports or when unknown.
+	Model string `json:"model,omitempty"`
 	// Capabilities names the source of every feature; CapabilityReasons
 	// says in one line why a feature has none.
 	Capabilities      map[string]string `json:"capabilities"`
@@ -139,7 +142,7 @@ func Snapshot(vms []monitor.VM) []SnapshotEntry {
 		e := SnapshotEntry{ListEntry: listEntry(vm), Family: vm.Family, UserID: vm.UserID, ABI: vm.ABI,
 			Package: vm.Package, Features: append([]string{}, vm.Features...), Threads: []Thread{}, Heaps: []Heap{}, Warning: vm.Err,
 			TooManyThreads: vm.TooManyThreads}
-		e.API = vm.API
+		e.API, e.Model = vm.API, vm.Model
 		e.Capabilities, e.CapabilityReasons = capabilities(vm.Capabilities)
 		e.Memory = NewMemory(vm.Memory)
 		for _, t := range vm.Threads {

@@ -46,6 +46,14 @@ func (s *Stats) Fragmentation() float64 {
 	return 1 - float64(s.LargestFree)/float64(free)
 }
 
+// FragmentationLabel is how views state Fragmentation: as a percentage
+// with one decimal ("fragmentation 95.6%"). The dashboard's heap pane and
+// the PNG legend print it; JSON carries the fraction itself (0.956...), so
+// all three state one quantity.
+func (s *Stats) FragmentationLabel() string {
+	return fmt.Sprintf("fragmentation %.1f%%", 100*s.Fragmentation())
+}
+
 // Snapshot is one complete segment set of one heap.
 type Snapshot struct {
 	HeapID   uint32

@@ -98,8 +98,8 @@ func Image(s *heap.Snapshot, o Options) *image.RGBA {
 	if title == "" {
 		title = "heap"
 	}
-	info := fmt.Sprintf("%d units of %d bytes in %d segments; 1 pixel = %d units; fragmentation %.0f%%",
-		st.TotalUnits, st.UnitSize, st.Segments, per, 100*st.Fragmentation())
+	info := fmt.Sprintf("%d units of %d bytes in %d segments; 1 pixel = %d units; %s",
+		st.TotalUnits, st.UnitSize, st.Segments, per, st.FragmentationLabel())
 	// The canvas is wide enough for the text (7 pixels a character).
 	canvasW := max(width, 7*len([]rune(title)), 7*len(info)) + 2*margin
 	img := image.NewRGBA(image.Rect(0, 0, canvasW, h))

@@ -145,6 +145,9 @@ func (s *Session) applyState(st stateRecord, now time.Time) {
 	if st.API != nil {
 		s.applyAPI(*st.API)
 	}
+	if st.Model != nil {
+		s.applyModel(*st.Model)
+	}
 	if st.Caps != nil {
 		in := st.Caps.input()
 		s.setCaps(func(c *capInput) { *c = in })

@@ -38,10 +38,14 @@ type DeviceCache struct {
 }
 
 type deviceEntry struct {
-	done chan struct{}
-	api  int
-	err  error
+	done  chan struct{}
+	api   int
+	model string // "" when the device did not say
+	err   error
 }
+
+// maxModelLen bounds the model name kept from getprop.
+const maxModelLen = 128
 
 // NewDeviceCache returns an empty cache.
 func NewDeviceCache() *DeviceCache { return &DeviceCache{entries: map[string]*deviceEntry{}} }
@@ -50,6 +54,14 @@ func NewDeviceCache() *DeviceCache { return &DeviceCache{entries: map[string]*de
 // (concurrent callers wait for that one reading, or for ctx). A failed
 // reading is remembered for a minute, then tried again.
 func (c *DeviceCache) API(ctx context.Context, device string, run func(ctx context.Context, cmd string) ([]byte, error)) (int, error) {
+	api, _, err := c.Info(ctx, device, run)
+	return api, err
+}
+
+// Info returns the device's API level and model (ro.product.model), read
+// in the same pass, once per device, as API does. A model that cannot be
+// read is "" and no error: the API level is what sessions depend on.
+func (c *DeviceCache) Info(ctx context.Context, device string, run func(ctx context.Context, cmd string) ([]byte, error)) (api int, model string, err error) {
 	c.mu.Lock()
 	e, ok := c.entries[device]
 	if !ok {
@@ -63,6 +75,15 @@ func (c *DeviceCache) API(ctx context.Context, device string, run func(ctx conte
 				err = errors.New("implausible API level " + strconv.Itoa(e.api))
 			}
 		}
+		if err == nil {
+			if out, merr := run(ctx, "getprop ro.product.model"); merr == nil {
+				m := strings.TrimSpace(string(out))
+				if len(m) > maxModelLen {
+					m = m[:maxModelLen]
+				}
+				e.model = m
+			}
+		}
 		e.err = err
 		close(e.done)
 		if err != nil {
@@ -74,14 +95,14 @@ func (c *DeviceCache) API(ctx context.Context, device string, run func(ctx conte
 				c.mu.Unlock()
 			})
 		}
-		return e.api, e.err
+		return e.api, e.model, e.err
 	}
 	c.mu.Unlock()
 	select {
 	case <-e.done:
-		return e.api, e.err
+		return e.api, e.model, e.err
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, "", ctx.Err()
 	}
 }
 
@@ -138,14 +159,25 @@ func (s *Session) readAPI(ctx context.Context) {
 		cache = NewDeviceCache()
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
-	api, err := cache.API(rctx, s.src.device, s.deviceRun)
+	api, model, err := cache.Info(rctx, s.src.device, s.deviceRun)
 	cancel()
 	if err != nil {
 		s.log.Info("API level unknown", "error", err)
 		return
 	}
-	s.rec.json(time.Now(), record.KindState, s.key, stateRecord{API: &api})
+	st := stateRecord{API: &api}
+	if model != "" {
+		st.Model = &model
+	}
+	s.rec.json(time.Now(), record.KindState, s.key, st)
 	s.applyAPI(api)
+	if model != "" {
+		s.applyModel(model)
+	}
+}
+
+func (s *Session) applyModel(model string) {
+	s.store.updateExisting(s.key, func(vm *VM) { vm.Model = model })
 }
 
 func (s *Session) applyAPI(api int) {

@@ -46,6 +46,10 @@ type VM struct {
 	// API is the device's API level (getprop ro.build.version.sdk), 0 for
 	// VMs on local ports or while it is not known.
 	API int
+	// Model is the device's model (getprop ro.product.model, read with
+	// the API level), "" for VMs on local ports or while it is not known.
+	// It comes from the device: escape it before showing it.
+	Model string
 	// Capabilities says, per feature, which source serves it (capability.go).
 	Capabilities Capabilities
 	// Memory is the process memory from dumpsys meminfo, nil until read.

@@ -157,6 +157,8 @@ type stateRecord struct {
 	// FlushThreads: the session published a thread table its rate limit had
 	// held back (threads.go), at this record's time.
 	FlushThreads bool `json:"flush_threads,omitempty"`
+	// Model: the device's model, read with the API level.
+	Model *string `json:"model,omitempty"`
 }
 
 type jdwpIdent struct {

@@ -22,6 +22,7 @@ func TestModernDeviceThreadsAndMemoryFromShell(t *testing.T) {
 	leakcheck.Check(t)
 	dev := sim.NewDevice("emulator-5554")
 	dev.SetAPI(34)
+	dev.SetModel("sdk_gphone64_x86_64")
 	dev.Add(sim.NewVM(sim.VMSpec{PID: 4100, App: "com.example.modern", Family: sim.ART, API: 34, Threads: 3, Seed: 5}))
 	defer dev.Close()
 	store := NewStore(NewBus())
@@ -45,6 +46,9 @@ func TestModernDeviceThreadsAndMemoryFromShell(t *testing.T) {
 		got = vms[0]
 		return got.API == 34 && got.Memory != nil && len(got.Threads) > 0 && got.Threads[0].CPUKnown
 	})
+	if got.Model != "sdk_gphone64_x86_64" {
+		t.Errorf("model %q, want the device's ro.product.model", got.Model)
+	}
 	truth := vmTruth.ProcThreads()
 	if len(got.Threads) != len(truth) {
 		t.Fatalf("%d threads, truth %d", len(got.Threads), len(truth))
@@ -139,11 +143,15 @@ func TestDeviceCacheReadsOnce(t *testing.T) {
 	var calls atomic.Int32
 	run := func(ctx context.Context, cmd string) ([]byte, error) {
 		calls.Add(1)
-		if cmd != "getprop ro.build.version.sdk" {
-			t.Errorf("command %q", cmd)
-		}
 		time.Sleep(20 * time.Millisecond)
-		return []byte("34\r\n"), nil
+		switch cmd {
+		case "getprop ro.build.version.sdk":
+			return []byte("34\r\n"), nil
+		case "getprop ro.product.model":
+			return []byte("Pixel 8 Pro\r\n"), nil
+		}
+		t.Errorf("command %q", cmd)
+		return nil, nil
 	}
 	errs := make(chan error, 8)
 	for i := 0; i < 8; i++ {
@@ -160,8 +168,11 @@ func TestDeviceCacheReadsOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if calls.Load() != 1 {
-		t.Fatalf("getprop ran %d times for one device", calls.Load())
+	if calls.Load() != 2 {
+		t.Fatalf("getprop ran %d times for one device, want 2 (API level and model)", calls.Load())
+	}
+	if api, model, err := c.Info(context.Background(), "adb:x/serial", run); err != nil || api != 34 || model != "Pixel 8 Pro" || calls.Load() != 2 {
+		t.Fatalf("Info: %d %q %v after %d calls", api, model, err, calls.Load())
 	}
 	if _, err := c.API(context.Background(), "adb:x/other", func(context.Context, string) ([]byte, error) { return []byte("\n"), nil }); err == nil {
 		t.Fatal("an empty getprop gave an API level")

@@ -54,6 +54,13 @@ func (d *Device) SetAPI(api int) {
 	d.mu.Unlock()
 }
 
+// SetModel sets the device's model (getprop ro.product.model).
+func (d *Device) SetModel(model string) {
+	d.mu.Lock()
+	d.model = model
+	d.mu.Unlock()
+}
+
 // API is the device's API level, 0 when not set.
 func (d *Device) API() int {
 	d.mu.Lock()
@@ -230,11 +237,29 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 // register, so their threads come from /proc and their memory from
 // dumpsys meminfo.
 func ModernDemoDevice(seed uint64) *Device {
-	d := NewDevice("emulator-5554")
-	d.SetAPI(34)
-	d.Add(NewVM(VMSpec{PID: 5120, App: "com.example.camera", Package: "com.example.camera", Family: ART,
-		API: 34, Threads: 6, HeapBytes: 40 << 20, Seed: seed + 101}))
-	d.Add(NewVM(VMSpec{PID: 5188, App: "com.example.chat", Package: "com.example.chat", Family: ART,
-		API: 34, Threads: 4, HeapBytes: 24 << 20, Seed: seed + 102}))
+	d := NewDevice(ModernDemoSerial)
+	d.SetAPI(ModernDemoAPI)
+	d.SetModel(ModernDemoModel)
+	for _, spec := range ModernDemoSpecs(seed) {
+		d.Add(NewVM(spec))
+	}
 	return d
+}
+
+// The modern demo device's serial and API level.
+const (
+	ModernDemoSerial = "emulator-5554"
+	ModernDemoAPI    = 34
+	ModernDemoModel  = "sdk_gphone64_x86_64" // as the Android emulator's system images say
+)
+
+// ModernDemoSpecs are the VMs of ModernDemoDevice (the demo builds them
+// while its dashboard starts).
+func ModernDemoSpecs(seed uint64) []VMSpec {
+	return []VMSpec{
+		{PID: 5120, App: "com.example.camera", Package: "com.example.camera", Family: ART,
+			API: ModernDemoAPI, Threads: 6, HeapBytes: 40 << 20, Seed: seed + 101},
+		{PID: 5188, App: "com.example.chat", Package: "com.example.chat", Family: ART,
+			API: ModernDemoAPI, Threads: 4, HeapBytes: 24 << 20, Seed: seed + 102},
+	}
 }

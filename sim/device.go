@@ -28,6 +28,7 @@ type Device struct {
 	anr       []byte      // SIGQUIT dumps, one block per signal (ANRPath)
 	dfiles    deviceFiles // files device commands wrote (devicefiles.go)
 	api       int         // ro.build.version.sdk, 0: not set (api.go)
+	model     string      // ro.product.model, "": the default
 	log       *deviceLog  // what logd holds (logcat.go)
 }
 
@@ -46,6 +47,11 @@ func (d *Device) Properties() map[string]string {
 		"ro.product.model":  "ddmtui simulated device",
 		"ro.product.device": "ddmtui_sim",
 	}
+	d.mu.Lock()
+	if d.model != "" {
+		p["ro.product.model"] = d.model
+	}
+	d.mu.Unlock()
 	if api := d.API(); api > 0 {
 		p["ro.build.version.sdk"] = fmt.Sprint(api)
 	}
@@ -162,6 +168,14 @@ func (d *Device) ServeVM(vm *VM, addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sim: VM pid %d: %w", vm.PID(), err)
 	}
+	return d.ServeVMOn(vm, ln)
+}
+
+// ServeVMOn serves vm on a listener opened earlier (the demo listens on
+// every port at once and builds the VMs after: connections made meanwhile
+// wait in the listener's backlog). The device owns ln from then on; on
+// error ln is closed.
+func (d *Device) ServeVMOn(vm *VM, ln net.Listener) (string, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()

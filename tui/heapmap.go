@@ -43,6 +43,7 @@ type heapMap struct {
 	*tview.Box
 	pal      style.Palette
 	queue    func(func()) // runs a function on the UI goroutine, then redraws
+	spawn    func(func()) // runs a function on an owned goroutine (default: go)
 	heaps    []monitor.Heap
 	snap     *heap.Snapshot
 	nsnap    *heap.Snapshot // native heap (NHSG)
@@ -317,7 +318,7 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
 			mode,
 			fmt.Sprintf("free %s in %s runs", humanBytes(st.FreeUnits()*unit), groupDigits(st.FreeRuns)),
-			fmt.Sprintf("fragmentation %.0f%%", 100*st.Fragmentation()),
+			st.FragmentationLabel(),
 			"zoom " + zoom,
 			fmt.Sprintf("1 cell = %s units", groupDigits(per)),
 		}, " · ", w))
@@ -443,14 +444,18 @@ func (p *heapMap) cellsFor(key cellKey) []heap.Cell {
 	}
 	if p.pending != key {
 		p.pending = key
-		go func() {
+		spawn := p.spawn
+		if spawn == nil {
+			spawn = func(f func()) { go f() }
+		}
+		spawn(func() {
 			cells := key.snap.Cells(nil, key.first, key.per, key.n)
 			p.queue(func() {
 				if p.pending == key {
 					p.cells, p.cacheKey = cells, key
 				}
 			})
-		}()
+		})
 	}
 	if p.cacheKey.n == key.n {
 		return p.cells // stale but the right shape

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -26,7 +27,9 @@ type heapPane struct {
 }
 
 func newHeapPane(d *Dashboard) *heapPane {
-	return &heapPane{d: d, view: newHeapMap(d.pal, d.post)}
+	p := &heapPane{d: d, view: newHeapMap(d.pal, d.post)}
+	p.view.spawn = d.spawn
+	return p
 }
 
 func (p *heapPane) Name() string            { return "heap" }
@@ -55,6 +58,11 @@ func (p *heapPane) Keys() []keymap.Binding {
 func (p *heapPane) Update(c Change) {
 	if c&(ChangeHeap|ChangeSelection|ChangeVMs) != 0 {
 		p.render()
+	}
+	if c&ChangeVMs != 0 {
+		// The selected VM may have become a DDM VM (HELO answered after it
+		// was listed and selected), or a request failed: ask again.
+		p.updateSegments()
 	}
 }
 
@@ -149,12 +157,29 @@ func (p *heapPane) updateSegments() {
 	old := p.segOn
 	p.segOn, p.segOpts = want, opts
 	ctrl := d.cfg.Controller
-	d.background(3*time.Second, func(ctx context.Context) {
+	app := ""
+	if vm, ok := d.m.selected(); ok {
+		app = appLabel(vm)
+	}
+	// The latest wish replaces one still under way (the selection moved
+	// on); the stop for the VM that had them goes first.
+	d.job("segments", jobReplace, 3*time.Second, func(ctx context.Context) {
 		if old != "" && old != want {
-			_ = ctrl.SetSegments(ctx, old, monitor.SegmentOptions{})
+			// A VM that is gone has nothing to stop: not worth a message.
+			if err := ctrl.SetSegments(ctx, old, monitor.SegmentOptions{}); err != nil && !d.cancelled(err) && !errors.Is(err, errNoSession) {
+				d.post(func() { d.flash("heap map: stopping the previous VM's: " + err.Error()) })
+			}
 		}
-		if want != "" {
-			_ = ctrl.SetSegments(ctx, want, opts)
+		if want == "" {
+			return
+		}
+		if err := ctrl.SetSegments(ctx, want, opts); err != nil && !d.cancelled(err) {
+			d.post(func() {
+				if p.segOn == want && p.segOpts == opts {
+					p.segOn = "" // asked again at the next change (e.g. the VM's session is ready)
+				}
+				d.flash(fmt.Sprintf("heap map of %s not requested: %v", app, err))
+			})
 		}
 	})
 }
@@ -173,10 +198,14 @@ func (p *heapPane) gc() {
 	}
 	p.updateSegments()
 	ctrl := d.cfg.Controller
-	d.flash(fmt.Sprintf("GC requested in %s", appLabel(vm)))
-	d.background(3*time.Second, func(ctx context.Context) {
-		if err := ctrl.GC(ctx, vm.Key); err != nil {
+	started := d.job("gc:"+vm.Key, jobBusy, 3*time.Second, func(ctx context.Context) {
+		if err := ctrl.GC(ctx, vm.Key); err != nil && !d.cancelled(err) {
 			d.post(func() { d.flash("GC failed: " + err.Error()) })
 		}
 	})
+	if !started {
+		d.flash(fmt.Sprintf("busy: a GC of %s is still under way", appLabel(vm)))
+		return
+	}
+	d.flash(fmt.Sprintf("GC requested in %s", appLabel(vm)))
 }

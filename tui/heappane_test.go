@@ -71,6 +71,13 @@ func TestHeapPaneScrollKeys(t *testing.T) {
 	hs.key(tcell.KeyRune, '+')
 	hs.key(tcell.KeyTab, 0)
 	hs.key(tcell.KeyTab, 0) // the heap pane
+	// Keys are handled some time after they are injected: wait until all
+	// three zoom steps took effect before reading the row count.
+	hs.waitFor("three zoom steps", func(string) bool {
+		z := 0
+		hs.dash.App().QueueUpdate(func() { z = hs.dash.heapP.view.zoom })
+		return z == 3
+	})
 	var first, page int
 	hs.waitFor("zoomed rows", func(s string) bool {
 		_, err := fmtSscan(s, "rows 1-%d of %d", &page, &first)

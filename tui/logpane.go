@@ -288,7 +288,7 @@ func (p *logPane) watch() {
 	gen, cur := p.gen, p.cur
 	ctx, cancel := context.WithCancel(p.d.bg())
 	p.stop = cancel
-	go func() {
+	p.d.spawn(func() {
 		for {
 			ch := cur.Changed()
 			p.d.post(func() {
@@ -307,7 +307,7 @@ func (p *logPane) watch() {
 			case <-time.After(p.d.cfg.FrameInterval):
 			}
 		}
-	}()
+	})
 }
 
 // queryWords are the query's plain words and message:/tag: values, which

@@ -259,7 +259,7 @@ func (o *overlays) refreshAllocs() {
 		return
 	}
 	ctrl := d.cfg.Controller
-	d.background(10*time.Second, func(ctx context.Context) {
+	d.job("allocs", jobReplace, 10*time.Second, func(ctx context.Context) {
 		on, terr := ctrl.AllocTracking(ctx, key)
 		a, err := ctrl.Allocations(ctx, key)
 		d.post(func() {
@@ -289,7 +289,7 @@ func (o *overlays) trackAllocs(on bool) {
 		return
 	}
 	ctrl := d.cfg.Controller
-	d.background(5*time.Second, func(ctx context.Context) {
+	d.job("alloc-tracking", jobQueue, 5*time.Second, func(ctx context.Context) {
 		err := ctrl.SetAllocTracking(ctx, key, on)
 		d.post(func() {
 			if err != nil {

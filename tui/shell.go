@@ -121,7 +121,8 @@ type Dashboard struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	wg     sync.WaitGroup // the forwarder and the JDWP traffic feeder
+	jobs   jobs           // everything else started off the UI goroutine (jobs.go)
 }
 
 // New builds a dashboard; Run starts it.
@@ -168,7 +169,7 @@ func (d *Dashboard) build() {
 		w, h := s.Size()
 		if w != d.width || h != d.height {
 			d.width, d.height = w, h
-			go d.post(d.relayout)
+			d.spawn(func() { d.post(d.relayout) })
 		}
 		return false
 	})
@@ -302,6 +303,9 @@ func (d *Dashboard) Run(ctx context.Context) (err error) {
 	err = d.app.Run()
 	d.cancel()
 	<-stopped
+	// The UI loop has ended, so nothing starts more work: wait for what
+	// key handlers started (their context is cancelled).
+	d.jobs.wg.Wait()
 	select {
 	case p := <-panicked:
 		return fmt.Errorf("dashboard: internal error: %v", p)
@@ -322,25 +326,35 @@ func (d *Dashboard) post(f func()) {
 
 // pump is the forwarder: it moves bus events to the UI goroutine at most
 // once per frame, forwards posted functions, and ticks the blink animation.
+//
+// Frames are throttled with a leading edge: events that arrive when no
+// frame was drawn for a frame interval are drawn at once; events that
+// arrive sooner wait for the interval to pass since the last frame, and
+// all that arrived meanwhile are drawn together. So a lone THST reply is
+// drawn within a draw's time, and a flood (200 VMs at 2 Hz) costs at most
+// one frame per interval, each event waiting at most one interval.
 func (d *Dashboard) pump(sub *monitor.Subscription) {
-	frame := time.NewTicker(d.cfg.FrameInterval)
+	frame := time.NewTimer(time.Hour)
+	frame.Stop()
 	defer frame.Stop()
+	armed := false
+	var last time.Time // when the last frame of events was handed over
 	blink := time.NewTicker(250 * time.Millisecond)
 	defer blink.Stop()
-	dirty := false
 	for {
 		select {
 		case <-d.ctx.Done():
 			return
 		case <-sub.Ready():
-			dirty = true
+			if !armed {
+				armed = true
+				frame.Reset(max(0, d.cfg.FrameInterval-time.Since(last)))
+			}
 		case f := <-d.uiq:
 			d.app.QueueUpdateDraw(f)
 		case <-frame.C:
-			if !dirty {
-				continue
-			}
-			dirty = false
+			armed = false
+			last = time.Now()
 			if evs := sub.Drain(); len(evs) > 0 {
 				d.app.QueueUpdateDraw(func() { d.apply(evs) })
 			}
@@ -459,16 +473,6 @@ func (d *Dashboard) bg() context.Context {
 		return d.ctx
 	}
 	return context.Background()
-}
-
-// background runs f off the UI goroutine with a timeout.
-func (d *Dashboard) background(timeout time.Duration, f func(ctx context.Context)) {
-	ctx := d.bg()
-	go func() {
-		rctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		f(rctx)
-	}()
 }
 
 func (d *Dashboard) quit() {

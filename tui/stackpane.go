@@ -98,8 +98,11 @@ func (p *stackPane) fetch() {
 		return // render says why
 	}
 	ctrl := d.cfg.Controller
-	d.background(3*time.Second, func(ctx context.Context) {
+	d.job("stack", jobReplace, 3*time.Second, func(ctx context.Context) {
 		frames, err := ctrl.Stack(ctx, vm.Key, tid)
+		if d.cancelled(err) {
+			return // a newer fetch replaced this one
+		}
 		d.post(func() {
 			if seq != p.seq {
 				return

@@ -46,7 +46,9 @@ func (p *vmPane) toggleProfiling() {
 	if prof := d.statusP.tracing; prof.key != "" {
 		d.statusP.tracing = profiling{}
 		d.flash(fmt.Sprintf("stopping the trace of %s…", prof.app))
-		d.background(2*time.Minute, func(ctx context.Context) {
+		// Queued: a stop pressed while the start is still on its way
+		// reaches the VM after it.
+		d.job("trace", jobQueue, 2*time.Minute, func(ctx context.Context) {
 			data, err := ctrl.StopProfiling(ctx, prof.key, false)
 			if err != nil {
 				d.post(func() { d.flash("trace failed: " + err.Error()) })
@@ -70,10 +72,12 @@ func (p *vmPane) toggleProfiling() {
 	}
 	d.statusP.tracing = profiling{vm.Key, appLabel(vm)}
 	d.flash(fmt.Sprintf("tracing %s — press p again to stop", appLabel(vm)))
-	d.background(5*time.Second, func(ctx context.Context) {
+	d.job("trace", jobQueue, 5*time.Second, func(ctx context.Context) {
 		if err := ctrl.StartProfiling(ctx, vm.Key, monitor.ProfileOptions{}); err != nil {
 			d.post(func() {
-				d.statusP.tracing = profiling{}
+				if d.statusP.tracing.key == vm.Key {
+					d.statusP.tracing = profiling{}
+				}
 				d.flash("cannot trace: " + err.Error())
 			})
 		}
@@ -89,12 +93,16 @@ func (p *vmPane) askExit() {
 	d.flash(fmt.Sprintf("make %s (pid %d) exit? y: yes, any other key: no", appLabel(vm), vm.PID))
 	ctrl := d.cfg.Controller
 	d.confirm = func() {
-		d.flash(fmt.Sprintf("EXIT sent to %s", appLabel(vm)))
-		d.background(3*time.Second, func(ctx context.Context) {
-			if err := ctrl.Exit(ctx, vm.Key, 1); err != nil {
+		started := d.job("exit:"+vm.Key, jobBusy, 3*time.Second, func(ctx context.Context) {
+			if err := ctrl.Exit(ctx, vm.Key, 1); err != nil && !d.cancelled(err) {
 				d.post(func() { d.flash("EXIT failed: " + err.Error()) })
 			}
 		})
+		if !started {
+			d.flash(fmt.Sprintf("busy: EXIT is already on its way to %s", appLabel(vm)))
+			return
+		}
+		d.flash(fmt.Sprintf("EXIT sent to %s", appLabel(vm)))
 	}
 }
 
@@ -108,7 +116,7 @@ func (p *vmPane) nextScanMode() {
 	d.cfg.Discovery = d.cfg.ScanModes[d.statusP.mode]
 	d.flash("discovery: " + d.cfg.Discovery)
 	set, i := d.cfg.SetScanMode, d.statusP.mode
-	go set(i)
+	d.job("scan-mode", jobQueue, time.Minute, func(context.Context) { set(i) })
 }
 
 func (p *vmPane) threadDump() {
@@ -118,9 +126,11 @@ func (p *vmPane) threadDump() {
 		return
 	}
 	ctrl := d.cfg.Controller
-	d.flash(fmt.Sprintf("asking %s for a thread dump…", appLabel(vm)))
-	d.background(20*time.Second, func(ctx context.Context) {
+	started := d.job("thread-dump:"+vm.Key, jobBusy, 20*time.Second, func(ctx context.Context) {
 		raw, err := ctrl.ThreadDump(ctx, vm.Key)
+		if d.cancelled(err) {
+			return
+		}
 		var dump *threaddump.Dump
 		if err == nil {
 			dump, err = threaddump.Parse(bytes.NewReader(raw))
@@ -134,6 +144,11 @@ func (p *vmPane) threadDump() {
 			d.ov.showDump(dump)
 		})
 	})
+	if !started {
+		d.flash(fmt.Sprintf("busy: a thread dump of %s is under way", appLabel(vm)))
+		return
+	}
+	d.flash(fmt.Sprintf("asking %s for a thread dump…", appLabel(vm)))
 }
 
 // heapDump saves an HPROF dump of the selected VM, converted to standard
@@ -145,12 +160,19 @@ func (p *vmPane) heapDump() {
 		return
 	}
 	ctrl, app := d.cfg.Controller, appLabel(vm)
+	if d.jobBusyWith("heap-dump:" + vm.Key) {
+		d.flash(fmt.Sprintf("busy: a heap dump of %s is under way", app))
+		return
+	}
 	d.flash(fmt.Sprintf("dumping the heap of %s…", app))
-	d.background(5*time.Minute, func(ctx context.Context) {
+	d.job("heap-dump:"+vm.Key, jobBusy, 5*time.Minute, func(ctx context.Context) {
 		progress := func(n uint64) {
 			d.post(func() { d.flash(fmt.Sprintf("heap dump of %s: %s received…", app, humanBytes(n))) })
 		}
 		data, err := ctrl.HeapDump(ctx, vm.Key, progress)
+		if d.cancelled(err) {
+			return
+		}
 		var path string
 		if err == nil {
 			path, err = saveHPROF(d.cfg.TraceDir, app, data, d.now())

@@ -249,6 +249,9 @@ func (p *vmPane) render() {
 			if vm.API > 0 {
 				text += fmt.Sprintf(" · API %d", vm.API)
 			}
+			if vm.Model != "" {
+				text += " · " + vm.Model // escaped with the rest below; cut first when narrow
+			}
 			cell(r, 0, fold).SetTextColor(p.d.pal.Accent())
 			t.SetCell(r, 3, tview.NewTableCell("").SetAttributes(tcell.AttrBold))
 			cell(r, 5, fmt.Sprintf("%d VM%s", n, plural(n))).SetAttributes(tcell.AttrDim)

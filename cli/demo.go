@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/tui"
+)
+
+// The simulated VMs speak DDM and answer the JDWP a monitor uses, not a
+// debugger's (no event requests, breakpoints or suspension): jdb fails
+// at attach. Say so where a user looks, and point to a real JVM.
+const (
+	demoDebugNote = "Debugging: the simulated VMs cannot be debugged — they implement DDM and the few JDWP\n" +
+		"commands a monitor uses, not event requests, so jdb or an IDE fails at attach. To try the\n" +
+		"debugger ports, start a real JVM with\n" +
+		"  java -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:8000 ...\n" +
+		"run ddmtui, and attach with jdb -attach 127.0.0.1:8700."
+	demoNotice = "demo: simulated VMs can't be debugged (jdb fails at attach); see ddmtui demo --help for a real JVM"
+)
+
+// demoSimFlags are the simulator's flags with the demo's own default of 7
+// VMs (every kind the simulator has), so --help says what demo starts.
+func demoSimFlags() []cli.Flag {
+	flags := simFlags()
+	for i, f := range flags {
+		if n, ok := f.(*cli.IntFlag); ok && n.Name == "vms" {
+			cp := *n
+			cp.Value = 7
+			flags[i] = &cp
+		}
+	}
+	return flags
+}
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "open the dashboard on the built-in simulated device",
+		Description: "Starts simulated VMs on free loopback ports (from 8000 up) — apps with varied threads and\n" +
+			"heaps, one waiting for a debugger, one with a large fragmented heap, a Dalvik VM and a\n" +
+			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.\n\n" +
+			demoDebugNote,
+		Flags: append(append(demoSimFlags(), uiFlags()...),
+			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},
+			&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often the modern device's process memory (dumpsys meminfo) is read; 0 turns it off"},
+		),
+		Action: func(c *cli.Context) error {
+			// Before any port is taken: without a terminal, fail cleanly.
+			if err := tui.CheckTerminal(); err != nil {
+				return fmt.Errorf("demo: the dashboard %w", err)
+			}
+			log, closeLog, err := openLog(c)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			n := c.Int("vms")
+			if n < 1 || n > 1000 {
+				return fmt.Errorf("--vms must be within 1..1000")
+			}
+			if err := c.Set("vms", fmt.Sprint(n)); err != nil {
+				return err
+			}
+			// Listen on every port first, so that the scan's first probe
+			// finds each VM, then build the VMs (a few ms to tens of ms
+			// each: their heaps) in the background while the dashboard
+			// starts; a connection made meanwhile waits in its listener's
+			// backlog until its VM serves it.
+			lns, err := listenLocalRange(c.Int("port"), n)
+			if err != nil {
+				return err
+			}
+			base := lns[0].Addr().(*net.TCPAddr).Port
+			ctx, cancel := context.WithCancel(c.Context)
+			defer cancel()
+			dev := sim.NewDevice("emulator-sim")
+			dev.SetAPI(c.Int("api"))
+			defer dev.Close()
+			// One modern device beside the old VMs, reached in-process as
+			// if through adb (docs/ARCHITECTURE.md, "The demo's modern device").
+			modern := sim.NewDevice(sim.ModernDemoSerial)
+			modern.SetAPI(sim.ModernDemoAPI)
+			modern.SetModel(sim.ModernDemoModel)
+			defer modern.Close()
+			var built sync.WaitGroup
+			defer func() { cancel(); built.Wait() }() // before the devices close
+			buildDemoVMs(ctx, &built, log, dev, simSpecs(c), lns, modern, sim.ModernDemoSpecs(c.Uint64("seed")))
+			go dev.Run(ctx, c.Duration("interval"))
+			go modern.Run(ctx, c.Duration("interval"))
+			r := scan.PortRange{First: base, Last: base + n - 1}
+			d := monitor.Discovery{Local: &scan.Local{Ports: r, Interval: c.Duration("interval")}}
+			// "sim:" (not "adb:": no adb is involved) also lists it after the local VMs.
+			d.ADB = append(d.ADB, &sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()})
+			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log, demoNotice)
+		},
+	}
+}
+
+// listenLocalRange listens on n consecutive free loopback ports from first
+// upward and returns the listeners, lowest port first.
+func listenLocalRange(first, n int) ([]net.Listener, error) {
+	for base := first; base+n <= 65535; base++ {
+		lns := make([]net.Listener, 0, n)
+		for p := base; p < base+n; p++ {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				base = p // skip past the busy port
+				break
+			}
+			lns = append(lns, ln)
+		}
+		if len(lns) == n {
+			return lns, nil
+		}
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}
+	return nil, fmt.Errorf("no %d free consecutive ports from %d", n, first)
+}
+
+// buildDemoVMs builds the demo's VMs on as many goroutines as there are
+// CPUs, in list order (the first local VM, selected first, is ready
+// first): local VM i is served on lns[i] (the order ServeLocal uses: by
+// pid), then the modern device's VMs are added to it. Each listener is
+// closed if its VM is never served. wg counts the builders.
+func buildDemoVMs(ctx context.Context, wg *sync.WaitGroup, log *slog.Logger, dev *sim.Device, specs []sim.VMSpec, lns []net.Listener, modern *sim.Device, modernSpecs []sim.VMSpec) {
+	sort.SliceStable(specs, func(i, j int) bool { return specs[i].PID < specs[j].PID })
+	type job struct {
+		spec sim.VMSpec
+		dev  *sim.Device
+		ln   net.Listener // nil: a device VM, reached in-process
+	}
+	jobs := make(chan job, len(specs)+len(modernSpecs))
+	for i, s := range specs {
+		jobs <- job{s, dev, lns[i]}
+	}
+	for _, s := range modernSpecs {
+		jobs <- job{s, modern, nil}
+	}
+	close(jobs)
+	for range min(runtime.NumCPU(), cap(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if ctx.Err() != nil {
+					if j.ln != nil {
+						j.ln.Close()
+					}
+					continue
+				}
+				vm := sim.NewVM(j.spec)
+				j.dev.Add(vm)
+				if j.ln == nil {
+					continue
+				}
+				if _, err := j.dev.ServeVMOn(vm, j.ln); err != nil && ctx.Err() == nil {
+					log.Warn("demo: a simulated VM is not served", "pid", j.spec.PID, "error", err)
+				}
+			}
+		}()
+	}
+}

@@ -1,0 +1,139 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Work the dashboard starts off the UI goroutine (requests to VMs, saving
+// files, computing heap cells, feeding the log pane) is owned: every such
+// goroutine is counted, gets the dashboard's context (cancelled on quit),
+// and Run returns only after all have ended. Their errors come back to the
+// status line through post. Work of one kind (a name) never overlaps
+// itself: a second key press while one runs either waits for it (queue),
+// cancels it and then runs (replace), or is refused with a message (busy).
+
+// jobMode says what starting a named job does while one of that name runs.
+type jobMode int
+
+const (
+	// jobQueue runs after the running one ends (start and stop of a
+	// trace reach the VM in the order the keys were pressed).
+	jobQueue jobMode = iota
+	// jobReplace cancels the running one, then runs after it ended (the
+	// latest request wins, e.g. which VM's heap map is wanted).
+	jobReplace
+	// jobBusy does not run while one runs; job returns false and the
+	// caller says so.
+	jobBusy
+)
+
+// runningJob is the last job started under a name.
+type runningJob struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// jobs tracks the dashboard's goroutines (spawn) and its named jobs.
+type jobs struct {
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	running map[string]*runningJob
+}
+
+// spawn runs f on an owned goroutine: Run waits for it after the UI loop
+// ended. Call it on the UI goroutine (or before Run).
+func (d *Dashboard) spawn(f func()) {
+	d.jobs.wg.Add(1)
+	go func() {
+		defer d.jobs.wg.Done()
+		f()
+	}()
+}
+
+// background runs f off the UI goroutine with a timeout, owned (see spawn).
+func (d *Dashboard) background(timeout time.Duration, f func(ctx context.Context)) {
+	ctx := d.bg()
+	d.spawn(func() {
+		rctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		f(rctx)
+	})
+}
+
+// job runs f off the UI goroutine under name with a timeout, owned, never
+// overlapping another job of the same name (see jobMode). It reports
+// whether f will run (false only for jobBusy while one runs).
+func (d *Dashboard) job(name string, mode jobMode, timeout time.Duration, f func(ctx context.Context)) bool {
+	j := &d.jobs
+	j.mu.Lock()
+	if j.running == nil {
+		j.running = map[string]*runningJob{}
+	}
+	prev := j.running[name]
+	if prev != nil {
+		select {
+		case <-prev.done:
+			prev = nil
+		default:
+		}
+	}
+	if prev != nil && mode == jobBusy {
+		j.mu.Unlock()
+		return false
+	}
+	ctx, cancel := context.WithTimeout(d.bg(), timeout)
+	me := &runningJob{cancel: cancel, done: make(chan struct{})}
+	j.running[name] = me
+	j.mu.Unlock()
+	if prev != nil && mode == jobReplace {
+		prev.cancel()
+	}
+	d.spawn(func() {
+		defer func() {
+			cancel()
+			close(me.done)
+			j.mu.Lock()
+			if j.running[name] == me {
+				delete(j.running, name)
+			}
+			j.mu.Unlock()
+		}()
+		if prev != nil {
+			select {
+			case <-prev.done:
+			case <-ctx.Done(): // quit (or our own timeout) while waiting
+				return
+			}
+		}
+		if ctx.Err() == nil {
+			f(ctx)
+		}
+	})
+	return true
+}
+
+// jobBusyWith reports whether a job of name runs.
+func (d *Dashboard) jobBusyWith(name string) bool {
+	j := &d.jobs
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r := j.running[name]
+	if r == nil {
+		return false
+	}
+	select {
+	case <-r.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// cancelled reports an error that only says the job was cancelled (a newer
+// request replaced it, or the dashboard is quitting): not worth a message.
+func (d *Dashboard) cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || d.bg().Err() != nil
+}
