@@ -23,3 +23,18 @@ func TestDeviceRowShowsModel(t *testing.T) {
 		t.Fatal("the local group shows an API level")
 	}
 }
+
+// TestDeviceRowWholeAt120: at 120 columns the VM pane is about half the
+// screen, narrower than serial, API level and model in the App column; the
+// device's row spans the columns after the fold mark, so all of it shows,
+// with the device's VM count.
+func TestDeviceRowWholeAt120(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		twoVMs(s)
+		s.UpdateVM("adb:emulator-5554:4321", func(vm *monitor.VM) {
+			vm.Source, vm.PID, vm.App, vm.DDM, vm.API, vm.Model = "adb:emulator-5554", 4321, "com.example.modern", true, 34, "sdk_gphone64_x86_64"
+		})
+	})
+	hs.waitText("emulator-5554 · API 34 · sdk_gphone64_x86_64 1 VM")
+	hs.waitText("local 2 VMs")
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/rivo/uniseg"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -24,7 +25,7 @@ var vmColumns = []string{"", "Source", "PID", "App", "DDM", "Debugger", "Port"}
 // session ended stays listed, dimmed, for a grace period (see goneGrace).
 type vmPane struct {
 	d       *Dashboard
-	table   *tview.Table
+	table   *vmTable
 	rowKeys []string
 	filter  string
 	widths  [7]int          // content width of each column, for the layout
@@ -35,7 +36,8 @@ type vmPane struct {
 
 func newVMPane(d *Dashboard) *vmPane {
 	p := &vmPane{d: d, folded: map[string]bool{}}
-	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
+	p.table = &vmTable{Table: tview.NewTable()}
+	p.table.SetSelectable(true, false).SetFixed(1, 0)
 	p.table.SetSelectedStyle(d.pal.Cursor())
 	p.table.SetBorder(true).SetTitle(" VMs ")
 	// App names are cut to the width the pane has when drawn, so that the
@@ -69,6 +71,65 @@ func (p *vmPane) SetFilter(f string) { p.filter = f; p.render() }
 func (p *vmPane) Keys() []keymap.Binding {
 	return []keymap.Binding{
 		keymap.Bind(tcell.KeyRune, 'z', "z", "fold / unfold the selected VM's device", "Panes", p.foldSelected).As("fold-device"),
+	}
+}
+
+// headRow is a device's row in the VM list: its table row and what it says.
+type headRow struct {
+	r     int
+	text  string // serial · API level · model
+	count string // "2 VMs"
+}
+
+// vmTable is the VM list's table. A device's row is one line of text across
+// the Source … Port columns, which tview's cells (one column each) cannot
+// hold, so it is drawn over the table's own rows.
+type vmTable struct {
+	*tview.Table
+	heads []headRow
+}
+
+// Draw draws the table, then each device's row that is in view.
+func (t *vmTable) Draw(screen tcell.Screen) {
+	t.Table.Draw(screen)
+	x, y, w, h := t.GetInnerRect()
+	rowOff, _ := t.GetOffset()
+	const start = 2 // after the fold mark's column and its gap
+	if w <= start {
+		return
+	}
+	for _, hd := range t.heads {
+		if hd.r < 1+rowOff { // scrolled away under the fixed header row
+			continue
+		}
+		sy := y + hd.r - rowOff
+		if sy >= y+h {
+			continue
+		}
+		_, _, style, _ := screen.GetContent(x+start, sy) // the row's style (the cursor's, when on it)
+		avail := w - start
+		count := " " + hd.count
+		text := truncate(safetext.Terminal(hd.text), max(avail-len(count), min(avail, 8)))
+		line := text + count
+		if uniseg.StringWidth(line) > avail {
+			line = text
+		}
+		col := x + start
+		for c := col; c < x+w; c++ {
+			screen.SetContent(c, sy, ' ', nil, style)
+		}
+		bold, dim := style.Bold(true), style.Dim(true)
+		g := uniseg.NewGraphemes(line)
+		for i := 0; g.Next(); {
+			rs := g.Runes()
+			st := bold
+			if i >= len(text) {
+				st = dim
+			}
+			screen.SetContent(col, sy, rs[0], rs[1:], st)
+			col += g.Width()
+			i += len(g.Str())
+		}
 	}
 }
 
@@ -219,10 +280,6 @@ func (p *vmPane) render() {
 		vm monitor.VM
 	}
 	var vmRows []vmRow
-	type headRow struct {
-		r    int
-		text string
-	}
 	var heads []headRow
 	groupRow := map[string]int{}
 	for i, vm := range list {
@@ -253,9 +310,8 @@ func (p *vmPane) render() {
 				text += " · " + vm.Model // escaped with the rest below; cut first when narrow
 			}
 			cell(r, 0, fold).SetTextColor(p.d.pal.Accent())
-			t.SetCell(r, 3, tview.NewTableCell("").SetAttributes(tcell.AttrBold))
-			cell(r, 5, fmt.Sprintf("%d VM%s", n, plural(n))).SetAttributes(tcell.AttrDim)
-			heads = append(heads, headRow{r, text})
+			t.SetCell(r, 3, tview.NewTableCell(""))
+			heads = append(heads, headRow{r: r, text: text, count: fmt.Sprintf("%d VM%s", n, plural(n))})
 			p.rowKeys = append(p.rowKeys, groupPrefix+g)
 			groupRow[g] = r
 		}
@@ -320,10 +376,9 @@ func (p *vmPane) render() {
 		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(safetext.Tview(name)), maxAppWidth))
 		t.GetCell(vr.r, 3).SetText(safetext.Tview(truncate(name, appW)))
 	}
-	for _, h := range heads {
-		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(safetext.Tview(h.text)), maxAppWidth))
-		t.GetCell(h.r, 3).SetText(safetext.Tview(truncate(h.text, appW)))
-	}
+	// A device's row is drawn across the columns after the fold mark
+	// (vmTable.Draw), so its serial, API level and model show whole.
+	p.table.heads = heads
 	if len(list) == 0 {
 		msg := "no VMs yet — looking (" + p.d.cfg.Discovery + ")"
 		if p.filter != "" {
