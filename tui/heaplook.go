@@ -1,0 +1,144 @@
+package tui
+
+// How the heap pane draws a heap cell: glyphs and colours by kind or by
+// solidity, the shades of partly used cells, and the legend.
+
+import (
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/tui/style"
+)
+
+// kindColors are the heap kinds' default colours: the heap-* roles of
+// style (DDMS's heap palette, spec/ddm-chunks.md §7.5, in the terminal's 16
+// colours); a theme may override them, so drawing asks the palette.
+var kindColors = func() (c [8]tcell.Color) {
+	for k := range c {
+		c[k] = style.Palette{}.HeapKind(k)
+	}
+	return c
+}()
+
+// kindGlyphs stand in for colours under NO_COLOR.
+var kindGlyphs = [8]rune{'o', 'c', '1', '2', '4', '8', '?', 'n'}
+
+var kindLabels = [8]string{"object", "class", "1-byte[]", "2-byte[]", "4-byte[]", "8-byte[]", "unknown", "native"}
+
+var solidColors = [8]tcell.Color{
+	ddm.SolidityHard: tcell.ColorGreen, ddm.SoliditySoft: tcell.ColorYellow, ddm.SolidityWeak: tcell.ColorOlive,
+	ddm.SolidityPhantom: tcell.ColorFuchsia, ddm.SolidityFinalizable: tcell.ColorRed, ddm.SoliditySweep: tcell.ColorGray,
+	7: tcell.ColorWhite,
+}
+
+var solidGlyphs = [8]rune{'·', 'H', 'S', 'W', 'P', 'F', 'x', '7'}
+
+var solidLabels = [8]string{"free", "hard", "soft", "weak", "phantom", "finalizable", "sweep", "7"}
+
+// fitParts joins as many of parts, in order, as fit in w cells.
+func fitParts(parts []string, sep string, w int) string {
+	out, used := "", 0
+	for _, part := range parts {
+		n := tview.TaggedStringWidth(part)
+		if out != "" {
+			n += len(sep)
+		}
+		if used+n > w {
+			break
+		}
+		if out != "" {
+			out += sep
+		}
+		out += part
+		used += n
+	}
+	return out
+}
+
+func (p *heapMap) drawLegend(screen tcell.Screen, x, y, w int) {
+	cx := x
+	put := func(r rune, st tcell.Style, label string) {
+		n := tview.TaggedStringWidth(label)
+		if cx+n+3 > x+w {
+			return
+		}
+		screen.SetContent(cx, y, r, nil, st)
+		cx += 2
+		tview.Print(screen, label, cx, y, w-(cx-x), tview.AlignLeft, tcell.ColorDefault)
+		cx += n + 2
+	}
+	put('·', tcell.StyleDefault.Foreground(p.freeColor()), "free")
+	if p.native {
+		ch, st := p.look(ddm.NewState(ddm.KindNative, ddm.SolidityHard))
+		put(ch, st, "native")
+		return
+	}
+	if p.bySolid {
+		p.putShades(put)
+		for s := ddm.SolidityHard; s <= ddm.SoliditySweep; s++ {
+			ch, st := p.look(ddm.NewState(0, s))
+			put(ch, st, solidLabels[s])
+		}
+		return
+	}
+	p.putShades(put)
+	for k := ddm.Kind(0); k < 8; k++ {
+		ch, st := p.look(ddm.NewState(k, ddm.SolidityHard))
+		put(ch, st, kindLabels[k])
+	}
+}
+
+// putShades explains the shades of mostly free cells in the legend.
+func (p *heapMap) putShades(put func(rune, tcell.Style, string)) {
+	put('░', tcell.StyleDefault, "<¼")
+	put('▒', tcell.StyleDefault, "<½ used")
+}
+
+func (p *heapMap) freeColor() tcell.Color {
+	if p.pal.NoColor {
+		return tcell.ColorDefault
+	}
+	return tcell.ColorGray
+}
+
+// look returns the glyph and style of one state.
+func (p *heapMap) look(s ddm.State) (rune, tcell.Style) {
+	if s.Solidity() == ddm.SolidityFree {
+		return '·', tcell.StyleDefault.Foreground(p.freeColor())
+	}
+	if p.pal.NoColor {
+		if p.bySolid {
+			return solidGlyphs[s.Solidity()], tcell.StyleDefault
+		}
+		return kindGlyphs[s.Kind()], tcell.StyleDefault
+	}
+	col := p.pal.HeapKind(int(s.Kind()))
+	if p.bySolid {
+		col = solidColors[s.Solidity()]
+	}
+	// A full block in the kind's colour: it survives copy-paste and screen
+	// captures as a shape, and keeps the terminal's own background.
+	return '█', tcell.StyleDefault.Foreground(col)
+}
+
+// cellLook draws a cell: its dominant state, or — for a mostly free cell
+// that holds some objects — a light or medium shade in the colour of the
+// objects it holds, so scattered live data shows at any zoom.
+func (p *heapMap) cellLook(c heap.Cell) (rune, tcell.Style) {
+	if c.State.Solidity() != ddm.SolidityFree || c.Used == 0 {
+		return p.look(c.State)
+	}
+	_, st := p.look(c.UsedState)
+	ch := '░'
+	if c.Units > 0 && uint64(c.Used)*4 >= uint64(c.Units) {
+		ch = '▒'
+	}
+	if p.pal.NoColor {
+		return ch, tcell.StyleDefault
+	}
+	fg, _, _ := st.Decompose()
+	return ch, tcell.StyleDefault.Foreground(fg)
+}
