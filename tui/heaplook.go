@@ -4,7 +4,6 @@ package tui
 // solidity, the shades of partly used cells, and the legend.
 
 import (
-
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
