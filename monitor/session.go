@@ -118,7 +118,7 @@ type Session struct {
 	threadsState // publishing of the thread table, the cap (threads.go)
 
 	mu         sync.Mutex
-	threads    map[uint64]*Thread
+	threads    threadTable // threadtable.go
 	heaps      map[int]*Heap
 	asm        heap.Assembler // HPST…HPSG/HPSO…HPEN
 	nasm       heap.Assembler // NHST…NHSG…NHEN
@@ -146,9 +146,9 @@ func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
 	s := &Session{
 		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, store: store, opts: opts,
-		log:     opts.Logger.With("vm", ep.Key),
-		ready:   make(chan struct{}),
-		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
+		log:        opts.Logger.With("vm", ep.Key),
+		ready:      make(chan struct{}),
+		heaps:      map[int]*Heap{},
 		segmentsOn: opts.Segments, rec: opts.Recorder,
 	}
 	s.src.device = deviceKey(ep)
