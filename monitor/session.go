@@ -358,16 +358,21 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready 
 		_ = s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: ddm.SegmentWhenEveryGC, What: ddm.SegmentWhatMerged})
 	}
 
+	// Polled at once, then at the ticks of a clock shared with every
+	// session of the same interval (pollclock.go).
 	interval := s.opts.ThreadInterval
-	t := time.NewTimer(0)
-	defer t.Stop()
+	clock := acquirePollClock(interval)
+	defer clock.release(interval)
+	ticks := 0 // to wait before the next poll
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.jc.Done():
-			return
-		case <-t.C:
+		for ; ticks > 0; ticks-- {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.jc.Done():
+				return
+			case <-clock.next():
+			}
 		}
 		s.pollTHST(ctx)
 		s.mu.Lock()
@@ -383,11 +388,10 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready 
 			})
 		}
 		// A VM that never answers THST (recent frameworks) is asked less.
-		next := interval
+		ticks = 1
 		if misses >= 3 {
-			next = 8 * interval
+			ticks = 8
 		}
-		t.Reset(next)
 	}
 }
 
