@@ -49,10 +49,18 @@ trap 'cleanup_device; [ "${KEEP:-}" = 1 ] || rm -rf "$work"' EXIT
 device() { # device N: a simulated device with N VMs behind the private adb server
 	"$work/ddmtui" sim --vms "$1" --adbd "$ADBD_PORT" --local 0 >"$work/sim.log" 2>&1 &
 	sim=$!
-	sleep 1
+	local i
+	for i in $(seq 100); do # until the simulator listens (slow under load)
+		grep -q 'simulated adb device' "$work/sim.log" && break
+		sleep 0.2
+	done
 	adb start-server >/dev/null 2>&1
-	adb connect "127.0.0.1:$ADBD_PORT" >/dev/null
-	adb -s "127.0.0.1:$ADBD_PORT" wait-for-device
+	for i in $(seq 30); do # adb connect says "failed" with status 0
+		adb connect "127.0.0.1:$ADBD_PORT" >/dev/null 2>&1 || true
+		adb devices | grep -q "^127.0.0.1:$ADBD_PORT[[:space:]]*device" && break
+		sleep 1
+	done
+	adb devices | grep -q "^127.0.0.1:$ADBD_PORT[[:space:]]*device" || { echo "the simulated device did not connect" >&2; exit 1; }
 	sleep 2 # the VMs' jdwp tracking settles
 }
 
