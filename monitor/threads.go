@@ -63,7 +63,9 @@ func (s *Session) showTooMany() {
 // is recorded so that a replay publishes at the same instant, or by the next
 // full table, whichever comes first).
 func (s *Session) threadsChangedLocked(now time.Time) func() {
-	if !s.pending && now.Sub(s.lastPublish) >= threadPublishInterval {
+	// Due (even with a timer pending that has not fired yet, or in a replay
+	// of a recording that has no flush record here): published at once.
+	if now.Sub(s.lastPublish) >= threadPublishInterval {
 		return s.publishLocked(now)
 	}
 	if !s.pending {
