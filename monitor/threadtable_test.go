@@ -340,3 +340,27 @@ func TestStoreKeepsNewerThreadTable(t *testing.T) {
 		t.Errorf("SetThreads did not apply: %v", ids(vm.Threads))
 	}
 }
+
+// A table that changes while a flush is pending is published at once when
+// the last publish is 100 ms old: a THST reply does not wait for the timer
+// (a replay has none, only the flushes the live timer recorded).
+func TestTHSTPublishedWhenDue(t *testing.T) {
+	store := NewStore(NewBus())
+	s := NewSession(scan.Endpoint{Key: "local:1", Source: "local:1"}, store, SessionOptions{})
+	s.family = ddm.FamilyART
+	t0 := time.Unix(100, 0)
+	s.begin(t0)
+	s.handle(&ddm.ThreadCreated{ID: 1, Name: "main"}, t0)                       // published
+	s.handle(&ddm.ThreadCreated{ID: 2, Name: "w"}, t0.Add(10*time.Millisecond)) // pending
+	if vm, _ := store.VM("local:1"); len(vm.Threads) != 1 {
+		t.Fatalf("store holds %d threads, want the first publish's 1", len(vm.Threads))
+	}
+	s.applyThreadStatus(thstEntries(t, ts(1, 1, 5), ts(2, 1, 5), ts(3, 1, 5)), t0.Add(150*time.Millisecond))
+	if vm, _ := store.VM("local:1"); len(vm.Threads) != 3 || vm.Threads[0].Name != "main" {
+		t.Errorf("after a THST 150 ms on: store holds %v", ids(vm.Threads))
+	}
+	s.applyThreadStatus(thstEntries(t, ts(1, 1, 5)), t0.Add(200*time.Millisecond)) // 50 ms later: waits
+	if vm, _ := store.VM("local:1"); len(vm.Threads) != 3 {
+		t.Errorf("a THST 50 ms after a publish was published at once: %v", ids(vm.Threads))
+	}
+}
