@@ -198,38 +198,69 @@ func appendZeros(b []byte, n int) []byte {
 // DecodeThreadStatusTable decodes a THST reply, honouring the header and
 // entry sizes it announces.
 func DecodeThreadStatusTable(body []byte) (*ThreadStatusTable, error) {
-	r := wire.NewReader(body, 0)
-	m := &ThreadStatusTable{HeaderLen: r.U1("header length"), EntryLen: r.U1("bytes per entry")}
-	count := r.U2("thread count")
-	if r.Err() == nil && m.HeaderLen < THSTHeaderLen {
-		r.Failf("header length", "%d, at least %d needed", m.HeaderLen, THSTHeaderLen)
+	e, err := ParseThreadStatusEntries(body)
+	if err != nil {
+		return nil, err
 	}
-	if r.Err() == nil && m.EntryLen < thstMinEntryLen {
-		r.Failf("bytes per entry", "%d, at least %d needed", m.EntryLen, thstMinEntryLen)
-	}
-	r.Skip(int(m.HeaderLen)-THSTHeaderLen, "header padding")
-	n := r.Count(uint64(count), int(m.EntryLen), "thread count")
-	if n > 0 {
-		// Count checked that the entries fit: read them straight from the
-		// bytes, one bounds check per entry.
-		el := int(m.EntryLen)
-		data := r.Bytes(n*el, "thread entries")
+	m := &ThreadStatusTable{HeaderLen: e.HeaderLen, EntryLen: e.EntryLen}
+	if n := e.Len(); n > 0 {
 		m.Threads = make([]ThreadStatus, n)
-		daemon := el >= THSTEntryLen
 		for i := range m.Threads {
-			p := data[i*el : i*el+el]
-			_ = p[thstMinEntryLen-1]
-			m.Threads[i] = ThreadStatus{
-				ID:     binary.BigEndian.Uint32(p),
-				Status: int8(p[4]),
-				SysTID: binary.BigEndian.Uint32(p[5:]),
-				UTime:  binary.BigEndian.Uint32(p[9:]),
-				STime:  binary.BigEndian.Uint32(p[13:]),
-				Daemon: daemon && p[17] != 0,
-			}
+			m.Threads[i] = e.At(i)
 		}
 	}
-	return finish(TypeTHST, m, r)
+	return m, nil
+}
+
+// ThreadStatusEntries is a THST reply whose header and size were checked,
+// its entries read in place when asked for: a poller applies a table
+// without decoding it into a slice first.
+type ThreadStatusEntries struct {
+	HeaderLen, EntryLen uint8 // as announced
+	data                []byte
+	n                   int
+}
+
+// ParseThreadStatusEntries checks a THST reply as DecodeThreadStatusTable
+// does (header and entry sizes, the count against the bytes, nothing after
+// the entries) and returns its entries, still in body.
+func ParseThreadStatusEntries(body []byte) (ThreadStatusEntries, error) {
+	r := wire.NewReader(body, 0)
+	e := ThreadStatusEntries{HeaderLen: r.U1("header length"), EntryLen: r.U1("bytes per entry")}
+	count := r.U2("thread count")
+	if r.Err() == nil && e.HeaderLen < THSTHeaderLen {
+		r.Failf("header length", "%d, at least %d needed", e.HeaderLen, THSTHeaderLen)
+	}
+	if r.Err() == nil && e.EntryLen < thstMinEntryLen {
+		r.Failf("bytes per entry", "%d, at least %d needed", e.EntryLen, thstMinEntryLen)
+	}
+	r.Skip(int(e.HeaderLen)-THSTHeaderLen, "header padding")
+	e.n = r.Count(uint64(count), int(e.EntryLen), "thread count")
+	if e.n > 0 {
+		e.data = r.Bytes(e.n*int(e.EntryLen), "thread entries")
+	}
+	if _, err := finish(TypeTHST, &e, r); err != nil {
+		return ThreadStatusEntries{}, err
+	}
+	return e, nil
+}
+
+// Len is the number of entries.
+func (e *ThreadStatusEntries) Len() int { return e.n }
+
+// At returns entry i (0 <= i < Len).
+func (e *ThreadStatusEntries) At(i int) ThreadStatus {
+	el := int(e.EntryLen)
+	p := e.data[i*el:]
+	_ = p[thstMinEntryLen-1] // one bounds check for the fields
+	return ThreadStatus{
+		ID:     binary.BigEndian.Uint32(p),
+		Status: int8(p[4]),
+		SysTID: binary.BigEndian.Uint32(p[5:]),
+		UTime:  binary.BigEndian.Uint32(p[9:]),
+		STime:  binary.BigEndian.Uint32(p[13:]),
+		Daemon: el >= THSTEntryLen && p[17] != 0,
+	}
 }
 
 // StackTraceRequest is the STKL request: u4 thread id (spec/ddm-chunks.md

@@ -72,7 +72,11 @@ func (s *Session) applyFeatures(f *ddm.Features) {
 // them, everything else as an unsolicited chunk.
 func (s *Session) applyChunk(c ddm.Chunk, now time.Time) {
 	switch c.Type {
-	case ddm.TypeHELO, ddm.TypeFEAT, ddm.TypeTHST:
+	case ddm.TypeTHST:
+		if err := s.applyTHSTChunk(c, now); err != nil {
+			s.badInput(err)
+		}
+	case ddm.TypeHELO, ddm.TypeFEAT:
 		m, err := ddm.DecodeFromVM(c)
 		if err != nil {
 			s.badInput(err)
@@ -83,8 +87,6 @@ func (s *Session) applyChunk(c ddm.Chunk, now time.Time) {
 			s.applyHello(m)
 		case *ddm.Features:
 			s.applyFeatures(m)
-		case *ddm.ThreadStatusTable:
-			s.applyThreadStatus(m, now)
 		}
 	default:
 		s.unsolicited(c, now)

@@ -67,17 +67,17 @@ func (s *Session) handle(m ddm.Message, now time.Time) {
 	case *ddm.ThreadCreated:
 		s.mu.Lock()
 		id := uint64(m.ID)
-		if th, ok := s.threads[id]; ok {
+		if th := s.threads.get(id); th != nil {
 			th.Name = m.Name
 		} else if s.roomForThreadLocked() {
-			s.threads[id] = &Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now, Source: SourceDDM}
+			s.threads.insert(Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now, Source: SourceDDM})
 		}
 		publish := s.threadsChangedLocked(now)
 		s.mu.Unlock()
 		publish()
 	case *ddm.ThreadRenamed:
 		s.mu.Lock()
-		if th, ok := s.threads[uint64(m.ID)]; ok {
+		if th := s.threads.get(uint64(m.ID)); th != nil {
 			th.Name = m.Name
 		}
 		publish := s.threadsChangedLocked(now)
@@ -85,7 +85,7 @@ func (s *Session) handle(m ddm.Message, now time.Time) {
 		publish()
 	case *ddm.ThreadDied:
 		s.mu.Lock()
-		delete(s.threads, uint64(m.ID))
+		s.threads.remove(uint64(m.ID))
 		publish := s.threadsChangedLocked(now)
 		s.mu.Unlock()
 		publish()

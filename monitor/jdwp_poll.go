@@ -102,27 +102,26 @@ func (s *Session) applyJDWPIdent(id jdwpIdent) {
 
 // applyJDWPThreads applies a thread table polled with JDWP at now.
 func (s *Session) applyJDWPThreads(rows []jdwpThread, now time.Time) {
-	s.mu.Lock()
-	old := s.threads
-	s.mu.Unlock()
-	fresh := make(map[uint64]*Thread, len(rows))
+	fresh := make([]Thread, 0, len(rows))
 	for _, r := range rows {
-		id := r.ID
-		th := &Thread{ID: id, Name: r.Name, Status: r.Status, State: jdwp.ThreadStatusName(int32(r.Status)), Created: now, Changed: now, Source: SourceJDWP}
+		th := Thread{ID: r.ID, Name: r.Name, Status: r.Status, State: jdwp.ThreadStatusName(int32(r.Status)), Created: now, Changed: now, Source: SourceJDWP}
 		if r.Suspended {
 			th.State = "suspended" // by a debugger: not running, whatever its status says
 		}
-		if prev, ok := old[id]; ok {
+		fresh = append(fresh, th)
+	}
+	s.mu.Lock()
+	for i := range fresh {
+		th := &fresh[i]
+		if prev := s.threads.get(th.ID); prev != nil {
 			th.Created = prev.Created
 			if prev.State == th.State {
 				th.Changed = prev.Changed
 			}
 		}
-		fresh[id] = th
 	}
-	s.mu.Lock()
-	s.threads = fresh
-	table := s.threadTableLocked()
+	s.threads.replace(fresh)
+	seq, table := s.threadTableLocked()
 	s.mu.Unlock()
-	s.store.SetThreads(s.key, table)
+	s.store.setThreads(s.key, seq, table)
 }

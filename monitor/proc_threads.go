@@ -128,7 +128,8 @@ func (s *Session) applyProcStat(out []byte, now time.Time) {
 	for _, th := range fresh {
 		table = append(table, *th)
 	}
+	seq := threadSeq.Add(1)
 	s.mu.Unlock()
 	sort.Slice(table, func(i, j int) bool { return table[i].ID < table[j].ID })
-	s.store.SetThreads(s.key, table)
+	s.store.setThreads(s.key, seq, table)
 }

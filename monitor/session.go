@@ -118,7 +118,7 @@ type Session struct {
 	threadsState // publishing of the thread table, the cap (threads.go)
 
 	mu         sync.Mutex
-	threads    map[uint64]*Thread
+	threads    threadTable // threadtable.go
 	heaps      map[int]*Heap
 	asm        heap.Assembler // HPST…HPSG/HPSO…HPEN
 	nasm       heap.Assembler // NHST…NHSG…NHEN
@@ -148,9 +148,9 @@ func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
 	s := &Session{
 		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, store: store, opts: opts,
-		log:     opts.Logger.With("vm", ep.Key),
-		ready:   make(chan struct{}),
-		threads: map[uint64]*Thread{}, heaps: map[int]*Heap{},
+		log:        opts.Logger.With("vm", ep.Key),
+		ready:      make(chan struct{}),
+		heaps:      map[int]*Heap{},
 		segmentsOn: opts.Segments, rec: opts.Recorder,
 	}
 	s.src.device = deviceKey(ep)
@@ -360,16 +360,21 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready 
 		_ = s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: ddm.SegmentWhenEveryGC, What: ddm.SegmentWhatMerged})
 	}
 
+	// Polled at once, then at the ticks of a clock shared with every
+	// session of the same interval (pollclock.go).
 	interval := s.opts.ThreadInterval
-	t := time.NewTimer(0)
-	defer t.Stop()
+	clock := acquirePollClock(interval)
+	defer clock.release(interval)
+	ticks := 0 // to wait before the next poll
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.jc.Done():
-			return
-		case <-t.C:
+		for ; ticks > 0; ticks-- {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.jc.Done():
+				return
+			case <-clock.next():
+			}
 		}
 		s.pollTHST(ctx)
 		s.mu.Lock()
@@ -385,11 +390,10 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready 
 			})
 		}
 		// A VM that never answers THST (recent frameworks) is asked less.
-		next := interval
+		ticks = 1
 		if misses >= 3 {
-			next = 8 * interval
+			ticks = 8
 		}
-		t.Reset(next)
 	}
 }
 

@@ -19,11 +19,14 @@ type Store struct {
 	vms    map[string]*VM
 	snaps  map[string]*heap.Snapshot // last complete HPSG/HPSO set per VM
 	native map[string]*heap.Snapshot // last complete NHSG set per VM
+	// threadSeq is the sequence number of each VM's thread table (setThreads).
+	threadSeq map[string]uint64
 }
 
 // NewStore returns an empty store publishing on bus.
 func NewStore(bus *Bus) *Store {
-	return &Store{bus: bus, vms: map[string]*VM{}, snaps: map[string]*heap.Snapshot{}, native: map[string]*heap.Snapshot{}}
+	return &Store{bus: bus, vms: map[string]*VM{}, snaps: map[string]*heap.Snapshot{}, native: map[string]*heap.Snapshot{},
+		threadSeq: map[string]uint64{}}
 }
 
 // Bus returns the store's bus.
@@ -62,15 +65,30 @@ func (s *Store) updateExisting(key string, fn func(*VM)) bool {
 
 // SetThreads replaces a VM's thread table and publishes it.
 func (s *Store) SetThreads(key string, threads []Thread) {
+	s.setThreads(key, 0, threads)
+}
+
+// setThreads replaces a VM's thread table with one taken at sequence number
+// seq (threadTableLocked), and publishes it, unless the store holds a table
+// taken later: sessions take a table under their lock and publish it after
+// unlocking, so an older table must not overwrite a newer one. The bus is
+// told under the store's lock, so its subscribers see tables in the same
+// order. seq 0 (SetThreads) is unordered: always applied.
+func (s *Store) setThreads(key string, seq uint64, threads []Thread) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	vm, ok := s.vms[key]
-	if ok {
-		vm.Threads = threads
+	if !ok {
+		return
 	}
-	s.mu.Unlock()
-	if ok {
-		s.bus.Publish(ThreadsUpdated{Key: key, Threads: threads})
+	if seq != 0 {
+		if seq <= s.threadSeq[key] {
+			return
+		}
+		s.threadSeq[key] = seq
 	}
+	vm.Threads = threads
+	s.bus.Publish(ThreadsUpdated{Key: key, Threads: threads})
 }
 
 // SetHeaps replaces a VM's heaps and publishes them.
@@ -133,6 +151,7 @@ func (s *Store) Remove(key, reason string) {
 	delete(s.vms, key)
 	delete(s.snaps, key)
 	delete(s.native, key)
+	delete(s.threadSeq, key)
 	s.mu.Unlock()
 	if ok {
 		s.bus.Publish(VMGone{Key: key, Reason: reason})

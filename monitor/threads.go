@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/ddmtui/ddmtui/record"
@@ -33,7 +34,7 @@ type threadsState struct {
 // roomForThreadLocked reports whether the table may take one more thread;
 // the first refusal marks the VM as having too many threads.
 func (s *Session) roomForThreadLocked() bool {
-	if len(s.threads) < s.opts.MaxThreads {
+	if s.threads.len() < s.opts.MaxThreads {
 		return true
 	}
 	s.tooMany = true
@@ -62,7 +63,9 @@ func (s *Session) showTooMany() {
 // is recorded so that a replay publishes at the same instant, or by the next
 // full table, whichever comes first).
 func (s *Session) threadsChangedLocked(now time.Time) func() {
-	if !s.pending && now.Sub(s.lastPublish) >= threadPublishInterval {
+	// Due (even with a timer pending that has not fired yet, or in a replay
+	// of a recording that has no flush record here): published at once.
+	if now.Sub(s.lastPublish) >= threadPublishInterval {
 		return s.publishLocked(now)
 	}
 	if !s.pending {
@@ -78,8 +81,13 @@ func (s *Session) threadsChangedLocked(now time.Time) func() {
 			})
 		}
 	}
-	return s.showTooMany
+	if s.tooMany && !s.tooManyShown {
+		return s.showTooMany
+	}
+	return nothing // a method value would be allocated on every change
 }
+
+func nothing() {}
 
 // publishLocked takes the table for publishing at input time now; call the
 // result once s.mu is released.
@@ -89,11 +97,22 @@ func (s *Session) publishLocked(now time.Time) func() {
 		s.flushTimer.Stop()
 		s.flushTimer = nil
 	}
-	table := s.threadTableLocked()
+	seq, table := s.threadTableLocked()
 	return func() {
-		s.store.SetThreads(s.key, table)
+		s.store.setThreads(s.key, seq, table)
 		s.showTooMany()
 	}
+}
+
+// threadSeq numbers the thread tables taken for publishing, across sessions:
+// the store keeps a VM's table only if it was taken after the one it holds
+// (Store.setThreads), whichever goroutine publishes first.
+var threadSeq atomic.Uint64
+
+// threadTableLocked copies the thread table for the store, with its
+// sequence number.
+func (s *Session) threadTableLocked() (uint64, []Thread) {
+	return threadSeq.Add(1), s.threads.snapshot()
 }
 
 // flushThreads publishes a pending table at input time now: the live

@@ -2,13 +2,22 @@ package monitor
 
 import (
 	"context"
-	"sort"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/jdwp"
 )
 
 // Threads from DDM: the THST poll and the thread table it keeps.
+
+// thstRequest is the THST request's packet data (an empty chunk), encoded
+// once.
+var thstRequest = ddm.AppendMessage(nil, &ddm.ThreadStatusRequest{})
+
+// errNoTHST: a reply to THST that holds no thread table (empty).
+var errNoTHST = errors.New("THST reply without a thread table")
 
 func (s *Session) pollTHST(ctx context.Context) {
 	s.mu.Lock()
@@ -17,8 +26,13 @@ func (s *Session) pollTHST(ctx context.Context) {
 		wait = min(wait, s.opts.ProbeTimeout) // the first ask decides quickly
 	}
 	s.mu.Unlock()
-	m, c, err := s.requestChunk(ctx, &ddm.ThreadStatusRequest{}, wait)
-	if err != nil || m == nil {
+	rctx, cancel := context.WithTimeout(ctx, wait)
+	p, err := s.jc.Request(rctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, thstRequest)
+	cancel()
+	if err == nil {
+		err = s.takeTHSTReply(p)
+	}
+	if err != nil {
 		if ctx.Err() != nil || s.jc.Err() != nil {
 			return
 		}
@@ -34,62 +48,68 @@ func (s *Session) pollTHST(ctx context.Context) {
 		if miss == 3 && s.shell == nil {
 			s.setErr("VM does not answer thread status (THST)")
 		}
-		return
-	}
-	if tab, ok := m.(*ddm.ThreadStatusTable); ok {
-		s.input(func(now time.Time) {
-			s.rec.chunk(now, s.key, c)
-			s.applyThreadStatus(tab, now)
-		})
 	}
 }
 
+// takeTHSTReply applies the reply packet to a THST request: the table goes
+// into the model as one input (recorded), its entries read where they are.
+// An error (malformed, FAIL, empty) counts as a missed poll.
+func (s *Session) takeTHSTReply(p *jdwp.Packet) error {
+	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
+	if err != nil {
+		return fmt.Errorf("%v reply: %w", ddm.TypeTHST, err)
+	}
+	if len(chunks) == 0 {
+		return errNoTHST
+	}
+	c := chunks[0]
+	if c.Type != ddm.TypeTHST {
+		if _, err := decodeReply(chunks); err != nil {
+			return err // FAIL, or malformed
+		}
+		return fmt.Errorf("THST answered with %v", c.Type)
+	}
+	// Checked first: a malformed table is a missed poll, not recorded.
+	e, err := ddm.ParseThreadStatusEntries(c.Data)
+	if err != nil {
+		return err
+	}
+	s.input(func(now time.Time) {
+		s.rec.chunk(now, s.key, c)
+		s.applyThreadStatus(&e, now)
+	})
+	return nil
+}
+
+// applyTHSTChunk applies a recorded THST chunk (a replay).
+func (s *Session) applyTHSTChunk(c ddm.Chunk, now time.Time) error {
+	e, err := ddm.ParseThreadStatusEntries(c.Data)
+	if err != nil {
+		return err
+	}
+	s.applyThreadStatus(&e, now)
+	return nil
+}
+
 // applyThreadStatus applies a THST reply received at now.
-func (s *Session) applyThreadStatus(tab *ddm.ThreadStatusTable, now time.Time) {
+func (s *Session) applyThreadStatus(tab *ddm.ThreadStatusEntries, now time.Time) {
 	s.mu.Lock()
 	if s.thstMisses >= 3 {
 		s.thstMisses = 0
 	}
 	thstNew := s.src.caps.thst != answered
-	seen := make(map[uint64]bool, len(tab.Threads))
-	for _, e := range tab.Threads {
-		id := uint64(e.ID)
-		seen[id] = true
-		th, ok := s.threads[id]
-		if !ok {
-			if !s.roomForThreadLocked() {
-				continue
-			}
-			th = &Thread{ID: id, Created: now}
-			s.threads[id] = th
-		}
-		state := ddm.StatusName(s.family, int(e.Status))
-		if th.State != state {
-			th.Changed = now
-		}
-		th.Status, th.State, th.Source = int(e.Status), state, SourceDDM
-		th.SysTID, th.UTime, th.STime, th.Daemon = int(e.SysTID), int(e.UTime), int(e.STime), e.Daemon
+	if s.threads.applyTHST(tab, s.family, now, s.opts.MaxThreads) {
+		s.tooMany = true
 	}
-	// A thread absent from THST is gone even if THDE was missed.
-	for id := range s.threads {
-		if !seen[id] {
-			delete(s.threads, id)
-		}
-	}
-	s.src.cpu.sample(now, s.threads)
-	publish := s.publishLocked(now) // a whole table: published at once, whatever is pending
+	// Published like every other change of the table: at once unless the
+	// last publish is under threadPublishInterval old (replies faster than
+	// 10 Hz), then when that interval has passed. The table above is the
+	// live model, updated by every reply; the store's copy of 200 rows costs
+	// more than applying a reply, so it is taken at a bounded rate.
+	publish := s.threadsChangedLocked(now)
 	s.mu.Unlock()
 	if thstNew {
 		s.setCaps(func(in *capInput) { in.thst = answered })
 	}
 	publish()
-}
-
-func (s *Session) threadTableLocked() []Thread {
-	out := make([]Thread, 0, len(s.threads))
-	for _, t := range s.threads {
-		out = append(out, *t)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }
