@@ -44,6 +44,10 @@ public class Target {
         sleeper.setDaemon(true);
         worker.start();
         sleeper.start();
+        // READY promises the sleeper sleeps: wait until it does.
+        while (sleeper.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(1);
+        }
         System.out.println("READY");
         System.out.flush();
         worker.join();
