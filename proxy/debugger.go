@@ -134,7 +134,7 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	// Attach: from here the VM's packets for the debugger come to a, after
 	// whatever the VM sent before (pre-data).
 	p.mu.Lock()
-	if e.session != s {
+	if e.session != s || !e.primed {
 		p.mu.Unlock()
 		p.note(key, port, "debugger "+remote+" dropped", "the VM's session changed")
 		return
@@ -193,8 +193,9 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *j
 	for {
 		p.mu.Lock()
 		s := e.session
+		primed := e.primed
 		p.mu.Unlock()
-		if s != nil && p.engine.Session(e.key) == s {
+		if s != nil && primed && p.engine.Session(e.key) == s {
 			jc, err := s.Conn(ctx)
 			if err == nil {
 				isDDM, err := s.IsDDM(ctx)

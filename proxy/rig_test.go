@@ -82,8 +82,9 @@ type rig struct {
 }
 
 // startRig monitors the VMs on ports (a local scan) and runs a proxy over
-// them. opts.BasePort and SelectedPort default to free ports.
-func startRig(t testing.TB, ports scan.PortRange, opts Options) *rig {
+// them. opts.BasePort and SelectedPort default to free ports. prep, if any,
+// changes the proxy before it runs.
+func startRig(t testing.TB, ports scan.PortRange, opts Options, prep ...func(*Proxy)) *rig {
 	t.Helper()
 	if opts.BasePort == 0 {
 		opts.BasePort = freeRange(t, 4)
@@ -106,6 +107,9 @@ func startRig(t testing.TB, ports scan.PortRange, opts Options) *rig {
 		r.engine.Run(ectx, monitor.Discovery{Local: &scan.Local{Ports: ports, Interval: 40 * time.Millisecond}})
 	}()
 	r.proxy = New(r.engine, opts)
+	for _, f := range prep {
+		f(r.proxy)
+	}
 	go func() {
 		defer close(r.pdone)
 		if err := r.proxy.Run(pctx); err != nil {
