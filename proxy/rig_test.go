@@ -23,7 +23,9 @@ func TestMain(m *testing.M) {
 	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 		ln.Close()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopJVMSet()
+	os.Exit(code)
 }
 
 func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
