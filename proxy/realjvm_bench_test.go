@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -308,10 +310,48 @@ func startRelay(target string) (string, func(), error) {
 // legs are the three ways to the VMs, in the order interleave returns them.
 func (jp *jvmSet) legs() []*jdwp.Conn { return []*jdwp.Conn{jp.direct, jp.relayed, jp.proxied} }
 
+// legTimes are the times of each operation on one leg.
+type legTimes []time.Duration
+
+// median is the middle time: on a shared machine a few operations are
+// preempted for milliseconds, which a mean would carry into the ratio.
+func (t legTimes) median() float64 {
+	s := slices.Clone(t)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Nanoseconds())
+}
+
+func (t legTimes) mean() float64 {
+	var sum time.Duration
+	for _, d := range t {
+		sum += d
+	}
+	return float64(sum.Nanoseconds()) / float64(len(t))
+}
+
+// usage is this process's CPU time and voluntary context switches so far.
+// The VMs are other processes: what a leg adds here is the client's work and,
+// on the relayed and proxied legs, the relay's or the proxy's (with the
+// monitor's session reader). On a shared machine these move far less than
+// wall times do.
+func usage() (cpu time.Duration, switches int64) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Nvcsw
+}
+
+// legUsage sums usage over one leg's operations.
+type legUsage struct {
+	cpu      time.Duration
+	switches int64
+}
+
 // interleave runs op on the direct, relayed and proxied connections in
 // turn, b.N times each (after a warm-up), rotating which goes first, and
-// returns the total time of each and the bytes of op's last result.
-func interleave(b *testing.B, jp *jvmSet, op func(*jdwp.Conn) (int, error)) (times [3]time.Duration, bytes int) {
+// returns the times and usage of each leg and the bytes of op's last result.
+func interleave(b *testing.B, jp *jvmSet, op func(*jdwp.Conn) (int, error)) (times [3]legTimes, use [3]legUsage, bytes int) {
 	legs := jp.legs()
 	for i := 0; i < 3; i++ {
 		for _, c := range legs {
@@ -320,33 +360,43 @@ func interleave(b *testing.B, jp *jvmSet, op func(*jdwp.Conn) (int, error)) (tim
 			}
 		}
 	}
+	for j := range times {
+		times[j] = make(legTimes, 0, b.N)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for k := 0; k < len(legs); k++ {
 			j := (i + k) % len(legs)
+			c0, s0 := usage()
 			t0 := time.Now()
 			n, err := op(legs[j])
+			d := time.Since(t0)
+			c1, s1 := usage()
 			if err != nil {
 				b.Fatal(err)
 			}
-			times[j] += time.Since(t0)
+			times[j] = append(times[j], d)
+			use[j].cpu += c1 - c0
+			use[j].switches += s1 - s0
 			bytes = n
 		}
 	}
 	b.StopTimer()
-	return times, bytes
+	return times, use, bytes
 }
 
-// reportLegs reports each leg's time per operation and the ratios to
-// direct: ratio (proxy) and relay-ratio (the plain relay, the floor).
-func reportLegs(b *testing.B, times [3]time.Duration) {
-	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
-	d, r, p := per(times[0]), per(times[1]), per(times[2])
+// reportLegs reports each leg's median time per operation and the ratios
+// of medians to direct: ratio (proxy) and relay-ratio (the plain relay, the
+// floor); mean-ratio is the proxy's ratio of means.
+func reportLegs(b *testing.B, times [3]legTimes, use [3]legUsage) {
+	reportUsage(b, use)
+	d, r, p := times[0].median(), times[1].median(), times[2].median()
 	b.ReportMetric(d/1000, "direct-µs")
 	b.ReportMetric(r/1000, "relay-µs")
 	b.ReportMetric(p/1000, "proxy-µs")
 	b.ReportMetric(r/d, "relay-ratio")
 	b.ReportMetric(p/d, "ratio")
+	b.ReportMetric(times[2].mean()/times[0].mean(), "mean-ratio")
 }
 
 // BenchmarkRealJVMsVersion: VirtualMachine.Version back to back on each
@@ -355,14 +405,14 @@ func reportLegs(b *testing.B, times [3]time.Duration) {
 func BenchmarkRealJVMsVersion(b *testing.B) {
 	jp := getJVMSet(b)
 	ctx := context.Background()
-	times, _ := interleave(b, jp, func(c *jdwp.Conn) (int, error) {
+	times, use, _ := interleave(b, jp, func(c *jdwp.Conn) (int, error) {
 		pk, err := c.Request(ctx, jdwp.CmdSetVirtualMachine, jdwp.CmdVMVersion, nil)
 		if err != nil {
 			return 0, err
 		}
 		return len(pk.Data), nil
 	})
-	reportLegs(b, times)
+	reportLegs(b, times, use)
 }
 
 // BenchmarkRealJVMsAllClasses: VirtualMachine.AllClasses of a VM with
@@ -372,7 +422,7 @@ func BenchmarkRealJVMsVersion(b *testing.B) {
 func BenchmarkRealJVMsAllClasses(b *testing.B) {
 	jp := getJVMSet(b)
 	ctx := context.Background()
-	times, n := interleave(b, jp, func(c *jdwp.Conn) (int, error) {
+	times, use, n := interleave(b, jp, func(c *jdwp.Conn) (int, error) {
 		pk, err := c.Request(ctx, jdwp.CmdSetVirtualMachine, cmdVMAllClasses, nil)
 		if err != nil {
 			return 0, err
@@ -382,7 +432,7 @@ func BenchmarkRealJVMsAllClasses(b *testing.B) {
 		}
 		return len(pk.Data), nil
 	})
-	reportThroughput(b, times, n)
+	reportThroughput(b, times, use, n)
 }
 
 // BenchmarkRealJVMsClassesBySignature: VirtualMachine.ClassesBySignature
@@ -394,7 +444,7 @@ func BenchmarkRealJVMsClassesBySignature(b *testing.B) {
 	sig := fmt.Sprintf("Lgen/C%d;", jp.classes/2)
 	data := binary.BigEndian.AppendUint32(nil, uint32(len(sig)))
 	data = append(data, sig...)
-	times, _ := interleave(b, jp, func(c *jdwp.Conn) (int, error) {
+	times, use, _ := interleave(b, jp, func(c *jdwp.Conn) (int, error) {
 		pk, err := c.Request(ctx, jdwp.CmdSetVirtualMachine, cmdVMClassesBySignature, data)
 		if err != nil {
 			return 0, err
@@ -404,14 +454,24 @@ func BenchmarkRealJVMsClassesBySignature(b *testing.B) {
 		}
 		return len(pk.Data), nil
 	})
-	reportLegs(b, times)
+	reportLegs(b, times, use)
 }
 
-// reportThroughput reports the rates of a large reply on each leg and the
-// throughput ratios to direct (direct time / leg time).
-func reportThroughput(b *testing.B, times [3]time.Duration, bytes int) {
-	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) }
-	d, r, p := per(times[0]), per(times[1]), per(times[2])
+// reportUsage reports this process's CPU time and voluntary context
+// switches per operation on each leg (direct: the client alone).
+func reportUsage(b *testing.B, use [3]legUsage) {
+	for j, name := range []string{"direct", "relay", "proxy"} {
+		b.ReportMetric(float64(use[j].cpu.Nanoseconds())/float64(b.N)/1000, name+"-cpu-µs")
+		b.ReportMetric(float64(use[j].switches)/float64(b.N), name+"-switches")
+	}
+}
+
+// reportThroughput reports the rates of a large reply on each leg (from the
+// median times) and the throughput ratios to direct (direct time / leg
+// time).
+func reportThroughput(b *testing.B, times [3]legTimes, use [3]legUsage, bytes int) {
+	reportUsage(b, use)
+	d, r, p := times[0].median(), times[1].median(), times[2].median()
 	b.ReportMetric(float64(bytes), "reply-bytes")
 	b.ReportMetric(float64(bytes)/(d/1e9)/1e6, "direct-MB/s")
 	b.ReportMetric(float64(bytes)/(r/1e9)/1e6, "relay-MB/s")
