@@ -173,3 +173,48 @@ func TestTrackerEventOnlyFromComposite(t *testing.T) {
 		t.Fatalf("a composite with policy ALL: %d suspensions", tr.vmSuspends)
 	}
 }
+
+// A composite of one byte (its suspend policy) still counts; EVENT_THREAD
+// counts a suspension of the event's thread, up to maxTracked threads.
+func TestTrackerThreadSuspends(t *testing.T) {
+	tr := newTracker()
+	tr.event(jdwp.NewCommand(1, jdwp.CmdSetEvent, jdwp.CmdEventComposite, []byte{2}))
+	if tr.vmSuspends != 1 {
+		t.Fatalf("a one-byte composite with policy ALL: %d suspensions", tr.vmSuspends)
+	}
+	tr = newTracker()
+	tr.sizes = artSizes
+	hit := func(thread uint64) {
+		data := appendComposite(artSizes, 1, []Event{{Kind: jdwp.EventThreadStart, Thread: ptr(ID(thread))}})
+		tr.event(jdwp.NewCommand(1, jdwp.CmdSetEvent, jdwp.CmdEventComposite, data))
+	}
+	hit(0x42)
+	if tr.threadSuspends[0x42] != 1 || tr.unknownSuspends != 0 {
+		t.Fatalf("EVENT_THREAD on 0x42: %v, %d unknown", tr.threadSuspends, tr.unknownSuspends)
+	}
+	for i := len(tr.threadSuspends); i < maxTracked-1; i++ {
+		tr.threadSuspends[uint64(1<<40+i)] = 1
+	}
+	hit(0x43) // the last one tracked
+	hit(0x44) // past the bound: counted as unknown
+	if tr.threadSuspends[0x43] != 1 || tr.threadSuspends[0x44] != 0 || tr.unknownSuspends != 1 {
+		t.Fatalf("at the bound: 0x43 %d, 0x44 %d, %d unknown", tr.threadSuspends[0x43], tr.threadSuspends[0x44], tr.unknownSuspends)
+	}
+}
+
+// Method names stop at maxMethods; a known method is still renamed.
+func TestResolverMethodBound(t *testing.T) {
+	in := NewInspector(8)
+	res := newResolver(artSizes)
+	in.names["v"] = res
+	for i := 0; i < maxMethods-1; i++ {
+		res.methods[[2]uint64{1, uint64(i)}] = ""
+	}
+	res.methods[[2]uint64{0x11, 0x100}] = "old" // maxMethods now
+	class := jdwp.AppendID(nil, 8, 0x11)
+	// 0x100 "renamed" (known), 0x101 "over" (new, past the bound)
+	replyRecord(t, in, jdwp.CmdSetReferenceType, jdwp.CmdRTMethods, class, methodsReply("renamed", "over"), time.Now(), time.Now())
+	if a, b := res.MethodName(0x11, 0x100), res.MethodName(0x11, 0x101); a != "renamed" || b != "" || len(res.methods) != maxMethods {
+		t.Fatalf("at the bound: %q, %q, %d kept", a, b, len(res.methods))
+	}
+}
