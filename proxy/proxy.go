@@ -582,13 +582,16 @@ func (p *Proxy) allocPortLocked() int {
 func (p *Proxy) listenEntry(e *entry) bool {
 	addr := net.JoinHostPort(p.opts.Bind, strconv.Itoa(e.port))
 	ln, err := p.listen("tcp", addr)
+	if err != nil {
+		err = fmt.Errorf("debugger port %d for %s: %w", e.port, e.key, err)
+		p.log.Warn("cannot open a debugger port", "error", err)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e.listening = false
 	if err != nil {
-		e.lnErr = fmt.Errorf("debugger port %d for %s: %w", e.port, e.key, err)
+		e.lnErr = err
 		e.retryAt = time.Now().Add(portRetry)
-		p.log.Warn("cannot open a debugger port", "error", e.lnErr)
 		return false
 	}
 	if p.stopping || p.entries[e.key] != e {
