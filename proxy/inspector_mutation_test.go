@@ -218,3 +218,21 @@ func TestResolverMethodBound(t *testing.T) {
 		t.Fatalf("at the bound: %q, %q, %d kept", a, b, len(res.methods))
 	}
 }
+
+// A Version reply is summarised when it decodes, and not otherwise.
+func TestVersionReplySummary(t *testing.T) {
+	in := NewInspector(8)
+	var w wire.Writer
+	w.JDWPString("Java Debug Wire Protocol")
+	w.S4(17)
+	w.S4(0)
+	w.JDWPString("17.0.15")
+	w.JDWPString("OpenJDK 64-Bit Server VM")
+	now := time.Now()
+	if r := replyRecord(t, in, jdwp.CmdSetVirtualMachine, jdwp.CmdVMVersion, nil, w.B, now, now); r.Summary != "OpenJDK 64-Bit Server VM 17.0.15 (JDWP 17.0)" {
+		t.Errorf("Version summary %q", r.Summary)
+	}
+	if r := replyRecord(t, in, jdwp.CmdSetVirtualMachine, jdwp.CmdVMVersion, nil, w.B[:10], now, now); r.Summary != "" {
+		t.Errorf("summary of a short Version reply: %q", r.Summary)
+	}
+}
