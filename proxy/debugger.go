@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
@@ -66,6 +67,15 @@ type attachment struct {
 	overflow   bool
 	qsignal    chan struct{}
 	drained    chan struct{} // signalled when pending empties
+	// The fast path (send): with nothing queued and the writer idle, a
+	// packet is written at once with one non-blocking write; what the
+	// socket does not take waits in partial, ahead of the queue, for the
+	// writer. raw is nil when nc offers no raw access (then every packet
+	// is queued).
+	raw     syscall.RawConn
+	writing bool   // the writer goroutine writes a batch (outside a.mu)
+	partial []byte // the unwritten rest of a packet the fast path began
+	scratch []byte // the fast path's packet buffer (at most fastMax)
 
 	// leaving is set (under p.mu, and leavingCh closed) when the debugger
 	// left and the cleanup starts; released is closed when the slot is free
@@ -117,6 +127,11 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 		qsignal: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		leavingCh: make(chan struct{}), released: make(chan struct{}),
 	}
+	if sc, ok := nc.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			a.raw = raw
+		}
+	}
 	if why := p.claim(ctx, a); why != "" {
 		refuse(why)
 		return
@@ -134,7 +149,7 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	// Attach: from here the VM's packets for the debugger come to a, after
 	// whatever the VM sent before (pre-data).
 	p.mu.Lock()
-	if e.session != s {
+	if e.session != s || !e.primed {
 		p.mu.Unlock()
 		p.note(key, port, "debugger "+remote+" dropped", "the VM's session changed")
 		return
@@ -193,8 +208,9 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *j
 	for {
 		p.mu.Lock()
 		s := e.session
+		primed := e.primed
 		p.mu.Unlock()
-		if s != nil && p.engine.Session(e.key) == s {
+		if s != nil && primed && p.engine.Session(e.key) == s {
 			jc, err := s.Conn(ctx)
 			if err == nil {
 				isDDM, err := s.IsDDM(ctx)
@@ -245,7 +261,7 @@ func (a *attachment) readLoop(ctx context.Context) string {
 			a.observe(ToVM, pk, 0, nil, "answered by ddmtui, not forwarded")
 			rep := jdwp.NewReply(pk.ID, jdwp.ErrNone, nil)
 			a.mu.Lock()
-			a.enqueueLocked(rep)
+			a.sendLocked(rep)
 			a.mu.Unlock()
 			a.observe(FromVM, rep, 0, &request{orig: pk.ID, set: pk.CommandSet, cmd: pk.Command, sent: now}, "ddmtui's answer")
 			return "the debugger sent VirtualMachine.Dispose"
@@ -344,7 +360,7 @@ func (a *attachment) fromVM(pk *jdwp.Packet) {
 	}
 	fwd := a.forwarding
 	if fwd {
-		a.enqueueLocked(out)
+		a.sendLocked(out)
 	}
 	a.mu.Unlock()
 	note := ""
@@ -358,21 +374,65 @@ func (a *attachment) observe(dir Direction, pk *jdwp.Packet, wireID uint32, req 
 	a.p.insp.observe(observation{at: time.Now(), vm: a.key, port: a.port, dir: dir, pkt: pk, wireID: wireID, req: req, note: note})
 }
 
-// enqueueLocked queues a packet for the debugger; a.mu is held.
+// bigData is the data size from which the writer sends a packet's data
+// from its own slice rather than copying it next to its header.
+const bigData = 16 << 10
+
+// fastMax is the largest packet the fast path writes at once; larger ones
+// (a big reply, already slow to produce) go through the writer.
+const fastMax = 64 << 10
+
+// sendLocked hands a packet to the debugger; a.mu is held. When nothing is
+// queued or being written it tries one non-blocking write on the calling
+// goroutine (the VM connection's reader), saving the hand-off to the writer;
+// whatever the socket does not take at once goes to the writer. It never
+// waits for the debugger.
+func (a *attachment) sendLocked(pk *jdwp.Packet) {
+	if a.qclosed {
+		return
+	}
+	if a.raw == nil || a.writing || len(a.queue) > 0 || a.partial != nil || pk.Len() > fastMax {
+		a.enqueueLocked(pk)
+		return
+	}
+	buf := pk.Append(a.scratch[:0])
+	a.scratch = buf
+	n := a.tryWrite(buf)
+	if n == len(buf) {
+		return
+	}
+	if a.queueBytes+len(buf)-n > a.p.opts.QueueBytes {
+		a.overflowLocked()
+		return
+	}
+	a.partial = append([]byte(nil), buf[n:]...)
+	a.queueBytes += len(a.partial)
+	a.signal()
+}
+
+// enqueueLocked queues a packet for the debugger's writer; a.mu is held.
 func (a *attachment) enqueueLocked(pk *jdwp.Packet) {
 	if a.qclosed {
 		return
 	}
 	if a.queueBytes+pk.Len() > a.p.opts.QueueBytes {
-		// The debugger does not keep up: disconnect it rather than
-		// stall the VM connection or grow without bound.
-		a.overflow, a.qclosed, a.forwarding = true, true, false
-		a.queue, a.queueBytes = nil, 0
-		a.nc.Close()
+		a.overflowLocked()
 		return
 	}
 	a.queue = append(a.queue, pk)
 	a.queueBytes += pk.Len()
+	a.signal()
+}
+
+// overflowLocked disconnects a debugger that does not keep up rather than
+// stall the VM connection or grow without bound; a.mu is held.
+func (a *attachment) overflowLocked() {
+	a.overflow, a.qclosed, a.forwarding = true, true, false
+	a.queue, a.queueBytes, a.partial = nil, 0, nil
+	a.nc.Close()
+}
+
+func (a *attachment) signal() {
 	select {
 	case a.qsignal <- struct{}{}:
 	default:
@@ -383,28 +443,49 @@ func (a *attachment) enqueueLocked(pk *jdwp.Packet) {
 // queue is closed and empty or a write fails.
 func (a *attachment) writeLoop() {
 	var buf []byte
+	var bufs net.Buffers
 	for {
 		a.mu.Lock()
-		batch, closed := a.queue, a.qclosed
-		a.queue, a.queueBytes = nil, 0
+		partial, batch, closed := a.partial, a.queue, a.qclosed
+		a.partial, a.queue, a.queueBytes = nil, nil, 0
+		busy := partial != nil || len(batch) > 0
+		a.writing = busy
 		a.mu.Unlock()
-		if len(batch) == 0 {
+		if !busy {
 			if closed {
 				return
 			}
 			<-a.qsignal
 			continue
 		}
-		buf = buf[:0]
+		// One write (writev) for the batch: small packets are copied
+		// together, a large packet's data goes out from where it is.
+		buf = append(buf[:0], partial...)
+		out := bufs[:0]
+		mark := 0
 		for _, pk := range batch {
-			buf = pk.Append(buf)
+			if len(pk.Data) < bigData {
+				buf = pk.Append(buf)
+				continue
+			}
+			buf = pk.AppendHeader(buf)
+			out = append(out, buf[mark:], pk.Data)
+			mark = len(buf)
 		}
+		out = append(out, buf[mark:])
+		bufs = out
 		_ = a.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if _, err := a.nc.Write(buf); err != nil {
-			a.mu.Lock()
+		_, err := out.WriteTo(a.nc)
+		clear(bufs[:cap(bufs)])                // let the packets' data go
+		_ = a.nc.SetWriteDeadline(time.Time{}) // the fast path's writes check it too
+		a.mu.Lock()
+		a.writing = false
+		if err != nil {
 			a.qclosed, a.forwarding = true, false
-			a.queue, a.queueBytes = nil, 0
-			a.mu.Unlock()
+			a.queue, a.queueBytes, a.partial = nil, 0, nil
+		}
+		a.mu.Unlock()
+		if err != nil {
 			a.nc.Close()
 			return
 		}

@@ -502,7 +502,7 @@ func TestInspectorRingAndFeeds(t *testing.T) {
 	}
 	fast.Close()
 	// Observations beyond the queue are dropped and counted, never block.
-	for i := 0; i < cap(in.in)+10; i++ {
+	for i := 0; i < maxObservations+10; i++ {
 		in.observe(observation{})
 	}
 	if in.Dropped() != 10 {

@@ -196,7 +196,14 @@ type observation struct {
 // a slow subscriber loses records (counted per Feed), never stalls others.
 // An Inspector serves one Proxy.
 type Inspector struct {
-	in      chan observation
+	// Observations wait in queue (at most maxObservations) for the decoder.
+	// The forwarding path wakes the decoder only when it is idle; a busy
+	// decoder takes what accumulated every batchPause, so a stream of
+	// packets costs no goroutine wake-up per packet.
+	qmu     sync.Mutex
+	queue   []observation
+	idle    bool
+	kick    chan struct{}
 	dropped atomic.Uint64
 
 	mu    sync.Mutex
@@ -217,19 +224,37 @@ func NewInspector(size int) *Inspector {
 		size = DefaultLogSize
 	}
 	return &Inspector{
-		in:    make(chan observation, 4096),
+		kick:  make(chan struct{}, 1),
 		ring:  make([]Record, size),
 		feeds: map[*Feed]struct{}{},
 		names: map[string]*resolver{},
 	}
 }
 
+// maxObservations bounds the observations waiting for the decoder.
+const maxObservations = 4096
+
+// batchPause is how long the decoder lets observations accumulate after a
+// batch before it takes the next.
+const batchPause = 5 * time.Millisecond
+
 // observe queues an observation without blocking.
 func (in *Inspector) observe(o observation) {
-	select {
-	case in.in <- o:
-	default:
+	in.qmu.Lock()
+	if len(in.queue) >= maxObservations {
+		in.qmu.Unlock()
 		in.dropped.Add(1)
+		return
+	}
+	in.queue = append(in.queue, o)
+	wake := in.idle
+	in.idle = false
+	in.qmu.Unlock()
+	if wake {
+		select {
+		case in.kick <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -238,15 +263,42 @@ func (in *Inspector) Dropped() uint64 { return in.dropped.Load() }
 
 // run decodes observations until ctx ends.
 func (in *Inspector) run(ctx context.Context) {
+	pause := time.NewTimer(batchPause)
+	defer pause.Stop()
+	var spare []observation
 	for {
+		in.qmu.Lock()
+		batch := in.queue
+		if len(batch) == 0 {
+			in.idle = true
+		} else {
+			in.queue, spare = spare[:0], nil
+		}
+		in.qmu.Unlock()
+		if len(batch) == 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-in.kick:
+			}
+			continue
+		}
+		for i := range batch {
+			in.namesMu.Lock()
+			r := in.decode(batch[i])
+			in.namesMu.Unlock()
+			in.add(r)
+			batch[i] = observation{} // let the packet go
+		}
+		spare = batch
+		if cap(spare) > maxObservations {
+			spare = nil
+		}
+		pause.Reset(batchPause)
 		select {
 		case <-ctx.Done():
 			return
-		case o := <-in.in:
-			in.namesMu.Lock()
-			r := in.decode(o)
-			in.namesMu.Unlock()
-			in.add(r)
+		case <-pause.C:
 		}
 	}
 }

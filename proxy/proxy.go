@@ -160,6 +160,16 @@ type Proxy struct {
 	insp   *Inspector
 	log    *slog.Logger
 
+	// listen and setPassthrough are net.Listen and the session's
+	// SetPassthrough; tests replace them to show that neither runs with
+	// p.mu held.
+	listen         func(network, addr string) (net.Listener, error)
+	setPassthrough func(s *monitor.Session, fn func(*jdwp.Packet)) []*jdwp.Packet
+
+	// mu guards the fields below. It is never held across a call into the
+	// monitor (engine, store, session) or across net.Listen: the session
+	// calls into the proxy (fromVM) on its reader goroutine, and a listen
+	// may take its time, while ports, selection and routing must go on.
 	mu       sync.Mutex
 	entries  map[string]*entry
 	selected string
@@ -182,7 +192,12 @@ type entry struct {
 	ln      net.Listener
 	lnErr   error
 	session *monitor.Session // nil while the VM is away
-	goneAt  time.Time
+	// primed is set once the session's passthrough is in place and what
+	// the VM sent before it leads the pre-data; a debugger attaches only
+	// then.
+	primed    bool
+	listening bool // a listen for port runs (without p.mu)
+	goneAt    time.Time
 	// fresh is true until a debugger attaches to the session: only then
 	// are VM commands kept for it (pre-data).
 	fresh        bool
@@ -199,12 +214,14 @@ const portRetry = 2 * time.Second
 func New(engine *monitor.Engine, opts Options) *Proxy {
 	opts.fill()
 	return &Proxy{
-		engine:  engine,
-		opts:    opts,
-		insp:    opts.Inspector,
-		log:     opts.Logger,
-		entries: map[string]*entry{},
-		changed: make(chan struct{}, 1),
+		engine:         engine,
+		opts:           opts,
+		insp:           opts.Inspector,
+		log:            opts.Logger,
+		listen:         net.Listen,
+		setPassthrough: (*monitor.Session).SetPassthrough,
+		entries:        map[string]*entry{},
+		changed:        make(chan struct{}, 1),
 	}
 }
 
@@ -350,7 +367,7 @@ func (p *Proxy) listenSelected() {
 		return
 	}
 	addr := net.JoinHostPort(p.opts.Bind, strconv.Itoa(p.opts.SelectedPort))
-	ln, err := net.Listen("tcp", addr)
+	ln, err := p.listen("tcp", addr)
 	p.mu.Lock()
 	switch {
 	case err != nil:
@@ -393,74 +410,73 @@ func (p *Proxy) shutdown() {
 	// Debugger handlers watch ctx and clean up behind themselves.
 	p.handlers.Wait()
 	for _, s := range sessions {
-		s.SetPassthrough(nil)
+		p.setPassthrough(s, nil)
 		s.SetDebugger("", 0)
 	}
 	p.notify()
 }
 
-// reconcile brings the ports in line with the engine's sessions.
+// reconcile brings the ports in line with the engine's sessions. It asks the
+// monitor first, decides under p.mu, and then binds sessions, opens ports and
+// reports debug ports with p.mu released.
 func (p *Proxy) reconcile() {
-	type portUpdate struct {
-		s    *monitor.Session
-		port int
+	type vmState struct {
+		key       string
+		s         *monitor.Session
+		debugPort int
+		inStore   bool
 	}
-	var updates []portUpdate
 	now := time.Now()
 	keys := p.engine.Keys()
-	present := make(map[string]bool, len(keys))
 	store := p.engine.Store()
+	vms := make([]vmState, 0, len(keys))
+	present := make(map[string]bool, len(keys))
+	for _, key := range keys {
+		s := p.engine.Session(key)
+		if s == nil {
+			continue
+		}
+		vm, ok := store.VM(key)
+		vms = append(vms, vmState{key, s, vm.DebugPort, ok})
+		present[key] = true
+	}
 
+	type binding struct {
+		e *entry
+		s *monitor.Session
+	}
+	var binds []binding
+	var listens []*entry
+	var closes []net.Listener
+	var forget []string
 	p.mu.Lock()
 	if p.stopping {
 		p.mu.Unlock()
 		return
 	}
 	changed := false
-	for _, key := range keys {
-		s := p.engine.Session(key)
-		if s == nil {
-			continue
-		}
-		present[key] = true
-		e, ok := p.entries[key]
+	for _, vm := range vms {
+		e, ok := p.entries[vm.key]
 		if !ok {
-			e = &entry{key: key, port: p.allocPortLocked()}
-			p.entries[key] = e
+			e = &entry{key: vm.key, port: p.allocPortLocked()}
+			p.entries[vm.key] = e
 			changed = true
 			if e.port == 0 {
-				e.lnErr = fmt.Errorf("%s: no free debugger port from %d", key, p.opts.BasePort)
+				e.lnErr = fmt.Errorf("%s: no free debugger port from %d", vm.key, p.opts.BasePort)
 			}
 		}
-		if e.session != s {
-			e.session, e.fresh, e.goneAt = s, true, time.Time{}
+		if e.session != vm.s {
+			e.session, e.fresh, e.primed, e.goneAt = vm.s, true, false, time.Time{}
 			e.predata, e.predataBytes = nil, 0
-			sess := s
-			// What the VM sent before now goes first; p.mu keeps fromVM
-			// out until it is in place.
-			for _, pk := range s.SetPassthrough(func(pk *jdwp.Packet) { p.fromVM(e, sess, pk) }) {
-				p.keepLocked(e, pk)
-			}
-			if e.ln == nil && e.port != 0 {
-				p.listenLocked(e) // a port that was in use may be free now
-			}
+			e.retryAt = time.Time{} // a port that was in use may be free now
+			binds = append(binds, binding{e, vm.s})
 			changed = true
 		}
-		if e.ln == nil && e.port != 0 && !now.Before(e.retryAt) {
+		if e.ln == nil && e.port != 0 && !e.listening && !now.Before(e.retryAt) {
 			// A port busy when the VM appeared is tried again now and then,
 			// not only when the session changes.
-			if p.listenLocked(e); e.ln == nil {
-				e.retryAt = now.Add(portRetry)
-			} else {
-				changed = true
-			}
-		}
-		want := 0
-		if e.ln != nil {
-			want = e.port
-		}
-		if vm, ok := store.VM(key); ok && vm.DebugPort != want {
-			updates = append(updates, portUpdate{s, want})
+			e.listening = true
+			listens = append(listens, e)
 		}
 	}
 	for key, e := range p.entries {
@@ -468,17 +484,50 @@ func (p *Proxy) reconcile() {
 			continue
 		}
 		if e.session != nil {
-			e.session, e.goneAt = nil, now
+			e.session, e.primed, e.goneAt = nil, false, now
 			e.predata, e.predataBytes = nil, 0
 			changed = true
 		}
-		if now.Sub(e.goneAt) >= p.opts.Grace && e.dbg == nil {
+		if now.Sub(e.goneAt) >= p.opts.Grace && e.dbg == nil && !e.listening {
 			if e.ln != nil {
-				e.ln.Close()
+				closes = append(closes, e.ln)
 			}
 			delete(p.entries, key)
-			p.insp.forget(key)
+			forget = append(forget, key)
 			changed = true
+		}
+	}
+	p.mu.Unlock()
+
+	for _, ln := range closes {
+		ln.Close()
+	}
+	for _, key := range forget {
+		p.insp.forget(key)
+	}
+	for _, b := range binds {
+		p.bind(b.e, b.s)
+	}
+	for _, e := range listens {
+		if p.listenEntry(e) {
+			changed = true
+		}
+	}
+
+	// The debug port each VM shows follows its listener.
+	type portUpdate struct {
+		s    *monitor.Session
+		port int
+	}
+	var updates []portUpdate
+	p.mu.Lock()
+	for _, vm := range vms {
+		want := 0
+		if e := p.entries[vm.key]; e != nil && e.session == vm.s && e.ln != nil {
+			want = e.port
+		}
+		if vm.inStore && vm.debugPort != want {
+			updates = append(updates, portUpdate{vm.s, want})
 		}
 	}
 	p.mu.Unlock()
@@ -490,6 +539,27 @@ func (p *Proxy) reconcile() {
 	if changed {
 		p.notify()
 	}
+}
+
+// bind routes s's packets to e. What the VM sent before the passthrough was
+// set goes first in the pre-data, ahead of what fromVM kept meanwhile; until
+// then no debugger attaches (e.primed).
+func (p *Proxy) bind(e *entry, s *monitor.Session) {
+	early := p.setPassthrough(s, func(pk *jdwp.Packet) { p.fromVM(e, s, pk) })
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e.session != s || e.primed {
+		return
+	}
+	later := e.predata
+	e.predata, e.predataBytes = nil, 0
+	for _, pk := range early {
+		p.keepLocked(e, pk)
+	}
+	for _, pk := range later {
+		p.keepLocked(e, pk)
+	}
+	e.primed = true
 }
 
 // allocPortLocked returns the lowest free port from the base, or 0.
@@ -506,18 +576,33 @@ func (p *Proxy) allocPortLocked() int {
 	return 0
 }
 
-func (p *Proxy) listenLocked(e *entry) {
+// listenEntry opens e's debugger port (e.listening is set; the listen runs
+// without p.mu) and reports whether it now listens. A port that is busy is
+// tried again after portRetry.
+func (p *Proxy) listenEntry(e *entry) bool {
 	addr := net.JoinHostPort(p.opts.Bind, strconv.Itoa(e.port))
-	ln, err := net.Listen("tcp", addr)
+	ln, err := p.listen("tcp", addr)
 	if err != nil {
-		e.lnErr = fmt.Errorf("debugger port %d for %s: %w", e.port, e.key, err)
-		p.log.Warn("cannot open a debugger port", "error", e.lnErr)
-		return
+		err = fmt.Errorf("debugger port %d for %s: %w", e.port, e.key, err)
+		p.log.Warn("cannot open a debugger port", "error", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e.listening = false
+	if err != nil {
+		e.lnErr = err
+		e.retryAt = time.Now().Add(portRetry)
+		return false
+	}
+	if p.stopping || p.entries[e.key] != e {
+		ln.Close()
+		return false
 	}
 	e.ln, e.lnErr = ln, nil
 	key := e.key
 	p.handlers.Add(1)
 	go p.acceptLoop(ln, e.port, func() string { return key })
+	return true
 }
 
 // acceptLoop hands every connection on ln to a debugger handler for the VM
@@ -551,7 +636,7 @@ func (p *Proxy) fromVM(e *entry, s *monitor.Session, pk *jdwp.Packet) {
 		p.mu.Unlock()
 		return
 	}
-	if a := e.dbg; a != nil && a.session == s {
+	if a := e.dbg; a != nil && a.session == s && e.primed {
 		p.mu.Unlock()
 		a.fromVM(pk)
 		return

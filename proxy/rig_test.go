@@ -23,7 +23,9 @@ func TestMain(m *testing.M) {
 	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 		ln.Close()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopJVMSet()
+	os.Exit(code)
 }
 
 func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
@@ -82,8 +84,9 @@ type rig struct {
 }
 
 // startRig monitors the VMs on ports (a local scan) and runs a proxy over
-// them. opts.BasePort and SelectedPort default to free ports.
-func startRig(t testing.TB, ports scan.PortRange, opts Options) *rig {
+// them. opts.BasePort and SelectedPort default to free ports. prep, if any,
+// changes the proxy before it runs.
+func startRig(t testing.TB, ports scan.PortRange, opts Options, prep ...func(*Proxy)) *rig {
 	t.Helper()
 	if opts.BasePort == 0 {
 		opts.BasePort = freeRange(t, 4)
@@ -106,6 +109,9 @@ func startRig(t testing.TB, ports scan.PortRange, opts Options) *rig {
 		r.engine.Run(ectx, monitor.Discovery{Local: &scan.Local{Ports: ports, Interval: 40 * time.Millisecond}})
 	}()
 	r.proxy = New(r.engine, opts)
+	for _, f := range prep {
+		f(r.proxy)
+	}
 	go func() {
 		defer close(r.pdone)
 		if err := r.proxy.Run(pctx); err != nil {
