@@ -1,0 +1,277 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Tests that state exact values at the points mutation testing found
+// unchecked (scripts/mutation.sh ./trace; docs/TESTING.md).
+
+func TestFormatErrorText(t *testing.T) {
+	for _, c := range []struct {
+		e    FormatError
+		want string
+	}{
+		{FormatError{Offset: 7, What: "key", Err: ErrTruncated}, "trace: key at offset 7: data ends early"},
+		{FormatError{Offset: 7, Line: 1, What: "key", Err: ErrTruncated}, "trace: key at line 1 (offset 7): data ends early"},
+		{FormatError{Part: "data", Offset: 9, What: "record", Err: ErrMalformed}, "trace: record at data offset 9: malformed"},
+	} {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
+		}
+	}
+}
+
+func TestWarningKindBounds(t *testing.T) {
+	if got := WarnReservedAction.String(); got != "reserved-action" {
+		t.Errorf("last kind: %q", got)
+	}
+	if got := warnKinds.String(); got != "warning(8)" {
+		t.Errorf("one past the last kind: %q", got)
+	}
+	var ws Warnings
+	ws.add(Warning{Kind: WarnReservedAction})
+	if ws.Count(WarnReservedAction) != 1 || ws.Count(warnKinds) != 0 {
+		t.Errorf("counts %d %d", ws.Count(WarnReservedAction), ws.Count(warnKinds))
+	}
+}
+
+// A zero Warnings keeps PerKindLimit of a kind; one with a limit keeps that
+// many; both count all.
+func TestWarningsLimit(t *testing.T) {
+	var zero Warnings
+	lim := Warnings{limit: 2}
+	for i := range PerKindLimit + 1 {
+		zero.add(Warning{Kind: WarnKey, Offset: int64(i)})
+		lim.add(Warning{Kind: WarnKey, Offset: int64(i)})
+	}
+	if len(zero.List) != PerKindLimit || zero.Counts[WarnKey] != PerKindLimit+1 {
+		t.Errorf("zero: kept %d counted %d", len(zero.List), zero.Counts[WarnKey])
+	}
+	if len(lim.List) != 2 || lim.List[1].Offset != 1 || lim.Counts[WarnKey] != PerKindLimit+1 {
+		t.Errorf("limit 2: kept %v counted %d", lim.List, lim.Counts[WarnKey])
+	}
+	// Through Limits: MaxWarnings 1 keeps one of the two unknown ids.
+	tr := &Trace{Header: Header{Version: 2, Methods: []Method{{ID: 4, Class: "a.A"}}},
+		Events: []Event{{1, Enter, 8, [2]uint32{}}, {1, Enter, 12, [2]uint32{}}}}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadProfile(bytes.NewReader(b), BuildOptions{Limits: Limits{MaxWarnings: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings.List) != 1 || p.Warnings.Counts[WarnUnknownMethod] != 2 {
+		t.Errorf("MaxWarnings 1: kept %v, counted %d", p.Warnings.List, p.Warnings.Counts[WarnUnknownMethod])
+	}
+	if got := (Limits{}).withDefaults().MaxWarnings; got != PerKindLimit {
+		t.Errorf("default MaxWarnings %d", got)
+	}
+	if got := (Limits{MaxWarnings: 3}).withDefaults().MaxWarnings; got != 3 {
+		t.Errorf("MaxWarnings 3 became %d", got)
+	}
+}
+
+// A key whose *end has no newline (a split key file): read, with a warning
+// that names the line.
+func TestKeyEndWithoutNewline(t *testing.T) {
+	key := "*version\n2\nclock=thread-cpu\n*threads\n*methods\n0x4\ta.A\tf\t()V\n*end"
+	tr := &Trace{Header: Header{Version: 2, Methods: []Method{{ID: 4, Class: "a.A", Name: "f", Signature: "()V"}}},
+		Events: []Event{{1, Enter, 4, [2]uint32{1}}, {1, Exit, 4, [2]uint32{3}}}}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := b[bytes.Index(b, []byte("*end\n"))+5:]
+	p, err := ReadProfileSplit(strings.NewReader(key), bytes.NewReader(data), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Warning{{Kind: WarnKey, Part: "key", Offset: int64(len(key) - 4), Message: "line 7: *end line has no newline"}}
+	if !equalWarnings(p.Warnings.List, want) || p.Records != 2 {
+		t.Errorf("warnings %v, want %v; %d records", p.Warnings.List, want, p.Records)
+	}
+}
+
+func equalWarnings(a, b []Warning) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The key may be exactly Limits.MaxKeyBytes long, not one byte more.
+func TestKeyBytesLimitExact(t *testing.T) {
+	tr := &Trace{Header: Header{Version: 2, Methods: []Method{{ID: 4, Class: "a.A"}}},
+		Events: []Event{{1, Enter, 4, [2]uint32{1}}}}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(bytes.Index(b, []byte("*end\n")) + 5)
+	p, err := ReadProfile(bytes.NewReader(b), BuildOptions{Limits: Limits{MaxKeyBytes: n}})
+	if err != nil {
+		t.Fatalf("key of exactly the limit: %v", err)
+	}
+	if p.Header.KeyBytes != n {
+		t.Errorf("KeyBytes %d, want %d", p.Header.KeyBytes, n)
+	}
+	_, err = ReadProfile(bytes.NewReader(b), BuildOptions{Limits: Limits{MaxKeyBytes: n - 1}})
+	if !errors.Is(err, ErrLimit) {
+		t.Errorf("key one byte over the limit: %v", err)
+	}
+}
+
+// Unknown sections and option lines are quoted in warnings up to 60 bytes.
+func TestKeyMessageTruncation(t *testing.T) {
+	s60 := strings.Repeat("x", 60)
+	if got := truncateForMessage([]byte(s60)); got != s60 {
+		t.Errorf("60 bytes: %q", got)
+	}
+	if got := truncateForMessage([]byte(s60 + "y")); got != s60+"…" {
+		t.Errorf("61 bytes: %q", got)
+	}
+}
+
+// An empty key line is skipped, wherever it is.
+func TestKeyEmptyLines(t *testing.T) {
+	text := "*version\n\n2\n\n*threads\n\n1\tmain\n*methods\n\n0x4\ta.A\tf\t()V\n*end\n"
+	kp := keyParser{src: newSourceBytes([]byte(text)), lim: Limits{}.withDefaults(), ws: &Warnings{}}
+	h, err := kp.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Version != 2 || len(h.Threads) != 1 || len(h.Methods) != 1 || h.KeyBytes != int64(len(text)) || len(kp.ws.List) != 0 {
+		t.Errorf("%+v warnings %v", h, kp.ws.List)
+	}
+}
+
+func TestMethodLineShapes(t *testing.T) {
+	for _, c := range []struct {
+		m    Method
+		line string
+	}{
+		{Method{ID: 4, Class: "a.A"}, "0x4\ta.A"},
+		{Method{ID: 4, Class: "a.A", Name: "f"}, "0x4\ta.A\tf\t"},
+		{Method{ID: 4, Class: "a.A", Signature: "()V"}, "0x4\ta.A\t\t()V"},
+		{Method{ID: 4, Class: "a.A", File: "A.java"}, "0x4\ta.A\t\t\tA.java"},
+		{Method{ID: 4, Class: "a.A", Line: 7}, "0x4\ta.A\t\t\t\t7"},
+		{Method{ID: 0, Class: "a.A", Name: "f", Signature: "()V", File: "A.java"}, "0\ta.A\tf\t()V\tA.java"},
+	} {
+		if got := formatMethodLine(&c.m); got != c.line {
+			t.Errorf("%+v: %q, want %q", c.m, got, c.line)
+		}
+		back, problem := parseMethodLine(c.line)
+		if problem != "" || back != c.m {
+			t.Errorf("%q read back as %+v (%s)", c.line, back, problem)
+		}
+	}
+	if m, problem := parseMethodLine("0X10\ta.A\tf"); problem != "" || m != (Method{ID: 0x10, Class: "a.A", Name: "f"}) {
+		t.Errorf("three fields, 0X: %+v %q", m, problem)
+	}
+}
+
+func TestThreadLineSeparators(t *testing.T) {
+	for _, c := range []struct {
+		line, problem string
+		want          Thread
+	}{
+		{"\tmain", `thread id "" is not a number`, Thread{}},
+		{" main", `thread id "" is not a number`, Thread{}},
+		{"7 main thread", "", Thread{7, "main thread"}},
+		{"0x10\tmain", "", Thread{16, "main"}},
+		{"main", "thread line has no name", Thread{}},
+	} {
+		got, problem := parseThreadLine(c.line)
+		if got != c.want || problem != c.problem {
+			t.Errorf("%q: %+v %q, want %+v %q", c.line, got, problem, c.want, c.problem)
+		}
+	}
+}
+
+// A ten-byte LEB128 value that never ends is too long, not truncated.
+func TestLEB128TenBytes(t *testing.T) {
+	ten := bytes.Repeat([]byte{0x80}, 10)
+	if _, k := uleb128(ten); k != -1 {
+		t.Errorf("uleb128 of ten continuation bytes: k=%d, want -1", k)
+	}
+	if _, k := uleb128(ten[:9]); k != 0 {
+		t.Errorf("uleb128 of nine: k=%d, want 0", k)
+	}
+	if _, k := sleb128(ten); k != -1 {
+		t.Errorf("sleb128 of ten continuation bytes: k=%d, want -1", k)
+	}
+	if _, k := sleb128(ten[:9]); k != 0 {
+		t.Errorf("sleb128 of nine: k=%d, want 0", k)
+	}
+}
+
+func TestCallTreePath(t *testing.T) {
+	p := goldenProfile(t, BuildOptions{CallTree: true})
+	tree := p.Thread(1).Tree
+	if tree.Nodes[0].Parent != -1 || tree.Nodes[0].Method != TopLevel {
+		t.Fatalf("root %+v", tree.Nodes[0])
+	}
+	var paths []string
+	for n := range tree.Nodes {
+		var names []string
+		for _, m := range tree.Path(int32(n)) {
+			names = append(names, p.Name(m))
+		}
+		paths = append(paths, strings.Join(names, ">"))
+	}
+	want := []string{"", "a.A.run", "a.A.run>a.B.<init>", "a.A.run>a.C.loop", "a.A.run>a.C.loop>a.C.loop", "a.A.run>(unknown)"}
+	if strings.Join(paths, "|") != strings.Join(want, "|") {
+		t.Errorf("paths %q, want %q", paths, want)
+	}
+}
+
+// Chrome's pid is the pid option when it is a positive number, else 1; the
+// process is named "dmtrace" without a vm option; a single clock has no
+// CPU durations.
+func TestChromePidAndSingleClock(t *testing.T) {
+	for _, c := range []struct {
+		pid  string
+		want string
+	}{{"0", `"pid":1,`}, {"-3", `"pid":1,`}, {"x", `"pid":1,`}, {"1", `"pid":1,`}, {"2", `"pid":2,`}} {
+		tr := &Trace{Header: Header{Version: 2, Options: []Option{{"pid", c.pid}},
+			Methods: []Method{{ID: 4, Class: "a.A", Name: "f"}}},
+			Events: []Event{{1, Enter, 4, [2]uint32{5}}, {1, Exit, 4, [2]uint32{9}}}}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := NewReader(bytes.NewReader(b), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cw := NewChromeWriter(rd.Header())
+		p, err := Build(rd, BuildOptions{OnCall: cw.Collect})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, err := cw.WriteTo(&out, p); err != nil {
+			t.Fatal(err)
+		}
+		want := `{"displayTimeUnit":"ms","otherData":{"producer":"ddmtui","clock":"thread-cpu"},"traceEvents":[
+{"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"dmtrace"}},
+{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"thread 1"}},
+{"name":"a.A.f","cat":"method","ph":"X","pid":1,"tid":1,"ts":5,"dur":4,"args":{"signature":""}}
+]}
+`
+		want = strings.ReplaceAll(want, `"pid":1,`, c.want)
+		if out.String() != want {
+			t.Errorf("pid %q:\n%s\nwant\n%s", c.pid, out.String(), want)
+		}
+	}
+}
