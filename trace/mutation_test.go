@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -273,5 +274,136 @@ func TestChromePidAndSingleClock(t *testing.T) {
 		if out.String() != want {
 			t.Errorf("pid %q:\n%s\nwant\n%s", c.pid, out.String(), want)
 		}
+	}
+}
+
+// A thread's methods and edges come out sorted however they were first
+// used: methods by index, edges by (caller, callee), callers by caller.
+func TestGraphOrder(t *testing.T) {
+	p := goldenProfile(t, BuildOptions{})
+	g := &p.Thread(1).Graph
+	var methods []int32
+	for _, m := range g.Methods {
+		methods = append(methods, m.Index)
+	}
+	// First used in the order a.A (2), a.B (3), a.C (4), (unknown) (1).
+	if want := []int32{TopLevel, Unknown, 2, 3, 4}; !slices.Equal(methods, want) {
+		t.Errorf("methods %v, want %v", methods, want)
+	}
+	var edges [][2]int32
+	for _, e := range g.Edges {
+		edges = append(edges, [2]int32{e.Caller, e.Callee})
+	}
+	// Completed in the order 2→3, 4→4, 2→4, 2→1, 0→2.
+	if want := [][2]int32{{0, 2}, {2, 1}, {2, 3}, {2, 4}, {4, 4}}; !slices.Equal(edges, want) {
+		t.Errorf("edges %v, want %v", edges, want)
+	}
+	if s := g.Stats(4); s.Calls != 2 || s.RecursiveCalls != 1 || s.Inclusive != [2]uint64{20, 30} {
+		t.Errorf("a.C on thread 1: %+v", s)
+	}
+	var callers []int32
+	for _, e := range p.All.Callers(3) {
+		callers = append(callers, e.Caller)
+	}
+	if want := []int32{0, 2, 4}; !slices.Equal(callers, want) {
+		t.Errorf("callers of a.B %v, want %v", callers, want)
+	}
+	var tcallers []int32
+	for _, e := range g.Callers(4) {
+		tcallers = append(tcallers, e.Caller)
+	}
+	if want := []int32{2, 4}; !slices.Equal(tcallers, want) {
+		t.Errorf("callers of a.C on thread 1 %v, want %v", tcallers, want)
+	}
+}
+
+// In a larger graph (past the sizes sorted by insertion) every method's
+// callers come out by ascending caller, and each edge once.
+func TestCallersOrderLarge(t *testing.T) {
+	tr, err := Synth{Seed: 3, Records: 20000, Methods: 200}.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadProfile(bytes.NewReader(b), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for i := range int32(len(p.Methods)) {
+		cs := p.All.Callers(i)
+		for k := range cs {
+			if cs[k].Callee != i || k > 0 && cs[k-1].Caller >= cs[k].Caller {
+				t.Fatalf("callers of %d: %v", i, cs)
+			}
+		}
+		seen += len(cs)
+	}
+	if seen != len(p.All.Edges) || seen < 100 {
+		t.Errorf("%d edges through Callers, %d in the graph", seen, len(p.All.Edges))
+	}
+}
+
+// JSON lists "(unknown)" when an unknown method was called, even for no
+// time, and not otherwise.
+func TestJSONUnknownListedWhenCalled(t *testing.T) {
+	for _, c := range []struct {
+		id      uint32
+		methods int
+		want    string
+	}{
+		{4, 1, `"id":4,"class":"a.A","method":"f","signature":"","calls":1,`},
+		{8, 2, `"id":-1,"class":"(unknown)","method":"","signature":"","calls":1,`},
+	} {
+		tr := &Trace{Header: Header{Version: 2, Methods: []Method{{ID: 4, Class: "a.A", Name: "f"}}},
+			Events: []Event{{1, Enter, c.id, [2]uint32{5}}, {1, Exit, c.id, [2]uint32{5}}}}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ReadProfile(bytes.NewReader(b), BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		json := p.JSON()
+		if c.id == 4 && json.Warnings != nil {
+			t.Errorf("no warnings, but %+v", json.Warnings)
+		}
+		if len(json.Methods) != c.methods {
+			t.Errorf("id %#x: %d methods listed: %+v", c.id, len(json.Methods), json.Methods)
+		}
+		if err := WriteJSON(&out, p); err != nil {
+			t.Fatal(err)
+		}
+		compact := strings.Join(strings.Fields(out.String()), "")
+		if !strings.Contains(compact, c.want) {
+			t.Errorf("id %#x: no %s in %s", c.id, c.want, compact)
+		}
+	}
+}
+
+// Methods with equal inclusive times are listed by id, whatever their key
+// order.
+func TestJSONTiesByID(t *testing.T) {
+	tr := &Trace{Header: Header{Version: 2, Methods: []Method{{ID: 0x20, Class: "b.B"}, {ID: 0x10, Class: "a.A"}, {ID: 0x30, Class: "c.C"}}},
+		Events: []Event{{1, Enter, 0x30, [2]uint32{5}}, {1, Exit, 0x30, [2]uint32{6}}}}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadProfile(bytes.NewReader(b), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, m := range p.JSON().Methods {
+		ids = append(ids, m.ID)
+	}
+	if want := []int64{0x30, 0x10, 0x20}; !slices.Equal(ids, want) {
+		t.Errorf("ids %#x, want %#x", ids, want)
 	}
 }
