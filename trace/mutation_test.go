@@ -407,3 +407,65 @@ func TestJSONTiesByID(t *testing.T) {
 		t.Errorf("ids %#x, want %#x", ids, want)
 	}
 }
+
+// A data offset equal to the fixed header (16 bytes for version 2, 18 for
+// version 3) is valid: records start right after it. One less is refused.
+func TestDataOffsetAtHeaderSize(t *testing.T) {
+	for _, c := range []struct{ version, offset int }{{2, 16}, {3, 18}} {
+		tr := &Trace{Header: Header{Version: c.version, DataOffset: c.offset, Methods: []Method{{ID: 4, Class: "a.A"}}},
+			Events: []Event{{1, Enter, 4, [2]uint32{1, 1}}, {1, Exit, 4, [2]uint32{3, 4}}}}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ReadProfile(bytes.NewReader(b), BuildOptions{})
+		if err != nil {
+			t.Fatalf("version %d offset %d: %v", c.version, c.offset, err)
+		}
+		if p.Records != 2 || p.Header.DataOffset != c.offset || p.All.Stats(firstKeyMethod).Inclusive[ClockCPU] != 2 {
+			t.Errorf("version %d: %d records, offset %d, %+v", c.version, p.Records, p.Header.DataOffset, p.All.Stats(firstKeyMethod))
+		}
+		keyLen := bytes.Index(b, []byte("*end\n")) + 5
+		b[keyLen+6] = byte(c.offset - 1)
+		_, err = ReadProfile(bytes.NewReader(b), BuildOptions{})
+		var fe *FormatError
+		if !errors.As(err, &fe) || !errors.Is(err, ErrMalformed) || fe.Offset != int64(keyLen+6) {
+			t.Errorf("version %d offset %d: %v", c.version, c.offset-1, err)
+		}
+	}
+}
+
+// An exit of a method that is not on the stack is ignored, however deep
+// the stack; one whose frame is further down closes the frames above it.
+func TestExitNotOnTop(t *testing.T) {
+	m := []Method{{ID: 4, Class: "a.A", Name: "a"}, {ID: 8, Class: "a.B", Name: "b"}, {ID: 12, Class: "a.C", Name: "c"}}
+	for _, c := range []struct {
+		events       []Event
+		warning      string
+		aIncl, bIncl uint64
+	}{
+		{[]Event{{1, Enter, 4, [2]uint32{1}}, {1, Enter, 8, [2]uint32{2}}, {1, Exit, 12, [2]uint32{5}}, {1, Enter, 4, [2]uint32{10}}},
+			"thread 1: exit from a.C.c, which is not on the stack (top is a.B.b); record ignored", 9, 8},
+		{[]Event{{1, Enter, 4, [2]uint32{1}}, {1, Enter, 8, [2]uint32{2}}, {1, Exit, 4, [2]uint32{5}}, {1, Enter, 4, [2]uint32{10}}},
+			"thread 1: exit from a.A.a while a.B.b is on top; 1 frames without exits closed here", 4, 3},
+		{[]Event{{1, Enter, 4, [2]uint32{1}}, {1, Enter, 8, [2]uint32{2}}, {1, Enter, 12, [2]uint32{3}}, {1, Enter, 12, [2]uint32{4}}, {1, Exit, 8, [2]uint32{6}}},
+			"thread 1: exit from a.B.b while a.C.c is on top; 2 frames without exits closed here", 5, 4},
+	} {
+		tr := &Trace{Header: Header{Version: 2, Methods: m}, Events: c.events}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ReadProfile(bytes.NewReader(b), BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Warnings.List) != 1 || p.Warnings.List[0].Message != c.warning {
+			t.Errorf("%s: warnings %v", c.warning, p.Warnings.List)
+		}
+		a, bs := p.All.Stats(firstKeyMethod), p.All.Stats(firstKeyMethod+1)
+		if a.Inclusive[ClockCPU] != c.aIncl || bs.Inclusive[ClockCPU] != c.bIncl {
+			t.Errorf("%s: a %+v b %+v", c.warning, a, bs)
+		}
+	}
+}
