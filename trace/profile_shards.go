@@ -52,8 +52,7 @@ func buildSharded(rd *Reader, opt BuildOptions) (*Profile, error) {
 	// Read here: each chunk goes to every shard, and is reused when every
 	// shard has handed it back (they do so in the order they got them).
 	made := 0
-	carry := 0 // bytes of a partial record at the end of the last chunk
-	var prev []byte
+	carry := 0 // bytes of a partial record at the end of the input
 	// The header may have been read to the end of the input already.
 	eof := rd.src.err != nil
 	readErr := rd.src.readErr()
@@ -68,11 +67,12 @@ func buildSharded(rd *Reader, opt BuildOptions) (*Profile, error) {
 				buf = <-shards[k].free
 			}
 		}
+		// First what the header left in the Reader's buffer (it may hold
+		// several chunks, and the end of the input), then straight from
+		// the input. Only the input's end leaves a chunk short.
 		off := rd.src.off
-		n := copy(buf, prev[len(prev)-carry:])
-		k := copy(buf[n:], rd.src.buffered())
-		rd.src.consume(k)
-		n += k
+		n := copy(buf, rd.src.buffered())
+		rd.src.consume(n)
 		for n < len(buf) && !eof {
 			m, err := rd.src.r.Read(buf[n:])
 			n += m
@@ -92,9 +92,7 @@ func buildSharded(rd *Reader, opt BuildOptions) (*Profile, error) {
 		}
 		whole := n / rs * rs
 		carry = n - whole
-		// Offsets: rd.src.off counts the bytes handed out in chunks.
-		rd.src.off = off + int64(whole)
-		prev = buf[:n]
+		rd.src.off = off + int64(whole) // the partial record is warned about below
 		if readErr == nil {
 			rd.checkMethods(buf[:whole], off, lay)
 		}
@@ -103,7 +101,7 @@ func buildSharded(rd *Reader, opt BuildOptions) (*Profile, error) {
 				s.in <- rawChunk{b: buf[:whole], off: off}
 			}
 		}
-		if eof {
+		if eof && len(rd.src.buffered()) == 0 {
 			break
 		}
 	}
