@@ -415,3 +415,46 @@ thread 7;a.E.tie 20
 }
 `,
 }
+
+// WriteJSON writes exactly what encoding/json writes for p.JSON(), for
+// every clock kind, empty lists, and names that need escaping (quotes,
+// backslashes, control characters, HTML characters, non-ASCII, invalid
+// UTF-8, U+2028).
+func TestWriteJSONEqualsEncodingJSON(t *testing.T) {
+	odd := []string{"a\"b", `c\d`, "e\rf", "g\x01h", "<i&j>", "ü€", "k\xffl", "m\u2028n", "o\bp\fq"}
+	for _, c := range []struct {
+		version int
+		clocks  Clocks
+		methods []Method
+		events  []Event
+	}{
+		{3, Dual, nil, nil},
+		{2, CPUOnly, []Method{{ID: 4, Class: odd[0], Name: odd[1], Signature: odd[2], File: odd[3]}}, nil},
+		{2, WallOnly, []Method{{ID: 4, Class: odd[4], Name: odd[5], Signature: odd[6], File: odd[7]}, {ID: 8, Class: odd[8]}},
+			[]Event{{1, Enter, 4, [2]uint32{1, 1}}, {1, Enter, 8, [2]uint32{2, 2}}, {1, Exit, 8, [2]uint32{5, 5}}, {1, Exit, 4, [2]uint32{9, 9}}, {1, Enter, 12, [2]uint32{9, 9}}}},
+		{3, Dual, []Method{{ID: 4, Class: "a.A", Name: "f", File: "A.java"}},
+			[]Event{{1, Enter, 4, [2]uint32{1, 2}}, {2, Exit, 4, [2]uint32{3, 4}}, {1, Exit, 4, [2]uint32{5, 9}}}},
+	} {
+		tr := &Trace{Header: Header{Version: c.version, Clocks: c.clocks, Methods: c.methods, Threads: []Thread{{1, odd[2]}},
+			Options: []Option{{"vm", odd[4]}}}, Events: c.events}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ReadProfile(bytes.NewReader(b), BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := encodeJSON(p.JSON(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := WriteJSON(&got, p); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want) {
+			t.Errorf("version %d %v:\n%s\nwant\n%s", c.version, c.clocks, got.String(), want)
+		}
+	}
+}
