@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"io"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -18,6 +19,10 @@ const (
 	chunkRecords   = 8192
 	chunksInFlight = 6
 )
+
+// collectAfterRecords is the trace size (records) from which buildSharded
+// collects garbage between the shards and the merge.
+const collectAfterRecords = 1 << 20
 
 // buildSharded profiles a trace of fixed-size records (versions 1–3, not
 // streaming) on profileShards goroutines. The calling goroutine only reads:
@@ -109,6 +114,18 @@ func buildSharded(rd *Reader, opt BuildOptions) (*Profile, error) {
 		close(s.in)
 	}
 	wg.Wait()
+	if records := int64(0); true {
+		for _, s := range shards {
+			records += s.b.records
+		}
+		if records >= collectAfterRecords {
+			// The shards' working tables, most of the heap, are garbage
+			// now: collected before the merge allocates, they leave the
+			// peak near the live size (a few ms for a third less peak
+			// on the 10 M-record anchor trace).
+			runtime.GC()
+		}
+	}
 	if readErr != nil {
 		rd.err = readErr
 		return nil, readErr
