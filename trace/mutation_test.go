@@ -469,3 +469,26 @@ func TestExitNotOnTop(t *testing.T) {
 		}
 	}
 }
+
+// In the time-first V2 layout the reader keeps each thread's open entries
+// within 4 × MaxStackDepth in all; closed calls give their room back, so
+// many shallow calls are all read.
+func TestV2TimeFirstStackRoomGivenBack(t *testing.T) {
+	var ev []Event
+	for i := range uint32(20) {
+		ev = append(ev, Event{1, Enter, 4, [2]uint32{10 * i, 10 * i}}, Event{1, Exit, 4, [2]uint32{10*i + 3, 10*i + 3}})
+	}
+	tr := &Trace{Header: Header{Version: 3, Clocks: Dual, Methods: []Method{{ID: 4, Class: "a.A", Name: "f"}}}, Events: ev}
+	var b bytes.Buffer
+	if err := EncodeV2(&b, tr, V2Options{Layout: V2TimeFirst}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadProfile(bytes.NewReader(b.Bytes()), BuildOptions{Limits: Limits{MaxStackDepth: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.All.Stats(firstKeyMethod)
+	if s.Calls != 20 || s.Inclusive != [2]uint64{60, 60} || p.Warnings.Total() != 0 {
+		t.Errorf("%+v, warnings %v", s, p.Warnings.List)
+	}
+}
