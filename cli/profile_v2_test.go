@@ -20,17 +20,21 @@ import (
 func TestProfileAsksModernDeviceForFormatV2(t *testing.T) {
 	leakcheck.Check(t)
 	v2 := sim.ProfileStart{Mode: ddm.ProfilingMethodTrace, BufferSize: 8 << 20, Flags: ddm.TraceFormatV2, File: "/sdcard/com.example.v2.trace"}
+	v1 := sim.ProfileStart{Mode: ddm.ProfilingMethodTrace, BufferSize: 8 << 20}
 	for _, c := range []struct {
 		api, vmAPI int // the device's API level, the one its VM behaves as
+		noSDCard   bool
 		want       sim.ProfileStart
 		version    int
 	}{
-		{35, 35, v2, trace.VersionDualClockV2},
-		{34, 34, sim.ProfileStart{Mode: ddm.ProfilingMethodTrace, BufferSize: 8 << 20}, 3},
+		{35, 35, false, v2, trace.VersionDualClockV2},
+		{34, 34, false, v1, 3},
 		// An ART that ignores the flag writes format V1: read the same way.
-		{35, 34, v2, 3},
+		{35, 34, false, v2, 3},
+		// A VM that cannot create the file (FAIL) gets the V1 request (MPSS).
+		{35, 35, true, v1, 3},
 	} {
-		r := startADBRig(t, []sim.VMSpec{{PID: 3500, App: "com.example.v2", Package: "com.example.v2", Family: sim.ART, API: c.vmAPI, Threads: 2, Seed: 4}})
+		r := startADBRig(t, []sim.VMSpec{{PID: 3500, App: "com.example.v2", Package: "com.example.v2", Family: sim.ART, API: c.vmAPI, Threads: 2, Seed: 4, NoSDCard: c.noSDCard}})
 		r.dev.SetAPI(c.api)
 		out := filepath.Join(t.TempDir(), "v2.trace")
 		text, err := runApp(t, "profile", "--pid", "3500", "--duration", "200ms", "-o", out, "--adb", r.server.Addr(), "--scan", "off")

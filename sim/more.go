@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -170,6 +171,10 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 	case *ddm.MethodTraceStartRequest:
 		if prof.mode != ddm.ProfilingInactive {
 			fail("method tracing is already active")
+			break
+		}
+		if vm.spec.NoSDCard && strings.HasPrefix(m.FileName, "/sdcard/") {
+			fail("Unable to open trace file '" + m.FileName + "': Permission denied")
 			break
 		}
 		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, file: m.FileName, flags: m.Flags, runs: prof.runs}
