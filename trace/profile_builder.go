@@ -112,15 +112,20 @@ func (ts *threadState) slot(m int32) int32 {
 		if s := ts.slotDense[m]; s > 0 {
 			return s - 1
 		}
-		s := ts.local.add(localMethod{method: m, lastCaller: [2]int32{-1, -1}})
+		s := ts.local.add(newLocalMethod(m))
 		ts.slotDense[m] = s + 1
 		return s
 	}
 	s, added := ts.slotOf.getOrPut(uint64(m), int32(ts.local.len()))
 	if added {
-		ts.local.add(localMethod{method: m, lastCaller: [2]int32{-1, -1}})
+		ts.local.add(newLocalMethod(m))
 	}
 	return s
+}
+
+// newLocalMethod is a thread's first entry for method m: no cached callers.
+func newLocalMethod(m int32) localMethod {
+	return localMethod{method: m, lastCaller: [2]int32{-1, -1}}
 }
 
 func (ts *threadState) edge(caller, callee int32) int32 {
