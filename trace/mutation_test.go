@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -490,5 +491,55 @@ func TestV2TimeFirstStackRoomGivenBack(t *testing.T) {
 	s := p.All.Stats(firstKeyMethod)
 	if s.Calls != 20 || s.Inclusive != [2]uint64{60, 60} || p.Warnings.Total() != 0 {
 		t.Errorf("%+v, warnings %v", s, p.Warnings.List)
+	}
+}
+
+// OnCall reports each call's depth: 0 for a call made with an empty stack,
+// also for calls still open at the end and those closed by unwinding.
+func TestOnCallDepths(t *testing.T) {
+	m := []Method{{ID: 4, Class: "a.A"}, {ID: 8, Class: "a.B"}, {ID: 12, Class: "a.C"}}
+	tr := &Trace{Header: Header{Version: 2, Methods: m}, Events: []Event{
+		{1, Enter, 4, [2]uint32{1}}, {1, Enter, 8, [2]uint32{2}}, {1, Enter, 12, [2]uint32{3}},
+		{1, Exit, 8, [2]uint32{4}},                                // closes C (unwound) and B
+		{1, Enter, 8, [2]uint32{5}}, {1, Enter, 12, [2]uint32{6}}, // open at the end
+	}}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	_, err = ReadProfile(bytes.NewReader(b), BuildOptions{OnCall: func(c *Call) {
+		got = append(got, fmt.Sprintf("%d@%d/%d", c.Method, c.Depth, c.Kind))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "4@2/2 3@1/0 4@2/3 3@1/3 2@0/3"
+	if strings.Join(got, " ") != want {
+		t.Errorf("calls %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// Record threads take their key thread by exact id first, by the low 16
+// bits of a key id only in a second round, and keep the first they take.
+func TestThreadNamesExactBeforeLowBits(t *testing.T) {
+	tr := &Trace{Header: Header{Version: 2, Methods: []Method{{ID: 4, Class: "a.A"}},
+		Threads: []Thread{{0x10005, "low-bits"}, {5, "exact"}, {1, "one"}, {0x10001, "other"}}},
+		Events: []Event{{5, Enter, 4, [2]uint32{1}}, {1, Enter, 4, [2]uint32{1}}}}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadProfile(bytes.NewReader(b), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, th := range p.Threads {
+		got = append(got, fmt.Sprintf("%#x %s %d", th.ID, th.Name, th.Records))
+	}
+	want := "0x10005 low-bits 0|0x5 exact 1|0x1 one 1|0x10001 other 0"
+	if strings.Join(got, "|") != want {
+		t.Errorf("threads %q, want %q", strings.Join(got, "|"), want)
 	}
 }
