@@ -81,7 +81,9 @@ func profileCommand() *cli.Command {
 		Name:  "profile",
 		Usage: "record a method trace of a VM and save it as a .trace file",
 		Description: "Streams the trace through DDM (MPSS/MPSE, or SPSS/SPSE with --sampling) and writes it in the\n" +
-			"standard format that Traceview, dmtracedump and `ddmtui trace` read.",
+			"standard format that Traceview, dmtracedump and `ddmtui trace` read. On Android 15+ (API 35)\n" +
+			"devices it asks ART for its format V2 instead (a device file, read back through adb), which\n" +
+			"`ddmtui trace` reads; a VM that refuses gets the V1 request.",
 		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM to profile", Required: true},
 			&cli.DurationFlag{Name: "duration", Value: 5 * time.Second, Usage: "how long to record"},

@@ -6,6 +6,14 @@ import "github.com/ddmtui/ddmtui/internal/wire"
 // to the trace key (spec/ddm-chunks.md §8). ddmlib always sends 0.
 const TraceCountAllocs = 1
 
+// TraceFormatV2 in the profiling flags asks ART for its method-trace format
+// V2 (trace versions 4 and 5): the format field is bits 1–2 of the flags
+// (art/runtime/trace.h: kTraceFormatVersionFlagMask 0b110, shift 1,
+// kFormatV2 = 1), as ART's own tests set TRACE_OUTPUT_V2_FLAG = 0b010.
+// ART writes V2 only to files (MPRS), never over DDM (MPSS/MPSE); earlier
+// ART ignores the bit and writes format V1.
+const TraceFormatV2 = 1 << 1
+
 // MethodTraceStartRequest is MPRS: start method tracing into a file on the
 // device; the reply is empty or FAIL (spec/ddm-chunks.md §8).
 type MethodTraceStartRequest struct {

@@ -439,9 +439,11 @@ func (s *Session) Shell(ctx context.Context, cmd string) ([]byte, error) {
 	return s.shell(ctx, cmd)
 }
 
-// StartProfiling starts method profiling (spec/ddm-chunks.md §8): streamed
-// (MPSS, or SPSS when sampling) when the VM can, otherwise into a file on
-// the device (MPRS) when the VM is on an adb device. The VM answers with an
+// StartProfiling starts method profiling (spec/ddm-chunks.md §8): on a
+// device whose ART writes format V2 (TraceFormatV2API), into a V2 file on
+// the device (startFileTraceV2); else streamed (MPSS, or SPSS when
+// sampling) when the VM can, otherwise into a file on the device (MPRS)
+// when the VM is on an adb device. The VM answers with an
 // empty reply, a FAIL, or (modern ART) nothing.
 func (s *Session) StartProfiling(ctx context.Context, o ProfileOptions) error {
 	if err := s.waitReady(ctx); err != nil {
@@ -452,6 +454,11 @@ func (s *Session) StartProfiling(ctx context.Context, o ProfileOptions) error {
 	}
 	if o.BufferSize == 0 {
 		o.BufferSize = 8 << 20
+	}
+	if o.Sampling == 0 {
+		if started, err := s.startFileTraceV2(ctx, o.BufferSize); started || err != nil {
+			return err
+		}
 	}
 	var req ddm.Message = &ddm.MethodTraceStreamStartRequest{BufferSize: o.BufferSize}
 	switch {

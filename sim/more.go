@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"bytes"
+	"strings"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -16,17 +18,26 @@ type profiling struct {
 	start  time.Time
 	buffer uint32
 	file   string // MPRS: where MPRE writes the trace on the "device"
+	flags  uint32 // MPRS/MPSS flags (ddm.TraceFormatV2 asks for format V2)
 	runs   uint64 // traces produced, for distinct seeds
 }
 
 // ProfileStart is how the last trace was started: its mode (MPSS/MPRS give
-// ddm.ProfilingMethodTrace, SPSS ddm.ProfilingSampling), SPSS's interval and
-// the buffer size asked for.
+// ddm.ProfilingMethodTrace, SPSS ddm.ProfilingSampling), SPSS's interval,
+// the buffer size and the flags asked for, and the device file (MPRS).
 type ProfileStart struct {
 	Mode           uint8
 	IntervalMicros uint32
 	BufferSize     uint32
+	Flags          uint32
+	File           string
 }
+
+// TraceFormatV2API is the first API level whose simulated VMs answer a
+// file trace asked for with ddm.TraceFormatV2 with a format V2 file
+// (version 5), as ART does from Android 15; below it the flag is ignored.
+// Streamed traces (MPSE) stay format V1, as ART's.
+const TraceFormatV2API = 35
 
 // recordsPerSecond is how many trace records a simulated VM produces per
 // second of tracing.
@@ -53,6 +64,13 @@ func (vm *VM) traceBytesLocked() ([]byte, error) {
 		NamedThreads: threads, Clocks: trace.Dual}.Trace()
 	if err != nil {
 		return nil, err
+	}
+	if p.file != "" && p.flags&ddm.TraceFormatV2 != 0 && vm.spec.API >= TraceFormatV2API {
+		var b bytes.Buffer
+		if err := trace.EncodeV2(&b, tr, trace.V2Options{PID: vm.spec.PID}); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
 	}
 	return tr.MarshalBinary()
 }
@@ -136,8 +154,8 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			fail("method tracing is already active")
 			break
 		}
-		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, runs: prof.runs}
-		vm.lastProfile = ProfileStart{Mode: prof.mode, BufferSize: m.BufferSize}
+		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, flags: m.Flags, runs: prof.runs}
+		vm.lastProfile = ProfileStart{Mode: prof.mode, BufferSize: m.BufferSize, Flags: m.Flags}
 		c.replyEmpty(p)
 	case *ddm.SamplingStartRequest:
 		if vm.spec.Family == Dalvik {
@@ -155,8 +173,12 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			fail("method tracing is already active")
 			break
 		}
-		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, file: m.FileName, runs: prof.runs}
-		vm.lastProfile = ProfileStart{Mode: prof.mode, BufferSize: m.BufferSize}
+		if vm.spec.NoSDCard && strings.HasPrefix(m.FileName, "/sdcard/") {
+			fail("Unable to open trace file '" + m.FileName + "': Permission denied")
+			break
+		}
+		*prof = profiling{mode: ddm.ProfilingMethodTrace, start: time.Now(), buffer: m.BufferSize, file: m.FileName, flags: m.Flags, runs: prof.runs}
+		vm.lastProfile = ProfileStart{Mode: prof.mode, BufferSize: m.BufferSize, Flags: m.Flags, File: m.FileName}
 		c.replyEmpty(p)
 	case *ddm.MethodTraceStreamStopRequest, *ddm.SamplingStopRequest:
 		if prof.mode == ddm.ProfilingInactive || prof.file != "" {

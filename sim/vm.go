@@ -76,6 +76,9 @@ type VMSpec struct {
 	// FileTracesOnly leaves method-trace-profiling-streaming out of FEAT,
 	// as Dalvik before Android 2.2: traces go to a device file (MPRS/MPRE).
 	FileTracesOnly bool
+	// NoSDCard makes the VM's app unable to create files in /sdcard, as an
+	// app without storage access under scoped storage: MPRS answers FAIL.
+	NoSDCard bool
 	// Deadlock makes the VM's thread dump (SIGQUIT) show two application
 	// threads blocked on each other's monitors.
 	Deadlock bool

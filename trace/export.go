@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -102,6 +103,19 @@ func jsonID(p *Profile, i int32) int64 {
 // JSON builds the JSON document of p. Methods are sorted by inclusive time
 // on the first clock (descending), then by id; every key method is listed.
 func (p *Profile) JSON() *JSONProfile {
+	doc := p.jsonHead()
+	order, stats := p.jsonMethodOrder()
+	for _, i := range order {
+		doc.Methods = append(doc.Methods, p.jsonMethod(i, &stats[i]))
+	}
+	for i := range p.All.Edges {
+		doc.Edges = append(doc.Edges, p.jsonEdge(&p.All.Edges[i]))
+	}
+	return doc
+}
+
+// jsonHead is the JSON document without its methods and edges.
+func (p *Profile) jsonHead() *JSONProfile {
 	h := p.Header
 	doc := &JSONProfile{
 		Version: h.Version, Clock: p.Clocks.String(), Streaming: h.Streaming, Records: p.Records,
@@ -124,6 +138,25 @@ func (p *Profile) JSON() *JSONProfile {
 		doc.Threads = append(doc.Threads, JSONThread{ID: tp.ID, Name: tp.Name, Records: tp.Records,
 			CPUUsec: clockValue(p, ClockCPU, tt[ClockCPU]), WallUsec: clockValue(p, ClockWall, tt[ClockWall])})
 	}
+	doc.UnknownMethodIDs = p.UnknownMethodIDs
+	if n := p.Warnings.Total(); n > 0 {
+		jw := &JSONWarnings{Total: n, ByKind: map[string]int64{}, First: []JSONWarning{}}
+		for k, c := range p.Warnings.Counts {
+			if c > 0 {
+				jw.ByKind[WarningKind(k).String()] = c
+			}
+		}
+		for _, w := range p.Warnings.List {
+			jw.First = append(jw.First, JSONWarning{Kind: w.Kind.String(), Part: w.Part, Offset: w.Offset, Message: w.Message})
+		}
+		doc.Warnings = jw
+	}
+	return doc
+}
+
+// jsonMethodOrder lists the profile indexes JSON lists, in its order, and
+// the stats of every method.
+func (p *Profile) jsonMethodOrder() ([]int32, []Stats) {
 	first := p.Clocks.First()
 	order := make([]int32, 0, len(p.Methods))
 	for i := firstKeyMethod; i < len(p.Methods); i++ {
@@ -146,49 +179,178 @@ func (p *Profile) JSON() *JSONProfile {
 		}
 		return int(jsonID(p, a) - jsonID(p, b))
 	})
-	for _, i := range order {
-		m, s := &p.Methods[i], &stats[i]
-		doc.Methods = append(doc.Methods, JSONMethod{
-			ID: jsonID(p, i), Class: m.Class, Method: m.Name, Signature: m.Signature, File: m.File,
-			Calls: s.Calls, RecursiveCalls: s.RecursiveCalls,
-			InclusiveCPUUsec:  clockValue(p, ClockCPU, s.Inclusive[ClockCPU]),
-			ExclusiveCPUUsec:  clockValue(p, ClockCPU, s.Exclusive[ClockCPU]),
-			InclusiveWallUsec: clockValue(p, ClockWall, s.Inclusive[ClockWall]),
-			ExclusiveWallUsec: clockValue(p, ClockWall, s.Exclusive[ClockWall]),
-		})
-	}
-	for _, e := range p.All.Edges {
-		je := JSONEdge{Callee: jsonID(p, e.Callee), Calls: e.Calls, RecursiveCalls: e.RecursiveCalls,
-			InclusiveCPUUsec:  clockValue(p, ClockCPU, e.Inclusive[ClockCPU]),
-			InclusiveWallUsec: clockValue(p, ClockWall, e.Inclusive[ClockWall])}
-		if e.Caller != TopLevel {
-			id := jsonID(p, e.Caller)
-			je.Caller = &id
-		}
-		doc.Edges = append(doc.Edges, je)
-	}
-	doc.UnknownMethodIDs = p.UnknownMethodIDs
-	if n := p.Warnings.Total(); n > 0 {
-		jw := &JSONWarnings{Total: n, ByKind: map[string]int64{}, First: []JSONWarning{}}
-		for k, c := range p.Warnings.Counts {
-			if c > 0 {
-				jw.ByKind[WarningKind(k).String()] = c
-			}
-		}
-		for _, w := range p.Warnings.List {
-			jw.First = append(jw.First, JSONWarning{Kind: w.Kind.String(), Part: w.Part, Offset: w.Offset, Message: w.Message})
-		}
-		doc.Warnings = jw
-	}
-	return doc
+	return order, stats
 }
 
-// WriteJSON writes p as an indented JSON document (JSONProfile).
+func (p *Profile) jsonMethod(i int32, s *Stats) JSONMethod {
+	m := &p.Methods[i]
+	return JSONMethod{
+		ID: jsonID(p, i), Class: m.Class, Method: m.Name, Signature: m.Signature, File: m.File,
+		Calls: s.Calls, RecursiveCalls: s.RecursiveCalls,
+		InclusiveCPUUsec:  clockValue(p, ClockCPU, s.Inclusive[ClockCPU]),
+		ExclusiveCPUUsec:  clockValue(p, ClockCPU, s.Exclusive[ClockCPU]),
+		InclusiveWallUsec: clockValue(p, ClockWall, s.Inclusive[ClockWall]),
+		ExclusiveWallUsec: clockValue(p, ClockWall, s.Exclusive[ClockWall]),
+	}
+}
+
+func (p *Profile) jsonEdge(e *Edge) JSONEdge {
+	je := JSONEdge{Callee: jsonID(p, e.Callee), Calls: e.Calls, RecursiveCalls: e.RecursiveCalls,
+		InclusiveCPUUsec:  clockValue(p, ClockCPU, e.Inclusive[ClockCPU]),
+		InclusiveWallUsec: clockValue(p, ClockWall, e.Inclusive[ClockWall])}
+	if e.Caller != TopLevel {
+		id := jsonID(p, e.Caller)
+		je.Caller = &id
+	}
+	return je
+}
+
+// WriteJSON writes p as an indented JSON document (JSONProfile), the bytes
+// encoding/json writes for p.JSON() with a two-space indent. The methods
+// and edges (most of a large profile) are encoded one at a time, so the
+// document is never whole in memory.
 func WriteJSON(w io.Writer, p *Profile) error {
-	enc := json.NewEncoder(w)
+	head, err := encodeJSON(p.jsonHead(), "")
+	if err != nil {
+		return err
+	}
+	const methodsKey, edgesKey = "\n  \"methods\": [", "\n  \"edges\": ["
+	// String values cannot hold a raw newline, so these are the keys.
+	mi := bytes.Index(head, []byte(methodsKey+"],"))
+	ei := bytes.Index(head, []byte(edgesKey+"]"))
+	if mi < 0 || ei < mi {
+		return fmt.Errorf("trace: JSON head without its lists")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head[:mi+len(methodsKey)])
+	order, stats := p.jsonMethodOrder()
+	var b []byte
+	for k, i := range order {
+		b = p.appendJSONMethod(b[:0], k, i, &stats[i])
+		bw.Write(b)
+	}
+	closeJSONList(bw, len(order))
+	bw.Write(head[mi+len(methodsKey)+1 : ei+len(edgesKey)])
+	for k := range p.All.Edges {
+		b = p.appendJSONEdge(b[:0], k, &p.All.Edges[k])
+		bw.Write(b)
+	}
+	closeJSONList(bw, len(p.All.Edges))
+	bw.Write(head[ei+len(edgesKey)+1:])
+	return bw.Flush()
+}
+
+// appendJSONMethod appends element k of the methods list as encoding/json
+// writes p.jsonMethod(i, s) there.
+func (p *Profile) appendJSONMethod(b []byte, k int, i int32, s *Stats) []byte {
+	m := &p.Methods[i]
+	b = jsonElementStart(b, k)
+	b = appendJSONInt(b, "id", jsonID(p, i), false)
+	b = appendJSONStringField(b, "class", m.Class)
+	b = appendJSONStringField(b, "method", m.Name)
+	b = appendJSONStringField(b, "signature", m.Signature)
+	if m.File != "" {
+		b = appendJSONStringField(b, "file", m.File)
+	}
+	b = appendJSONInt(b, "calls", s.Calls, true)
+	b = appendJSONInt(b, "recursive_calls", s.RecursiveCalls, true)
+	if p.Clocks.Has(ClockCPU) {
+		b = appendJSONUint(b, "inclusive_cpu_usec", s.Inclusive[ClockCPU])
+		b = appendJSONUint(b, "exclusive_cpu_usec", s.Exclusive[ClockCPU])
+	}
+	if p.Clocks.Has(ClockWall) {
+		b = appendJSONUint(b, "inclusive_wall_usec", s.Inclusive[ClockWall])
+		b = appendJSONUint(b, "exclusive_wall_usec", s.Exclusive[ClockWall])
+	}
+	return append(b, "\n    }"...)
+}
+
+// appendJSONEdge appends element k of the edges list as encoding/json
+// writes p.jsonEdge(e) there.
+func (p *Profile) appendJSONEdge(b []byte, k int, e *Edge) []byte {
+	b = jsonElementStart(b, k)
+	comma := false
+	if e.Caller != TopLevel {
+		b = appendJSONInt(b, "caller", jsonID(p, e.Caller), false)
+		comma = true
+	}
+	b = appendJSONInt(b, "callee", jsonID(p, e.Callee), comma)
+	b = appendJSONInt(b, "calls", e.Calls, true)
+	b = appendJSONInt(b, "recursive_calls", e.RecursiveCalls, true)
+	if p.Clocks.Has(ClockCPU) {
+		b = appendJSONUint(b, "inclusive_cpu_usec", e.Inclusive[ClockCPU])
+	}
+	if p.Clocks.Has(ClockWall) {
+		b = appendJSONUint(b, "inclusive_wall_usec", e.Inclusive[ClockWall])
+	}
+	return append(b, "\n    }"...)
+}
+
+func jsonElementStart(b []byte, k int) []byte {
+	if k > 0 {
+		b = append(b, ',')
+	}
+	return append(b, "\n    {"...)
+}
+
+// The fields of a list element: six spaces in, every one but the first
+// after a comma.
+func appendJSONKey(b []byte, key string, comma bool) []byte {
+	if comma {
+		b = append(b, ',')
+	}
+	b = append(b, "\n      \""...)
+	b = append(b, key...)
+	return append(b, "\": "...)
+}
+
+func appendJSONInt(b []byte, key string, v int64, comma bool) []byte {
+	return strconv.AppendInt(appendJSONKey(b, key, comma), v, 10)
+}
+
+func appendJSONUint(b []byte, key string, v uint64) []byte {
+	return strconv.AppendUint(appendJSONKey(b, key, true), v, 10)
+}
+
+func appendJSONStringField(b []byte, key, v string) []byte {
+	return appendJSONString(appendJSONKey(b, key, true), v)
+}
+
+// appendJSONString appends v quoted as encoding/json does without HTML
+// escaping: printable ASCII directly, anything else through encoding/json.
+func appendJSONString(b []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			q, err := encodeJSON(v, "")
+			if err != nil { // not for a string
+				panic(err)
+			}
+			return append(b, q[:len(q)-1]...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, v...)
+	return append(b, '"')
+}
+
+// encodeJSON is v as encoding/json's Encoder writes it with a two-space
+// indent and the given prefix, without HTML escaping.
+func encodeJSON(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(p.JSON())
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func closeJSONList(bw *bufio.Writer, n int) {
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteByte(']')
 }
 
 // frameName is how exports other than JSON name a method: "class.method",

@@ -50,6 +50,8 @@ type threadState struct {
 	edgeOf    indexTable // caller<<32 | callee → index in edges
 	edges     paged[Edge]
 	tree      *CallTree
+	// profile is set by finish, when the thread has no more records.
+	profile *ThreadProfile
 }
 
 type localMethod struct {
@@ -110,15 +112,20 @@ func (ts *threadState) slot(m int32) int32 {
 		if s := ts.slotDense[m]; s > 0 {
 			return s - 1
 		}
-		s := ts.local.add(localMethod{method: m, lastCaller: [2]int32{-1, -1}})
+		s := ts.local.add(newLocalMethod(m))
 		ts.slotDense[m] = s + 1
 		return s
 	}
 	s, added := ts.slotOf.getOrPut(uint64(m), int32(ts.local.len()))
 	if added {
-		ts.local.add(localMethod{method: m, lastCaller: [2]int32{-1, -1}})
+		ts.local.add(newLocalMethod(m))
 	}
 	return s
+}
+
+// newLocalMethod is a thread's first entry for method m: no cached callers.
+func newLocalMethod(m int32) localMethod {
+	return localMethod{method: m, lastCaller: [2]int32{-1, -1}}
 }
 
 func (ts *threadState) edge(caller, callee int32) int32 {
@@ -133,40 +140,48 @@ func (ts *threadState) edge(caller, callee int32) int32 {
 func (b *ProfileBuilder) Add(recs []Record) error {
 	for i := range recs {
 		r := &recs[i]
-		ts := b.cur
-		if ts == nil || ts.id != r.Thread {
-			ts = b.thread(r.Thread)
-			b.cur = ts
-		}
 		m := r.Method + firstKeyMethod
 		if r.Method < 0 {
 			m = Unknown
 		}
-		t := [2]uint64{uint64(r.Time[0]), uint64(r.Time[1])}
-		if ts.records == 0 {
-			ts.first, ts.last = t, t
-			ts.firstAt = r.Offset
-		} else if t[0] < ts.last[0] || t[1] < ts.last[1] {
-			b.warn(WarnTimeBackwards, r.Offset, "thread %d: time %d/%d is before the previous record's %d/%d; using the previous", r.Thread, t[0], t[1], ts.last[0], ts.last[1])
-			t[0], t[1] = max(t[0], ts.last[0]), max(t[1], ts.last[1])
+		if err := b.add(r.Thread, m, [2]uint64{uint64(r.Time[0]), uint64(r.Time[1])}, r.Action, r.Offset); err != nil {
+			return err
 		}
-		ts.records++
-		delta := [2]uint64{t[0] - ts.last[0], t[1] - ts.last[1]}
-		if r.Action == Enter {
-			if err := b.enter(ts, m, t, delta, r.Offset); err != nil {
-				return err
-			}
-		} else {
-			if r.Action == ActionReserved {
-				b.warn(WarnReservedAction, r.Offset, "action 3 read as an exit")
-			}
-			if !b.exit(ts, m, t, delta, r.Offset) {
-				continue // ignored record: the time stays with the running frame
-			}
-		}
-		ts.last = t
 	}
 	b.records += int64(len(recs))
+	return nil
+}
+
+// add processes one record of thread id: profile method index m, time t,
+// at file offset off. It does not count the record in b.records.
+func (b *ProfileBuilder) add(id uint32, m int32, t [2]uint64, action Action, off int64) error {
+	ts := b.cur
+	if ts == nil || ts.id != id {
+		ts = b.thread(id)
+		b.cur = ts
+	}
+	if ts.records == 0 {
+		ts.first, ts.last = t, t
+		ts.firstAt = off
+	} else if t[0] < ts.last[0] || t[1] < ts.last[1] {
+		b.warn(WarnTimeBackwards, off, "thread %d: time %d/%d is before the previous record's %d/%d; using the previous", id, t[0], t[1], ts.last[0], ts.last[1])
+		t[0], t[1] = max(t[0], ts.last[0]), max(t[1], ts.last[1])
+	}
+	ts.records++
+	delta := [2]uint64{t[0] - ts.last[0], t[1] - ts.last[1]}
+	if action == Enter {
+		if err := b.enter(ts, m, t, delta, off); err != nil {
+			return err
+		}
+	} else {
+		if action == ActionReserved {
+			b.warn(WarnReservedAction, off, "action 3 read as an exit")
+		}
+		if !b.exit(ts, m, t, delta, off) {
+			return nil // ignored record: the time stays with the running frame
+		}
+	}
+	ts.last = t
 	return nil
 }
 
@@ -317,10 +332,9 @@ func (b *ProfileBuilder) methodName(m int32) string {
 	return "(invalid)"
 }
 
-// Finish closes the calls still open at the end of each thread (at that
-// thread's last time, inclusive only, as dmtracedump) and returns the
-// profile. The builder must not be used afterwards.
-func (b *ProfileBuilder) Finish() *Profile {
+// closeOpen closes the calls still open at the end of each thread, at that
+// thread's last time (inclusive only, as dmtracedump).
+func (b *ProfileBuilder) closeOpen() {
 	for _, ts := range b.threads {
 		// dmtracedump walks each stack from the bottom; the sums do not
 		// depend on the order, but OnCall reports innermost first.
@@ -335,6 +349,34 @@ func (b *ProfileBuilder) Finish() *Profile {
 			b.complete(ts, &f, caller, n-1, ts.last, CallOpen)
 		}
 	}
+}
+
+// finish builds the thread's profile (its open calls closed) into
+// ts.profile and lets its working state go.
+func (ts *threadState) finish() {
+	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree}
+	top := MethodStats{Index: TopLevel}
+	top.Inclusive = [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]}
+	top.Exclusive = ts.topSelf
+	tp.Methods = make([]MethodStats, 0, ts.local.len()+1)
+	tp.Methods = append(tp.Methods, top)
+	for lm := range ts.local.all {
+		tp.Methods = append(tp.Methods, MethodStats{Index: lm.method, Stats: lm.Stats})
+	}
+	tp.Edges = make([]Edge, 0, ts.edges.len())
+	for e := range ts.edges.all {
+		tp.Edges = append(tp.Edges, *e)
+	}
+	ts.local, ts.edges, ts.slotOf, ts.edgeOf, ts.slotDense = paged[localMethod]{}, paged[Edge]{}, indexTable{}, indexTable{}, nil
+	tp.index()
+	ts.profile = &tp
+}
+
+// Finish closes the calls still open at the end of each thread (at that
+// thread's last time, inclusive only, as dmtracedump) and returns the
+// profile. The builder must not be used afterwards.
+func (b *ProfileBuilder) Finish() *Profile {
+	b.closeOpen()
 	h := b.hdr
 	p := &Profile{Header: h, Clocks: h.Clocks, Records: b.records}
 	p.Methods = make([]Method, firstKeyMethod+len(h.Methods))
@@ -351,25 +393,16 @@ func (b *ProfileBuilder) Finish() *Profile {
 	recordThreads := make([]ThreadProfile, 0, len(b.threads))
 	keyOf := make([]int, 0, len(b.threads)) // index in h.Threads, -1 for none
 	for _, ts := range b.threads {
-		tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree}
-		top := MethodStats{Index: TopLevel}
-		top.Inclusive = [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]}
-		top.Exclusive = ts.topSelf
-		tp.Methods = make([]MethodStats, 0, ts.local.len()+1)
-		tp.Methods = append(tp.Methods, top)
-		addStats(&all[TopLevel], &top.Stats)
-		for lm := range ts.local.all {
-			tp.Methods = append(tp.Methods, MethodStats{Index: lm.method, Stats: lm.Stats})
-			addStats(&all[lm.method], &lm.Stats)
-			active[lm.method] = true
+		if ts.profile == nil {
+			ts.finish()
 		}
-		tp.Edges = make([]Edge, 0, ts.edges.len())
-		for e := range ts.edges.all {
-			tp.Edges = append(tp.Edges, *e)
+		tp := *ts.profile
+		ts.profile = nil
+		for i := range tp.Methods {
+			ms := &tp.Methods[i]
+			addStats(&all[ms.Index], &ms.Stats)
+			active[ms.Index] = true
 		}
-		// The thread's working state is done with: let it go before the
-		// next thread's profile is built.
-		ts.local, ts.edges, ts.slotOf, ts.edgeOf, ts.slotDense = paged[localMethod]{}, paged[Edge]{}, indexTable{}, indexTable{}, nil
 		for _, e := range tp.Edges {
 			k, added := allEdges.getOrPut(uint64(uint32(e.Caller))<<32|uint64(uint32(e.Callee)), int32(len(edges)))
 			if added {
@@ -381,7 +414,6 @@ func (b *ProfileBuilder) Finish() *Profile {
 			ae.Inclusive[0] += e.Inclusive[0]
 			ae.Inclusive[1] += e.Inclusive[1]
 		}
-		tp.index()
 		recordThreads = append(recordThreads, tp)
 		keyOf = append(keyOf, -1)
 	}

@@ -1,10 +1,7 @@
 package trace
 
 import (
-	"cmp"
 	"io"
-	"slices"
-	"sync"
 )
 
 // recordBatch is how many records ReadProfile decodes at a time.
@@ -102,134 +99,6 @@ func buildPipelined(rd *Reader, opt BuildOptions) (*Profile, error) {
 	}
 	p := b.Finish()
 	p.Warnings = mergeWarnings(rd.Warnings(), &p.Warnings)
-	p.UnknownMethodIDs = rd.UnknownMethodIDs()
-	return p, nil
-}
-
-// profileShards is how many goroutines profile a trace's threads (each
-// thread belongs to one, in turn by first appearance).
-const profileShards = 2
-
-// buildSharded decodes on one goroutine and profiles on profileShards
-// others, each owning every profileShards-th thread to appear: per-thread
-// work needs nothing from other threads, and each goroutine's tables are
-// half as large. The shards' threads and warnings are merged in file order,
-// so the profile is the one a single builder makes. (Calls reported to
-// OnCall would come out of order, so that option stays on one builder.)
-func buildSharded(rd *Reader, opt BuildOptions) (*Profile, error) {
-	type shardBatch struct {
-		recs []Record
-		n    int
-	}
-	var builders [profileShards]*ProfileBuilder
-	var in [profileShards]chan shardBatch
-	var free [profileShards]chan []Record
-	var errs [profileShards]error
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for k := range builders {
-		b := NewProfileBuilder(rd.Header(), opt)
-		b.part = rd.part
-		builders[k] = b
-		in[k] = make(chan shardBatch, pipelineBatches)
-		free[k] = make(chan []Record, pipelineBatches)
-		for range pipelineBatches {
-			free[k] <- make([]Record, recordBatch)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for sb := range in[k] {
-				if errs[k] == nil {
-					errs[k] = b.Add(sb.recs[:sb.n])
-				}
-				free[k] <- sb.recs
-			}
-		}()
-	}
-	// Decode here, and deal each record to its thread's shard.
-	batch := make([]Record, recordBatch)
-	shardOf := make(map[uint32]int)
-	var out [profileShards][]Record
-	send := func(k int) bool {
-		select {
-		case in[k] <- shardBatch{recs: out[k], n: len(out[k])}:
-			out[k] = nil
-			return true
-		case <-done:
-			return false
-		}
-	}
-	var readErr error
-	lastThread, lastShard := uint32(0), -1
-	for readErr == nil {
-		n, err := rd.Read(batch)
-		for i := range batch[:n] {
-			r := &batch[i]
-			k := lastShard
-			if r.Thread != lastThread || k < 0 {
-				var ok bool
-				if k, ok = shardOf[r.Thread]; !ok {
-					k = len(shardOf) % profileShards
-					shardOf[r.Thread] = k
-				}
-				lastThread, lastShard = r.Thread, k
-			}
-			if out[k] == nil {
-				out[k] = (<-free[k])[:0]
-			}
-			out[k] = append(out[k], *r)
-			if len(out[k]) == recordBatch {
-				send(k)
-			}
-		}
-		if err != nil {
-			if err != io.EOF {
-				readErr = err
-			}
-			break
-		}
-	}
-	for k := range out {
-		if len(out[k]) > 0 {
-			send(k)
-		}
-		close(in[k])
-	}
-	wg.Wait()
-	close(done)
-	if readErr != nil {
-		return nil, readErr
-	}
-	// The first error in file order, as one builder would have stopped at.
-	var first error
-	var firstOff int64
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		off := int64(-1)
-		if fe, ok := err.(*FormatError); ok {
-			off = fe.Offset
-		}
-		if first == nil || off < firstOff {
-			first, firstOff = err, off
-		}
-	}
-	if first != nil {
-		return nil, first
-	}
-	m := NewProfileBuilder(rd.Header(), opt)
-	m.part = rd.part
-	ws := *rd.Warnings()
-	for _, b := range builders {
-		m.threads = append(m.threads, b.threads...)
-		m.records += b.records
-		ws = mergeWarnings(&ws, b.ws)
-	}
-	slices.SortStableFunc(m.threads, func(a, b *threadState) int { return cmp.Compare(a.firstAt, b.firstAt) })
-	m.ws = &ws
-	p := m.Finish()
 	p.UnknownMethodIDs = rd.UnknownMethodIDs()
 	return p, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -260,5 +261,61 @@ func TestSynthIsDeterministicAndRealistic(t *testing.T) {
 	if active < 3 || p.Warnings.Count(WarnUnmatchedExit) == 0 || recursive == 0 || maxDepth < 8 {
 		t.Fatalf("workload too simple: %d busy threads, %d unmatched exits, %d recursive calls, depth %d",
 			active, p.Warnings.Count(WarnUnmatchedExit), recursive, maxDepth)
+	}
+}
+
+// Boundaries of the writer: a 16-bit thread id of 0xFFFF decodes, a record
+// size of 0xFFFF is written, action 3 may be written, and a streaming
+// method line of exactly 65535 bytes (newline included) fits its packet.
+func TestWriterBoundaries(t *testing.T) {
+	tr := &Trace{Header: Header{Version: 2, Methods: []Method{{ID: 4, Class: "a.A"}}},
+		Events: []Event{{0xFFFF, Enter, 4, [2]uint32{1}}, {0xFFFF, ActionReserved, 4, [2]uint32{2}}}}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, ws, err := Decode(bytes.NewReader(b), Limits{})
+	if err != nil || len(back.Events) != 2 || back.Events[0].Thread != 0xFFFF || back.Events[1].Action != ActionReserved || ws.Count(WarnReservedAction) != 0 {
+		t.Fatalf("thread 0xFFFF and action 3: %v %+v", err, back)
+	}
+	big := &Trace{Header: Header{Version: 3, RecordSize: 0xFFFF, Methods: []Method{{ID: 4, Class: "a.A"}}},
+		Events: []Event{{1, Enter, 4, [2]uint32{1, 2}}}}
+	if b, err = big.MarshalBinary(); err != nil {
+		t.Fatalf("record size 0xFFFF: %v", err)
+	}
+	if back, _, err = Decode(bytes.NewReader(b), Limits{}); err != nil || back.RecordSize != 0xFFFF || len(back.Events) != 1 {
+		t.Fatalf("record size 0xFFFF read back: %v", err)
+	}
+	for _, c := range []struct {
+		classLen int
+		ok       bool
+	}{{65530, true}, {65531, false}} {
+		h := &Header{Version: 2, Streaming: true, Methods: []Method{{ID: 4, Class: strings.Repeat("a", c.classLen)}}}
+		var out bytes.Buffer
+		w, err := NewWriter(&out, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = w.WriteEvent(Event{1, Enter, 4, [2]uint32{1}})
+		if (err == nil) != c.ok || !c.ok && !errors.Is(err, ErrInvalid) {
+			t.Errorf("method line of %d bytes: %v", 5+c.classLen, err)
+		}
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// A streaming method packet that cannot be written is WriteEvent's error.
+func TestWriterStreamingMethodPacketError(t *testing.T) {
+	boom := errors.New("boom")
+	h := &Header{Version: 2, Streaming: true, Methods: []Method{{ID: 4, Class: strings.Repeat("a", 65530)}}}
+	w, err := NewWriter(failingWriter{boom}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteEvent(Event{1, Enter, 4, [2]uint32{1}}); !errors.Is(err, boom) {
+		t.Errorf("WriteEvent: %v, want boom", err)
 	}
 }
