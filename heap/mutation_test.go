@@ -282,3 +282,18 @@ func TestAssemblerKeepsSmallCapacity(t *testing.T) {
 		t.Fatalf("4097: cap %d kept", cap(a.segments))
 	}
 }
+
+// TestAssemblerUnitSizeZero: a segment claiming 0-byte units is refused
+// before any bound is computed from its unit size (which would divide by 0
+// once a heap size is known).
+func TestAssemblerUnitSizeZero(t *testing.T) {
+	var a Assembler
+	a.SetHeapMax(1 << 20)
+	a.Start(1, ddm.TypeHPSG)
+	seg := ddm.HeapSegment{Type: ddm.TypeHPSG, HeapID: 1, UnitSize: 0, Address: 0x1000, Units: 1,
+		Data: ddm.AppendRunPairs(nil, hard, 1)}
+	err := a.Add(&seg)
+	if err == nil || err.Error() != "heap 1: segment at 0x1000 has unit size 0" {
+		t.Fatalf("unit size 0: %v", err)
+	}
+}
