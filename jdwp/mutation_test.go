@@ -1,0 +1,70 @@
+package jdwp
+
+// Tests that kill the mutants scripts/mutation.sh found alive in this
+// package (docs/TESTING.md, "Mutation testing"). Each states exact values.
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// TestBudgetExactPeak: reading a packet of n data bytes above 1 MiB holds
+// n/2 bytes of pieces and then the n-byte buffer: a budget of exactly that
+// is enough, one byte less is not, and nothing stays held afterwards.
+func TestBudgetExactPeak(t *testing.T) {
+	const n = 2*readChunk + 2 // pieces of 1 MiB and 1 byte, then the buffer
+	const peak = n/2 + n
+	in := bigPacket(HeaderLen + n)
+	b := NewBudget(peak)
+	p, err := ReadPacketBudget(bytes.NewReader(in), 0, b)
+	if err != nil || len(p.Data) != n || !bytes.Equal(p.Data, in[HeaderLen:]) {
+		t.Fatalf("budget of exactly %d: %v", peak, err)
+	}
+	if b.Used() != 0 || b.Peak() != peak {
+		t.Fatalf("used %d peak %d, want 0 %d", b.Used(), b.Peak(), peak)
+	}
+	short := NewBudget(peak - 1)
+	if _, err := ReadPacketBudget(bytes.NewReader(in), 0, short); !errors.Is(err, ErrBudget) {
+		t.Fatalf("budget of %d: %v, want ErrBudget", peak-1, err)
+	}
+	if short.Used() != 0 || short.Peak() != n/2 {
+		t.Fatalf("after the refusal: used %d peak %d, want 0 %d", short.Used(), short.Peak(), n/2)
+	}
+}
+
+// TestBudgetZeroAndNil: a zero-limit budget and a nil one bound nothing and
+// count nothing.
+func TestBudgetZeroAndNil(t *testing.T) {
+	in := bigPacket(HeaderLen + 2*readChunk)
+	zero := NewBudget(0)
+	if _, err := ReadPacketBudget(bytes.NewReader(in), 0, zero); err != nil {
+		t.Fatalf("zero budget: %v", err)
+	}
+	if zero.Used() != 0 || zero.Peak() != 0 {
+		t.Fatalf("zero budget counted: used %d peak %d", zero.Used(), zero.Peak())
+	}
+	var none *Budget
+	if _, err := ReadPacketBudget(bytes.NewReader(in), 0, none); err != nil {
+		t.Fatalf("nil budget: %v", err)
+	}
+	if none.Used() != 0 || none.Peak() != 0 {
+		t.Fatal("nil budget reports bytes")
+	}
+	none.release(5) // no panic
+}
+
+// TestSmallPacketsBypassBudget: a packet of up to 1 MiB of data is read in
+// one buffer without drawing from the budget; one byte more draws from it.
+func TestSmallPacketsBypassBudget(t *testing.T) {
+	b := NewBudget(1)
+	at := bigPacket(HeaderLen + readChunk)
+	p, err := ReadPacketBudget(bytes.NewReader(at), 0, b)
+	if err != nil || len(p.Data) != readChunk || b.Peak() != 0 {
+		t.Fatalf("1 MiB of data: %v, peak %d", err, b.Peak())
+	}
+	over := bigPacket(HeaderLen + readChunk + 1)
+	if _, err := ReadPacketBudget(bytes.NewReader(over), 0, b); !errors.Is(err, ErrBudget) {
+		t.Fatalf("1 MiB + 1 of data: %v, want ErrBudget", err)
+	}
+}
