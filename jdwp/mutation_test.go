@@ -6,7 +6,9 @@ package jdwp
 import (
 	"bytes"
 	"errors"
+	"net"
 	"testing"
+	"time"
 )
 
 // TestBudgetExactPeak: reading a packet of n data bytes above 1 MiB holds
@@ -66,5 +68,43 @@ func TestSmallPacketsBypassBudget(t *testing.T) {
 	over := bigPacket(HeaderLen + readChunk + 1)
 	if _, err := ReadPacketBudget(bytes.NewReader(over), 0, b); !errors.Is(err, ErrBudget) {
 		t.Fatalf("1 MiB + 1 of data: %v, want ErrBudget", err)
+	}
+}
+
+// TestSetMaxPacketLen: the limit changes from the next header on; 0 (or
+// less) goes back to the Options value.
+func TestSetMaxPacketLen(t *testing.T) {
+	srv, cli := net.Pipe()
+	c := NewConn(cli, Options{MaxPacketLen: 100})
+	defer c.Close()
+	defer srv.Close()
+	if c.MaxPacketLen() != 100 {
+		t.Fatalf("initial limit %d, want 100", c.MaxPacketLen())
+	}
+	for _, tc := range []struct{ set, want int }{{20, 20}, {0, 100}, {HeaderLen + 2, HeaderLen + 2}, {-1, 100}, {HeaderLen + 2, HeaderLen + 2}} {
+		c.SetMaxPacketLen(tc.set)
+		if got := c.MaxPacketLen(); got != tc.want {
+			t.Fatalf("SetMaxPacketLen(%d): limit %d, want %d", tc.set, got, tc.want)
+		}
+	}
+	go func() {
+		_ = WritePacket(srv, NewCommand(1, CmdSetDDM, CmdDDMChunk, []byte{1, 2}))
+		_ = WritePacket(srv, NewCommand(2, CmdSetDDM, CmdDDMChunk, []byte{1, 2, 3}))
+	}()
+	select {
+	case p := <-c.Incoming():
+		if p.ID != 1 || len(p.Data) != 2 {
+			t.Fatalf("packet at the limit: %v", p)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the packet at the limit did not arrive")
+	}
+	select {
+	case <-c.Done():
+		if err := c.Err(); !errors.Is(err, ErrPacketTooLarge) || err.Error() != "jdwp: read: jdwp: packet length exceeds the limit: 14 > 13" {
+			t.Fatalf("packet over the limit ended the connection with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a packet over the limit did not end the connection")
 	}
 }

@@ -1,0 +1,125 @@
+package threaddump
+
+// Tests that kill the mutants scripts/mutation.sh found alive in this
+// package (docs/TESTING.md, "Mutation testing"). Each states exact values.
+
+import (
+	"testing"
+)
+
+// edgeOf returns (Owner, HeldBy, OwnerFromLocked) of the edge whose waiter
+// is thread index w.
+func edgeOf(t *testing.T, a *Analysis, w int) (int, int, bool) {
+	t.Helper()
+	for _, e := range a.Edges {
+		if e.Waiter == w {
+			return e.Owner, e.HeldBy, e.OwnerFromLocked
+		}
+	}
+	t.Fatalf("no edge from thread %d in %+v", w, a.Edges)
+	return 0, 0, false
+}
+
+// TestOwnerFromLockedLines: a waiter whose lock line names no owner gets
+// the first other thread with a `- locked` line for the object: not itself
+// (monitors are re-entrant), and not a thread without a VM thread id.
+func TestOwnerFromLockedLines(t *testing.T) {
+	other := &Thread{Name: "other", TID: 7, State: "Runnable"}
+	// The waiter holds the object itself and so does thread index 2.
+	self := blockedThread(3, "0x1", 0, "0x1")
+	holder := &Thread{Name: "holder", TID: 9, State: "Runnable", Locks: []Lock{{Kind: LockHeld, Object: "0x1"}}}
+	a := Analyze(&Process{VM: VMART, Threads: []*Thread{self, other, holder}})
+	if o, h, f := edgeOf(t, a, 0); o != 2 || h != 9 || !f {
+		t.Fatalf("second holder: owner %d held by %d from locked %v; want 2 9 true", o, h, f)
+	}
+	// Only the waiter holds it: no owner.
+	a = Analyze(&Process{VM: VMART, Threads: []*Thread{blockedThread(3, "0x1", 0, "0x1"), other}})
+	if o, h, f := edgeOf(t, a, 0); o != -1 || h != 0 || f {
+		t.Fatalf("waiter alone holds it: owner %d held by %d from locked %v; want -1 0 false", o, h, f)
+	}
+	// A thread with tid 0 (none) that holds it is not an owner.
+	noTID := &Thread{Name: "no tid", TID: 0, State: "Runnable", Locks: []Lock{{Kind: LockHeld, Object: "0x1"}}}
+	a = Analyze(&Process{VM: VMART, Threads: []*Thread{blockedThread(3, "0x1", 0), noTID}})
+	if o, h, f := edgeOf(t, a, 0); o != -1 || h != 0 || f {
+		t.Fatalf("tid 0 holder: owner %d held by %d from locked %v; want -1 0 false", o, h, f)
+	}
+}
+
+// waiters lists the waiter indices of a deadlock in order.
+func waiters(d Deadlock) []int {
+	var w []int
+	for _, e := range d {
+		w = append(w, e.Waiter)
+	}
+	return w
+}
+
+// TestCycleStartsAtLowestTIDThenIndex: two threads of a cycle share a tid
+// (owners found through `- locked` lines); the cycle starts at the lower
+// index of the two, whichever the walk met first.
+func TestCycleStartsAtLowestTIDThenIndex(t *testing.T) {
+	x := blockedThread(5, "0x1", 0, "0x2")
+	y := blockedThread(5, "0x2", 0, "0x1")
+	a := Analyze(&Process{VM: VMART, Threads: []*Thread{x, y}})
+	if len(a.Deadlocks) != 1 || !equalInts(waiters(a.Deadlocks[0]), []int{0, 1}) {
+		t.Fatalf("walk from the first: deadlocks %+v, want waiters [0 1]", a.Deadlocks)
+	}
+	// A thread outside the cycle waits for y, so the walk enters the cycle
+	// at y (index 2) and meets x (index 1) after it.
+	w := blockedThread(20, "0x3", 0)
+	x = blockedThread(5, "0x1", 0, "0x2")
+	y = blockedThread(5, "0x2", 0, "0x1", "0x3")
+	a = Analyze(&Process{VM: VMART, Threads: []*Thread{w, x, y}})
+	if len(a.Deadlocks) != 1 || !equalInts(waiters(a.Deadlocks[0]), []int{1, 2}) {
+		t.Fatalf("walk entering at the higher index: deadlocks %+v, want waiters [1 2]", a.Deadlocks)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMainThreadIsTID1First: the attached thread with tid 1 is the main
+// thread even at index 0 and even when another thread is named "main".
+func TestMainThreadIsTID1First(t *testing.T) {
+	p := &Process{VM: VMART, Threads: []*Thread{
+		{Name: "ui", TID: 1, State: "Runnable"},
+		{Name: "main", TID: 2, State: "Runnable"},
+	}}
+	if i := MainThreadIndex(p); i != 0 {
+		t.Fatalf("main thread index %d, want 0", i)
+	}
+	if m := Analyze(p).Main; m == nil || m.Thread != 0 {
+		t.Fatalf("Analyze main %+v, want thread 0", m)
+	}
+}
+
+// TestMainThreadFirstFrameAndFirstOwner: indices 0 count: a main thread
+// whose only frame (index 0) is nativePollOnce is idle, and a main thread
+// blocked on a monitor held by thread index 0 names that thread.
+func TestMainThreadFirstFrameAndFirstOwner(t *testing.T) {
+	idle := &Thread{Name: "main", TID: 1, State: "Native",
+		Frames: []Frame{JavaFrame("android.os.MessageQueue", "nativePollOnce", "Native method")}}
+	m := Analyze(&Process{VM: VMART, Threads: []*Thread{idle}}).Main
+	const idleSummary = `"main" (tid 1) is idle in its message loop, waiting for input; at android.os.MessageQueue.nativePollOnce(Native method)`
+	if m == nil || m.Frame != 0 || !m.Idle || m.Summary != idleSummary {
+		t.Fatalf("idle main: %+v", m)
+	}
+
+	holder := &Thread{Name: "T5", TID: 5, State: "Runnable", Locks: []Lock{{Kind: LockHeld, Object: "0x1", Type: "java.lang.Object"}}}
+	blocked := blockedThread(1, "0x1", 5)
+	blocked.Name = "main"
+	m = Analyze(&Process{VM: VMART, Threads: []*Thread{holder, blocked}}).Main
+	const blockedSummary = `"main" (tid 1) is Blocked: waiting to enter a synchronized block or method whose monitor another thread holds; at a.B.c(B.java:1), waiting to lock <0x1> (a java.lang.Object) held by "T5" (tid 5)`
+	if m == nil || m.Thread != 1 || m.Owner != 0 || m.Idle || m.Summary != blockedSummary {
+		t.Fatalf("blocked main: %+v", m)
+	}
+}
