@@ -4,6 +4,7 @@ package threaddump
 // package (docs/TESTING.md, "Mutation testing"). Each states exact values.
 
 import (
+	"bytes"
 	"testing"
 )
 
@@ -121,5 +122,81 @@ func TestMainThreadFirstFrameAndFirstOwner(t *testing.T) {
 	const blockedSummary = `"main" (tid 1) is Blocked: waiting to enter a synchronized block or method whose monitor another thread holds; at a.B.c(B.java:1), waiting to lock <0x1> (a java.lang.Object) held by "T5" (tid 5)`
 	if m == nil || m.Thread != 1 || m.Owner != 0 || m.Idle || m.Summary != blockedSummary {
 		t.Fatalf("blocked main: %+v", m)
+	}
+}
+
+// TestNamesOutOfRange: styles and VM kinds past their tables have a
+// numbered or "unknown" name; the last in each table has its own.
+func TestNamesOutOfRange(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{Style(-1).String(), "style(-1)"}, {Style(4).String(), "style(4)"}, {StyleART14.String(), "art14"}, {StyleDalvik.String(), "dalvik"},
+		{VM(-1).String(), "unknown"}, {VM(4).String(), "unknown"}, {VMNative.String(), "native"}, {VMUnknown.String(), "unknown"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+// TestFormatEdges writes, in the ART 14 style, a process without runtime
+// lines (no blank line before the end line), a lock line whose frame index
+// is past the last frame (written after the last frame), and unattached
+// threads with and without held mutexes (the line only when there are
+// some).
+func TestFormatEdges(t *testing.T) {
+	p := &Process{PID: 42, Date: "2024-01-01 00:00:00", VM: VMART, Threads: []*Thread{
+		{Name: "main", TID: 1, State: "Runnable", Priority: 5, Frames: []Frame{JavaFrame("a.B", "c", "B.java:1")},
+			Locks: []Lock{{Kind: LockHeld, Object: "0x1", Type: "java.lang.Object", Frame: 5}}},
+		{Name: "bare", Unattached: true},
+		{Name: "mutexed", Unattached: true, HeldMutexes: []string{`"mutator lock"(shared held)`}},
+	}}
+	const want = `
+----- pid 42 at 2024-01-01 00:00:00 -----
+DALVIK THREADS (1):
+"main" prio=5 tid=1 Runnable
+  | group="" sCount=0 ucsCount=0 flags=0 obj= self=
+  | sysTid=0 nice=0 cgrp= sched= handle=
+  | state= schedstat=(  ) utm=0 stm=0 core=0 HZ=0
+  | stack= stackSize=
+  | held mutexes=
+  at a.B.c(B.java:1)
+  - locked <0x1> (a java.lang.Object)
+
+"bare" prio=0 (not attached)
+  | sysTid=0 nice=0 cgrp=
+  | state= schedstat=(  ) utm=0 stm=0 core=0 HZ=0
+
+"mutexed" prio=0 (not attached)
+  | sysTid=0 nice=0 cgrp=
+  | state= schedstat=(  ) utm=0 stm=0 core=0 HZ=0
+  | held mutexes= "mutator lock"(shared held)
+
+----- end 42 -----
+`
+	var b bytes.Buffer
+	if err := Format(&b, p, StyleART14); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestDalvikLockOwnerName: Dalvik's "held by tid=N (name)" takes the name
+// from the lock line when it has one, else from the dump's thread N, else
+// prints none.
+func TestDalvikLockOwnerName(t *testing.T) {
+	p := &Process{VM: VMDalvik, Threads: []*Thread{{Name: "Worker", TID: 11}}}
+	for _, tc := range []struct {
+		l    Lock
+		want string
+	}{
+		{Lock{Kind: LockWaitingToLock, Object: "0x41d2f6a0", Type: "java.lang.Object", HeldBy: 11}, "- waiting to lock <0x41d2f6a0> (a java.lang.Object) held by tid=11 (Worker)"},
+		{Lock{Kind: LockWaitingToLock, Object: "0x41d2f6a0", Type: "java.lang.Object", HeldBy: 11, HeldByName: "Named"}, "- waiting to lock <0x41d2f6a0> (a java.lang.Object) held by tid=11 (Named)"},
+		{Lock{Kind: LockWaitingToLock, Object: "0x41d2f6a0", Type: "java.lang.Object", HeldBy: 12}, "- waiting to lock <0x41d2f6a0> (a java.lang.Object) held by tid=12"},
+	} {
+		if got := lockText(p, tc.l, StyleDalvik); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
 	}
 }
