@@ -125,12 +125,14 @@ func TestMainThreadFirstFrameAndFirstOwner(t *testing.T) {
 	}
 }
 
-// TestNamesOutOfRange: styles and VM kinds past their tables have a
+// TestNamesOutOfRange: styles, VM, frame and lock kinds past their tables have a
 // numbered or "unknown" name; the last in each table has its own.
 func TestNamesOutOfRange(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{Style(-1).String(), "style(-1)"}, {Style(4).String(), "style(4)"}, {StyleART14.String(), "art14"}, {StyleDalvik.String(), "dalvik"},
 		{VM(-1).String(), "unknown"}, {VM(4).String(), "unknown"}, {VMNative.String(), "native"}, {VMUnknown.String(), "unknown"},
+		{FrameKind(-1).String(), "unknown"}, {FrameKind(4).String(), "unknown"}, {FrameNote.String(), "note"}, {FrameJava.String(), "java"},
+		{LockKind(-1).String(), "unknown"}, {LockKind(5).String(), "unknown"}, {LockWaitingForInflation.String(), "waiting for lock inflation of"}, {LockHeld.String(), "locked"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -197,6 +199,25 @@ func TestDalvikLockOwnerName(t *testing.T) {
 	} {
 		if got := lockText(p, tc.l, StyleDalvik); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestProcessThreadByTID: Thread finds the first attached thread with the
+// tid, at index 0 too; tid 0 and below find nothing even when a thread has
+// tid 0.
+func TestProcessThreadByTID(t *testing.T) {
+	first := &Thread{Name: "first", TID: 2}
+	zero := &Thread{Name: "zero", TID: 0}
+	unattached := &Thread{Name: "native", TID: 3, Unattached: true}
+	three := &Thread{Name: "three", TID: 3}
+	p := &Process{Threads: []*Thread{first, zero, unattached, three}}
+	for _, tc := range []struct {
+		tid  int
+		want *Thread
+	}{{2, first}, {3, three}, {0, nil}, {-1, nil}, {4, nil}} {
+		if got := p.Thread(tc.tid); got != tc.want {
+			t.Errorf("Thread(%d) = %+v, want %+v", tc.tid, got, tc.want)
 		}
 	}
 }
