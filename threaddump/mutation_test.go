@@ -221,3 +221,31 @@ func TestProcessThreadByTID(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameLineEdges: a line number right after a leading colon, and line
+// 0, are line numbers; a negative one is not.
+func TestFrameLineEdges(t *testing.T) {
+	for _, tc := range []struct {
+		source string
+		line   int
+		ok     bool
+	}{{":12", 12, true}, {"B.java:0", 0, true}, {"B.java:-1", 0, false}, {"B.java:~7", 7, true}, {"Native method", 0, false}} {
+		n, ok := JavaFrame("a.B", "c", tc.source).Line()
+		if n != tc.line || ok != tc.ok {
+			t.Errorf("Line of %q = %d %v, want %d %v", tc.source, n, ok, tc.line, tc.ok)
+		}
+	}
+}
+
+// TestNativeFrameBuildIDAtStart: a location that is only " (BuildId: …)"
+// has that BuildId, no symbol and an empty library.
+func TestNativeFrameBuildIDAtStart(t *testing.T) {
+	f := NativeFrame(0, "000000000001f2a4", " (BuildId: 2ff0ae2e)")
+	if f.BuildID() != "2ff0ae2e" || f.Library() != "" || f.Symbol() != "" {
+		t.Fatalf("build id %q library %q symbol %q; want \"2ff0ae2e\" \"\" \"\"", f.BuildID(), f.Library(), f.Symbol())
+	}
+	f = NativeFrame(1, "000000000001f2a4", "/system/lib64/libc.so (read+4) (BuildId: 2ff0ae2e)")
+	if f.BuildID() != "2ff0ae2e" || f.Library() != "/system/lib64/libc.so" || f.Symbol() != "read+4" {
+		t.Fatalf("build id %q library %q symbol %q", f.BuildID(), f.Library(), f.Symbol())
+	}
+}
