@@ -249,3 +249,22 @@ func TestNativeFrameBuildIDAtStart(t *testing.T) {
 		t.Fatalf("build id %q library %q symbol %q", f.BuildID(), f.Library(), f.Symbol())
 	}
 }
+
+// TestKeepNewestFirstBlock: the only block of the pid is the first one.
+func TestKeepNewestFirstBlock(t *testing.T) {
+	a, b := &Process{PID: 5}, &Process{PID: 6}
+	d := &Dump{Processes: []*Process{a, b}}
+	d.KeepNewest(5)
+	if len(d.Processes) != 1 || d.Processes[0] != a {
+		t.Fatalf("kept %d blocks, want only pid 5's", len(d.Processes))
+	}
+}
+
+// TestSymbolUnbalanced: a location ending in ')' without a matching '('
+// has no symbol.
+func TestSymbolUnbalanced(t *testing.T) {
+	f := NativeFrame(0, "0000000000001000", " libx.so)")
+	if f.Symbol() != "" || f.Library() != " libx.so)" {
+		t.Fatalf("symbol %q library %q", f.Symbol(), f.Library())
+	}
+}
