@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"testing"
+
+	"github.com/ddmtui/ddmtui/internal/wire"
 )
 
 // TestDefaultMaxOutput: 16 times the input, at least 16 MiB.
@@ -39,6 +41,43 @@ func TestConvertRecordLengthLimit(t *testing.T) {
 		err := Convert(io.Discard, bytes.NewReader(in), ConvertOptions{MaxOutput: 1 << 20})
 		if !errors.Is(err, tc.want) {
 			t.Errorf("count %d: %v, want %v", tc.count, err, tc.want)
+		}
+	}
+}
+
+// readErr4 reads a 4-byte-id Android file to its first error.
+func readErr4(t *testing.T, in []byte) error {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(in))
+	for err == nil {
+		_, err = r.Next()
+	}
+	return err
+}
+
+// TestClassDumpCountsBoundedByEntrySize: a CLASS DUMP's static field count
+// is checked against id+2 bytes per entry and its instance field count
+// against id+1, before anything is read: 2 statics in 8 bytes, or 2
+// instance fields in 6, are refused as too long at the count.
+func TestClassDumpCountsBoundedByEntrySize(t *testing.T) {
+	const body = 31 + 9 // the file header and the segment's record header
+	cd := func(tail []byte) []byte {
+		sub := newRaw().u1(0x20).b(make([]byte, 36)...).b(tail...).bytes()
+		return fileBytes(VersionAndroid, 4, rec(TagHeapDumpSegment, 0, sub))
+	}
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		off  int
+		what string
+	}{
+		{"statics", cd(newRaw().u2(0).u2(2).u4(7).u1(10).u1(0).u1(0).u1(0).bytes()), body + 41, "static fields"},
+		{"instance fields", cd(newRaw().u2(0).u2(0).u2(2).u4(7).u1(10).u1(0).bytes()), body + 43, "instance fields"},
+	} {
+		err := readErr4(t, tc.in)
+		fe := formatErr(t, err, tc.off)
+		if !errors.Is(err, wire.ErrTooLong) || fe.What != tc.what {
+			t.Errorf("%s: %v (what %q), want ErrTooLong at %q", tc.name, err, fe.What, tc.what)
 		}
 	}
 }
