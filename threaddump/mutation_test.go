@@ -5,6 +5,7 @@ package threaddump
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -267,4 +268,30 @@ func TestSymbolUnbalanced(t *testing.T) {
 	if f.Symbol() != "" || f.Library() != " libx.so)" {
 		t.Fatalf("symbol %q library %q", f.Symbol(), f.Library())
 	}
+}
+
+// TestLineLengthLimitExact: a line of exactly MaxLineLength bytes is kept
+// whole and not reported; a line longer than the reader's 16 KiB buffer is
+// cut at MaxLineLength counting the fragments already kept.
+func TestLineLengthLimitExact(t *testing.T) {
+	block := func(line string) string {
+		return "----- pid 1 at d -----\n" + line + "\n----- end 1 -----\n"
+	}
+	d, err := Options{MaxLineLength: 100}.Parse(strings.NewReader(block(strings.Repeat("x", 100))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := onlyProcess(t, d)
+	if len(p.RuntimeLines) != 1 || p.RuntimeLines[0].Text != strings.Repeat("x", 100) || len(d.Warnings) != 0 {
+		t.Fatalf("line of exactly the limit: %d lines, warnings %v", len(p.RuntimeLines), d.Warnings)
+	}
+	d, err = Options{MaxLineLength: 20000}.Parse(strings.NewReader(block(strings.Repeat("y", 30000))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = onlyProcess(t, d)
+	if len(p.RuntimeLines) != 1 || p.RuntimeLines[0].Text != strings.Repeat("y", 20000) {
+		t.Fatalf("30000-byte line: %d lines of %d bytes", len(p.RuntimeLines), len(p.RuntimeLines[0].Text))
+	}
+	eq(t, "warning", d.Warnings, []Warning{{2, "line longer than 20000 bytes; the rest was dropped"}})
 }
