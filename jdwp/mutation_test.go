@@ -108,3 +108,55 @@ func TestSetMaxPacketLen(t *testing.T) {
 		t.Fatal("a packet over the limit did not end the connection")
 	}
 }
+
+// TestIncomingHoldsExactlyMaxQueued: with nothing taken from Incoming,
+// packets are queued while their bytes together stay within MaxQueued:
+// two 512 KiB packets fill a 1 MiB bound exactly, and both are queued.
+func TestIncomingHoldsExactlyMaxQueued(t *testing.T) {
+	srv, cli := net.Pipe()
+	c := NewConn(cli, Options{MaxQueued: 1 << 20})
+	defer c.Close()
+	defer srv.Close()
+	go func() {
+		pk := bigPacket(512 << 10)
+		for i := 0; i < 3; i++ {
+			if _, err := srv.Write(pk); err != nil {
+				return
+			}
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(c.Incoming()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d packets queued, want 2 (1 MiB of 1 MiB)", len(c.Incoming()))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for i := 0; i < 3; i++ {
+		select {
+		case p := <-c.Incoming():
+			if p.Len() != 512<<10 {
+				t.Fatalf("packet %d: %d bytes", i, p.Len())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("packet %d did not arrive", i)
+		}
+	}
+}
+
+// TestHandshakeZeroTimeoutIsDefault: a timeout of 0 means the default, in
+// both roles, not "already expired".
+func TestHandshakeZeroTimeoutIsDefault(t *testing.T) {
+	srv, cli := net.Pipe()
+	defer srv.Close()
+	defer cli.Close()
+	done := make(chan error, 1)
+	go func() { done <- ClientHandshake(cli, 0) }()
+	time.Sleep(20 * time.Millisecond)
+	if err := ServerHandshake(srv, 0); err != nil {
+		t.Fatalf("server: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("client: %v", err)
+	}
+}
