@@ -295,3 +295,16 @@ func TestLineLengthLimitExact(t *testing.T) {
 	}
 	eq(t, "warning", d.Warnings, []Warning{{2, "line longer than 20000 bytes; the rest was dropped"}})
 }
+
+// TestBlockKinds: a block without threads stays of unknown kind (it is not
+// "all threads native"); "DALVIK THREADS (0):" is ART declaring no thread.
+func TestBlockKinds(t *testing.T) {
+	p := onlyProcess(t, parseString(t, "----- pid 1 at d -----\n----- end 1 -----\n"))
+	if p.VM != VMUnknown || len(p.Threads) != 0 {
+		t.Fatalf("empty block: %v with %d threads, want unknown", p.VM, len(p.Threads))
+	}
+	p = onlyProcess(t, parseString(t, "----- pid 2 at d -----\nDALVIK THREADS (0):\n----- end 2 -----\n"))
+	if p.VM != VMART || p.DeclaredThreads != 0 {
+		t.Fatalf("DALVIK THREADS (0): %v declaring %d", p.VM, p.DeclaredThreads)
+	}
+}
