@@ -308,3 +308,13 @@ func TestBlockKinds(t *testing.T) {
 		t.Fatalf("DALVIK THREADS (0): %v declaring %d", p.VM, p.DeclaredThreads)
 	}
 }
+
+// TestQuotedHeaderFields: a quoted value of one character is a value; two
+// quotes alone are not, and the line stays with the runtime lines.
+func TestQuotedHeaderFields(t *testing.T) {
+	p := onlyProcess(t, parseString(t, "----- pid 1 at d -----\nABI: 'x'\nBuild fingerprint: ''\nDALVIK THREADS (0):\n----- end 1 -----\n"))
+	if p.ABI != "x" || p.BuildFingerprint != "" {
+		t.Fatalf("ABI %q fingerprint %q, want \"x\" \"\"", p.ABI, p.BuildFingerprint)
+	}
+	eq(t, "runtime lines", p.RuntimeLines, []Line{{3, "Build fingerprint: ''"}})
+}
