@@ -318,3 +318,41 @@ func TestQuotedHeaderFields(t *testing.T) {
 	}
 	eq(t, "runtime lines", p.RuntimeLines, []Line{{3, "Build fingerprint: ''"}})
 }
+
+// TestSplitMutexesGluedText: text glued to a mutex's closing quote or
+// parenthesis stays in that token; a blank of any kind ends it.
+func TestSplitMutexesGluedText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`"a"b "c"(shared held)x "d"` + "\t" + `"e"` + "\r" + `"f"`, []string{`"a"b`, `"c"(shared held)x`, `"d"`, `"e"`, `"f"`}},
+		{`"mutator lock"(shared held) "thread list lock"`, []string{`"mutator lock"(shared held)`, `"thread list lock"`}},
+	} {
+		eq(t, tc.in, splitMutexes(tc.in), tc.want)
+	}
+}
+
+// TestEndLineTooShortForItsAffixes: "----- end -----" shares its dashes
+// between the prefix and the suffix; it is no end line and stays a runtime
+// line.
+func TestEndLineTooShortForItsAffixes(t *testing.T) {
+	d := parseString(t, "----- pid 1 at d -----\n----- end -----\n----- end 1 -----\n")
+	p := onlyProcess(t, d)
+	eq(t, "runtime lines", p.RuntimeLines, []Line{{2, "----- end -----"}})
+	if p.Truncated {
+		t.Fatal("block truncated")
+	}
+}
+
+// TestCutField splits at the first blank, also when that is the first byte.
+func TestCutField(t *testing.T) {
+	for _, tc := range []struct{ in, field, rest string }{
+		{" x", "", "x"}, {"a b c", "a", "b c"}, {"a\tb", "a", "b"}, {"ab", "ab", ""}, {"", "", ""},
+	} {
+		f, r := cutField(tc.in)
+		if f != tc.field || r != tc.rest {
+			t.Errorf("cutField(%q) = %q, %q; want %q, %q", tc.in, f, r, tc.field, tc.rest)
+		}
+	}
+}
