@@ -81,3 +81,14 @@ func TestClassDumpCountsBoundedByEntrySize(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertTruncatedLastSubRecord: a fixed-size sub-record cut short at
+// the end of its record, after another one, is an error at its start.
+func TestConvertTruncatedLastSubRecord(t *testing.T) {
+	in := fileBytes(VersionAndroid, 4, rec(TagHeapDumpSegment, 0, newRaw().u1(0xFF).u4(1).u1(0xFF).u1(0).u1(0).bytes()))
+	err := Convert(io.Discard, bytes.NewReader(in), ConvertOptions{})
+	formatErr(t, err, 31+9+5)
+	if err.Error() != "ROOT UNKNOWN at offset 45: data ends early" {
+		t.Fatalf("error %q", err)
+	}
+}

@@ -356,3 +356,18 @@ func TestCutField(t *testing.T) {
 		}
 	}
 }
+
+// TestParseUintTenDigits: ten digits within int32 are a number; more
+// digits, or a value past int32, are not.
+func TestParseUintTenDigits(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		n  int
+		ok bool
+	}{{"2147483647", 2147483647, true}, {"2147483648", 0, false}, {"02147483647", 0, false}, {"0", 0, true}, {"", 0, false}} {
+		n, ok := parseUint(tc.in)
+		if ok != tc.ok || (ok && n != tc.n) {
+			t.Errorf("parseUint(%q) = %d %v, want %d %v", tc.in, n, ok, tc.n, tc.ok)
+		}
+	}
+}
