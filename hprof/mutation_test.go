@@ -92,3 +92,25 @@ func TestConvertTruncatedLastSubRecord(t *testing.T) {
 		t.Fatalf("error %q", err)
 	}
 }
+
+// TestConvertArrayPastItsRecord: Convert (whose fast path reads the length
+// fields itself) refuses instance data and array elements running past
+// their record, at the sub-record, also after another sub-record.
+func TestConvertArrayPastItsRecord(t *testing.T) {
+	root := newRaw().u1(0xFF).u4(1).bytes()
+	for _, tc := range []struct {
+		name string
+		sub  []byte
+		want string
+	}{
+		{"instance", newRaw().u1(0x21).u4(1).u4(0).u4(2).u4(3).b(1, 2).bytes(), "instance data at offset 62: length exceeds the data"},
+		{"object array", newRaw().u1(0x22).u4(1).u4(0).u4(2).u4(9).u4(1).bytes(), "object array elements at offset 62: length exceeds the data"},
+		{"primitive array", newRaw().u1(0x23).u4(1).u4(0).u4(3).u1(10).u4(1).bytes(), "primitive array elements at offset 59: length exceeds the data"},
+	} {
+		in := fileBytes(VersionAndroid, 4, rec(TagHeapDumpSegment, 0, root, tc.sub))
+		err := Convert(io.Discard, bytes.NewReader(in), ConvertOptions{})
+		if err == nil || err.Error() != tc.want || !errors.Is(err, wire.ErrTooLong) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

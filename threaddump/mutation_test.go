@@ -371,3 +371,20 @@ func TestParseUintTenDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadHeaderEdges: flags after "(not attached)" are flags; text glued
+// to it makes no header; a sysTid thread may have an empty name.
+func TestThreadHeaderEdges(t *testing.T) {
+	th := parseThreadHeader(`"hwuiTask1" prio=10 (not attached) JIT`)
+	if th == nil || !th.Unattached || th.Name != "hwuiTask1" || th.Priority != 10 {
+		t.Fatalf("unattached with a flag: %+v", th)
+	}
+	eq(t, "flags", th.HeaderFlags, []string{"JIT"})
+	if th := parseThreadHeader(`"a" prio=5 (not attached)X`); th != nil {
+		t.Fatalf("glued text: %+v, want no header", th)
+	}
+	th = parseThreadHeader(`"" sysTid=5`)
+	if th == nil || th.Name != "" || th.SysTID != 5 || !th.Unattached {
+		t.Fatalf("empty sysTid name: %+v", th)
+	}
+}
