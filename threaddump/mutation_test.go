@@ -401,3 +401,16 @@ func TestClosingQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentLen: letters of both cases from A to Z, '_', and digits after
+// the first byte.
+func TestIdentLen(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want int
+	}{{"A=1", 1}, {"Z", 1}, {"a", 1}, {"z_", 2}, {"_x09=", 4}, {"0x", 0}, {"@", 0}, {"x[", 1}, {"x`", 1}, {"x{", 1}, {"x/", 1}, {"x:", 1}, {"", 0}} {
+		if got := identLen(tc.s); got != tc.want {
+			t.Errorf("identLen(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
