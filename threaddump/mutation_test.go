@@ -328,6 +328,7 @@ func TestSplitMutexesGluedText(t *testing.T) {
 	}{
 		{`"a"b "c"(shared held)x "d"` + "\t" + `"e"` + "\r" + `"f"`, []string{`"a"b`, `"c"(shared held)x`, `"d"`, `"e"`, `"f"`}},
 		{`"mutator lock"(shared held) "thread list lock"`, []string{`"mutator lock"(shared held)`, `"thread list lock"`}},
+		{`"" "b"`, []string{`""`, `"b"`}},
 	} {
 		eq(t, tc.in, splitMutexes(tc.in), tc.want)
 	}
