@@ -329,6 +329,7 @@ func TestSplitMutexesGluedText(t *testing.T) {
 		{`"a"b "c"(shared held)x "d"` + "\t" + `"e"` + "\r" + `"f"`, []string{`"a"b`, `"c"(shared held)x`, `"d"`, `"e"`, `"f"`}},
 		{`"mutator lock"(shared held) "thread list lock"`, []string{`"mutator lock"(shared held)`, `"thread list lock"`}},
 		{`"" "b"`, []string{`""`, `"b"`}},
+		{`"c"(x ) "d"`, []string{`"c"(x )`, `"d"`}},
 	} {
 		eq(t, tc.in, splitMutexes(tc.in), tc.want)
 	}
@@ -412,6 +413,24 @@ func TestIdentLen(t *testing.T) {
 	}{{"A=1", 1}, {"Z", 1}, {"a", 1}, {"z_", 2}, {"_x09=", 4}, {"0x", 0}, {"@", 0}, {"x[", 1}, {"x`", 1}, {"x{", 1}, {"x/", 1}, {"x:", 1}, {"", 0}} {
 		if got := identLen(tc.s); got != tc.want {
 			t.Errorf("identLen(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
+
+// TestParseFrameAndLockEdges: a Java frame with nothing before its '(' or
+// before its last '.', and lock lines with an unknown verb or none.
+func TestParseFrameAndLockEdges(t *testing.T) {
+	f, ok := parseJavaFrame("(x)")
+	if !ok || f != JavaFrame("", "", "x") {
+		t.Fatalf("(x): %+v %v", f, ok)
+	}
+	f, ok = parseJavaFrame(".m(B.java:1)")
+	if !ok || f != JavaFrame("", "m", "B.java:1") {
+		t.Fatalf(".m(B.java:1): %+v %v", f, ok)
+	}
+	for _, line := range []string{"frobbing <0x1> (a java.lang.Object)", "<0x1> (a java.lang.Object)"} {
+		if l, ok := parseLock(line); ok {
+			t.Fatalf("%q parsed: %+v", line, l)
 		}
 	}
 }
