@@ -418,7 +418,7 @@ func TestIdentLen(t *testing.T) {
 }
 
 // TestParseFrameAndLockEdges: a Java frame with nothing before its '(' or
-// before its last '.', and lock lines with an unknown verb or none.
+// before its last '.', lock lines with an unknown verb or none, and one with an empty type.
 func TestParseFrameAndLockEdges(t *testing.T) {
 	f, ok := parseJavaFrame("(x)")
 	if !ok || f != JavaFrame("", "", "x") {
@@ -432,5 +432,9 @@ func TestParseFrameAndLockEdges(t *testing.T) {
 		if l, ok := parseLock(line); ok {
 			t.Fatalf("%q parsed: %+v", line, l)
 		}
+	}
+	// An empty type closes at once.
+	if l, ok := parseLock("locked <0x1> (a )"); !ok || l != (Lock{Kind: LockHeld, Object: "0x1"}) {
+		t.Fatalf("empty type: %+v %v", l, ok)
 	}
 }
