@@ -114,3 +114,16 @@ func TestConvertArrayPastItsRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarizeCountsRawRecords: records kept raw (here two of tag 0x0D,
+// CPU SAMPLES, and one unknown 0x77) are counted by tag.
+func TestSummarizeCountsRawRecords(t *testing.T) {
+	in := fileBytes(VersionAndroid, 4, rec(0x0D, 0, []byte{1}), rec(0x0D, 0), rec(0x77, 0, []byte{2, 3}))
+	s, err := Summarize(bytes.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Records[0x0D] != 2 || s.Records[0x77] != 1 || len(s.Records) != 2 {
+		t.Fatalf("records %v, want 0x0D: 2, 0x77: 1", s.Records)
+	}
+}
