@@ -438,3 +438,28 @@ func TestParseFrameAndLockEdges(t *testing.T) {
 		t.Fatalf("empty type: %+v %v", l, ok)
 	}
 }
+
+// TestReportMainHeldBy: the report names the main thread's monitor owner
+// by tid when the owner is thread 0 found through its `- locked` line, and
+// when the owner is only a tid on the lock line.
+func TestReportMainHeldBy(t *testing.T) {
+	holder := &Thread{Name: "T5", TID: 5, State: "Runnable", Locks: []Lock{{Kind: LockHeld, Object: "0x1", Type: "java.lang.Object"}}}
+	main := blockedThread(1, "0x1", 0)
+	main.Name = "main"
+	lone := blockedThread(1, "0x2", 99)
+	lone.Name = "main"
+	for _, tc := range []struct {
+		name string
+		p    *Process
+		want int
+	}{
+		{"owner 0 from locked", &Process{PID: 1, VM: VMART, Threads: []*Thread{holder, main}}, 5},
+		{"owner not in the dump", &Process{PID: 2, VM: VMART, Threads: []*Thread{lone}}, 99},
+	} {
+		r := NewReport(&Dump{Processes: []*Process{tc.p}})
+		m := r.Processes[0].MainThread
+		if m == nil || m.HeldByTID == nil || *m.HeldByTID != tc.want {
+			t.Errorf("%s: main %+v, want held by tid %d", tc.name, m, tc.want)
+		}
+	}
+}
