@@ -463,3 +463,15 @@ func TestReportMainHeldBy(t *testing.T) {
 		}
 	}
 }
+
+// TestReportCPUSeconds: seconds only when the dump prints HZ.
+func TestReportCPUSeconds(t *testing.T) {
+	p := &Process{PID: 1, VM: VMART, Threads: []*Thread{
+		{Name: "a", TID: 2, Utime: 100, Stime: 50, HZ: 100},
+		{Name: "b", TID: 3, Utime: 10},
+	}}
+	cpu := NewReport(&Dump{Processes: []*Process{p}}).Processes[0].CPURanking
+	if len(cpu) != 2 || cpu[0].Seconds == nil || *cpu[0].Seconds != 1.5 || cpu[0].Jiffies != 150 || cpu[1].Seconds != nil || cpu[1].Jiffies != 10 {
+		t.Fatalf("cpu ranking %+v", cpu)
+	}
+}
