@@ -475,3 +475,37 @@ func TestReportCPUSeconds(t *testing.T) {
 		t.Fatalf("cpu ranking %+v", cpu)
 	}
 }
+
+// TestThreadReportLocks: a lock line whose frame index is past the last
+// frame is kept (not dropped, no panic); the waiting-on object is that of
+// the first waiting-on or sleeping-on line; a waiting-to-lock line outside
+// the lock graph (its thread is not blocked) still names the owner's tid.
+func TestThreadReportLocks(t *testing.T) {
+	a := &Thread{Name: "a", TID: 2, State: "Waiting", Frames: []Frame{JavaFrame("a.B", "c", "B.java:1")},
+		Locks: []Lock{{Kind: LockHeld, Object: "0x1", Frame: 1}, {Kind: LockWaitingOn, Object: "0x2", Frame: 0}}}
+	b := &Thread{Name: "b", TID: 3, State: "Sleeping", Locks: []Lock{{Kind: LockHeld, Object: "0x3", Frame: -1}, {Kind: LockSleepingOn, Object: "0x4", Frame: -1}}}
+	c := &Thread{Name: "c", TID: 4, State: "Runnable", Locks: []Lock{{Kind: LockHeld, Object: "0x5", Frame: -1}}}
+	d := blockedThread(5, "0x6", 99)
+	d.State = "Runnable" // no lock graph edge: the line alone names the owner
+	r := NewReport(&Dump{Processes: []*Process{{PID: 1, VM: VMART, Threads: []*Thread{a, b, c, d}}}})
+	th := r.Processes[0].Threads
+	locks := 0
+	for _, f := range th[0].Frames {
+		locks += len(f.Locks)
+	}
+	if locks != 2 || len(th[0].Locked) != 1 || th[0].Locked[0] != "0x1" {
+		t.Fatalf("thread a: %d lock lines, locked %v; want 2, [0x1]", locks, th[0].Locked)
+	}
+	for i, want := range []string{"0x2", "0x4", ""} {
+		got := ""
+		if th[i].WaitingOn != nil {
+			got = *th[i].WaitingOn
+		}
+		if got != want {
+			t.Errorf("thread %d waiting on %q, want %q", i, got, want)
+		}
+	}
+	if th[3].HeldByTID == nil || *th[3].HeldByTID != 99 {
+		t.Fatalf("thread d held by %v, want 99", th[3].HeldByTID)
+	}
+}
