@@ -509,3 +509,23 @@ func TestThreadReportLocks(t *testing.T) {
 		t.Fatalf("thread d held by %v, want 99", th[3].HeldByTID)
 	}
 }
+
+// TestLockGraphReportEdges: an edge to thread 0 names it; an edge's frame
+// is its lock line's frame, frame 0 included, and none past the last frame.
+func TestLockGraphReportEdges(t *testing.T) {
+	holder := &Thread{Name: "T5", TID: 5, State: "Runnable"}
+	w := blockedThread(6, "0x1", 5) // lock line on frame 0
+	past := blockedThread(7, "0x2", 99)
+	past.Locks[0].Frame = 1 // one frame only
+	p := &Process{PID: 1, VM: VMART, Threads: []*Thread{holder, w, past}}
+	g := NewReport(&Dump{Processes: []*Process{p}}).Processes[0].LockGraph
+	if len(g) != 2 {
+		t.Fatalf("lock graph %+v", g)
+	}
+	if g[0].HeldByName != "T5" || g[0].HeldByTID != 5 || g[0].Frame != "a.B.c(B.java:1)" {
+		t.Errorf("edge to thread 0: %+v", g[0])
+	}
+	if g[1].HeldByName != "" || g[1].HeldByTID != 99 || g[1].Frame != "" {
+		t.Errorf("edge with its lock past the last frame: %+v", g[1])
+	}
+}
