@@ -5,6 +5,7 @@ package threaddump
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -527,5 +528,26 @@ func TestLockGraphReportEdges(t *testing.T) {
 	}
 	if g[1].HeldByName != "" || g[1].HeldByTID != 99 || g[1].Frame != "" {
 		t.Errorf("edge with its lock past the last frame: %+v", g[1])
+	}
+}
+
+// TestWriteJSONWithoutProcesses: a report of no process (Processes nil or
+// empty), or of processes whose arrays are nil or empty, is written exactly
+// as the JSON encoder writes it.
+func TestWriteJSONWithoutProcesses(t *testing.T) {
+	for _, r := range []*Report{{}, {Processes: []ProcessReport{}}, NewReport(&Dump{}), {Processes: []ProcessReport{{}}}, {Processes: []ProcessReport{{Threads: []ThreadReport{}}}}} {
+		var want, got bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
+		}
 	}
 }
