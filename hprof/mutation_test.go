@@ -127,3 +127,18 @@ func TestSummarizeCountsRawRecords(t *testing.T) {
 		t.Fatalf("records %v, want 0x0D: 2, 0x77: 1", s.Records)
 	}
 }
+
+// TestSynthDefaults: what Synth fills in for zero fields, and what it keeps.
+func TestSynthDefaults(t *testing.T) {
+	d := Synth{Seed: 7}.withDefaults()
+	if d.Classes != 12 || d.Instances != 500 || d.Arrays != 125 || d.MaxArrayLength != 32 || d.IDSize != 4 || d.Timestamp != 1_700_000_000_007 {
+		t.Fatalf("defaults %+v", d)
+	}
+	d = Synth{Instances: 9, MaxArrayLength: 1, IDSize: 8, Timestamp: 5, Classes: 1, Arrays: 1}.withDefaults()
+	if d.Classes != 1 || d.Instances != 9 || d.Arrays != 1 || d.MaxArrayLength != 1 || d.IDSize != 8 || d.Timestamp != 5 {
+		t.Fatalf("kept %+v", d)
+	}
+	if d := (Synth{Instances: 9}).withDefaults(); d.Arrays != 2 {
+		t.Fatalf("arrays for 9 instances: %d, want 2", d.Arrays)
+	}
+}
