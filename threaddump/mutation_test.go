@@ -535,7 +535,7 @@ func TestLockGraphReportEdges(t *testing.T) {
 // empty), or of processes whose arrays are nil or empty, is written exactly
 // as the JSON encoder writes it.
 func TestWriteJSONWithoutProcesses(t *testing.T) {
-	for _, r := range []*Report{{}, {Processes: []ProcessReport{}}, NewReport(&Dump{}), {Processes: []ProcessReport{{}}}, {Processes: []ProcessReport{{Threads: []ThreadReport{}}}}} {
+	for _, r := range []*Report{{}, {Processes: []ProcessReport{}}, NewReport(&Dump{}), {Processes: []ProcessReport{{}}}, {Processes: []ProcessReport{{Threads: []ThreadReport{}}}}, {Processes: []ProcessReport{{Deadlocks: [][]LockEdgeReport{nil, {}}}}}} {
 		var want, got bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetIndent("", "  ")
