@@ -393,12 +393,13 @@ func TestThreadHeaderEdges(t *testing.T) {
 }
 
 // TestClosingQuote: a quote closes a value at the end of the text or before
-// " key="; a quote followed by a bare word is inside the value.
+// " key="; a quote followed by a bare word, or by "=" without a key, is
+// inside the value.
 func TestClosingQuote(t *testing.T) {
 	for _, tc := range []struct {
 		v    string
 		want int
-	}{{`"a" b`, 4}, {`"a" b=1`, 2}, {`"a"`, 2}, {`"a" "b"`, 6}, {`"a`, 1}} {
+	}{{`"a" b`, 4}, {`"a" =x`, 5}, {`"a" b=1`, 2}, {`"a"`, 2}, {`"a" "b"`, 6}, {`"a`, 1}} {
 		if got := closingQuote(tc.v); got != tc.want {
 			t.Errorf("closingQuote(%q) = %d, want %d", tc.v, got, tc.want)
 		}
