@@ -157,6 +157,7 @@ func TestSynthGolden(t *testing.T) {
 		{Synth{Seed: 1}, 27774, "a255accd0f6b5afe5f3701fc3a731059b1e6ee3736bc854b809af72f81847179"},
 		{Synth{Seed: 2, IDSize: 8, NoData: true, Instances: 2000}, 164115, "221d8441ddc67e4d4bb1af45db8f5213835f72a1e3e1b3c4fcd027c2daef9d39"},
 		{Synth{Seed: 3, Heap: []ClassCount{{"com.example.Foo", 40}, {"java.lang.String", 7}}}, 5029, "c3a5ed306e74ba5d7447b304a8e9b6005f302f6bd8a3c0445666c77a9ca62020"},
+		{Synth{Seed: 4, Classes: 40, Instances: 100}, 15185, "0faccc41649bcf2f0fc3e4810c7f28be7fb53a45b1782bb73c295c1ff23b21c8"},
 	} {
 		b, err := tc.s.Bytes()
 		if err != nil {
