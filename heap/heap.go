@@ -125,7 +125,8 @@ type Assembler struct {
 // units and one byte of usage data per such unit, within the fixed bounds.
 func (a *Assembler) SetHeapMax(maxBytes uint64) { a.heapMax = maxBytes }
 
-// limits returns the bounds in force for segments of unitSize bytes.
+// limits returns the bounds in force for segments of unitSize bytes. Add
+// refuses a unit size of 0 before it asks.
 func (a *Assembler) limits(unitSize uint8) (units, bytes uint64, segs int) {
 	units, bytes, segs = a.MaxUnits, a.MaxBytes, a.MaxSegments
 	if units == 0 {
@@ -137,7 +138,7 @@ func (a *Assembler) limits(unitSize uint8) (units, bytes uint64, segs int) {
 	if segs <= 0 {
 		segs = DefaultMaxSegments
 	}
-	if a.heapMax > 0 && unitSize > 0 {
+	if a.heapMax > 0 {
 		hu := (2*a.heapMax + heapSlackBytes) / uint64(unitSize)
 		units = min(units, hu)
 		// Real usage data is two bytes per run and runs average several
