@@ -9,6 +9,9 @@
 #   scripts/mutation.sh [PKG...]      default: the list below
 #   MIN=90 scripts/mutation.sh        exit 1 when a package is below MIN percent
 #   GREMLINS_FLAGS='--workers 2'      extra flags for gremlins unleash
+#   TIMEOUT_COEFFICIENT=10            gremlins' per-mutant time limit, as a multiple of the
+#                                     tests' own time (default 10: under load the tool's default
+#                                     lets slow runs time out and count as killed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # gremlins is pinned here and installed into .bin/ (git-ignored); run through
@@ -26,7 +29,7 @@ printf '%-22s %7s %6s %9s %8s %7s\n' package killed lived timedout uncovered rat
 for p in "${pkgs[@]}"; do
   log="$out/$(echo "$p" | tr '/.' '__').log"
   # shellcheck disable=SC2086
-  $GREMLINS unleash ${GREMLINS_FLAGS:-} "$p" >"$log" 2>&1 || true
+  $GREMLINS unleash --timeout-coefficient "${TIMEOUT_COEFFICIENT:-10}" ${GREMLINS_FLAGS:-} "$p" >"$log" 2>&1 || true
   read -r killed lived uncovered < <(sed -n 's/^Killed: \([0-9]*\), Lived: \([0-9]*\), Not covered: \([0-9]*\).*/\1 \2 \3/p' "$log" | tail -1)
   timedout=$(sed -n 's/^Timed out: \([0-9]*\),.*/\1/p' "$log" | tail -1)
   if [ -z "${killed:-}" ]; then
