@@ -313,8 +313,11 @@ func threadReport(t *Thread, owners map[int]int, index int) ThreadReport {
 	var before []LockReport // lock lines printed before every frame
 	for _, l := range t.Locks {
 		lr := LockReport{Kind: l.Kind.String(), Object: l.Object, UnknownObject: l.UnknownObject, Type: l.Type, HeldByTID: l.HeldBy, HeldByName: l.HeldByName}
-		if l.Frame >= 0 && l.Frame < len(tr.Frames) {
-			tr.Frames[l.Frame].Locks = append(tr.Frames[l.Frame].Locks, lr)
+		if l.Frame >= 0 && len(tr.Frames) > 0 {
+			// A lock line after the last frame stays with it, as Format
+			// writes it.
+			f := min(l.Frame, len(tr.Frames)-1)
+			tr.Frames[f].Locks = append(tr.Frames[f].Locks, lr)
 		} else {
 			before = append(before, lr)
 		}
