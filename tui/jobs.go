@@ -53,16 +53,6 @@ func (d *Dashboard) spawn(f func()) {
 	}()
 }
 
-// background runs f off the UI goroutine with a timeout, owned (see spawn).
-func (d *Dashboard) background(timeout time.Duration, f func(ctx context.Context)) {
-	ctx := d.bg()
-	d.spawn(func() {
-		rctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		f(rctx)
-	})
-}
-
 // job runs f off the UI goroutine under name with a timeout, owned, never
 // overlapping another job of the same name (see jobMode). It reports
 // whether f will run (false only for jobBusy while one runs).

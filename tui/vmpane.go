@@ -106,7 +106,7 @@ func (t *vmTable) Draw(screen tcell.Screen) {
 		if sy >= y+h {
 			continue
 		}
-		_, _, style, _ := screen.GetContent(x+start, sy) // the row's style (the cursor's, when on it)
+		_, style, _ := screen.Get(x+start, sy) // the row's style (the cursor's, when on it)
 		avail := w - start
 		count := " " + hd.count
 		text := truncate(safetext.Terminal(hd.text), max(avail-len(count), min(avail, 8)))
