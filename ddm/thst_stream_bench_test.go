@@ -1,8 +1,7 @@
 package ddm
 
 import (
-	"encoding/binary"
-	"os"
+	"github.com/ddmtui/ddmtui/internal/benchdata"
 	"testing"
 
 	"github.com/ddmtui/ddmtui/jdwp"
@@ -15,24 +14,8 @@ import (
 // the thread table is updated. Compare with ddmlib's "THST pass" in the same
 // run.
 func BenchmarkTHSTStreamDecode(b *testing.B) {
-	path := os.Getenv("DDMTUI_THST_STREAM")
-	if path == "" {
-		b.Skip("DDMTUI_THST_STREAM is not set (scripts/bench-ddm.sh sets it)")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var packets [][]byte
-	for off := 0; off+jdwp.HeaderLen <= len(data); {
-		n := int(binary.BigEndian.Uint32(data[off:]))
-		if n < jdwp.HeaderLen || off+n > len(data) {
-			b.Fatalf("bad packet length %d at %d", n, off)
-		}
-		packets = append(packets, data[off:off+n:off+n])
-		off += n
-	}
-	b.SetBytes(int64(len(data)))
+	packets, size := benchdata.Packets(b, "DDMTUI_THST_STREAM")
+	b.SetBytes(size)
 	b.ReportAllocs()
 	var entries int
 	for b.Loop() {

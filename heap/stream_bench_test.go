@@ -1,8 +1,7 @@
 package heap
 
 import (
-	"encoding/binary"
-	"os"
+	"github.com/ddmtui/ddmtui/internal/benchdata"
 	"testing"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -15,29 +14,13 @@ import (
 //
 //	python3 ../shared/bench/gen_ddm_chunks.py hpsg --heap-mib 512 --unit 8 --seed 1 -o FILE
 //
-// and named by DDMTUI_HPSG_STREAM (scripts/bench-heap.sh sets it).
+// and named by DDMTUI_HPSG_STREAM (scripts/bench-ddm.sh sets it).
 const streamUnits = 512 << 20 / 8
 
 // loadStream reads the stream and splits it into packets (not timed: the
 // session receives packets already framed).
 func loadStream(b *testing.B) (packets [][]byte, size int64) {
-	path := os.Getenv("DDMTUI_HPSG_STREAM")
-	if path == "" {
-		b.Skip("DDMTUI_HPSG_STREAM is not set (scripts/bench-heap.sh sets it)")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for off := 0; off+jdwp.HeaderLen <= len(data); {
-		n := int(binary.BigEndian.Uint32(data[off:]))
-		if n < jdwp.HeaderLen || off+n > len(data) {
-			b.Fatalf("bad packet length %d at %d", n, off)
-		}
-		packets = append(packets, data[off:off+n:off+n])
-		off += n
-	}
-	return packets, int64(len(data))
+	return benchdata.Packets(b, "DDMTUI_HPSG_STREAM")
 }
 
 // ingest does what a monitor session does with each packet from a VM: frame
@@ -79,7 +62,7 @@ func ingest(b *testing.B, a *Assembler, packets [][]byte) *Snapshot {
 // BenchmarkHeapStreamIngest: the 512 MiB heap's packets into the heap model
 // (snapshot, statistics by kind and solidity, largest free run), strict
 // validation included. Compare with ddmlib's "decode = ingest+walk" and the
-// C limit's "decode + state histogram" in the same run (scripts/bench-heap.sh).
+// C limit's "decode + state histogram" in the same run (scripts/bench-ddm.sh).
 func BenchmarkHeapStreamIngest(b *testing.B) {
 	packets, size := loadStream(b)
 	var a Assembler

@@ -1,8 +1,8 @@
 package monitor
 
 import (
-	"encoding/binary"
 	"fmt"
+	"github.com/ddmtui/ddmtui/internal/benchdata"
 	"os"
 	"testing"
 	"time"
@@ -33,29 +33,13 @@ import (
 // DDMTUI_THST_EXPECT optionally holds "threads tid status utime stime
 // daemon" of the last thread (run_anchors.sh passes the same to ddmlib).
 func BenchmarkTHSTIntoModel(b *testing.B) {
-	path := os.Getenv("DDMTUI_THST_STREAM")
-	if path == "" {
-		b.Skip("DDMTUI_THST_STREAM is not set (scripts/bench-ddm.sh sets it)")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var packets [][]byte
-	for off := 0; off+jdwp.HeaderLen <= len(data); {
-		n := int(binary.BigEndian.Uint32(data[off:]))
-		if n < jdwp.HeaderLen || off+n > len(data) {
-			b.Fatalf("bad packet length %d at %d", n, off)
-		}
-		packets = append(packets, data[off:off+n:off+n])
-		off += n
-	}
+	packets, size := benchdata.Packets(b, "DDMTUI_THST_STREAM")
 	for _, every := range []bool{false, true} {
 		name := "store-at-10Hz"
 		if every {
 			name = "store-every-reply"
 		}
-		b.Run(name, func(b *testing.B) { benchTHSTIntoModel(b, packets, len(data), every) })
+		b.Run(name, func(b *testing.B) { benchTHSTIntoModel(b, packets, int(size), every) })
 	}
 }
 
