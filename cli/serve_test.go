@@ -53,6 +53,12 @@ func attachWhenReady(t *testing.T, port int) jdwp.Version {
 			_, err = c.IDSizes(ctx)
 		}
 		cancel()
+		if err == nil {
+			// Stay attached for a moment: serve prints the VM's latest state,
+			// and an attach shorter than its turn of the event loop is
+			// folded into the detach that follows (the bus coalesces).
+			time.Sleep(300 * time.Millisecond)
+		}
 		c.Close()
 		if err == nil {
 			return v
