@@ -590,53 +590,11 @@ func (s *Session) HeapDumpTo(ctx context.Context, w io.Writer, progress func(rec
 // set, is told the bytes received so far while the (single, possibly huge)
 // packet arrives.
 func (s *Session) collectStreamed(ctx context.Context, t ddm.Type, req ddm.Message, what string, progress func(uint64)) ([]byte, error) {
-	ch := make(chan []byte, 1)
-	s.mu.Lock()
-	if s.waiting[t] != nil {
-		s.mu.Unlock()
-		return nil, fmt.Errorf("a %s is already being collected from this VM", what)
+	var h heldBytes // read whole, not diverted (collectStreamedTo)
+	if _, err := s.collectStreamedTo(ctx, t, req, what, &h, progress); err != nil {
+		return nil, err
 	}
-	if s.waiting == nil {
-		s.waiting = map[ddm.Type]chan []byte{}
-	}
-	s.waiting[t] = ch
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.waiting, t)
-		s.mu.Unlock()
-	}()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer s.expectLarge()()
-	start := s.jc.Stats().RawBytesIn.Load()
-	failed := make(chan error, 1)
-	go func() {
-		if _, err := s.request(ctx, req); err != nil && !isSoftTimeout(ctx, err) && ctx.Err() == nil {
-			failed <- err
-		}
-	}()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case data := <-ch:
-			if progress != nil {
-				progress(uint64(len(data)))
-			}
-			return data, nil
-		case err := <-failed:
-			return nil, err
-		case <-s.jc.Done():
-			return nil, fmt.Errorf("VM connection ended: %w", s.jc.Err())
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-tick.C:
-			if progress != nil {
-				progress(s.jc.Stats().RawBytesIn.Load() - start)
-			}
-		}
-	}
+	return h.b, nil
 }
 
 // deliver hands an unsolicited data chunk to the collectStreamed waiting
