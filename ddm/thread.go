@@ -250,17 +250,19 @@ func (e *ThreadStatusEntries) Len() int { return e.n }
 
 // At returns entry i (0 <= i < Len).
 func (e *ThreadStatusEntries) At(i int) ThreadStatus {
+	id, status, tid, utime, stime, daemon := e.Fields(i)
+	return ThreadStatus{ID: id, Status: status, SysTID: tid, UTime: utime, STime: stime, Daemon: daemon}
+}
+
+// Fields returns the fields of entry i (0 <= i < Len) as At does, as
+// values: a loop over a table keeps them in registers, where a ThreadStatus
+// built field by field and read back whole would stall on the stores.
+func (e *ThreadStatusEntries) Fields(i int) (id uint32, status int8, tid, utime, stime uint32, daemon bool) {
 	el := int(e.EntryLen)
 	p := e.data[i*el:]
 	_ = p[thstMinEntryLen-1] // one bounds check for the fields
-	return ThreadStatus{
-		ID:     binary.BigEndian.Uint32(p),
-		Status: int8(p[4]),
-		SysTID: binary.BigEndian.Uint32(p[5:]),
-		UTime:  binary.BigEndian.Uint32(p[9:]),
-		STime:  binary.BigEndian.Uint32(p[13:]),
-		Daemon: el >= THSTEntryLen && p[17] != 0,
-	}
+	return binary.BigEndian.Uint32(p), int8(p[4]), binary.BigEndian.Uint32(p[5:]),
+		binary.BigEndian.Uint32(p[9:]), binary.BigEndian.Uint32(p[13:]), el >= THSTEntryLen && p[17] != 0
 }
 
 // StackTraceRequest is the STKL request: u4 thread id (spec/ddm-chunks.md

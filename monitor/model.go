@@ -71,7 +71,7 @@ type Thread struct {
 	STime   int
 	Daemon  bool
 	Created time.Time
-	Changed time.Time // when State last changed (for the dashboard's blink)
+	Changed time.Time // when State last changed, as of the table's last read (the dashboard's blink)
 	// Source is where the row comes from: SourceDDM (THST), SourceJDWP or
 	// SourceProc (/proc/PID/task/TID/stat; ID and SysTID are the tid,
 	// Status is -1 and ProcState holds the kernel's state letter).

@@ -23,11 +23,18 @@ type threadTable struct {
 	cpuScale float64
 	family   ddm.VMFamily       // of the last THST reply
 	fresh    []ddm.ThreadStatus // scratch: entries of a reply that are not rows yet
+	// base is the time meta.changed counts from (the first THST reply's).
+	base time.Time
 }
 
 // threadMeta is what the table keeps beside a row.
 type threadMeta struct {
 	seen uint32 // the THST reply (gen) that last listed the thread
+	// thst: a THST reply set the row's Status, whose State (the name) is
+	// brought up to date by sync, not per reply; changed is when a reply
+	// last changed Status (ns since the table's base).
+	thst    bool
+	changed int64
 	// total is utime+stime at the latest reply that listed the thread (if
 	// sampled); before is what total was before that reply (if beforeOK).
 	sampled, beforeOK bool
@@ -58,9 +65,26 @@ func searchID(rows []Thread, lo int, id uint64) (int, bool) {
 // get returns the row with id, valid until the table next changes shape.
 func (t *threadTable) get(id uint64) *Thread {
 	if i, ok := t.find(id); ok {
+		t.sync(i)
 		return &t.rows[i]
 	}
 	return nil
+}
+
+// sync brings row i's State (and Changed) up to its Status, if a THST
+// reply set that: the name is looked up here, at the rate rows are read,
+// not for every entry of every reply. Changed is when the reply that
+// changed Status came, if the name changed with it.
+func (t *threadTable) sync(i int) {
+	m := &t.meta[i]
+	if !m.thst {
+		return
+	}
+	th := &t.rows[i]
+	if state := ddm.StatusName(t.family, th.Status); state != th.State {
+		th.State = state
+		th.Changed = t.base.Add(time.Duration(m.changed))
+	}
 }
 
 // insert adds th, whose id is not in the table, at its place. An id past
@@ -94,6 +118,9 @@ func (t *threadTable) replace(rows []Thread) {
 // worked out here, at the rate tables are published, from the utime+stime
 // of the last two replies that listed each thread.
 func (t *threadTable) snapshot() []Thread {
+	for i := range t.rows {
+		t.sync(i)
+	}
 	out := make([]Thread, len(t.rows))
 	copy(out, t.rows)
 	for i := range out {
@@ -149,16 +176,21 @@ func (t *threadTable) applyTHST(entries *ddm.ThreadStatusEntries, family ddm.VMF
 	cpuOK := !t.cpuTime.IsZero() && elapsed > 0
 	t.cpuScale = 100 / ticksPerSecond / elapsed // percent per tick
 	t.cpuTime = now
-	// A row's State is StatusName(family, Status) once a THST set it
-	// (Source DDM); the name is looked up again only when Status changes.
+	// A row's State is named by sync (when the table is read), from the
+	// Status set here; a reply only notes when Status changed, without a
+	// branch on it (which changes unpredictably).
 	sameFamily := family == t.family
 	t.family = family
+	if t.base.IsZero() {
+		t.base = now
+	}
+	nowOff := int64(now.Sub(t.base))
 	rows, meta := t.rows, t.meta
 	fresh := t.fresh[:0]
 	listed, i := 0, 0
 	for k, n := 0, entries.Len(); k < n; k++ {
-		e := entries.At(k)
-		id := uint64(e.ID)
+		eid, estatus, etid, eutime, estime, edaemon := entries.Fields(k)
+		id := uint64(eid)
 		if i >= len(rows) || rows[i].ID != id {
 			j, ok := 0, false
 			if i < len(rows) && rows[i].ID < id {
@@ -167,24 +199,25 @@ func (t *threadTable) applyTHST(entries *ddm.ThreadStatusEntries, family ddm.VMF
 				j, ok = searchID(rows, 0, id) // out of order
 			}
 			if !ok {
-				fresh = append(fresh, e)
+				fresh = append(fresh, entries.At(k))
 				continue
 			}
 			i = j
 		}
-		th := &rows[i]
-		if status := int(e.Status); status != th.Status || th.Source != SourceDDM || !sameFamily {
-			state := ddm.StatusName(family, status)
-			if th.State != state {
-				th.Changed = now
-				th.State = state
-			}
-			th.Status, th.Source = status, SourceDDM
+		th, m := &rows[i], &meta[i]
+		status := int(estatus)
+		changed := m.changed
+		if status != th.Status {
+			changed = nowOff
 		}
-		th.SysTID, th.UTime, th.STime, th.Daemon = int(e.SysTID), int(e.UTime), int(e.STime), e.Daemon
+		if !m.thst || !sameFamily { // the row's State is another source's, or names
+			changed = nowOff //           of another family
+		}
+		m.changed, m.thst = changed, true
+		th.Status, th.Source = status, SourceDDM
+		th.SysTID, th.UTime, th.STime, th.Daemon = int(etid), int(eutime), int(estime), edaemon
 		// CPU% (worked out by snapshot) from utime+stime since the previous
 		// reply, if it listed the thread (a thread THCR added has no sample).
-		m := &meta[i]
 		if m.seen != g {
 			m.seen = g
 			m.before, m.beforeOK = m.total, m.sampled && cpuOK
@@ -214,7 +247,7 @@ func (t *threadTable) applyTHST(entries *ddm.ThreadStatusEntries, family ddm.VMF
 		if room := max(maxThreads-len(rows), 0); len(fresh) > room {
 			fresh, refused = fresh[:room], true
 		}
-		rows, meta = t.merge(rows, meta, fresh, family, now, g)
+		rows, meta = t.merge(rows, meta, fresh, family, now, nowOff, g)
 	}
 	t.rows, t.meta, t.fresh = rows, meta, fresh[:0]
 	return refused
@@ -224,7 +257,7 @@ func cmpStatus(a, b ddm.ThreadStatus) int { return cmpID(uint64(a.ID), uint64(b.
 
 // merge inserts the new threads of fresh (sorted, ids not in rows) into
 // rows, from the back so that each row moves once.
-func (t *threadTable) merge(rows []Thread, meta []threadMeta, fresh []ddm.ThreadStatus, family ddm.VMFamily, now time.Time, g uint32) ([]Thread, []threadMeta) {
+func (t *threadTable) merge(rows []Thread, meta []threadMeta, fresh []ddm.ThreadStatus, family ddm.VMFamily, now time.Time, nowOff int64, g uint32) ([]Thread, []threadMeta) {
 	n, f := len(rows), len(fresh)
 	rows = slices.Grow(rows, f)[:n+f]
 	meta = slices.Grow(meta, f)[:n+f]
@@ -239,7 +272,7 @@ func (t *threadTable) merge(rows []Thread, meta []threadMeta, fresh []ddm.Thread
 		state := ddm.StatusName(family, int(e.Status))
 		rows[w] = Thread{ID: uint64(e.ID), Status: int(e.Status), State: state, SysTID: int(e.SysTID),
 			UTime: int(e.UTime), STime: int(e.STime), Daemon: e.Daemon, Created: now, Changed: now, Source: SourceDDM}
-		meta[w] = threadMeta{seen: g, sampled: true, total: int(e.UTime) + int(e.STime)} // no CPU% yet
+		meta[w] = threadMeta{seen: g, thst: true, changed: nowOff, sampled: true, total: int(e.UTime) + int(e.STime)} // no CPU% yet
 		k--
 	}
 	return rows, meta

@@ -364,3 +364,43 @@ func TestTHSTPublishedWhenDue(t *testing.T) {
 		t.Errorf("a THST 50 ms after a publish was published at once: %v", ids(vm.Threads))
 	}
 }
+
+// A reply sets Status; the name (State) is looked up when the table is read
+// (snapshot, get), and Changed is when the reply that changed Status came,
+// not when the table was read. A change of VM family renames every row at
+// the reply that brought it.
+func TestThreadTableNamesStatusWhenRead(t *testing.T) {
+	t0 := time.Unix(2000, 0)
+	var tt threadTable
+	tt.applyTHST(thstEntries(t, ts(1, 1, 0), ts(2, 2, 0)), ddm.FamilyDalvik, t0, 10)
+	t1, t2, t3 := t0.Add(time.Second), t0.Add(2*time.Second), t0.Add(3*time.Second)
+	tt.applyTHST(thstEntries(t, ts(1, 4, 0), ts(2, 2, 0)), ddm.FamilyDalvik, t1, 10) // 1 changes
+	tt.applyTHST(thstEntries(t, ts(1, 4, 0), ts(2, 2, 0)), ddm.FamilyDalvik, t2, 10) // nothing changes
+	if r := tt.rows[0]; r.State != "running" {
+		t.Errorf("row before it is read: State %q, want the name it had (running)", r.State)
+	}
+	if r := tt.get(1); r == nil || r.State != "wait" || r.Changed != t1 {
+		t.Fatalf("get(1): %+v, want wait since %v", r, t1)
+	}
+	rows := tt.snapshot()
+	if r := rows[1]; r.State != "timed-wait" || r.Changed != t0 {
+		t.Errorf("thread 2: %q since %v, want timed-wait since %v", r.State, r.Changed, t0)
+	}
+	// Status 2 is "sleeping" on ART: renamed at t3, though the number stays.
+	tt.applyTHST(thstEntries(t, ts(1, 4, 0), ts(2, 2, 0)), ddm.FamilyART, t3, 10)
+	rows = tt.snapshot()
+	if r := rows[1]; r.State != "sleeping" || r.Changed != t3 {
+		t.Errorf("thread 2 on ART: %q since %v, want sleeping since %v", r.State, r.Changed, t3)
+	}
+	if r := rows[0]; r.State != "wait" || r.Changed != t1 {
+		t.Errorf("thread 1 on ART: %q since %v, want wait since %v (same name)", r.State, r.Changed, t1)
+	}
+	// A row another source set (JDWP's status numbers) is renamed by the
+	// first reply that lists it.
+	tt.replace([]Thread{{ID: 1, Status: 4, State: "jdwp-wait", Source: SourceJDWP, Changed: t0}})
+	t4 := t3.Add(time.Second)
+	tt.applyTHST(thstEntries(t, ts(1, 4, 0)), ddm.FamilyART, t4, 10)
+	if r := tt.snapshot()[0]; r.State != "wait" || r.Changed != t4 || r.Source != SourceDDM {
+		t.Errorf("JDWP row after THST: %+v, want wait since %v from DDM", r, t4)
+	}
+}
