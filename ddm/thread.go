@@ -206,7 +206,8 @@ func DecodeThreadStatusTable(body []byte) (*ThreadStatusTable, error) {
 	if n := e.Len(); n > 0 {
 		m.Threads = make([]ThreadStatus, n)
 		for i := range m.Threads {
-			m.Threads[i] = e.At(i)
+			t := &m.Threads[i]
+			t.ID, t.Status, t.SysTID, t.UTime, t.STime, t.Daemon = e.Fields(i)
 		}
 	}
 	return m, nil
