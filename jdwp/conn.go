@@ -25,6 +25,25 @@ const idSpan uint32 = 0x10000000
 // pending request when Close is called.
 var ErrClosed = errors.New("jdwp: connection closed")
 
+// ErrBusy is returned by TryRequestFunc when another write is under way.
+var ErrBusy = errors.New("jdwp: another write is under way")
+
+// waiter is a pending request of this Conn: a Request waiting on ch, or a
+// RequestFunc's callback.
+type waiter struct {
+	ch       chan *Packet
+	fn       func(*Packet, error)
+	set, cmd uint8
+}
+
+// replyErr is the error a reply to (set, cmd) carries, if any.
+func replyErr(p *Packet, set, cmd uint8) error {
+	if p.ErrorCode != ErrNone {
+		return &ReplyError{Code: p.ErrorCode, CommandSet: set, Command: cmd}
+	}
+	return nil
+}
+
 // Options tune a Conn. The zero value is ready to use.
 type Options struct {
 	// MaxPacketLen bounds incoming packet lengths (0: DefaultMaxPacketLen).
@@ -66,9 +85,12 @@ type Conn struct {
 	opts Options
 
 	wmu sync.Mutex // serialises writes
+	// wdeadline is the write deadline set on nc (under wmu): renewed only
+	// when less than half of WriteTimeout is left, not for every packet.
+	wdeadline time.Time
 
 	mu      sync.Mutex
-	pending map[uint32]chan *Packet
+	pending map[uint32]waiter
 	next    uint32
 	err     error
 
@@ -133,7 +155,7 @@ func NewConn(nc net.Conn, opts Options) *Conn {
 	c := &Conn{
 		nc:         nc,
 		opts:       opts,
-		pending:    map[uint32]chan *Packet{},
+		pending:    map[uint32]waiter{},
 		next:       opts.IDBase,
 		in:         make(chan *Packet, opts.IncomingBuffer),
 		done:       make(chan struct{}),
@@ -254,7 +276,7 @@ func (c *Conn) Request(ctx context.Context, set, cmd uint8, data []byte) (*Packe
 		return nil, err
 	}
 	id := c.allocID()
-	c.pending[id] = ch
+	c.pending[id] = waiter{ch: ch, set: set, cmd: cmd}
 	c.mu.Unlock()
 
 	if err := c.WritePacket(NewCommand(id, set, cmd, data)); err != nil {
@@ -263,10 +285,7 @@ func (c *Conn) Request(ctx context.Context, set, cmd uint8, data []byte) (*Packe
 	}
 	select {
 	case p := <-ch:
-		if p.ErrorCode != ErrNone {
-			return p, &ReplyError{Code: p.ErrorCode, CommandSet: set, Command: cmd}
-		}
-		return p, nil
+		return p, replyErr(p, set, cmd)
 	case <-ctx.Done():
 		c.forget(id)
 		return nil, fmt.Errorf("jdwp: %s: %w", CommandName(set, cmd), ctx.Err())
@@ -275,14 +294,49 @@ func (c *Conn) Request(ctx context.Context, set, cmd uint8, data []byte) (*Packe
 		// A reply may have raced with the shutdown.
 		select {
 		case p := <-ch:
-			if p.ErrorCode != ErrNone {
-				return p, &ReplyError{Code: p.ErrorCode, CommandSet: set, Command: cmd}
-			}
-			return p, nil
+			return p, replyErr(p, set, cmd)
 		default:
 		}
 		return nil, c.Err()
 	}
+}
+
+// TryRequestFunc sends a command without waiting for its reply, if no other
+// write is under way (else ErrBusy, and nothing is sent): a caller polling
+// many connections from one goroutine never queues behind a long write. fn
+// is called exactly once when it returns nil (and Forget did not take the
+// request back): with the reply (and a *ReplyError if its error code is not
+// zero), or with the connection's error when it ends first. It runs on the
+// connection's reader goroutine, so it must not block: the next packet
+// waits for it.
+func (c *Conn) TryRequestFunc(set, cmd uint8, data []byte, fn func(*Packet, error)) (uint32, error) {
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return 0, err
+	}
+	id := c.allocID()
+	c.pending[id] = waiter{fn: fn, set: set, cmd: cmd}
+	c.mu.Unlock()
+	if err := c.writePacket(NewCommand(id, set, cmd, data), true); err != nil {
+		if c.Forget(id) {
+			return 0, err
+		}
+		return id, nil // the connection ended and fn has its error
+	}
+	return id, nil
+}
+
+// Forget takes back a pending request (one that timed out): a late reply is
+// dropped. It reports whether the request was pending, which for a
+// TryRequestFunc means that its callback will not be called.
+func (c *Conn) Forget(id uint32) bool {
+	c.mu.Lock()
+	_, ok := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	return ok
 }
 
 // Post sends a command from this Conn's id range without waiting; its reply,
@@ -300,28 +354,38 @@ func (c *Conn) Post(set, cmd uint8, data []byte) (uint32, error) {
 	return id, c.WritePacket(NewCommand(id, set, cmd, data))
 }
 
-func (c *Conn) forget(id uint32) {
-	c.mu.Lock()
-	delete(c.pending, id)
-	c.mu.Unlock()
-}
+func (c *Conn) forget(id uint32) { c.Forget(id) }
 
 // WritePacket writes one packet as is (the proxy forwards a debugger's
 // packets this way; a VM writes its replies and events). Writes are
 // serialised; a failed write ends the connection.
-func (c *Conn) WritePacket(p *Packet) error {
+func (c *Conn) WritePacket(p *Packet) error { return c.writePacket(p, false) }
+
+// writePacket writes p; with try, only if no other write is under way (else
+// ErrBusy).
+func (c *Conn) writePacket(p *Packet, try bool) error {
 	// Header and data go out together without copying the data: a
 	// debugger's large command is not duplicated.
 	var hdr [HeaderLen]byte
 	bufs := net.Buffers{p.AppendHeader(hdr[:0]), p.Data}
-	c.wmu.Lock()
+	if !try {
+		c.wmu.Lock()
+	} else if !c.wmu.TryLock() {
+		return ErrBusy
+	}
 	defer c.wmu.Unlock()
 	select {
 	case <-c.done:
 		return c.Err()
 	default:
 	}
-	_ = c.nc.SetWriteDeadline(time.Now().Add(c.opts.WriteTimeout))
+	// Each write has between half of WriteTimeout and all of it: setting
+	// the deadline costs a timer change, so it is not done for every packet
+	// of a poll.
+	if now := time.Now(); c.wdeadline.Sub(now) < c.opts.WriteTimeout/2 {
+		c.wdeadline = now.Add(c.opts.WriteTimeout)
+		_ = c.nc.SetWriteDeadline(c.wdeadline)
+	}
 	n, err := bufs.WriteTo(c.nc)
 	if err != nil {
 		err = fmt.Errorf("jdwp: write %s: %w", p, err)
@@ -359,12 +423,15 @@ func (c *Conn) readLoop() {
 		c.stats.BytesIn.Add(uint64(p.Len()))
 		if p.IsReply() && c.OwnsID(p.ID) {
 			c.mu.Lock()
-			ch, ok := c.pending[p.ID]
+			w, ok := c.pending[p.ID]
 			delete(c.pending, p.ID)
 			c.mu.Unlock()
-			if ok {
-				ch <- p // buffered; exactly one reply per id
-			} else {
+			switch {
+			case ok && w.fn != nil:
+				w.fn(p, replyErr(p, w.set, w.cmd))
+			case ok:
+				w.ch <- p // buffered; exactly one reply per id
+			default:
 				c.stats.DroppedReplies.Add(1)
 			}
 			continue
@@ -440,10 +507,20 @@ func (c *Conn) trimQueued() {
 	}
 }
 
-// failPending drops every waiter's registration; waiters themselves wake on
-// c.done.
+// failPending drops every waiter's registration: Request waiters wake on
+// c.done, callbacks are called with the connection's error.
 func (c *Conn) failPending() {
 	c.mu.Lock()
+	var fns []func(*Packet, error)
+	for _, w := range c.pending {
+		if w.fn != nil {
+			fns = append(fns, w.fn)
+		}
+	}
 	clear(c.pending)
+	err := c.err
 	c.mu.Unlock()
+	for _, fn := range fns {
+		fn(nil, err)
+	}
 }

@@ -297,8 +297,8 @@ func TestPostDropsReply(t *testing.T) {
 }
 
 func TestIDAllocationWrapsWithinRange(t *testing.T) {
-	c := &Conn{opts: Options{IDBase: DefaultIDBase}, pending: map[uint32]chan *Packet{}, next: DefaultIDBase + idSpan - 2}
-	c.pending[DefaultIDBase] = nil // busy: must be skipped after wrapping
+	c := &Conn{opts: Options{IDBase: DefaultIDBase}, pending: map[uint32]waiter{}, next: DefaultIDBase + idSpan - 2}
+	c.pending[DefaultIDBase] = waiter{} // busy: must be skipped after wrapping
 	got := []uint32{c.allocID(), c.allocID(), c.allocID()}
 	want := []uint32{DefaultIDBase + idSpan - 2, DefaultIDBase + idSpan - 1, DefaultIDBase + 1}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

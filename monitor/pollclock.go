@@ -6,25 +6,31 @@ import (
 )
 
 // pollClock is one ticker shared by every session that polls THST at the
-// same interval: with 200 VMs the process wakes once per tick and polls them
-// all, instead of waking for each VM's own timer at its own instant (400
-// wake-ups a second at 2 Hz). Sessions hold a reference while they poll;
-// the ticker stops with the last one.
+// same interval. At each tick its goroutine calls every member's tick in
+// turn, which writes the poll request without waiting for anything (the
+// reply is applied by the connection's reader): with 200 VMs the process
+// wakes once per tick and writes 200 requests from one goroutine, instead of
+// waking 200 goroutines that each write one and wait for their reply.
 type pollClock struct {
-	mu   sync.Mutex
-	tick chan struct{} // closed at the next tick, then replaced
-	refs int
-	stop chan struct{}
+	// mu is held while the members are called, so that leave, once it
+	// returns, knows that no tick of the member is under way.
+	mu      sync.Mutex
+	members []ticker
+	stop    chan struct{}
 }
+
+// ticker is a member of a pollClock. tick must not block: it runs on the
+// clock's goroutine, before the ticks of the other members.
+type ticker interface{ tick(now time.Time) }
 
 var pollClocks struct {
 	mu sync.Mutex
 	m  map[time.Duration]*pollClock
 }
 
-// acquirePollClock returns the shared clock ticking every d (> 0); call
-// release when done with it.
-func acquirePollClock(d time.Duration) *pollClock {
+// joinPollClock adds t to the shared clock ticking every d (> 0), started
+// if need be; call leave when done with it.
+func joinPollClock(d time.Duration, t ticker) *pollClock {
 	pollClocks.mu.Lock()
 	defer pollClocks.mu.Unlock()
 	if pollClocks.m == nil {
@@ -32,23 +38,26 @@ func acquirePollClock(d time.Duration) *pollClock {
 	}
 	c := pollClocks.m[d]
 	if c == nil {
-		c = &pollClock{tick: make(chan struct{}), stop: make(chan struct{})}
+		c = &pollClock{stop: make(chan struct{})}
 		pollClocks.m[d] = c
 		go c.run(d)
 	}
-	c.refs++
+	c.mu.Lock()
+	c.members = append(c.members, t)
+	c.mu.Unlock()
 	return c
 }
 
 func (c *pollClock) run(d time.Duration) {
-	t := time.NewTicker(d)
-	defer t.Stop()
+	tk := time.NewTicker(d)
+	defer tk.Stop()
 	for {
 		select {
-		case <-t.C:
+		case now := <-tk.C:
 			c.mu.Lock()
-			close(c.tick)
-			c.tick = make(chan struct{})
+			for _, m := range c.members {
+				m.tick(now)
+			}
 			c.mu.Unlock()
 		case <-c.stop:
 			return
@@ -56,19 +65,24 @@ func (c *pollClock) run(d time.Duration) {
 	}
 }
 
-// next returns a channel closed at the next tick.
-func (c *pollClock) next() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tick
-}
-
-// release drops a reference taken by acquirePollClock.
-func (c *pollClock) release(d time.Duration) {
+// leave removes t (joined at interval d): when it returns, no tick of t is
+// under way and none will come. The clock stops with its last member.
+func (c *pollClock) leave(d time.Duration, t ticker) {
 	pollClocks.mu.Lock()
 	defer pollClocks.mu.Unlock()
-	c.refs--
-	if c.refs == 0 {
+	c.mu.Lock()
+	for i, m := range c.members {
+		if m == t {
+			last := len(c.members) - 1
+			c.members[i] = c.members[last]
+			c.members[last] = nil
+			c.members = c.members[:last]
+			break
+		}
+	}
+	empty := len(c.members) == 0
+	c.mu.Unlock()
+	if empty {
 		close(c.stop)
 		delete(pollClocks.m, d)
 	}

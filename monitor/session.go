@@ -361,38 +361,24 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready 
 	}
 
 	// Polled at once, then at the ticks of a clock shared with every
-	// session of the same interval (pollclock.go).
+	// session of the same interval (pollclock.go), which writes the
+	// requests; the replies are applied by the connection's reader.
+	poller := newTHSTPoller(ctx, s, hpifAsked)
+	poller.tick(time.Now())
 	interval := s.opts.ThreadInterval
-	clock := acquirePollClock(interval)
-	defer clock.release(interval)
-	ticks := 0 // to wait before the next poll
+	clock := joinPollClock(interval, poller)
+	defer func() {
+		clock.leave(interval, poller)
+		poller.stop()
+	}()
 	for {
-		for ; ticks > 0; ticks-- {
-			select {
-			case <-ctx.Done():
-				return
-			case <-s.jc.Done():
-				return
-			case <-clock.next():
-			}
-		}
-		s.pollTHST(ctx)
-		s.mu.Lock()
-		misses := s.thstMisses
-		hpifUnknown := s.src.caps.hpif == unknown
-		s.mu.Unlock()
-		// HPIF NOW is answered at once (an unsolicited HPIF) or never.
-		if hpifUnknown && time.Since(hpifAsked) >= s.opts.ProbeTimeout {
-			s.setCaps(func(in *capInput) {
-				if in.hpif == unknown {
-					in.hpif = unanswered
-				}
-			})
-		}
-		// A VM that never answers THST (recent frameworks) is asked less.
-		ticks = 1
-		if misses >= 3 {
-			ticks = 8
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.jc.Done():
+			return
+		case <-poller.unanswered:
+			s.startProcThreads(ctx)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -19,21 +20,121 @@ var thstRequest = ddm.AppendMessage(nil, &ddm.ThreadStatusRequest{})
 // errNoTHST: a reply to THST that holds no thread table (empty).
 var errNoTHST = errors.New("THST reply without a thread table")
 
-func (s *Session) pollTHST(ctx context.Context) {
+// thstPoller polls a session's THST on the shared clock (pollclock.go):
+// the clock's goroutine writes the request, the connection's reader applies
+// the reply, and nothing of the session itself wakes per poll. One request
+// is outstanding at most: a tick that finds it unanswered lets it be, or
+// counts it missed once it is older than the request timeout.
+type thstPoller struct {
+	s   *Session
+	ctx context.Context
+	// unanswered gets a value when THST was first missed: the session's
+	// goroutine starts the /proc thread source (ticks start no goroutines).
+	unanswered chan struct{}
+	hpifAsked  time.Time // when HPIF NOW was asked (the probe of HPIF)
+	hpifKnown  bool
+
+	mu      sync.Mutex
+	stopped bool
+	waiting bool   // a request is outstanding
+	seq     uint64 // numbers the requests; a callback of an older one is stale
+	id      uint32 // the outstanding request's JDWP id
+	sent    time.Time
+	wait    time.Duration // how long the outstanding request may take
+	skip    int           // ticks to let pass before the next request
+	// busy counts replies being applied, which stop waits for.
+	busy sync.WaitGroup
+}
+
+func newTHSTPoller(ctx context.Context, s *Session, hpifAsked time.Time) *thstPoller {
+	return &thstPoller{s: s, ctx: ctx, unanswered: make(chan struct{}, 1), hpifAsked: hpifAsked}
+}
+
+// tick is called at each tick of the clock (and once before the session
+// joins it), never by two goroutines at once.
+func (p *thstPoller) tick(now time.Time) {
+	s := p.s
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return
+	}
+	if p.waiting {
+		late, id := now.Sub(p.sent) >= p.wait, p.id
+		p.mu.Unlock()
+		// Taken back: its callback will not be called. If Forget finds it
+		// gone, the callback has it.
+		if late && s.jc.Forget(id) {
+			p.mu.Lock()
+			p.waiting = false
+			p.mu.Unlock()
+			p.done(fmt.Errorf("%v: no reply within %v", ddm.TypeTHST, p.wait))
+		}
+		return
+	}
+	if p.skip > 0 {
+		p.skip--
+		p.mu.Unlock()
+		return
+	}
 	s.mu.Lock()
 	wait := s.opts.RequestTimeout
 	if s.src.caps.thst == unknown {
 		wait = min(wait, s.opts.ProbeTimeout) // the first ask decides quickly
 	}
+	hpifUnknown := s.src.caps.hpif == unknown
 	s.mu.Unlock()
-	rctx, cancel := context.WithTimeout(ctx, wait)
-	p, err := s.jc.Request(rctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, thstRequest)
-	cancel()
-	if err == nil {
-		err = s.takeTHSTReply(p)
+	p.seq++
+	seq := p.seq
+	p.waiting, p.sent, p.wait = true, now, wait
+	p.mu.Unlock()
+
+	// HPIF NOW is answered at once (an unsolicited HPIF) or never.
+	if !p.hpifKnown && now.Sub(p.hpifAsked) >= s.opts.ProbeTimeout {
+		p.hpifKnown = true
+		if hpifUnknown {
+			s.setCaps(func(in *capInput) {
+				if in.hpif == unknown {
+					in.hpif = unanswered
+				}
+			})
+		}
 	}
+	id, err := s.jc.TryRequestFunc(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, thstRequest, func(pk *jdwp.Packet, err error) {
+		p.reply(seq, pk, err)
+	})
+	p.mu.Lock()
+	if err != nil { // busy with another write (asked again at the next tick), or closed
+		p.waiting = false
+	}
+	p.id = id
+	p.mu.Unlock()
+}
+
+// reply takes the reply (or the connection's error) to request seq, on the
+// connection's reader goroutine.
+func (p *thstPoller) reply(seq uint64, pk *jdwp.Packet, err error) {
+	p.mu.Lock()
+	if p.stopped || !p.waiting || p.seq != seq {
+		p.mu.Unlock()
+		return
+	}
+	p.waiting = false
+	p.busy.Add(1)
+	p.mu.Unlock()
+	defer p.busy.Done()
+	if err == nil {
+		err = p.s.takeTHSTReply(pk)
+	}
+	p.done(err)
+}
+
+// done ends a poll: a missed one (err) is counted, and a VM that never
+// answers THST (recent frameworks) is asked at every 8th tick only.
+func (p *thstPoller) done(err error) {
+	s := p.s
 	if err != nil {
-		if ctx.Err() != nil || s.jc.Err() != nil {
+		if p.ctx.Err() != nil || s.jc.Err() != nil {
 			return
 		}
 		s.mu.Lock()
@@ -43,12 +144,33 @@ func (s *Session) pollTHST(ctx context.Context) {
 		s.mu.Unlock()
 		if first {
 			s.setCaps(func(in *capInput) { in.thst = unanswered })
-			s.startProcThreads(ctx)
+			select {
+			case p.unanswered <- struct{}{}:
+			default:
+			}
 		}
 		if miss == 3 && s.shell == nil {
 			s.setErr("VM does not answer thread status (THST)")
 		}
 	}
+	s.mu.Lock()
+	skip := 0
+	if s.thstMisses >= 3 {
+		skip = 7
+	}
+	s.mu.Unlock()
+	p.mu.Lock()
+	p.skip = skip
+	p.mu.Unlock()
+}
+
+// stop ends the polls: no reply is applied once it returns. Call it after
+// the poller left its clock.
+func (p *thstPoller) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	p.busy.Wait()
 }
 
 // takeTHSTReply applies the reply packet to a THST request: the table goes
