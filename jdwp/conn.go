@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -24,6 +25,15 @@ const idSpan uint32 = 0x10000000
 // ErrClosed is returned for operations on a closed Conn and wakes every
 // pending request when Close is called.
 var ErrClosed = errors.New("jdwp: connection closed")
+
+// ReadCounter is implemented by a net.Conn wrapper that counts the bytes
+// read through it and exposes its socket (SyscallConn): a Conn over it reads
+// the socket itself (Linux) and reports each read with CountRead.
+type ReadCounter interface{ CountRead(n int) }
+
+// rawWriteMax is the largest packet written with one plain write(2) from a
+// copy (rawio_linux.go); larger ones go out through net.Conn unbroken.
+const rawWriteMax = 4096
 
 // ErrBusy is returned by TryRequestFunc when another write is under way.
 var ErrBusy = errors.New("jdwp: another write is under way")
@@ -88,6 +98,10 @@ type Conn struct {
 	// wdeadline is the write deadline set on nc (under wmu): renewed only
 	// when less than half of WriteTimeout is left, not for every packet.
 	wdeadline time.Time
+	// raw is the socket under nc, if any (rawio_linux.go): small packets
+	// are written, and every packet read, with plain system calls on it.
+	raw  syscall.RawConn
+	wbuf []byte // a small packet's bytes (under wmu)
 
 	mu      sync.Mutex
 	pending map[uint32]waiter
@@ -160,6 +174,7 @@ func NewConn(nc net.Conn, opts Options) *Conn {
 		in:         make(chan *Packet, opts.IncomingBuffer),
 		done:       make(chan struct{}),
 		readerDone: make(chan struct{}),
+		raw:        rawConnOf(nc),
 	}
 	c.maxLen.Store(int64(opts.MaxPacketLen))
 	go c.readLoop()
@@ -386,7 +401,16 @@ func (c *Conn) writePacket(p *Packet, try bool) error {
 		c.wdeadline = now.Add(c.opts.WriteTimeout)
 		_ = c.nc.SetWriteDeadline(c.wdeadline)
 	}
-	n, err := bufs.WriteTo(c.nc)
+	var n int64
+	var err error
+	if c.raw != nil && p.Len() <= rawWriteMax {
+		c.wbuf = append(append(c.wbuf[:0], bufs[0]...), p.Data...)
+		var m int
+		m, err = rawWrite(c.raw, c.wbuf)
+		n = int64(m)
+	} else {
+		n, err = bufs.WriteTo(c.nc)
+	}
 	if err != nil {
 		err = fmt.Errorf("jdwp: write %s: %w", p, err)
 		c.shutdown(err)
@@ -408,7 +432,12 @@ func (c *Conn) readLoop() {
 		}
 		c.queued, c.queuedBytes = nil, 0
 	}()
-	br := bufio.NewReaderSize(countingReader{c.nc, &c.stats.RawBytesIn}, 64<<10)
+	var src io.Reader = c.nc
+	if c.raw != nil {
+		count, _ := c.nc.(ReadCounter)
+		src = rawReader{c.raw, count}
+	}
+	br := bufio.NewReaderSize(countingReader{src, &c.stats.RawBytesIn}, 64<<10)
 	for {
 		p, err := c.readNext(br)
 		if err == nil && p == nil {

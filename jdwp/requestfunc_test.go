@@ -219,7 +219,7 @@ func TestWriteDeadlineRenewedAtHalf(t *testing.T) {
 	if d2 := send(); !d2.Equal(d1) {
 		t.Fatalf("deadline renewed with more than half left: %v then %v", d1, d2)
 	}
-	time.Sleep(time.Until(d1.Add(-wt / 2)) + 10*time.Millisecond)
+	time.Sleep(time.Until(d1.Add(-wt/2)) + 10*time.Millisecond)
 	if d3 := send(); !d3.After(d1) {
 		t.Fatalf("deadline not renewed with under half left: %v then %v", d1, d3)
 	}

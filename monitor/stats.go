@@ -1,8 +1,10 @@
 package monitor
 
 import (
+	"errors"
 	"net"
 	"sync/atomic"
+	"syscall"
 )
 
 // EngineStats counts the engine's work since it started (for metrics).
@@ -58,3 +60,18 @@ func (c countingConn) Read(b []byte) (int, error) {
 	c.n.Add(uint64(n))
 	return n, err
 }
+
+// SyscallConn is the wrapped connection's socket, if it has one: the
+// jdwp.Conn over it then reads the socket itself, and tells what it read
+// with CountRead.
+func (c countingConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(interface {
+		SyscallConn() (syscall.RawConn, error)
+	}); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
+}
+
+// CountRead counts n bytes read from the socket past Read (jdwp.ReadCounter).
+func (c countingConn) CountRead(n int) { c.n.Add(uint64(n)) }

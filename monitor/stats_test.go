@@ -8,6 +8,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
@@ -26,7 +27,20 @@ func TestEngineStatsCountSessionsAndReopens(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, "VM", 5*time.Second, func() bool { got, ok := r.store.VM(r.key(0)); return ok && got.PID == 700+i && len(got.Threads) > 0 })
+		// Every byte the session's JDWP connection read (on Linux, from the
+		// socket itself) is in the engine's count, after the handshake's.
+		s := r.engine.Session(r.key(0))
+		if s == nil {
+			t.Fatal("no session")
+		}
+		s.mu.Lock()
+		jc := s.jc
+		s.mu.Unlock()
+		jdwpBytes := jc.Stats().RawBytesIn.Load()
 		st := r.engine.Stats()
+		if got := st.BytesRead - lastBytes; jdwpBytes == 0 || got < jdwpBytes+uint64(len(jdwp.Handshake)) {
+			t.Fatalf("VM %d: engine counted %d bytes, its JDWP connection read %d after the handshake", i, got, jdwpBytes)
+		}
 		if st.Sessions != uint64(i+1) || st.Reopens != uint64(i) || st.BytesRead <= lastBytes || st.DecodeErrors != 0 {
 			t.Fatalf("after VM %d: %+v (bytes before %d)", i, st, lastBytes)
 		}
