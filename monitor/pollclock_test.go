@@ -13,15 +13,15 @@ import (
 type countTicker struct {
 	n     atomic.Int64
 	ticks chan struct{} // gets a value per tick, if there is room
-	hold  sync.Mutex    // held by the test: tick waits for it
+	hold  sync.RWMutex  // write-locked by the test: tick waits for it
 }
 
 func newCountTicker() *countTicker { return &countTicker{ticks: make(chan struct{}, 1)} }
 
 func (c *countTicker) tick(time.Time) {
-	c.hold.Lock()
-	c.hold.Unlock()
+	c.hold.RLock()
 	c.n.Add(1)
+	c.hold.RUnlock()
 	select {
 	case c.ticks <- struct{}{}:
 	default:
