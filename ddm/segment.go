@@ -292,7 +292,7 @@ func (s *HeapSegment) Validate() error {
 	i := 0
 	for {
 		for ; i+8 <= n; i += 8 {
-			w := binary.LittleEndian.Uint64(d[i:])
+			w := binary.LittleEndian.Uint64(d[i : i+8 : i+8])
 			if w&0x0080_0080_0080_0080 != 0 {
 				break // a partial pair: merged below
 			}
@@ -305,10 +305,21 @@ func (s *HeapSegment) Validate() error {
 				stretch, open = 0, 0
 				continue
 			}
-			for k := 0; k < 64; k += 16 {
-				lane := w >> k
-				track(((lane&7)-1)>>63, lane>>8&0xff+1)
+			if open != 0 { // no used run yet: the leading stretch grows
+				for k := 0; k < 64; k += 16 {
+					lane := w >> k
+					track(((lane&7)-1)>>63, lane>>8&0xff+1)
+				}
+				continue
 			}
+			// Straight-line, lane by lane: m is all ones for a free run.
+			m0, m1 := -(((w&7)-1)>>63), -(((w>>16&7)-1)>>63)
+			m2, m3 := -(((w>>32&7)-1)>>63), -(((w>>48&7)-1)>>63)
+			s0 := (stretch + w>>8&0xff + 1) & m0
+			s1 := (s0 + w>>24&0xff + 1) & m1
+			s2 := (s1 + w>>40&0xff + 1) & m2
+			stretch = (s2 + w>>56 + 1) & m3
+			largest = max(largest, s0, s1, s2, stretch)
 		}
 		if i >= n {
 			break
