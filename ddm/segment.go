@@ -313,8 +313,8 @@ func (s *HeapSegment) Validate() error {
 				continue
 			}
 			// Straight-line, lane by lane: m is all ones for a free run.
-			m0, m1 := -(((w&7)-1)>>63), -(((w>>16&7)-1)>>63)
-			m2, m3 := -(((w>>32&7)-1)>>63), -(((w>>48&7)-1)>>63)
+			m0, m1 := -(((w & 7) - 1) >> 63), -(((w >> 16 & 7) - 1) >> 63)
+			m2, m3 := -(((w >> 32 & 7) - 1) >> 63), -(((w >> 48 & 7) - 1) >> 63)
 			s0 := (stretch + w>>8&0xff + 1) & m0
 			s1 := (s0 + w>>24&0xff + 1) & m1
 			s2 := (s1 + w>>40&0xff + 1) & m2
