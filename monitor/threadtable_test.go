@@ -395,6 +395,13 @@ func TestThreadTableNamesStatusWhenRead(t *testing.T) {
 	if r := rows[0]; r.State != "wait" || r.Changed != t1 {
 		t.Errorf("thread 1 on ART: %q since %v, want wait since %v (same name)", r.State, r.Changed, t1)
 	}
+	// A status that changes and changes back between two reads leaves the
+	// row's State and Changed as they were.
+	tt.applyTHST(thstEntries(t, ts(1, 1, 0), ts(2, 2, 0)), ddm.FamilyART, t3.Add(100*time.Millisecond), 10)
+	tt.applyTHST(thstEntries(t, ts(1, 4, 0), ts(2, 2, 0)), ddm.FamilyART, t3.Add(200*time.Millisecond), 10)
+	if r := tt.snapshot()[0]; r.State != "wait" || r.Changed != t1 {
+		t.Errorf("thread 1 after wait, running, wait between reads: %q since %v, want wait since %v", r.State, r.Changed, t1)
+	}
 	// A row another source set (JDWP's status numbers) is renamed by the
 	// first reply that lists it.
 	tt.replace([]Thread{{ID: 1, Status: 4, State: "jdwp-wait", Source: SourceJDWP, Changed: t0}})
