@@ -37,7 +37,6 @@ type thstPoller struct {
 	mu      sync.Mutex
 	stopped bool
 	waiting bool   // a request is outstanding
-	seq     uint64 // numbers the requests; a callback of an older one is stale
 	id      uint32 // the outstanding request's JDWP id
 	sent    time.Time
 	wait    time.Duration // how long the outstanding request may take
@@ -84,8 +83,6 @@ func (p *thstPoller) tick(now time.Time) {
 	}
 	hpifUnknown := s.src.caps.hpif == unknown
 	s.mu.Unlock()
-	p.seq++
-	seq := p.seq
 	p.waiting, p.sent, p.wait = true, now, wait
 	p.mu.Unlock()
 
@@ -100,9 +97,7 @@ func (p *thstPoller) tick(now time.Time) {
 			})
 		}
 	}
-	id, err := s.jc.TryRequestFunc(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, thstRequest, func(pk *jdwp.Packet, err error) {
-		p.reply(seq, pk, err)
-	})
+	id, err := s.jc.TryRequestFunc(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, thstRequest, p.reply)
 	p.mu.Lock()
 	if err != nil { // busy with another write (asked again at the next tick), or closed
 		p.waiting = false
@@ -111,11 +106,13 @@ func (p *thstPoller) tick(now time.Time) {
 	p.mu.Unlock()
 }
 
-// reply takes the reply (or the connection's error) to request seq, on the
-// connection's reader goroutine.
-func (p *thstPoller) reply(seq uint64, pk *jdwp.Packet, err error) {
+// reply takes the reply (or the connection's error) to the outstanding
+// request, on the connection's reader goroutine. There is one at most: a
+// request tick took back (Forget) gets no call, one refused (ErrBusy) none
+// either.
+func (p *thstPoller) reply(pk *jdwp.Packet, err error) {
 	p.mu.Lock()
-	if p.stopped || !p.waiting || p.seq != seq {
+	if p.stopped {
 		p.mu.Unlock()
 		return
 	}
