@@ -9,6 +9,8 @@
 #     at every GC; dumpsys meminfo off, which ddmlib does not read);
 #   - scripts/ddmlib/DdmlibMonitor.java: ddmlib 25.2.2 through its public API, thread and heap
 #     updates on for every Client, requestThreadUpdate on each at the same interval.
+#   - scripts/pollfloor: the floor under both, one thread polling every VM's stream with plain
+#     system calls and epoll (no goroutines, no netpoller): what the kernel charges per poll.
 # Both at N VMs and at 1 VM (the baseline, same run), so that the per-VM cost is the marginal
 # one: (cost at N - cost at 1) / (N - 1). Prints CPU (user+sys) and peak RSS of each run,
 # ddmtui's share of one core and RSS at N against the targets (3%, 48 MiB at 200 VMs, 2 Hz),
@@ -35,7 +37,7 @@ case "$INTERVAL" in *ms) ;; *s) ms=$(( ${INTERVAL%s} * 1000 )) ;; esac
 
 jar() { dpkg -L "$1" | grep -E "/$2\$" | head -1; }
 JARS=$(jar libandroid-ddms-java com.android.tools.ddms.ddmlib-25.2.2.jar):$(jar libandroid-tools-common-java com.android.tools.common.jar):$(jar libguava-java guava.jar)
-(cd "$root" && CGO_ENABLED=0 go build -o "$work/ddmtui" .)
+(cd "$root" && CGO_ENABLED=0 go build -o "$work/ddmtui" . && CGO_ENABLED=0 go build -o "$work/pollfloor" ./scripts/pollfloor)
 javac -cp "$JARS" -d "$work" "$root/scripts/ddmlib/DdmlibMonitor.java"
 
 export ANDROID_ADB_SERVER_PORT=$ADB_PORT
@@ -72,6 +74,11 @@ run_ddmtui() { # prints "cpu_s rss_kib vms"
 	echo "$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}') $m $(grep -o '"pid"' "$work/out.json" | wc -l)"
 }
 
+run_floor() { # prints "cpu_s replies vms"
+	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 "$work/pollfloor" -adb "127.0.0.1:$ADB_PORT" -serial "127.0.0.1:$ADBD_PORT" \
+		-for "${DUR}s" -every "$INTERVAL" 2>"$work/floor.err"
+}
+
 run_ddmlib() { # prints "cpu_s rss_kib clients"
 	/usr/bin/time -f '%U %S %M' -o "$work/t" java -cp "$JARS:$work" DdmlibMonitor "$(command -v adb)" "$DUR" "$ms" \
 		>"$work/ddmlib.out" 2>"$work/ddmlib.err"
@@ -80,19 +87,21 @@ run_ddmlib() { # prints "cpu_s rss_kib clients"
 }
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $VMS VMs, THST every $INTERVAL, ${DUR}s per run"
-declare -A cpu rss seen
+declare -A cpu rss seen rep
 for n in 1 "$VMS"; do
 	device "$n"
 	read -r cpu[t$n] rss[t$n] seen[t$n] < <(run_ddmtui)
 	read -r cpu[j$n] rss[j$n] seen[j$n] < <(run_ddmlib)
-	echo "$n VM(s): ddmtui cpu ${cpu[t$n]}s rss ${rss[t$n]} KiB (saw ${seen[t$n]}); ddmlib cpu ${cpu[j$n]}s rss ${rss[j$n]} KiB (saw ${seen[j$n]}); ddmlib: $(cat "$work/ddmlib.out")"
+	read -r cpu[f$n] rep[f$n] seen[f$n] < <(run_floor)
+	echo "$n VM(s): ddmtui cpu ${cpu[t$n]}s rss ${rss[t$n]} KiB (saw ${seen[t$n]}); ddmlib cpu ${cpu[j$n]}s rss ${rss[j$n]} KiB (saw ${seen[j$n]}); ddmlib: $(cat "$work/ddmlib.out"); floor cpu ${cpu[f$n]}s (${rep[f$n]} replies from ${seen[f$n]} VMs)"
 	cleanup_device
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # A real adbd lists at most 1020 bytes of pids in track-jdwp (the simulator too): about 180 VMs of
 # 200 are visible through adb. Per-VM figures use the VMs each tool saw.
 awk -v n="$VMS" -v tn="${seen[t$VMS]}" -v jn="${seen[j$VMS]}" -v d="$DUR" -v tc1="${cpu[t1]}" -v tcn="${cpu[t$VMS]}" -v tr1="${rss[t1]}" -v trn="${rss[t$VMS]}" \
-	-v jc1="${cpu[j1]}" -v jcn="${cpu[j$VMS]}" -v jr1="${rss[j1]}" -v jrn="${rss[j$VMS]}" 'BEGIN {
+	-v jc1="${cpu[j1]}" -v jcn="${cpu[j$VMS]}" -v jr1="${rss[j1]}" -v jrn="${rss[j$VMS]}" \
+	-v fn="${seen[f$VMS]}" -v fc1="${cpu[f1]}" -v fcn="${cpu[f$VMS]}" 'BEGIN {
 	printf "ddmtui with %d VMs (%d seen): %.2f%% of one core, %.1f MiB peak RSS (targets at 200 VMs, 2 Hz: <= 3%%, <= 48 MiB)\n", n, tn, tcn * 100 / d, trn / 1024
 	printf "ddmlib with %d VMs (%d seen): %.2f%% of one core, %.1f MiB peak RSS\n", n, jn, jcn * 100 / d, jrn / 1024
 	if (tn > 1 && jn > 1) {
@@ -101,5 +110,9 @@ awk -v n="$VMS" -v tn="${seen[t$VMS]}" -v jn="${seen[j$VMS]}" -v d="$DUR" -v tc1
 		printf "per VM (marginal, (N - 1 VM) / (N - 1), N seen): ddmtui %.3f ms CPU/s and %.0f KiB; ddmlib %.3f ms CPU/s and %.0f KiB\n", tcv * 1000 / d, trv, jcv * 1000 / d, jrv
 		printf "ddmlib/ddmtui per VM: CPU %.1fx, RSS %.1fx (target >= 5x)\n", (tcv > 0 ? jcv / tcv : 0), (trv > 0 ? jrv / trv : 0)
 		printf "ddmlib/ddmtui whole process at %d VMs: CPU %.1fx, RSS %.1fx\n", n, (tcn > 0 ? jcn / tcn : 0), (trn > 0 ? jrn / trn : 0)
+		if (fn > 1) {
+			fcv = (fcn - fc1) / (fn - 1)
+			printf "floor (one thread, epoll, plain system calls) per VM: %.3f ms CPU/s; ddmlib/floor %.1fx, ddmtui/floor %.1fx\n", fcv * 1000 / d, (fcv > 0 ? jcv / fcv : 0), (fcv > 0 ? tcv / fcv : 0)
+		}
 	}
 }'
