@@ -81,6 +81,11 @@ type Options struct {
 	// Divert, when set, may take the body of a large packet as it arrives
 	// instead of holding it (divert.go).
 	Divert Divert
+	// Route, when set, is offered every packet that is not a reply to this
+	// Conn's own request, on the reader goroutine, in the order they came;
+	// a packet it returns true for is taken and not queued in Incoming. It
+	// must not block for long: the next packet waits for it.
+	Route func(*Packet) bool
 }
 
 // Conn multiplexes one JDWP stream. Its single reader goroutine routes each
@@ -463,6 +468,9 @@ func (c *Conn) readLoop() {
 			default:
 				c.stats.DroppedReplies.Add(1)
 			}
+			continue
+		}
+		if c.opts.Route != nil && c.opts.Route(p) {
 			continue
 		}
 		// Past MaxQueued bytes waiting in Incoming, stop reading the peer

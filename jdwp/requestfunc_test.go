@@ -2,6 +2,7 @@ package jdwp
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"testing"
@@ -222,5 +223,55 @@ func TestWriteDeadlineRenewedAtHalf(t *testing.T) {
 	time.Sleep(time.Until(d1.Add(-wt/2)) + 10*time.Millisecond)
 	if d3 := send(); !d3.After(d1) {
 		t.Fatalf("deadline not renewed with under half left: %v then %v", d1, d3)
+	}
+}
+
+// Route is offered every packet but the replies to this Conn's requests, on
+// the reader, in order; what it takes never reaches Incoming, the rest does.
+func TestRouteTakesPacketsInOrder(t *testing.T) {
+	leakcheck.Check(t)
+	addr := listen(t, func(nc net.Conn) {
+		p, err := ReadPacket(nc, 0) // our request: answered after four VM packets
+		if err != nil {
+			return
+		}
+		for i := range uint32(4) {
+			WritePacket(nc, NewCommand(0x10000000+i, CmdSetDDM, CmdDDMChunk, []byte{byte(i)}))
+		}
+		WritePacket(nc, NewReply(p.ID, ErrNone, []byte("mine")))
+		WritePacket(nc, NewReply(5, ErrNone, []byte("a debugger's")))
+		ReadPacket(nc, 0)
+	})
+	var mu sync.Mutex
+	var routed []uint32
+	c := dial(t, addr, Options{Route: func(p *Packet) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		routed = append(routed, p.ID)
+		return p.ID%2 == 0 // takes the even ids
+	}})
+	fn, ch := collect(t)
+	if _, err := c.TryRequestFunc(CmdSetDDM, CmdDDMChunk, nil, fn); err != nil {
+		t.Fatal(err)
+	}
+	if r := waitResult(t, ch); r.err != nil || string(r.p.Data) != "mine" {
+		t.Fatalf("own reply: %v %v", r.p, r.err)
+	}
+	var queued []uint32
+	for len(queued) < 3 {
+		select {
+		case p := <-c.Incoming():
+			queued = append(queued, p.ID)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Incoming got %#x", queued)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(routed) != fmt.Sprint([]uint32{0x10000000, 0x10000001, 0x10000002, 0x10000003, 5}) {
+		t.Errorf("offered %#x", routed)
+	}
+	if fmt.Sprint(queued) != fmt.Sprint([]uint32{0x10000001, 0x10000003, 5}) {
+		t.Errorf("queued %#x, want the packets Route left", queued)
 	}
 }

@@ -7,38 +7,51 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/jdwp"
 )
 
 // What a DDM VM sends unasked: thread, identity, heap and data chunks.
 
-// readLoop handles every packet the VM sends unasked.
+// readLoop handles what reaches Incoming (nothing while route takes every
+// packet).
 func (s *Session) readLoop() {
 	for p := range s.jc.Incoming() {
-		if !p.IsDDM() {
-			s.mu.Lock()
-			fn := s.passthru
-			if fn == nil && !s.earlyDone && !p.IsReply() && s.earlyBytes+p.Len() <= maxEarlyBytes {
-				s.early = append(s.early, p)
-				s.earlyBytes += p.Len()
-			}
-			s.mu.Unlock()
-			if fn != nil {
-				fn(p)
-			}
-			continue
-		}
-		chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
-		if err != nil {
-			s.badInput(fmt.Errorf("unsolicited DDM packet: %w", err))
-			continue
-		}
-		s.input(func(now time.Time) {
-			for _, c := range chunks {
-				s.rec.chunk(now, s.key, c)
-				s.unsolicited(c, now)
-			}
-		})
+		s.route(p)
 	}
+}
+
+// route takes every packet the VM sends unasked, on the connection's reader
+// goroutine (jdwp.Options.Route): no hand-off to another goroutine per
+// packet. A packet that is not DDM (a reply to a debugger's id,
+// Event.Composite, another command) goes to the passthrough (the debugger
+// proxy), or is kept until one is set (the first 64 KiB of commands), or is
+// dropped; a DDM packet's chunks are applied as one input.
+func (s *Session) route(p *jdwp.Packet) bool {
+	if !p.IsDDM() {
+		s.mu.Lock()
+		fn := s.passthru
+		if fn == nil && !s.earlyDone && !p.IsReply() && s.earlyBytes+p.Len() <= maxEarlyBytes {
+			s.early = append(s.early, p)
+			s.earlyBytes += p.Len()
+		}
+		s.mu.Unlock()
+		if fn != nil {
+			fn(p)
+		}
+		return true
+	}
+	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
+	if err != nil {
+		s.badInput(fmt.Errorf("unsolicited DDM packet: %w", err))
+		return true
+	}
+	s.input(func(now time.Time) {
+		for _, c := range chunks {
+			s.rec.chunk(now, s.key, c)
+			s.unsolicited(c, now)
+		}
+	})
+	return true
 }
 
 // unsolicited decodes and applies a chunk the VM sent unasked.

@@ -178,7 +178,8 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
 	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
-		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen, Divert: s.divertStream})
+		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen, Divert: s.divertStream,
+		Route: s.route})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
 	ctx, cancel := context.WithCancel(ctx)

@@ -19,11 +19,13 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -38,37 +40,103 @@ func main() {
 	serial := flag.String("serial", "", "device serial")
 	dur := flag.Duration("for", 60*time.Second, "how long to poll")
 	every := flag.Duration("every", 500*time.Millisecond, "poll interval")
+	conns := flag.Bool("conns", false, "poll through a jdwp.Conn per stream (its reader goroutine, the Go netpoller) from one ticker goroutine, the replies counted by callbacks: the floor of ddmtui's own design")
 	flag.Parse()
+	run := runEpoll
+	if *conns {
+		run = runConns
+	}
 	if err := run(*addr, *serial, *dur, *every); err != nil {
 		fmt.Fprintln(os.Stderr, "pollfloor:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, serial string, dur, every time.Duration) error {
+// openStreams opens every VM's jdwp:<pid> stream of serial and does the
+// JDWP handshake on it.
+func openStreams(addr, serial string) ([]net.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := &adb.Client{Addr: addr}
 	tr, err := c.TrackJDWP(ctx, serial)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var pids []int
 	select {
 	case pids = <-tr.Updates():
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	tr.Close()
-	var fds []int
+	var ncs []net.Conn
 	for _, pid := range pids {
 		nc, err := c.OpenJDWP(ctx, serial, pid)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := jdwp.ClientHandshake(nc, 5*time.Second); err != nil {
-			return fmt.Errorf("pid %d: %w", pid, err)
+			return nil, fmt.Errorf("pid %d: %w", pid, err)
 		}
+		ncs = append(ncs, nc)
+	}
+	return ncs, nil
+}
+
+// cpuSince is the process's CPU time (user + system) since ru0.
+func cpuSince(ru0 syscall.Rusage) time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return tv(ru.Utime) + tv(ru.Stime) - tv(ru0.Utime) - tv(ru0.Stime)
+}
+
+// runConns polls as ddmtui's monitor does, without its model: a jdwp.Conn
+// per stream, a ticker goroutine writing every request with
+// TryRequestFunc, replies counted on the readers.
+func runConns(addr, serial string, dur, every time.Duration) error {
+	ncs, err := openStreams(addr, serial)
+	if err != nil {
+		return err
+	}
+	conns := make([]*jdwp.Conn, len(ncs))
+	for i, nc := range ncs {
+		conns[i] = jdwp.NewConn(nc, jdwp.Options{})
+		defer conns[i].Close()
+	}
+	var replies atomic.Int64
+	count := func(p *jdwp.Packet, err error) {
+		if err == nil {
+			replies.Add(1)
+		}
+	}
+	req := ddm.AppendChunk(nil, ddm.TypeTHST, nil)
+	var ru0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	tk := time.NewTicker(every)
+	defer tk.Stop()
+	end := time.After(dur)
+	for {
+		for _, c := range conns {
+			if _, err := c.TryRequestFunc(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, req, count); err != nil && !errors.Is(err, jdwp.ErrBusy) {
+				return err
+			}
+		}
+		select {
+		case <-tk.C:
+		case <-end:
+			fmt.Printf("%.3f %d %d\n", cpuSince(ru0).Seconds(), replies.Load(), len(conns))
+			return nil
+		}
+	}
+}
+
+func runEpoll(addr, serial string, dur, every time.Duration) error {
+	ncs, err := openStreams(addr, serial)
+	if err != nil {
+		return err
+	}
+	var fds []int
+	for _, nc := range ncs {
 		fd, err := own(nc)
 		if err != nil {
 			return err
@@ -144,10 +212,7 @@ func run(addr, serial string, dur, every time.Duration) error {
 			}
 		}
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	cpu := tv(ru.Utime) + tv(ru.Stime) - tv(ru0.Utime) - tv(ru0.Stime)
-	fmt.Printf("%.3f %d %d\n", cpu.Seconds(), replies, len(fds))
+	fmt.Printf("%.3f %d %d\n", cpuSince(ru0).Seconds(), replies, len(fds))
 	return nil
 }
 
