@@ -289,15 +289,10 @@ func (c *Conn) allocID() uint32 {
 // reply is dropped.
 func (c *Conn) Request(ctx context.Context, set, cmd uint8, data []byte) (*Packet, error) {
 	ch := make(chan *Packet, 1)
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
+	id, err := c.register(waiter{ch: ch, set: set, cmd: cmd})
+	if err != nil {
 		return nil, err
 	}
-	id := c.allocID()
-	c.pending[id] = waiter{ch: ch, set: set, cmd: cmd}
-	c.mu.Unlock()
 
 	if err := c.WritePacket(NewCommand(id, set, cmd, data)); err != nil {
 		c.forget(id)
@@ -330,15 +325,10 @@ func (c *Conn) Request(ctx context.Context, set, cmd uint8, data []byte) (*Packe
 // connection's reader goroutine, so it must not block: the next packet
 // waits for it.
 func (c *Conn) TryRequestFunc(set, cmd uint8, data []byte, fn func(*Packet, error)) (uint32, error) {
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
+	id, err := c.register(waiter{fn: fn, set: set, cmd: cmd})
+	if err != nil {
 		return 0, err
 	}
-	id := c.allocID()
-	c.pending[id] = waiter{fn: fn, set: set, cmd: cmd}
-	c.mu.Unlock()
 	if err := c.writePacket(NewCommand(id, set, cmd, data), true); err != nil {
 		if c.Forget(id) {
 			return 0, err
@@ -363,15 +353,26 @@ func (c *Conn) Forget(id uint32) bool {
 // if the peer sends one, is dropped. Use it for requests that modern VMs never
 // answer (spec/jdwp.md §3).
 func (c *Conn) Post(set, cmd uint8, data []byte) (uint32, error) {
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
+	id, err := c.register(waiter{})
+	if err != nil {
 		return 0, err
 	}
-	id := c.allocID()
-	c.mu.Unlock()
 	return id, c.WritePacket(NewCommand(id, set, cmd, data))
+}
+
+// register allocates an id for a request, unless the connection has ended,
+// and keeps w for its reply (a zero w: nobody waits, the reply is dropped).
+func (c *Conn) register(w waiter) (uint32, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	id := c.allocID()
+	if w.ch != nil || w.fn != nil {
+		c.pending[id] = w
+	}
+	return id, nil
 }
 
 func (c *Conn) forget(id uint32) { c.Forget(id) }

@@ -62,6 +62,15 @@ func (v *pollPeer) answer(t *testing.T, req *jdwp.Packet, n int) {
 	}
 }
 
+// answerApplied answers req with n threads and waits until the table is in
+// the store and the poll is over.
+func (v *pollPeer) answerApplied(t *testing.T, s *Session, p *thstPoller, req *jdwp.Packet, n int) {
+	t.Helper()
+	v.answer(t, req, n)
+	waitFor(t, "the table in the store", 5*time.Second, func() bool { vm, _ := s.store.VM("poll"); return len(vm.Threads) == n })
+	waitFor(t, "the poll to end", 5*time.Second, func() bool { return !pollerWaiting(p) })
+}
+
 // next returns the next packet the peer read, failing after a while.
 func (v *pollPeer) next(t *testing.T) *jdwp.Packet {
 	t.Helper()
@@ -139,9 +148,7 @@ func TestTHSTPollerOneRequestAtATime(t *testing.T) {
 	}
 	p.tick(t0.Add(100 * time.Millisecond)) // unanswered, not late
 	v.none(t, "a tick while the request is outstanding")
-	v.answer(t, req, 3)
-	waitFor(t, "the table in the store", 5*time.Second, func() bool { vm, _ := s.store.VM("poll"); return len(vm.Threads) == 3 })
-	waitFor(t, "the poll to end", 5*time.Second, func() bool { return !pollerWaiting(p) })
+	v.answerApplied(t, s, p, req, 3)
 	p.tick(t0.Add(200 * time.Millisecond))
 	if req2 := v.next(t); !isTHST(req2) || req2.ID == req.ID {
 		t.Fatalf("second request %v (first %v)", req2, req)
@@ -207,9 +214,7 @@ func TestTHSTPollerMissesAndBacksOff(t *testing.T) {
 	v.none(t, "seven ticks after the third miss")
 	p.tick(now)
 	req := v.next(t)
-	v.answer(t, req, 2)
-	waitFor(t, "the table in the store", 5*time.Second, func() bool { vm, _ := s.store.VM("poll"); return len(vm.Threads) == 2 })
-	waitFor(t, "the poll to end", 5*time.Second, func() bool { return !pollerWaiting(p) })
+	v.answerApplied(t, s, p, req, 2)
 	// Answered again: every tick asks.
 	p.tick(now.Add(500 * time.Millisecond))
 	v.next(t)
