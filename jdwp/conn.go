@@ -39,7 +39,7 @@ const rawWriteMax = 4096
 var ErrBusy = errors.New("jdwp: another write is under way")
 
 // waiter is a pending request of this Conn: a Request waiting on ch, or a
-// RequestFunc's callback.
+// TryRequestFunc's callback.
 type waiter struct {
 	ch       chan *Packet
 	fn       func(*Packet, error)
@@ -295,17 +295,17 @@ func (c *Conn) Request(ctx context.Context, set, cmd uint8, data []byte) (*Packe
 	}
 
 	if err := c.WritePacket(NewCommand(id, set, cmd, data)); err != nil {
-		c.forget(id)
+		c.Forget(id)
 		return nil, err
 	}
 	select {
 	case p := <-ch:
 		return p, replyErr(p, set, cmd)
 	case <-ctx.Done():
-		c.forget(id)
+		c.Forget(id)
 		return nil, fmt.Errorf("jdwp: %s: %w", CommandName(set, cmd), ctx.Err())
 	case <-c.done:
-		c.forget(id)
+		c.Forget(id)
 		// A reply may have raced with the shutdown.
 		select {
 		case p := <-ch:
@@ -374,8 +374,6 @@ func (c *Conn) register(w waiter) (uint32, error) {
 	}
 	return id, nil
 }
-
-func (c *Conn) forget(id uint32) { c.Forget(id) }
 
 // WritePacket writes one packet as is (the proxy forwards a debugger's
 // packets this way; a VM writes its replies and events). Writes are

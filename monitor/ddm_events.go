@@ -12,17 +12,9 @@ import (
 
 // What a DDM VM sends unasked: thread, identity, heap and data chunks.
 
-// readLoop handles what reaches Incoming (nothing while route takes every
-// packet).
-func (s *Session) readLoop() {
-	for p := range s.jc.Incoming() {
-		s.route(p)
-	}
-}
-
 // route takes every packet the VM sends unasked, on the connection's reader
-// goroutine (jdwp.Options.Route): no hand-off to another goroutine per
-// packet. A packet that is not DDM (a reply to a debugger's id,
+// goroutine (jdwp.Options.Route, so nothing reaches Incoming): no hand-off
+// to another goroutine per packet. A packet that is not DDM (a reply to a debugger's id,
 // Event.Composite, another command) goes to the passthrough (the debugger
 // proxy), or is kept until one is set (the first 64 KiB of commands), or is
 // dropped; a DDM packet's chunks are applied as one input.

@@ -207,15 +207,8 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		s.runMeminfo(ctx)
 	}()
 
-	// The reader must run before HELO is answered: a VM may send WAIT or
-	// THCR at any time.
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.readLoop()
-	}()
+	// What the VM sends unasked (WAIT or THCR may come before HELO's reply)
+	// is taken by route on the connection's reader; Incoming stays empty.
 
 	hello, helloChunk, err := s.hello(ctx)
 	var re *jdwp.ReplyError
