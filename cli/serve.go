@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,12 +38,17 @@ func serveCommand() *cli.Command {
 	}
 }
 
+// maxSpin bounds --debug-spin: a poll is meant to cover a quick answer, and
+// a long one would spend a core on a debugger that paused.
+const maxSpin = 10 * time.Millisecond
+
 // proxyFlags are the debugger-port flags of serve, the dashboard and demo.
 func proxyFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "debug-base", Value: proxy.DefaultBasePort, Usage: "first per-VM debugger port"},
 		&cli.IntFlag{Name: "selected-port", Value: proxy.DefaultSelectedPort, Usage: "port that leads to the selected VM (0: none)"},
 		&cli.StringFlag{Name: "debug-bind", Value: "127.0.0.1", Usage: "address the debugger ports listen on; anything but loopback lets the network debug your VMs"},
+		&cli.DurationFlag{Name: "debug-spin", Value: proxy.DefaultSpin, Usage: "longest busy poll for a debugger's next packet, taken only while it and its VM answer within it (0: never poll)"},
 	}
 }
 
@@ -69,11 +75,18 @@ func proxyOptions(c *cli.Context, d monitor.Discovery) (proxy.Options, error) {
 			return proxy.Options{}, fmt.Errorf("--scan %s contains the selected-VM port %d: ddmtui would attach to itself", r, sel)
 		}
 	}
+	spin := c.Duration("debug-spin")
+	switch {
+	case spin < 0 || spin > maxSpin:
+		return proxy.Options{}, fmt.Errorf("--debug-spin %s: want 0 (no busy polling) to %s", spin, maxSpin)
+	case spin == 0:
+		spin = -1 // proxy.Options: negative is off, 0 the default
+	}
 	bind := c.String("debug-bind")
 	if !proxy.IsLoopback(bind) {
 		fmt.Fprintf(c.App.ErrWriter, "ddmtui: warning: debugger ports listen on %s: anyone who can reach it can debug (and run code in) your VMs\n", bind)
 	}
-	return proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind}, nil
+	return proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind, Spin: spin}, nil
 }
 
 func runServe(c *cli.Context) error {

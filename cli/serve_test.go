@@ -10,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
@@ -203,6 +207,8 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--scan", "8690-8710", "--debug-base", "9000"}, "contains the selected-VM port 8700"},
 		{[]string{"--debug-base", "0"}, "--debug-base 0"},
 		{[]string{"--selected-port", "70000"}, "--selected-port 70000"},
+		{[]string{"--debug-spin", "-1ms"}, "--debug-spin -1ms: want 0"},
+		{[]string{"--debug-spin", "11ms"}, "--debug-spin 11ms: want 0"},
 	} {
 		_, err := runApp(t, append([]string{"serve", "--adb", "off", "--duration", "100ms"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -232,5 +238,32 @@ func TestServeHonoursThreadInterval(t *testing.T) {
 	// the 1 s default it would be two or three, with the session's few others.
 	if n := vm.Stats().DDMRequests.Load(); n < 15 {
 		t.Fatalf("%d DDM requests in 1.5 s at a 50 ms thread interval", n)
+	}
+}
+
+// --debug-spin reaches the proxy: its default as proxy.DefaultSpin, 0 as
+// "off" (negative in proxy.Options, where 0 would mean the default).
+func TestProxyOptionsSpin(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, proxy.DefaultSpin},
+		{[]string{"--debug-spin", "0"}, -1},
+		{[]string{"--debug-spin", "50us"}, 50 * time.Microsecond},
+		{[]string{"--debug-spin", "10ms"}, 10 * time.Millisecond},
+	} {
+		var got proxy.Options
+		app := &cli.App{Flags: proxyFlags(), Action: func(c *cli.Context) error {
+			var err error
+			got, err = proxyOptions(c, monitor.Discovery{})
+			return err
+		}}
+		if err := app.Run(append([]string{"ddmtui"}, tc.args...)); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if got.Spin != tc.want {
+			t.Errorf("%v: Spin %v, want %v", tc.args, got.Spin, tc.want)
+		}
 	}
 }

@@ -53,6 +53,7 @@ type Debugger struct {
 	Base         *int    `toml:"base"`
 	SelectedPort *int    `toml:"selected_port"`
 	Bind         *string `toml:"bind"`
+	Spin         *string `toml:"spin"`
 }
 
 // UI holds the dashboard's settings.
@@ -181,6 +182,7 @@ func (f *File) Settings() []Setting {
 	num("debugger.base", "debug-base", f.Debugger.Base)
 	num("debugger.selected_port", "selected-port", f.Debugger.SelectedPort)
 	str("debugger.bind", "debug-bind", f.Debugger.Bind)
+	str("debugger.spin", "debug-spin", f.Debugger.Spin)
 	if f.UI.Mouse != nil {
 		out = append(out, Setting{"ui.mouse", "mouse", []string{strconv.FormatBool(*f.UI.Mouse)}})
 	}
@@ -237,6 +239,7 @@ var Keys = []Key{
 	{"debugger", "base", "debug-base"},
 	{"debugger", "selected_port", "selected-port"},
 	{"debugger", "bind", "debug-bind"},
+	{"debugger", "spin", "debug-spin"},
 	{"ui", "mouse", "mouse"},
 	{"ui", "log", "log"},
 	{"output", "dir", "out-dir"},

@@ -75,6 +75,7 @@ meminfo_interval = "f"
 base = 1
 selected_port = 2
 bind = "g"
+spin = "j"
 [ui]
 mouse = false
 log = "h"

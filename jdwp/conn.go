@@ -425,6 +425,11 @@ func (c *Conn) writePacket(p *Packet, try bool) error {
 	return nil
 }
 
+// SyscallConn is the socket under the connection, for waiting until it is
+// readable (internal/busypoll), or nil (not a socket, or not on Linux). It
+// must not be read: the bytes belong to the connection's reader.
+func (c *Conn) SyscallConn() syscall.RawConn { return c.raw }
+
 func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	defer close(c.in)

@@ -83,6 +83,11 @@ type attachment struct {
 	leaving   bool
 	leavingCh chan struct{}
 	released  chan struct{}
+
+	// Busy-polling (spin.go): vmSock is the VM connection's socket (nil:
+	// none to poll).
+	spin   spinState
+	vmSock syscall.RawConn
 }
 
 func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
@@ -154,7 +159,7 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 		p.note(key, port, "debugger "+remote+" dropped", "the VM's session changed")
 		return
 	}
-	a.session, a.jc, a.isDDM = s, jc, isDDM
+	a.session, a.jc, a.isDDM, a.vmSock = s, jc, isDDM, jc.SyscallConn()
 	pre := e.predata
 	e.predata, e.predataBytes, e.fresh = nil, 0, false
 	a.forwarding = true
@@ -266,6 +271,7 @@ func (a *attachment) readLoop(ctx context.Context) string {
 			a.observe(FromVM, rep, 0, &request{orig: pk.ID, set: pk.CommandSet, cmd: pk.Command, sent: now}, "ddmtui's answer")
 			return "the debugger sent VirtualMachine.Dispose"
 		}
+		a.commandRead()
 		if err := a.forward(pk); err != nil {
 			return err.Error()
 		}
@@ -309,6 +315,7 @@ func (a *attachment) forward(pk *jdwp.Packet) error {
 		a.mu.Unlock()
 		return fmt.Errorf("forwarding %s to the VM: %w", jdwp.CommandName(pk.CommandSet, pk.Command), err)
 	}
+	a.awaitReply()
 	return nil
 }
 
@@ -330,6 +337,8 @@ func (a *attachment) allocAliasLocked() uint32 {
 func (a *attachment) fromVM(pk *jdwp.Packet) {
 	a.mu.Lock()
 	var req *request
+	var took time.Duration
+	idle := false
 	if pk.IsReply() {
 		req = a.pending[pk.ID]
 		if req == nil {
@@ -341,8 +350,9 @@ func (a *attachment) fromVM(pk *jdwp.Packet) {
 			return
 		}
 		delete(a.pending, pk.ID)
+		took, idle = time.Since(req.sent), len(a.pending) == 0
 		a.tr.reply(req.set, req.cmd, req.data, pk)
-		if len(a.pending) == 0 {
+		if idle {
 			select {
 			case a.drained <- struct{}{}:
 			default:
@@ -368,6 +378,9 @@ func (a *attachment) fromVM(pk *jdwp.Packet) {
 		note = "not delivered: the debugger left"
 	}
 	a.observe(FromVM, out, rewritten, req, note)
+	if req != nil && fwd {
+		a.replied(took, idle)
+	}
 }
 
 func (a *attachment) observe(dir Direction, pk *jdwp.Packet, wireID uint32, req *request, note string) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
@@ -28,6 +29,8 @@ type fakeVM struct {
 	requests map[int32]uint8
 	suspend  map[uint64]int
 	done     sync.WaitGroup
+	// delay holds every reply back, as a VM behind adb does.
+	delay time.Duration
 	// startSuspended makes the VM send VM_START with suspend policy ALL
 	// right after the handshake, as a JVM started with suspend=y does.
 	startSuspended bool
@@ -139,7 +142,11 @@ func (f *fakeVM) serve(jc *jdwp.Conn) {
 		f.mu.Lock()
 		f.cmds = append(f.cmds, fakeCmd{p.ID, p.CommandSet, p.Command})
 		code, data := f.handleLocked(p)
+		delay := f.delay
 		f.mu.Unlock()
+		if delay > 0 {
+			time.Sleep(delay)
+		}
 		_ = jc.WritePacket(jdwp.NewReply(p.ID, code, data))
 	}
 }

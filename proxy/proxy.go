@@ -88,6 +88,9 @@ type Options struct {
 	CleanupTimeout time.Duration
 	// Reopen says which VMs are re-opened after a debugger left.
 	Reopen ReopenPolicy
+	// Spin bounds one busy poll on a debugger's hot path (spin.go; 0:
+	// DefaultSpin; negative: never poll).
+	Spin time.Duration
 	// Inspector receives the decoded traffic (nil: a new one with
 	// DefaultLogSize records).
 	Inspector *Inspector
@@ -95,6 +98,9 @@ type Options struct {
 }
 
 func (o *Options) fill() {
+	if o.Spin == 0 {
+		o.Spin = DefaultSpin
+	}
 	if o.BasePort == 0 {
 		o.BasePort = DefaultBasePort
 	}
@@ -159,6 +165,8 @@ type Proxy struct {
 	opts   Options
 	insp   *Inspector
 	log    *slog.Logger
+
+	spins spinCounters // busy polls (spin.go)
 
 	// listen and setPassthrough are net.Listen and the session's
 	// SetPassthrough; tests replace them to show that neither runs with

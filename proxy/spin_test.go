@@ -1,0 +1,121 @@
+package proxy
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/scan"
+)
+
+func TestWaitEstimate(t *testing.T) {
+	var e waitEstimate
+	if e.within(time.Hour) {
+		t.Fatal("no sample yet: want not within any bound")
+	}
+	e.add(100 * time.Microsecond)
+	if got := e.ns.Load(); got != 100_000 {
+		t.Fatalf("first sample: got %d ns, want it taken whole (100000)", got)
+	}
+	if !e.within(100*time.Microsecond) || e.within(99*time.Microsecond) {
+		t.Fatal("average 100µs: want within 100µs and not within 99µs")
+	}
+	e.add(500 * time.Microsecond) // 100 + (500-100)/4
+	if got := e.ns.Load(); got != 200_000 {
+		t.Fatalf("second sample: got %d ns, want 200000 (a quarter of the way)", got)
+	}
+	e.add(0) // 200 + (1-200000)/4: a zero wait still counts as a sample
+	if got := e.ns.Load(); got != 150_001 {
+		t.Fatalf("third sample: got %d ns, want 150001", got)
+	}
+	var z waitEstimate
+	z.add(0)
+	if !z.within(time.Nanosecond) {
+		t.Fatal("a zero first wait: want known (1ns) and within 1ns")
+	}
+}
+
+// spinRig is a proxy over one fake VM that answers after delay, and a
+// debugger attached through it.
+func spinRig(t *testing.T, spin, delay time.Duration) (*rig, *jdwp.Conn) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skipf("busy polling is implemented on Linux only (this is %s)", runtime.GOOS)
+	}
+	vm := startFakeVM(t)
+	vm.mu.Lock()
+	vm.delay = delay
+	vm.mu.Unlock()
+	r := startRig(t, scan.PortRange{First: vm.port(), Last: vm.port()}, Options{Spin: spin})
+	// The attach waits for the session's HELO to be decided.
+	return r, dialDebugger(t, r.waitPort(localKey(vm.port())), 1)
+}
+
+// versions sends n VirtualMachine.Version commands, pausing think between
+// a reply and the next command.
+func versions(t *testing.T, c *jdwp.Conn, n int, think time.Duration) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if _, err := c.Request(ctxT(t), jdwp.CmdSetVirtualMachine, jdwp.CmdVMVersion, nil); err != nil {
+			t.Fatal(err)
+		}
+		if think > 0 {
+			time.Sleep(think)
+		}
+	}
+}
+
+// A quick VM and a quick debugger: both waits are polled for, and the
+// polls catch their packets.
+func TestSpinPollsForQuickPeers(t *testing.T) {
+	r, c := spinRig(t, 50*time.Millisecond, 0)
+	versions(t, c, 200, 0)
+	s := r.proxy.SpinStats()
+	t.Logf("%+v", s)
+	// The first command has no estimate; after it every reply is polled
+	// for. A poll of 50ms misses only when the machine stalls.
+	if s.ReplyPolls < 150 || s.ReplyPolls > 200 || s.ReplyCaught < s.ReplyPolls*9/10 {
+		t.Errorf("reply polls: %d taken, %d caught; want 150-200, nearly all caught", s.ReplyPolls, s.ReplyCaught)
+	}
+	if s.CommandPolls < 150 || s.CommandPolls > 200 || s.CommandCaught < s.CommandPolls*9/10 {
+		t.Errorf("command polls: %d taken, %d caught; want 150-200, nearly all caught", s.CommandPolls, s.CommandCaught)
+	}
+}
+
+// A VM that answers later than the bound is not polled for after its
+// first reply; the quick debugger still is.
+func TestSpinSkipsSlowVM(t *testing.T) {
+	r, c := spinRig(t, 200*time.Microsecond, 3*time.Millisecond)
+	versions(t, c, 40, 0)
+	s := r.proxy.SpinStats()
+	if s.ReplyPolls != 0 {
+		t.Errorf("replies take 3ms against a 200µs bound: %d polls, want none", s.ReplyPolls)
+	}
+	if s.CommandPolls < 30 {
+		t.Errorf("a debugger sending back to back: %d command polls, want most of 40", s.CommandPolls)
+	}
+}
+
+// A debugger that thinks between commands is not polled for; the quick
+// VM still is.
+func TestSpinSkipsThinkingDebugger(t *testing.T) {
+	r, c := spinRig(t, 200*time.Microsecond, 0)
+	versions(t, c, 40, 3*time.Millisecond)
+	s := r.proxy.SpinStats()
+	if s.CommandPolls != 0 {
+		t.Errorf("3ms between commands against a 200µs bound: %d command polls, want none", s.CommandPolls)
+	}
+	if s.ReplyPolls < 30 {
+		t.Errorf("a VM answering at once: %d reply polls, want most of 40", s.ReplyPolls)
+	}
+}
+
+// A negative bound turns polling off.
+func TestSpinOff(t *testing.T) {
+	r, c := spinRig(t, -1, 0)
+	versions(t, c, 50, 0)
+	if s := r.proxy.SpinStats(); s != (SpinStats{}) {
+		t.Errorf("Spin < 0: got %+v, want no polls", s)
+	}
+}
