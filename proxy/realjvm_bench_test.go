@@ -35,7 +35,11 @@ import (
 //
 //	go test ./proxy -run '^$' -bench 'RealJVMs' -benchtime 2000x -count 5
 //
-// PROXY_BENCH_CLASSES changes the number of classes (default 20000).
+// PROXY_BENCH_RELAY runs another relay in the plain relay's place (see
+// scripts/bench-proxy-floor.sh); PROXY_BENCH_CLASSES changes the number of
+// classes (default 20000);
+// PROXY_BENCH_SPIN sets the proxy's Options.Spin ("-1ns" turns busy polling
+// off).
 
 const (
 	cmdVMClassesBySignature uint8 = 2
@@ -52,10 +56,13 @@ func benchClasses() int {
 
 // jvmSet is the shared fixture.
 type jvmSet struct {
-	direct, relayed, proxied *jdwp.Conn
-	proxy                    *Proxy
-	classes                  int
-	stop                     func()
+	// addrs are the direct, relayed and proxied addresses, in the order
+	// of legs.
+	addrs   [3]string
+	conns   []*jdwp.Conn // this process's clients, dialed on first use
+	proxy   *Proxy
+	classes int
+	stop    func()
 }
 
 var (
@@ -176,20 +183,25 @@ func startJVMSet(java, javac string, classes int) (_ *jvmSet, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if cmdline := strings.Fields(os.Getenv("PROXY_BENCH_RELAY")); len(cmdline) > 0 {
+		// Another relay in the relay's place (scripts/relayfloor): it is
+		// started as CMD... LISTEN_PORT TARGET_PORT.
+		stopRelay()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		lport := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		cmd := exec.Command(cmdline[0], append(cmdline[1:], strconv.Itoa(lport), strconv.Itoa(relayedPort))...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("PROXY_BENCH_RELAY: %w", err)
+		}
+		relayAddr = fmt.Sprintf("127.0.0.1:%d", lport)
+		stopRelay = func() { cmd.Process.Kill(); cmd.Wait() }
+	}
 	undo = append(undo, stopRelay)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dc, err := jdwp.Dial(ctx, fmt.Sprintf("127.0.0.1:%d", directPort), jdwp.Options{IDBase: 1})
-	if err != nil {
-		return nil, fmt.Errorf("dial the direct JVM: %w", err)
-	}
-	undo = append(undo, func() { dc.Close() })
-	rc, err := jdwp.Dial(ctx, relayAddr, jdwp.Options{IDBase: 1})
-	if err != nil {
-		return nil, fmt.Errorf("dial the relayed JVM: %w", err)
-	}
-	undo = append(undo, func() { rc.Close() })
 
 	// The monitor with its default polling, as ddmtui runs it.
 	store := monitor.NewStore(monitor.NewBus())
@@ -208,7 +220,8 @@ func startJVMSet(java, javac string, classes int) (_ *jvmSet, err error) {
 	}
 	base := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	p := New(engine, Options{BasePort: base, SelectedPort: -1})
+	spin, _ := time.ParseDuration(os.Getenv("PROXY_BENCH_SPIN")) // "-1ns": no busy polling
+	p := New(engine, Options{BasePort: base, SelectedPort: -1, Spin: spin})
 	pctx, pcancel := context.WithCancel(context.Background())
 	pdone := make(chan struct{})
 	go func() {
@@ -228,23 +241,68 @@ func startJVMSet(java, javac string, classes int) (_ *jvmSet, err error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	var pc *jdwp.Conn
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		// The port listens once the session is known; the attach waits
-		// for the session's HELO to be decided.
-		if pc, err = jdwp.Dial(ctx, fmt.Sprintf("127.0.0.1:%d", port), jdwp.Options{IDBase: 1}); err == nil {
-			if _, err = pc.Version(ctx); err == nil {
-				break
-			}
-			pc.Close()
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the proxied JVM does not answer through the proxy: %w", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	jp := &jvmSet{
+		addrs:   [3]string{fmt.Sprintf("127.0.0.1:%d", directPort), relayAddr, fmt.Sprintf("127.0.0.1:%d", port)},
+		proxy:   p,
+		classes: classes,
 	}
-	undo = append(undo, func() { pc.Close() })
-	return &jvmSet{direct: dc, relayed: rc, proxied: pc, proxy: p, classes: classes, stop: stop}, nil
+	undo = append(undo, jp.hangUp)
+	jp.stop = stop
+	if _, err := jp.dial(); err != nil {
+		return nil, err
+	}
+	return jp, nil
+}
+
+// dial connects this process's client to each leg, unless it is connected.
+// A VM takes one debugger at a time, and so does the proxy's port: the
+// first dial through the proxy waits for the session's HELO to be decided,
+// and a dial after hangUp for the proxy to let the last debugger go.
+func (jp *jvmSet) dial() ([]*jdwp.Conn, error) {
+	if jp.conns != nil {
+		return jp.conns, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var conns []*jdwp.Conn
+	for _, addr := range jp.addrs {
+		c, err := dialAnswering(ctx, addr)
+		if err != nil {
+			for _, c := range conns {
+				c.Close()
+			}
+			return nil, err
+		}
+		conns = append(conns, c)
+	}
+	jp.conns = conns
+	return conns, nil
+}
+
+// dialAnswering dials addr until a VirtualMachine.Version gets an answer.
+func dialAnswering(ctx context.Context, addr string) (*jdwp.Conn, error) {
+	for {
+		c, err := jdwp.Dial(ctx, addr, jdwp.Options{IDBase: 1})
+		if err == nil {
+			if _, err = c.Version(ctx); err == nil {
+				return c, nil
+			}
+			c.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s does not answer: %w", addr, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// hangUp closes this process's clients, so that another process can attach.
+func (jp *jvmSet) hangUp() {
+	for _, c := range jp.conns {
+		c.Close()
+	}
+	jp.conns = nil
 }
 
 // startRelay listens on a loopback port and relays one connection at a time
@@ -307,9 +365,6 @@ func startRelay(target string) (string, func(), error) {
 	return ln.Addr().String(), stop, nil
 }
 
-// legs are the three ways to the VMs, in the order interleave returns them.
-func (jp *jvmSet) legs() []*jdwp.Conn { return []*jdwp.Conn{jp.direct, jp.relayed, jp.proxied} }
-
 // legTimes are the times of each operation on one leg.
 type legTimes []time.Duration
 
@@ -352,7 +407,10 @@ type legUsage struct {
 // turn, b.N times each (after a warm-up), rotating which goes first, and
 // returns the times and usage of each leg and the bytes of op's last result.
 func interleave(b *testing.B, jp *jvmSet, op func(*jdwp.Conn) (int, error)) (times [3]legTimes, use [3]legUsage, bytes int) {
-	legs := jp.legs()
+	legs, err := jp.dial()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for i := 0; i < 3; i++ {
 		for _, c := range legs {
 			if _, err := op(c); err != nil {
@@ -400,19 +458,14 @@ func reportLegs(b *testing.B, times [3]legTimes, use [3]legUsage) {
 }
 
 // BenchmarkRealJVMsVersion: VirtualMachine.Version back to back on each
-// leg. ratio is proxied / direct time (target ≤ 1.2); relay-ratio the same
-// for the plain relay.
+// leg, from a client in a process of its own. ratio is proxied / direct
+// time (target ≤ 1.2); relay-ratio the same for the plain relay.
 func BenchmarkRealJVMsVersion(b *testing.B) {
 	jp := getJVMSet(b)
-	ctx := context.Background()
-	times, use, _ := interleave(b, jp, func(c *jdwp.Conn) (int, error) {
-		pk, err := c.Request(ctx, jdwp.CmdSetVirtualMachine, jdwp.CmdVMVersion, nil)
-		if err != nil {
-			return 0, err
-		}
-		return len(pk.Data), nil
-	})
+	s0 := jp.proxy.SpinStats()
+	times, use := clientRoundTrips(b, jp, jdwp.CmdSetVirtualMachine, jdwp.CmdVMVersion, nil)
 	reportLegs(b, times, use)
+	reportSpins(b, s0, jp.proxy.SpinStats())
 }
 
 // BenchmarkRealJVMsAllClasses: VirtualMachine.AllClasses of a VM with
@@ -437,24 +490,24 @@ func BenchmarkRealJVMsAllClasses(b *testing.B) {
 
 // BenchmarkRealJVMsClassesBySignature: VirtualMachine.ClassesBySignature
 // of one generated class (a small reply that makes the VM search every
-// loaded class), on each leg.
+// loaded class), on each leg, from a client in a process of its own.
 func BenchmarkRealJVMsClassesBySignature(b *testing.B) {
 	jp := getJVMSet(b)
-	ctx := context.Background()
 	sig := fmt.Sprintf("Lgen/C%d;", jp.classes/2)
 	data := binary.BigEndian.AppendUint32(nil, uint32(len(sig)))
 	data = append(data, sig...)
-	times, use, _ := interleave(b, jp, func(c *jdwp.Conn) (int, error) {
-		pk, err := c.Request(ctx, jdwp.CmdSetVirtualMachine, cmdVMClassesBySignature, data)
-		if err != nil {
-			return 0, err
-		}
-		if len(pk.Data) < 4 || binary.BigEndian.Uint32(pk.Data) != 1 {
-			return 0, fmt.Errorf("ClassesBySignature %s: not one class", sig)
-		}
-		return len(pk.Data), nil
-	})
+	times, use := clientRoundTrips(b, jp, jdwp.CmdSetVirtualMachine, cmdVMClassesBySignature, data)
 	reportLegs(b, times, use)
+}
+
+// reportSpins reports the proxy's busy polls per proxied command: taken
+// and caught, waiting for the VM's reply and for the client's next command.
+func reportSpins(b *testing.B, s0, s1 SpinStats) {
+	n := float64(b.N)
+	b.ReportMetric(float64(s1.ReplyPolls-s0.ReplyPolls)/n, "reply-polls")
+	b.ReportMetric(float64(s1.ReplyCaught-s0.ReplyCaught)/n, "reply-caught")
+	b.ReportMetric(float64(s1.CommandPolls-s0.CommandPolls)/n, "command-polls")
+	b.ReportMetric(float64(s1.CommandCaught-s0.CommandCaught)/n, "command-caught")
 }
 
 // reportUsage reports this process's CPU time and voluntary context

@@ -19,7 +19,13 @@ import (
 // leak baseline: its descriptors are created once per process, on first use,
 // and are no leak. (Under go test the poller usually starts with the
 // process, when stdout is a non-blocking pipe; run directly, it would not.)
+//
+// With benchClientEnv set, the process is a benchmark's debugger client
+// (benchclient_test.go) and runs no tests.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(benchClientEnv); spec != "" {
+		os.Exit(runBenchClient(spec))
+	}
 	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 		ln.Close()
 	}
