@@ -9,8 +9,11 @@
 #     at every GC; dumpsys meminfo off, which ddmlib does not read);
 #   - scripts/ddmlib/DdmlibMonitor.java: ddmlib 25.2.2 through its public API, thread and heap
 #     updates on for every Client, requestThreadUpdate on each at the same interval.
-#   - scripts/pollfloor: the floor under both, one thread polling every VM's stream with plain
-#     system calls and epoll (no goroutines, no netpoller): what the kernel charges per poll.
+#   - scripts/pollfloor -events: the floor under both, one thread doing the same job on every VM's
+#     stream (THST polls at the same interval, thread notifications and heap info at every GC
+#     asked for and read) with plain system calls and epoll (no goroutines, no netpoller, no
+#     decoding): what the kernel charges for the packets alone. Without -events (polls only) it
+#     is reported too.
 # Both at N VMs and at 1 VM (the baseline, same run), so that the per-VM cost is the marginal
 # one: (cost at N - cost at 1) / (N - 1). Prints CPU (user+sys) and peak RSS of each run,
 # ddmtui's share of one core and RSS at N against the targets (3%, 48 MiB at 200 VMs, 2 Hz),
@@ -74,9 +77,9 @@ run_ddmtui() { # prints "cpu_s rss_kib vms"
 	echo "$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}') $m $(grep -o '"pid"' "$work/out.json" | wc -l)"
 }
 
-run_floor() { # prints "cpu_s replies vms"
+run_floor() { # [-events]; prints "cpu_s replies vms events"
 	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 "$work/pollfloor" -adb "127.0.0.1:$ADB_PORT" -serial "127.0.0.1:$ADBD_PORT" \
-		-for "${DUR}s" -every "$INTERVAL" 2>"$work/floor.err"
+		-for "${DUR}s" -every "$INTERVAL" "$@" 2>"$work/floor.err"
 }
 
 run_ddmlib() { # prints "cpu_s rss_kib clients"
@@ -87,13 +90,14 @@ run_ddmlib() { # prints "cpu_s rss_kib clients"
 }
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $VMS VMs, THST every $INTERVAL, ${DUR}s per run"
-declare -A cpu rss seen rep
+declare -A cpu rss seen rep ev
 for n in 1 "$VMS"; do
 	device "$n"
 	read -r cpu[t$n] rss[t$n] seen[t$n] < <(run_ddmtui)
 	read -r cpu[j$n] rss[j$n] seen[j$n] < <(run_ddmlib)
-	read -r cpu[f$n] rep[f$n] seen[f$n] < <(run_floor)
-	echo "$n VM(s): ddmtui cpu ${cpu[t$n]}s rss ${rss[t$n]} KiB (saw ${seen[t$n]}); ddmlib cpu ${cpu[j$n]}s rss ${rss[j$n]} KiB (saw ${seen[j$n]}); ddmlib: $(cat "$work/ddmlib.out"); floor cpu ${cpu[f$n]}s (${rep[f$n]} replies from ${seen[f$n]} VMs)"
+	read -r cpu[f$n] rep[f$n] seen[f$n] ev[f$n] < <(run_floor -events)
+	read -r cpu[p$n] rep[p$n] seen[p$n] ev[p$n] < <(run_floor)
+	echo "$n VM(s): ddmtui cpu ${cpu[t$n]}s rss ${rss[t$n]} KiB (saw ${seen[t$n]}); ddmlib cpu ${cpu[j$n]}s rss ${rss[j$n]} KiB (saw ${seen[j$n]}); ddmlib: $(cat "$work/ddmlib.out"); floor cpu ${cpu[f$n]}s (${rep[f$n]} replies and ${ev[f$n]} VM packets from ${seen[f$n]} VMs); polls-only floor cpu ${cpu[p$n]}s (${rep[p$n]} replies)"
 	cleanup_device
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -101,7 +105,8 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # 200 are visible through adb. Per-VM figures use the VMs each tool saw.
 awk -v n="$VMS" -v tn="${seen[t$VMS]}" -v jn="${seen[j$VMS]}" -v d="$DUR" -v tc1="${cpu[t1]}" -v tcn="${cpu[t$VMS]}" -v tr1="${rss[t1]}" -v trn="${rss[t$VMS]}" \
 	-v jc1="${cpu[j1]}" -v jcn="${cpu[j$VMS]}" -v jr1="${rss[j1]}" -v jrn="${rss[j$VMS]}" \
-	-v fn="${seen[f$VMS]}" -v fc1="${cpu[f1]}" -v fcn="${cpu[f$VMS]}" 'BEGIN {
+	-v fn="${seen[f$VMS]}" -v fc1="${cpu[f1]}" -v fcn="${cpu[f$VMS]}" \
+	-v pn="${seen[p$VMS]}" -v pc1="${cpu[p1]}" -v pcn="${cpu[p$VMS]}" 'BEGIN {
 	printf "ddmtui with %d VMs (%d seen): %.2f%% of one core, %.1f MiB peak RSS (targets at 200 VMs, 2 Hz: <= 3%%, <= 48 MiB)\n", n, tn, tcn * 100 / d, trn / 1024
 	printf "ddmlib with %d VMs (%d seen): %.2f%% of one core, %.1f MiB peak RSS\n", n, jn, jcn * 100 / d, jrn / 1024
 	if (tn > 1 && jn > 1) {
@@ -112,7 +117,13 @@ awk -v n="$VMS" -v tn="${seen[t$VMS]}" -v jn="${seen[j$VMS]}" -v d="$DUR" -v tc1
 		printf "ddmlib/ddmtui whole process at %d VMs: CPU %.1fx, RSS %.1fx\n", n, (tcn > 0 ? jcn / tcn : 0), (trn > 0 ? jrn / trn : 0)
 		if (fn > 1) {
 			fcv = (fcn - fc1) / (fn - 1)
-			printf "floor (one thread, epoll, plain system calls) per VM: %.3f ms CPU/s; ddmlib/floor %.1fx, ddmtui/floor %.1fx\n", fcv * 1000 / d, (fcv > 0 ? jcv / fcv : 0), (fcv > 0 ? tcv / fcv : 0)
+			printf "floor (the same packets: one thread, epoll, plain system calls) per VM: %.3f ms CPU/s; ddmlib/floor %.1fx, ddmtui/floor %.1fx\n", fcv * 1000 / d, (fcv > 0 ? jcv / fcv : 0), (fcv > 0 ? tcv / fcv : 0)
+			if (fcv > 0)
+				printf "  5x less CPU than ddmlib per VM is %.3f ms CPU/s, %.2fx the floor%s\n", jcv / 5 * 1000 / d, jcv / (5 * fcv), (jcv / (5 * fcv) < 1 ? ": less than the kernel charges for the packets" : "")
+		}
+		if (pn > 1) {
+			pcv = (pcn - pc1) / (pn - 1)
+			printf "polls-only floor (THST alone, no events) per VM: %.3f ms CPU/s; ddmlib/it %.1fx, ddmtui/it %.1fx\n", pcv * 1000 / d, (pcv > 0 ? jcv / pcv : 0), (pcv > 0 ? tcv / pcv : 0)
 		}
 	}
 }'

@@ -103,6 +103,13 @@ func TestReadableWatchesEverySocket(t *testing.T) {
 	if Readable(10*time.Millisecond, raw(t, b1)) {
 		t.Fatal("first socket alone: want not readable")
 	}
+	// As many sockets as one call takes (maxSocks), the last one readable.
+	a3, b3 := pair(t)
+	_, b4 := pair(t)
+	_ = a3
+	if !Readable(time.Second, raw(t, b1), raw(t, b3), raw(t, b4), raw(t, b2)) {
+		t.Fatalf("%d sockets, the last readable: want readable", maxSocks)
+	}
 }
 
 func TestReadablePeerClosed(t *testing.T) {

@@ -33,7 +33,7 @@ func poll(fds []int32, d time.Duration) bool {
 		if errno == 0 && n > 0 {
 			return true
 		}
-		if errno != 0 && errno != syscall.EINTR && errno != syscall.EAGAIN {
+		if errno != 0 && errno != syscall.EINTR { // EINTR: a signal (the runtime's preemption); poll again
 			return false
 		}
 		if !time.Now().Before(end) {

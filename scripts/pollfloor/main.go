@@ -12,7 +12,8 @@
 //
 //	go run ./scripts/pollfloor -adb 127.0.0.1:5037 -serial SERIAL -for 60s -every 500ms
 //
-// It prints "cpu_s replies vms" (replies counted by their headers). Run it with GODEBUG=asyncpreemptoff=1, so
+// It prints "cpu_s replies vms events" (replies and the VMs' own packets
+// counted by their headers). Run it with GODEBUG=asyncpreemptoff=1, so
 // that the runtime does not interrupt the blocked loop with signals.
 package main
 
@@ -40,20 +41,26 @@ func main() {
 	serial := flag.String("serial", "", "device serial")
 	dur := flag.Duration("for", 60*time.Second, "how long to poll")
 	every := flag.Duration("every", 500*time.Millisecond, "poll interval")
+	events := flag.Bool("events", false, "also ask every VM for what ddmtui and ddmlib ask for besides the polls: thread notifications (THEN: THCR, THDE, THNM) and heap info at every GC (HPIF), and read them")
 	conns := flag.Bool("conns", false, "poll through a jdwp.Conn per stream (its reader goroutine, the Go netpoller) from one ticker goroutine, the replies counted by callbacks: the floor of ddmtui's own design")
 	flag.Parse()
 	run := runEpoll
 	if *conns {
 		run = runConns
 	}
+	askEvents = *events
 	if err := run(*addr, *serial, *dur, *every); err != nil {
 		fmt.Fprintln(os.Stderr, "pollfloor:", err)
 		os.Exit(1)
 	}
 }
 
+// askEvents makes openStreams ask every VM for thread notifications and
+// heap info at every GC (-events).
+var askEvents bool
+
 // openStreams opens every VM's jdwp:<pid> stream of serial and does the
-// JDWP handshake on it.
+// JDWP handshake on it (and, with askEvents, asks for the VM's events).
 func openStreams(addr, serial string) ([]net.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -78,6 +85,14 @@ func openStreams(addr, serial string) ([]net.Conn, error) {
 		if err := jdwp.ClientHandshake(nc, 5*time.Second); err != nil {
 			return nil, fmt.Errorf("pid %d: %w", pid, err)
 		}
+		if askEvents {
+			for i, m := range []ddm.Message{&ddm.ThreadNotifyRequest{Enable: true}, &ddm.HeapInfoRequest{When: ddm.HeapInfoEveryGC}} {
+				p := jdwp.Packet{ID: 0x30000000 + uint32(i), CommandSet: jdwp.CmdSetDDM, Command: jdwp.CmdDDMChunk, Data: ddm.AppendMessage(nil, m)}
+				if _, err := nc.Write(p.Append(nil)); err != nil {
+					return nil, fmt.Errorf("pid %d: %w", pid, err)
+				}
+			}
+		}
 		ncs = append(ncs, nc)
 	}
 	return ncs, nil
@@ -98,12 +113,15 @@ func runConns(addr, serial string, dur, every time.Duration) error {
 	if err != nil {
 		return err
 	}
+	var replies, events atomic.Int64
 	conns := make([]*jdwp.Conn, len(ncs))
 	for i, nc := range ncs {
-		conns[i] = jdwp.NewConn(nc, jdwp.Options{})
+		conns[i] = jdwp.NewConn(nc, jdwp.Options{Route: func(*jdwp.Packet) bool {
+			events.Add(1)
+			return true
+		}})
 		defer conns[i].Close()
 	}
-	var replies atomic.Int64
 	count := func(p *jdwp.Packet, err error) {
 		if err == nil {
 			replies.Add(1)
@@ -124,7 +142,7 @@ func runConns(addr, serial string, dur, every time.Duration) error {
 		select {
 		case <-tk.C:
 		case <-end:
-			fmt.Printf("%.3f %d %d\n", cpuSince(ru0).Seconds(), replies.Load(), len(conns))
+			fmt.Printf("%.3f %d %d %d\n", cpuSince(ru0).Seconds(), replies.Load(), len(conns), events.Load())
 			return nil
 		}
 	}
@@ -168,7 +186,7 @@ func runEpoll(addr, serial string, dur, every time.Duration) error {
 	}
 	events := make([]syscall.EpollEvent, 256)
 	buf := make([]byte, 1<<16)
-	replies := 0
+	replies, vmPackets := 0, 0
 	start := time.Now()
 	next := start
 	id := uint32(0x40000000)
@@ -205,14 +223,15 @@ func runEpoll(addr, serial string, dur, every time.Duration) error {
 				if e != 0 {
 					return e
 				}
-				replies += streams[ev.Fd].take(buf[:r])
+				nr, nv := streams[ev.Fd].take(buf[:r])
+				replies, vmPackets = replies+nr, vmPackets+nv
 				if int(r) < len(buf) {
 					break
 				}
 			}
 		}
 	}
-	fmt.Printf("%.3f %d %d\n", cpuSince(ru0).Seconds(), replies, len(fds))
+	fmt.Printf("%.3f %d %d %d\n", cpuSince(ru0).Seconds(), replies, len(fds), vmPackets)
 	return nil
 }
 
@@ -224,9 +243,9 @@ type framer struct {
 	left int // body bytes of the current packet still to come
 }
 
-// take consumes b and returns how many replies began in it.
-func (f *framer) take(b []byte) int {
-	n := 0
+// take consumes b and returns how many replies, and how many of the VM's
+// own packets (commands: events, DDM chunks), began in it.
+func (f *framer) take(b []byte) (replies, commands int) {
 	for len(b) > 0 {
 		if f.left > 0 {
 			k := min(f.left, len(b))
@@ -243,10 +262,12 @@ func (f *framer) take(b []byte) int {
 		f.have = 0
 		f.left = max(int(binary.BigEndian.Uint32(f.hdr[:]))-jdwp.HeaderLen, 0)
 		if f.hdr[8]&0x80 != 0 {
-			n++
+			replies++
+		} else {
+			commands++
 		}
 	}
-	return n
+	return replies, commands
 }
 
 func tv(t syscall.Timeval) time.Duration {
