@@ -13,7 +13,9 @@
 //	go run ./scripts/pollfloor -adb 127.0.0.1:5037 -serial SERIAL -for 60s -every 500ms
 //
 // It prints "cpu_s replies vms events" (replies and the VMs' own packets
-// counted by their headers). Run it with GODEBUG=asyncpreemptoff=1, so
+// counted by their headers). cpu_s is the whole process's CPU, opening the
+// streams included, as /usr/bin/time counts the other tools' (their
+// sessions' set-up included). Run it with GODEBUG=asyncpreemptoff=1, so
 // that the runtime does not interrupt the blocked loop with signals.
 package main
 
@@ -128,8 +130,7 @@ func runConns(addr, serial string, dur, every time.Duration) error {
 		}
 	}
 	req := ddm.AppendChunk(nil, ddm.TypeTHST, nil)
-	var ru0 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	var ru0 syscall.Rusage // zero: the whole process (see the package comment)
 	tk := time.NewTicker(every)
 	defer tk.Stop()
 	end := time.After(dur)
@@ -173,8 +174,7 @@ func runEpoll(addr, serial string, dur, every time.Duration) error {
 			return err
 		}
 	}
-	var ru0 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	var ru0 syscall.Rusage // zero: the whole process (see the package comment)
 	chunk := ddm.AppendChunk(nil, ddm.TypeTHST, nil)
 	req := make([]byte, jdwp.HeaderLen+len(chunk))
 	binary.BigEndian.PutUint32(req, uint32(len(req)))
