@@ -89,7 +89,9 @@ type Options struct {
 	// Reopen says which VMs are re-opened after a debugger left.
 	Reopen ReopenPolicy
 	// Spin bounds one busy poll on a debugger's hot path (spin.go; 0:
-	// DefaultSpin; negative: never poll).
+	// DefaultSpin; negative: never poll). With one CPU, or GOMAXPROCS=1,
+	// when the proxy is made, it never polls: the poll would hold up the
+	// thread that has to answer it.
 	Spin time.Duration
 	// Inspector receives the decoded traffic (nil: a new one with
 	// DefaultLogSize records).
@@ -100,6 +102,9 @@ type Options struct {
 func (o *Options) fill() {
 	if o.Spin == 0 {
 		o.Spin = DefaultSpin
+	}
+	if !multiCore() {
+		o.Spin = -1
 	}
 	if o.BasePort == 0 {
 		o.BasePort = DefaultBasePort

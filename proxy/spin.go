@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -30,6 +31,12 @@ import (
 
 // DefaultSpin is the default bound of one busy poll.
 const DefaultSpin = 200 * time.Microsecond
+
+// multiCore reports whether another thread can run while one polls: more
+// than one CPU and more than one P. On one, a poll would keep the answer it
+// waits for from being read (the reader needs the P) or written (the peer
+// needs the CPU) until the bound ran out.
+var multiCore = func() bool { return runtime.NumCPU() > 1 && runtime.GOMAXPROCS(0) > 1 }
 
 // waitEstimate is a moving average of one kind of wait, in nanoseconds (0:
 // none seen yet). One goroutine adds samples; any may read.

@@ -52,6 +52,13 @@ func spinRig(t *testing.T, spin, delay time.Duration) (*rig, *jdwp.Conn) {
 	return r, dialDebugger(t, r.waitPort(localKey(vm.port())), 1)
 }
 
+// needPolling skips a test that expects polls where the proxy takes none.
+func needPolling(t *testing.T) {
+	if !multiCore() {
+		t.Skipf("one CPU or GOMAXPROCS=1 (%d, %d): the proxy does not poll", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	}
+}
+
 // versions sends n VirtualMachine.Version commands, pausing think between
 // a reply and the next command.
 func versions(t *testing.T, c *jdwp.Conn, n int, think time.Duration) {
@@ -69,6 +76,7 @@ func versions(t *testing.T, c *jdwp.Conn, n int, think time.Duration) {
 // A quick VM and a quick debugger: both waits are polled for, and the
 // polls catch their packets.
 func TestSpinPollsForQuickPeers(t *testing.T) {
+	needPolling(t)
 	r, c := spinRig(t, 50*time.Millisecond, 0)
 	versions(t, c, 200, 0)
 	s := r.proxy.SpinStats()
@@ -86,6 +94,7 @@ func TestSpinPollsForQuickPeers(t *testing.T) {
 // A VM that answers later than the bound is not polled for after its
 // first reply; the quick debugger still is.
 func TestSpinSkipsSlowVM(t *testing.T) {
+	needPolling(t)
 	r, c := spinRig(t, 200*time.Microsecond, 3*time.Millisecond)
 	versions(t, c, 40, 0)
 	s := r.proxy.SpinStats()
@@ -100,6 +109,7 @@ func TestSpinSkipsSlowVM(t *testing.T) {
 // A debugger that thinks between commands is not polled for; the quick
 // VM still is.
 func TestSpinSkipsThinkingDebugger(t *testing.T) {
+	needPolling(t)
 	r, c := spinRig(t, 200*time.Microsecond, 0)
 	versions(t, c, 40, 3*time.Millisecond)
 	s := r.proxy.SpinStats()
@@ -108,6 +118,22 @@ func TestSpinSkipsThinkingDebugger(t *testing.T) {
 	}
 	if s.ReplyPolls < 30 {
 		t.Errorf("a VM answering at once: %d reply polls, want most of 40", s.ReplyPolls)
+	}
+}
+
+// With one CPU or one P the proxy never polls, whatever the bound.
+func TestSpinOffOnOneCore(t *testing.T) {
+	old := multiCore
+	multiCore = func() bool { return false }
+	defer func() { multiCore = old }()
+	r, c := spinRig(t, 50*time.Millisecond, 0)
+	versions(t, c, 50, 0)
+	if s := r.proxy.SpinStats(); s != (SpinStats{}) {
+		t.Errorf("one core: got %+v, want no polls", s)
+	}
+	multiCore = old
+	if !multiCore() && runtime.NumCPU() > 1 && runtime.GOMAXPROCS(0) > 1 {
+		t.Error("multiCore says one core on a multi-core machine")
 	}
 }
 
