@@ -50,20 +50,20 @@ func main() {
 	if *conns {
 		run = runConns
 	}
-	askEvents = *events
-	if err := run(*addr, *serial, *dur, *every); err != nil {
+	ncs, err := openStreams(*addr, *serial, *events)
+	if err == nil {
+		err = run(ncs, *dur, *every)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "pollfloor:", err)
 		os.Exit(1)
 	}
 }
 
-// askEvents makes openStreams ask every VM for thread notifications and
-// heap info at every GC (-events).
-var askEvents bool
-
 // openStreams opens every VM's jdwp:<pid> stream of serial and does the
-// JDWP handshake on it (and, with askEvents, asks for the VM's events).
-func openStreams(addr, serial string) ([]net.Conn, error) {
+// JDWP handshake on it; with events it also asks every VM for thread
+// notifications and heap info at every GC (-events).
+func openStreams(addr, serial string, events bool) ([]net.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := &adb.Client{Addr: addr}
@@ -87,7 +87,7 @@ func openStreams(addr, serial string) ([]net.Conn, error) {
 		if err := jdwp.ClientHandshake(nc, 5*time.Second); err != nil {
 			return nil, fmt.Errorf("pid %d: %w", pid, err)
 		}
-		if askEvents {
+		if events {
 			for i, m := range []ddm.Message{&ddm.ThreadNotifyRequest{Enable: true}, &ddm.HeapInfoRequest{When: ddm.HeapInfoEveryGC}} {
 				p := jdwp.Packet{ID: 0x30000000 + uint32(i), CommandSet: jdwp.CmdSetDDM, Command: jdwp.CmdDDMChunk, Data: ddm.AppendMessage(nil, m)}
 				if _, err := nc.Write(p.Append(nil)); err != nil {
@@ -110,11 +110,7 @@ func cpuSince(ru0 syscall.Rusage) time.Duration {
 // runConns polls as ddmtui's monitor does, without its model: a jdwp.Conn
 // per stream, a ticker goroutine writing every request with
 // TryRequestFunc, replies counted on the readers.
-func runConns(addr, serial string, dur, every time.Duration) error {
-	ncs, err := openStreams(addr, serial)
-	if err != nil {
-		return err
-	}
+func runConns(ncs []net.Conn, dur, every time.Duration) error {
 	var replies, events atomic.Int64
 	conns := make([]*jdwp.Conn, len(ncs))
 	for i, nc := range ncs {
@@ -149,11 +145,7 @@ func runConns(addr, serial string, dur, every time.Duration) error {
 	}
 }
 
-func runEpoll(addr, serial string, dur, every time.Duration) error {
-	ncs, err := openStreams(addr, serial)
-	if err != nil {
-		return err
-	}
+func runEpoll(ncs []net.Conn, dur, every time.Duration) error {
 	var fds []int
 	for _, nc := range ncs {
 		fd, err := own(nc)
