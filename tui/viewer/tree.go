@@ -83,18 +83,17 @@ func (tr *Tree) Update(q Query) int {
 // walk appends the nodes in depth-first order, descending into those
 // open says (an explicit stack: call trees are deep).
 func (tr *Tree) walk(q Query, open func(int) bool) {
-	type item struct{ node, depth int }
-	var stack []item
+	var stack []treeRow
 	push := func(kids []int, depth int) {
 		for i := len(kids) - 1; i >= 0; i-- {
-			stack = append(stack, item{kids[i], depth})
+			stack = append(stack, treeRow{kids[i], depth})
 		}
 	}
 	push(tr.src.Children(Root, q), 0)
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		tr.rows = append(tr.rows, treeRow{it.node, it.depth})
+		tr.rows = append(tr.rows, it)
 		if tr.src.HasChildren(it.node) && open(it.node) {
 			push(tr.src.Children(it.node, q), it.depth+1)
 		}
@@ -148,19 +147,18 @@ func (tr *Tree) walkKept(q Query, keep map[int]bool) {
 		}
 		return out
 	}
-	type item struct{ node, depth int }
-	var stack []item
+	var stack []treeRow
 	push := func(kids []int, depth int) {
 		kids = kept(kids)
 		for i := len(kids) - 1; i >= 0; i-- {
-			stack = append(stack, item{kids[i], depth})
+			stack = append(stack, treeRow{kids[i], depth})
 		}
 	}
 	push(tr.src.Children(Root, q), 0)
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		tr.rows = append(tr.rows, treeRow{it.node, it.depth})
+		tr.rows = append(tr.rows, it)
 		if tr.src.HasChildren(it.node) {
 			push(tr.src.Children(it.node, q), it.depth+1)
 		}
