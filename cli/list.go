@@ -49,6 +49,17 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 		return d, err
 	}
 	d.ADB = adbs
+	log, err := commandLog(c)
+	if err != nil {
+		return d, err
+	}
+	if log != nil {
+		for _, r := range d.ADB {
+			if a, ok := r.(*scan.ADB); ok {
+				a.Logger = log
+			}
+		}
+	}
 	return d, nil
 }
 
