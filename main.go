@@ -16,6 +16,6 @@ import (
 func main() {
 	if err := cli.NewApp().Run(os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "ddmtui:", err)
-		os.Exit(1)
+		os.Exit(cli.ExitStatus(err))
 	}
 }

@@ -24,6 +24,7 @@ func NewApp() *cli.App {
 		Flags:                append(append(discoveryFlags(), uiFlags()...), logFlag(), configFlag()),
 		Before:               applyConfig,
 		After:                closeRunLog,
+		OnUsageError:         onUsageError,
 		Action:               dashboardAction,
 		Commands: []*cli.Command{
 			versionCommand(),
@@ -49,5 +50,6 @@ func NewApp() *cli.App {
 	}
 	withLogFlag(app.Commands)
 	withConfig(app.Commands)
+	withUsageErrors(app.Commands)
 	return app
 }
