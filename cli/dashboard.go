@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -200,26 +199,6 @@ func dashboardAction(c *cli.Context) error {
 		}
 	}
 	return runDashboard(c, d, discoveryLabel(c, d), log, "")
-}
-
-// freeLocalRange finds n consecutive free loopback ports from first upward.
-func freeLocalRange(first, n int) (int, error) {
-	for base := first; base+n <= 65535; base++ {
-		ok := true
-		for p := base; p < base+n; p++ {
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				ok = false
-				base = p // skip past the busy port
-				break
-			}
-			ln.Close()
-		}
-		if ok {
-			return base, nil
-		}
-	}
-	return 0, fmt.Errorf("no %d free consecutive ports from %d", n, first)
 }
 
 // deviceLog finds the log of vm's device: through the adb server that

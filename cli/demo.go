@@ -108,29 +108,6 @@ func demoCommand() *cli.Command {
 	}
 }
 
-// listenLocalRange listens on n consecutive free loopback ports from first
-// upward and returns the listeners, lowest port first.
-func listenLocalRange(first, n int) ([]net.Listener, error) {
-	for base := first; base+n <= 65535; base++ {
-		lns := make([]net.Listener, 0, n)
-		for p := base; p < base+n; p++ {
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				base = p // skip past the busy port
-				break
-			}
-			lns = append(lns, ln)
-		}
-		if len(lns) == n {
-			return lns, nil
-		}
-		for _, ln := range lns {
-			ln.Close()
-		}
-	}
-	return nil, fmt.Errorf("no %d free consecutive ports from %d", n, first)
-}
-
 // buildDemoVMs builds the demo's VMs on as many goroutines as there are
 // CPUs, in list order (the first local VM, selected first, is ready
 // first): local VM i is served on lns[i] (the order ServeLocal uses: by
