@@ -77,7 +77,7 @@ func runLogcatCommand(c *cli.Context) error {
 	if app != "" {
 		mine = []string{app}
 	}
-	query, err := logcat.Compile(c.String("query"), logcat.QueryOptions{Mine: mine})
+	query, err := logcat.Compile(c.String("query"), logcat.QueryOptions{Mine: mine, MineHint: "package:mine is the app --app names: give --app NAME"})
 	if err != nil {
 		return fmt.Errorf("--query: %w", err)
 	}
