@@ -45,6 +45,7 @@ type Discovery struct {
 	Scan            *string  `toml:"scan"`
 	ADB             []string `toml:"adb"`
 	ADBPath         *string  `toml:"adb_path"`
+	ADBMaxDevices   *int     `toml:"adb_max_devices"`
 	ScanInterval    *string  `toml:"scan_interval"`
 	ThreadInterval  *string  `toml:"thread_interval"`
 	MeminfoInterval *string  `toml:"meminfo_interval"`
@@ -213,6 +214,7 @@ func (f *File) Settings() []Setting {
 		out = append(out, Setting{"discovery.adb", "adb", f.Discovery.ADB})
 	}
 	str("discovery.adb_path", "adb-path", f.Discovery.ADBPath)
+	num("discovery.adb_max_devices", "adb-max-devices", f.Discovery.ADBMaxDevices)
 	str("discovery.scan_interval", "scan-interval", f.Discovery.ScanInterval)
 	str("discovery.thread_interval", "thread-interval", f.Discovery.ThreadInterval)
 	str("discovery.meminfo_interval", "meminfo-interval", f.Discovery.MeminfoInterval)
@@ -270,6 +272,7 @@ var Keys = []Key{
 	{"discovery", "scan", "scan"},
 	{"discovery", "adb", "adb"},
 	{"discovery", "adb_path", "adb-path"},
+	{"discovery", "adb_max_devices", "adb-max-devices"},
 	{"discovery", "scan_interval", "scan-interval"},
 	{"discovery", "thread_interval", "thread-interval"},
 	{"discovery", "meminfo_interval", "meminfo-interval"},
