@@ -57,6 +57,9 @@ func demoCommand() *cli.Command {
 			&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often the modern device's process memory (dumpsys meminfo) is read; 0 turns it off"},
 		),
 		Action: func(c *cli.Context) error {
+			if err := checkSimFlags(c); err != nil {
+				return err
+			}
 			// Before any port is taken: without a terminal, fail cleanly.
 			if err := tui.CheckTerminal(); err != nil {
 				return fmt.Errorf("demo: the dashboard %w", err)
@@ -67,9 +70,6 @@ func demoCommand() *cli.Command {
 			}
 			defer closeLog()
 			n := c.Int("vms")
-			if n < 1 || n > 1000 {
-				return fmt.Errorf("--vms must be within 1..1000")
-			}
 			if err := c.Set("vms", fmt.Sprint(n)); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -31,6 +32,9 @@ func NewEngine(store *Store, opts SessionOptions) *Engine {
 	}
 	if opts.StreamBudget == nil {
 		opts.StreamBudget = jdwp.NewBudget(jdwp.DefaultStreamBudget)
+	}
+	if opts.SegmentBudget == nil {
+		opts.SegmentBudget = heap.NewBudget(heap.DefaultProcessBudget)
 	}
 	return &Engine{store: store, opts: opts, devices: NewDeviceCache(), sessions: map[string]*Session{}, failed: map[string]failure{}}
 }

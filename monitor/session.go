@@ -43,6 +43,10 @@ type SessionOptions struct {
 	// (streamed transfers); nil: none. NewEngine gives its sessions two
 	// they share.
 	Budget, StreamBudget *jdwp.Budget
+	// SegmentBudget bounds the heap maps (HPSG/NHSG data) of all sessions
+	// together: the sets being assembled and the last one kept per VM
+	// (nil: none; NewEngine gives its sessions one they share).
+	SegmentBudget *heap.Budget
 	// HeapDumpWait is how long a DDM heap dump (HPDS/HPDU) of a VM on an
 	// adb device may go without the dump arriving before the device's `am
 	// dumpheap` is used instead (modern VMs never answer). Default 5s.
@@ -155,6 +159,7 @@ func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	}
 	s.src.device = deviceKey(ep)
 	s.src.caps.device, s.src.caps.memOff = ep.Shell != nil, opts.MeminfoInterval < 0
+	s.asm.Budget, s.nasm.Budget = opts.SegmentBudget, opts.SegmentBudget
 	return s
 }
 
