@@ -108,7 +108,7 @@ func replayAt(rec *monitor.Recording, t time.Duration) []monitor.VM {
 
 func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duration) error {
 	if at > rec.Duration() {
-		fmt.Fprintf(c.App.ErrWriter, "ddmtui: --at %s is past the recording's end (%s): showing its end\n",
+		fmt.Fprintf(c.App.ErrWriter, "ddmtui: --at %s is past the recording's end (%s): showing the last live state\n",
 			at, rec.Duration().Round(time.Millisecond))
 	}
 	vms := replayAt(rec, at)

@@ -20,6 +20,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	stopping <-chan struct{} // Run's context: done when the monitor stops
 	counters engineCounters
 	failed   map[string]failure // endpoints that were not working VMs, by key (bounded)
 }
@@ -48,6 +49,7 @@ func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
 	s := NewSession(ep, e.store, e.opts)
 	s.src.devices = e.devices
 	e.mu.Lock()
+	s.stopping = e.stopping
 	if _, dup := e.sessions[ep.Key]; dup {
 		e.mu.Unlock()
 		ep.Conn.Close()
@@ -100,6 +102,9 @@ type Runner interface {
 
 // Run runs discovery until ctx ends and waits for every session to finish.
 func (e *Engine) Run(ctx context.Context, d Discovery) error {
+	e.mu.Lock()
+	e.stopping = ctx.Done()
+	e.mu.Unlock()
 	runners := append([]Runner(nil), d.ADB...)
 	if d.Local != nil {
 		runners = append(runners, d.Local)

@@ -93,6 +93,11 @@ func (o *SessionOptions) fill() {
 	}
 }
 
+// ReasonStopped is why a session ended when the monitor itself stopped (the
+// user quit, a recording's duration ran out) rather than the VM. A replay
+// does not apply such an end: past it, the VM is as it was last seen live.
+const ReasonStopped = "monitor stopped"
+
 // Session monitors one VM over its JDWP connection. It decides from the HELO
 // reply whether the VM speaks DDM: if it does, only DDM packets are ever sent
 // (any other JDWP command would make an Android VM believe a debugger
@@ -107,6 +112,7 @@ type Session struct {
 	store       *Store
 	opts        SessionOptions
 	log         *slog.Logger
+	stopping    <-chan struct{} // the engine's: done when the monitor stops (nil outside Engine.Run)
 
 	jc     *jdwp.Conn
 	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM (and, if it does, its identity and FEAT are stored)
@@ -200,7 +206,16 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 
 	s.input(s.begin)
 	reason := "connection closed"
-	defer func() { s.input(func(now time.Time) { s.end(now, reason) }) }()
+	defer func() {
+		if s.stopping != nil {
+			select {
+			case <-s.stopping: // the monitor stops, not the VM
+				reason = ReasonStopped
+			default:
+			}
+		}
+		s.input(func(now time.Time) { s.end(now, reason) })
+	}()
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
 	go func() {
