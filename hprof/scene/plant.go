@@ -56,6 +56,9 @@ func (b *builder) classOf(id hprof.ID) string {
 	if o := b.m.byID[id]; o != nil {
 		return o.class
 	}
+	if b.m.classByID(id) != nil {
+		return "java.lang.Class" // a class object, written at the end
+	}
 	return ""
 }
 
