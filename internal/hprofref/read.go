@@ -73,7 +73,7 @@ type Dump struct {
 	Version string
 	IDSize  int
 	Nodes   map[uint64]*Node
-	Order   []uint64             // node ids in file order
+	Order   []uint64              // node ids in file order
 	Classes map[uint64]*ClassInfo // CLASS DUMPs by class id
 	// ClassNames are the LOAD CLASS names by class id, in Java source form
 	// (D3).
