@@ -357,8 +357,8 @@ func (m *model) write(w io.Writer, timestamp uint64) error {
 			str(f.name)
 		}
 	}
-	for _, fs := range m.staticNames {
-		for _, f := range fs {
+	for _, c := range m.classes {
+		for _, f := range m.staticNames[c.id] {
 			str(f.name)
 		}
 	}
