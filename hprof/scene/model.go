@@ -69,7 +69,10 @@ type model struct {
 	// staticNames are the statics of each class object as written, for
 	// their names.
 	staticNames map[hprof.ID][]field
-	err         error
+	// stream, when set, writes objects that are not kept in memory (the
+	// filler): it calls fn with each, the same ones every time.
+	stream func(fn func(*object) error) error
+	err    error
 }
 
 func newModel(std bool) *model {
@@ -175,6 +178,12 @@ func (m *model) instance(heap string, c *class, v vals) hprof.ID {
 }
 
 func (m *model) instanceAt(id hprof.ID, heap string, c *class, v vals) hprof.ID {
+	m.add(m.newInstance(id, heap, c, v))
+	return id
+}
+
+// newInstance builds an instance of c without adding it to the model.
+func (m *model) newInstance(id hprof.ID, heap string, c *class, v vals) *object {
 	used := map[string]bool{}
 	var data []byte
 	for _, e := range c.layout() {
@@ -197,9 +206,8 @@ func (m *model) instanceAt(id hprof.ID, heap string, c *class, v vals) hprof.ID 
 	if c.noDump {
 		shallow = uint64(len(data))
 	}
-	m.add(&object{id: id, heap: heap, class: c.name, shallow: shallow,
-		rec: &hprof.InstanceDump{Object: id, Class: c.id, Data: data}})
-	return id
+	return &object{id: id, heap: heap, class: c.name, shallow: shallow,
+		rec: &hprof.InstanceDump{Object: id, Class: c.id, Data: data}}
 }
 
 func appendValue(b []byte, size int, v uint64) []byte {
@@ -221,26 +229,33 @@ func (m *model) add(o *object) {
 
 // array writes an object array of class c (e.g. "java.lang.Object[]").
 func (m *model) array(heap string, c *class, elems ...hprof.ID) hprof.ID {
-	id := m.alloc(heap)
-	m.add(&object{id: id, heap: heap, class: c.name, shallow: uint64(len(elems) * m.idSize),
-		rec: &hprof.ObjectArrayDump{Array: id, Class: c.id, Elements: elems}})
-	return id
+	o := m.newArray(m.alloc(heap), heap, c, elems)
+	m.add(o)
+	return o.id
 }
 
-// prims writes a primitive array of n elements of type t from big-endian
-// data.
+func (m *model) newArray(id hprof.ID, heap string, c *class, elems []hprof.ID) *object {
+	return &object{id: id, heap: heap, class: c.name, shallow: uint64(len(elems) * m.idSize),
+		rec: &hprof.ObjectArrayDump{Array: id, Class: c.id, Elements: elems}}
+}
+
+// prims writes a primitive array of type t from big-endian data.
 func (m *model) prims(heap string, t hprof.Type, data []byte) hprof.ID {
 	return m.primsAt(m.alloc(heap), heap, t, data)
 }
 
 func (m *model) primsAt(id hprof.ID, heap string, t hprof.Type, data []byte) hprof.ID {
+	m.add(m.newPrims(id, heap, t, data))
+	return id
+}
+
+func (m *model) newPrims(id hprof.ID, heap string, t hprof.Type, data []byte) *object {
 	size := t.Size(m.idSize)
 	if len(data)%size != 0 {
 		m.fail("%v[] data of %d bytes", t, len(data))
 	}
-	m.add(&object{id: id, heap: heap, class: t.String() + "[]", shallow: uint64(len(data)),
-		rec: &hprof.PrimitiveArrayDump{Array: id, Type: t, Count: uint32(len(data) / size), Data: data}})
-	return id
+	return &object{id: id, heap: heap, class: t.String() + "[]", shallow: uint64(len(data)),
+		rec: &hprof.PrimitiveArrayDump{Array: id, Type: t, Count: uint32(len(data) / size), Data: data}}
 }
 
 func (m *model) root(kind hprof.SubTag, id hprof.ID) {
@@ -381,8 +396,16 @@ func (m *model) write(w io.Writer, timestamp uint64) error {
 			return err
 		}
 	}
-	order2 := m.fileOrder()
-	for _, o := range order2 {
+	put := func(o *object) error { return seg.put(m.heapOf(o.heap), o.rec) }
+	streamed := false
+	for _, o := range m.fileOrder() {
+		if o.late && !streamed && m.stream != nil {
+			// The filler follows the app heap's other objects.
+			if err := m.stream(put); err != nil {
+				return err
+			}
+			streamed = true
+		}
 		rec := o.rec
 		switch r := rec.(type) {
 		case *hprof.ClassDump:
@@ -398,6 +421,11 @@ func (m *model) write(w io.Writer, timestamp uint64) error {
 			rec = &c
 		}
 		if err := seg.put(m.heapOf(o.heap), rec); err != nil {
+			return err
+		}
+	}
+	if !streamed && m.stream != nil {
+		if err := m.stream(put); err != nil {
 			return err
 		}
 	}

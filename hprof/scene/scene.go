@@ -18,6 +18,7 @@ package scene
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -171,6 +172,18 @@ func Standard(opts Options) ([]byte, *Expect, error) {
 
 // Build builds the scene opts describe.
 func Build(opts Options) ([]byte, *Expect, error) {
+	var out bytes.Buffer
+	e, err := Write(&out, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out.Bytes(), e, nil
+}
+
+// Write writes the scene opts describe to w. The filler is generated as it
+// is written, so memory grows with the scene, not with the filler (a
+// million filler objects take a few MB beyond the output's buffer).
+func Write(w io.Writer, opts Options) (*Expect, error) {
 	if opts.API == 0 {
 		opts.API = 34
 	}
@@ -184,21 +197,20 @@ func Build(opts Options) ([]byte, *Expect, error) {
 	case "":
 	case "png", "jpg":
 		if opts.API < 35 {
-			return nil, nil, fmt.Errorf("scene: bitmap format %q needs API 35 or later (have %d)", opts.BitmapFormat, opts.API)
+			return nil, fmt.Errorf("scene: bitmap format %q needs API 35 or later (have %d)", opts.BitmapFormat, opts.API)
 		}
 	default:
-		return nil, nil, fmt.Errorf("scene: bitmap format %q (want png or jpg)", opts.BitmapFormat)
+		return nil, fmt.Errorf("scene: bitmap format %q (want png or jpg)", opts.BitmapFormat)
 	}
 	b := newBuilder(opts)
 	if err := b.plant(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	b.finish()
-	var out bytes.Buffer
-	if err := b.m.write(&out, opts.Timestamp); err != nil {
-		return nil, nil, err
+	if err := b.m.write(w, opts.Timestamp); err != nil {
+		return nil, err
 	}
-	return out.Bytes(), b.e, nil
+	return b.e, nil
 }
 
 // finish fills in what follows from the model as a whole: nodes, heaps and
@@ -212,9 +224,9 @@ func (b *builder) finish() {
 	e.IDSize = m.idSize
 	heaps := map[string]*Heap{}
 	classes := map[string]*Class{}
-	for _, o := range m.objects {
+	count := func(o *object) error {
 		if o.late {
-			continue
+			return nil
 		}
 		e.Nodes++
 		h := m.heapOf(o.heap)
@@ -228,6 +240,13 @@ func (b *builder) finish() {
 		}
 		classes[o.class].Instances++
 		classes[o.class].Shallow += o.shallow
+		return nil
+	}
+	for _, o := range m.objects {
+		_ = count(o)
+	}
+	if m.stream != nil {
+		_ = m.stream(count)
 	}
 	for _, h := range heaps {
 		e.Heaps = append(e.Heaps, *h)
