@@ -397,9 +397,12 @@ func (b *builder) plant() error {
 
 	// Garbage: a destroyed activity nobody holds (named by ROOT
 	// UNREACHABLE, which is no root), two nodes in a cycle.
-	history, _ := b.activity("HistoryActivity", "History", true, true, nil)
+	history, historyOwned := b.activity("HistoryActivity", "History", true, true, nil)
 	if !m.std {
+		// hprof-conv turns this record into ROOT UNKNOWN: see Converted.
 		m.root(hprof.SubRootUnreachable, history)
+		e.rooted = &Leak{ID: history, Class: b.classOf(history), Kind: "activity", Reason: "destroyed",
+			Retained: b.shallow(history) + b.shallow(historyOwned...), Path: []Hop{b.hop(history, "")}}
 	}
 	b.unreachable(history, "destroyed activity that nothing holds")
 	e.NotLeaks = append(e.NotLeaks, Object{ID: history, Class: b.classOf(history), Why: "unreachable"})

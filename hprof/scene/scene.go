@@ -95,6 +95,47 @@ type Expect struct {
 	// PNG is the image a dumpData PNG buffer holds (when BitmapFormat is
 	// "png"), to check a decoder.
 	PNG []byte
+
+	// rooted is the leak a ROOT UNREACHABLE record becomes once hprof-conv
+	// has made it ROOT UNKNOWN.
+	rooted *Leak
+}
+
+// Converted returns the answers for the dump after hprof.Convert (as
+// hprof-conv, zygote included): version 1.0.2 with the same ids, one
+// "default" heap (HEAP DUMP INFO is dropped), and the Android root kinds
+// become ROOT UNKNOWN — so the destroyed HistoryActivity that only a ROOT
+// UNREACHABLE record named is now a root, reachable, and a leak with a path
+// of one element. Everything else is unchanged. A standard scene is
+// returned as it is.
+func (e *Expect) Converted() *Expect {
+	if e.rooted == nil {
+		return e
+	}
+	c := *e
+	c.Version = hprof.VersionStandard
+	total := Heap{Name: "default"}
+	for _, h := range e.Heaps {
+		total.Objects += h.Objects
+		total.Bytes += h.Bytes
+	}
+	c.Heaps = []Heap{total}
+	c.Leaks = append(append([]Leak(nil), e.Leaks...), *e.rooted)
+	sort.Slice(c.Leaks, func(i, j int) bool { return c.Leaks[i].ID < c.Leaks[j].ID })
+	keep := func(list []Object) []Object {
+		var out []Object
+		for _, o := range list {
+			if o.ID != e.rooted.ID {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	c.NotLeaks = keep(e.NotLeaks)
+	c.Unreachable = keep(e.Unreachable)
+	c.Depths = append(append([]Object(nil), e.Depths...), Object{ID: e.rooted.ID, Class: e.rooted.Class, Why: "ROOT UNKNOWN after conversion", Depth: 1})
+	c.rooted = nil
+	return &c
 }
 
 // Heap is one heap's totals (D15).

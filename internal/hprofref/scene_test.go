@@ -53,70 +53,104 @@ func TestSceneAnswers(t *testing.T) {
 	for _, o := range sceneVariants {
 		t.Run(variantName(o), func(t *testing.T) {
 			a, want, _ := analyzeScene(t, o)
-			d := a.D
-			if d.Version != want.Version || d.IDSize != want.IDSize {
-				t.Errorf("header %s/%d, want %s/%d", d.Version, d.IDSize, want.Version, want.IDSize)
-			}
-			if len(d.Order) != want.Nodes {
-				t.Errorf("%d nodes, want %d", len(d.Order), want.Nodes)
-			}
-			got := a.Result()
-			var heaps []scene.Heap
-			for _, h := range got.Heaps {
-				heaps = append(heaps, scene.Heap{Name: h.Name, Objects: h.Objects, Bytes: h.Bytes})
-			}
-			if !reflect.DeepEqual(heaps, want.Heaps) {
-				t.Errorf("heaps %+v\nwant %+v", heaps, want.Heaps)
-			}
-			if len(got.Classes) != len(want.Classes) {
-				t.Errorf("%d classes, want %d", len(got.Classes), len(want.Classes))
-			}
-			for _, c := range got.Classes {
-				if w := want.ClassRow(c.Name); w.Instances != c.Instances || w.Shallow != c.Shallow {
-					t.Errorf("class %s: %d instances, %d bytes; want %d, %d", c.Name, c.Instances, c.Shallow, w.Instances, w.Shallow)
-				}
-			}
-			checkLeaks(t, a, got.Leaks, want)
-			for _, o := range want.NotLeaks {
-				for _, l := range got.Leaks {
-					if uint64(l.ID) == uint64(o.ID) {
-						t.Errorf("%s %#x reported as a leak: %s", o.Class, uint64(o.ID), o.Why)
-					}
-				}
-			}
-			for _, o := range want.Unreachable {
-				if d.Nodes[uint64(o.ID)] == nil || a.Reachable(uint64(o.ID)) {
-					t.Errorf("%s %#x (%s): node %v, reachable %v", o.Class, uint64(o.ID), o.Why, d.Nodes[uint64(o.ID)] != nil, a.Reachable(uint64(o.ID)))
-				}
-			}
-			for _, o := range want.Retained {
-				if r, ok := a.Retained[uint64(o.ID)]; !ok || r != o.Retained {
-					t.Errorf("retained(%s %#x, %s) = %d, %v; want %d", o.Class, uint64(o.ID), o.Why, r, ok, o.Retained)
-				}
-			}
-			for _, o := range want.Depths {
-				if a.Depth[uint64(o.ID)] != o.Depth {
-					t.Errorf("depth(%s %#x, %s) = %d, want %d", o.Class, uint64(o.ID), o.Why, a.Depth[uint64(o.ID)], o.Depth)
-				}
-			}
-			var dups []scene.Duplicate
-			for _, s := range got.DuplicateStrings {
-				dups = append(dups, scene.Duplicate{Value: s.Value, Count: s.Count, Wasted: s.Wasted})
-			}
-			if !reflect.DeepEqual(dups, want.Duplicates) {
-				t.Errorf("duplicate strings %+v\nwant %+v", dups, want.Duplicates)
-			}
-			var bms []scene.Bitmap
-			for _, b := range got.Bitmaps {
-				bms = append(bms, scene.Bitmap{ID: hprof.ID(b.ID), Width: b.Width, Height: b.Height, PixelBytes: b.PixelBytes,
-					PixelsInDump: b.PixelsInDump, Source: b.Source, Format: b.Format})
-			}
-			if !reflect.DeepEqual(bms, want.Bitmaps) {
-				t.Errorf("bitmaps %+v\nwant %+v", bms, want.Bitmaps)
-			}
-			checkOddities(t, a, want)
+			checkScene(t, a, want)
 		})
 	}
+}
+
+// The same after hprof.Convert (hprof-conv): the answers Expect.Converted
+// gives, a ROOT UNREACHABLE turned into ROOT UNKNOWN included.
+func TestConvertedSceneAnswers(t *testing.T) {
+	for _, o := range sceneVariants {
+		if o.Standard {
+			continue
+		}
+		t.Run(variantName(o), func(t *testing.T) {
+			data, want, err := scene.Build(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var conv bytes.Buffer
+			if err := hprof.Convert(&conv, bytes.NewReader(data), hprof.ConvertOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			d, err := Read(&conv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := want.Converted()
+			if len(got.Leaks) != len(want.Leaks)+1 {
+				t.Fatalf("converted: %d leaks, want %d", len(got.Leaks), len(want.Leaks)+1)
+			}
+			checkScene(t, d.Analyze(), got)
+		})
+	}
+}
+
+func checkScene(t *testing.T, a *Analysis, want *scene.Expect) {
+	t.Helper()
+	d := a.D
+	if d.Version != want.Version || d.IDSize != want.IDSize {
+		t.Errorf("header %s/%d, want %s/%d", d.Version, d.IDSize, want.Version, want.IDSize)
+	}
+	if len(d.Order) != want.Nodes {
+		t.Errorf("%d nodes, want %d", len(d.Order), want.Nodes)
+	}
+	got := a.Result()
+	var heaps []scene.Heap
+	for _, h := range got.Heaps {
+		heaps = append(heaps, scene.Heap{Name: h.Name, Objects: h.Objects, Bytes: h.Bytes})
+	}
+	if !reflect.DeepEqual(heaps, want.Heaps) {
+		t.Errorf("heaps %+v\nwant %+v", heaps, want.Heaps)
+	}
+	if len(got.Classes) != len(want.Classes) {
+		t.Errorf("%d classes, want %d", len(got.Classes), len(want.Classes))
+	}
+	for _, c := range got.Classes {
+		if w := want.ClassRow(c.Name); w.Instances != c.Instances || w.Shallow != c.Shallow {
+			t.Errorf("class %s: %d instances, %d bytes; want %d, %d", c.Name, c.Instances, c.Shallow, w.Instances, w.Shallow)
+		}
+	}
+	checkLeaks(t, a, got.Leaks, want)
+	for _, o := range want.NotLeaks {
+		for _, l := range got.Leaks {
+			if uint64(l.ID) == uint64(o.ID) {
+				t.Errorf("%s %#x reported as a leak: %s", o.Class, uint64(o.ID), o.Why)
+			}
+		}
+	}
+	for _, o := range want.Unreachable {
+		if d.Nodes[uint64(o.ID)] == nil || a.Reachable(uint64(o.ID)) {
+			t.Errorf("%s %#x (%s): node %v, reachable %v", o.Class, uint64(o.ID), o.Why, d.Nodes[uint64(o.ID)] != nil, a.Reachable(uint64(o.ID)))
+		}
+	}
+	for _, o := range want.Retained {
+		if r, ok := a.Retained[uint64(o.ID)]; !ok || r != o.Retained {
+			t.Errorf("retained(%s %#x, %s) = %d, %v; want %d", o.Class, uint64(o.ID), o.Why, r, ok, o.Retained)
+		}
+	}
+	for _, o := range want.Depths {
+		if a.Depth[uint64(o.ID)] != o.Depth {
+			t.Errorf("depth(%s %#x, %s) = %d, want %d", o.Class, uint64(o.ID), o.Why, a.Depth[uint64(o.ID)], o.Depth)
+		}
+	}
+	var dups []scene.Duplicate
+	for _, s := range got.DuplicateStrings {
+		dups = append(dups, scene.Duplicate{Value: s.Value, Count: s.Count, Wasted: s.Wasted})
+	}
+	if !reflect.DeepEqual(dups, want.Duplicates) {
+		t.Errorf("duplicate strings %+v\nwant %+v", dups, want.Duplicates)
+	}
+	var bms []scene.Bitmap
+	for _, b := range got.Bitmaps {
+		bms = append(bms, scene.Bitmap{ID: hprof.ID(b.ID), Width: b.Width, Height: b.Height, PixelBytes: b.PixelBytes,
+			PixelsInDump: b.PixelsInDump, Source: b.Source, Format: b.Format})
+	}
+	if !reflect.DeepEqual(bms, want.Bitmaps) {
+		t.Errorf("bitmaps %+v\nwant %+v", bms, want.Bitmaps)
+	}
+	checkOddities(t, a, want)
 }
 
 func checkLeaks(t *testing.T, a *Analysis, got []Leak, want *scene.Expect) {
