@@ -59,6 +59,7 @@ type object struct {
 // to before it is written.
 type model struct {
 	std     bool // standard 1.0.2 form: 8-byte ids, internal names, no Android records
+	dalvik  bool // Dalvik (API < 21): no image heap, none of ART's synthetic statics
 	idSize  int
 	next    map[string]hprof.ID
 	classes []*class
@@ -92,8 +93,11 @@ func newModel(std bool) *model {
 // heapOf maps a heap to the one the file can say: a standard dump has no
 // HEAP DUMP INFO.
 func (m *model) heapOf(h string) string {
-	if m.std {
+	switch {
+	case m.std:
 		return heapDefault
+	case m.dalvik && h == heapImage:
+		return heapZygote // Dalvik had no boot image
 	}
 	return h
 }
@@ -283,7 +287,7 @@ func (m *model) classObjects(loaderOf func(*class) hprof.ID) {
 			continue
 		}
 		statics := c.statics
-		if !m.std {
+		if !m.std && !m.dalvik {
 			overhead := c.id | 1
 			n := 16 + 8*len(c.fields) + 4*len(c.statics)
 			m.primsAt(overhead, c.heap, hprof.TypeByte, make([]byte, n))

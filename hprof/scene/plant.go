@@ -28,6 +28,7 @@ func newBuilder(opts Options) *builder {
 	b := &builder{opts: opts, m: newModel(opts.Standard), e: &Expect{},
 		rnd: rand.New(rand.NewPCG(opts.Seed, 0x7363656e65)), pkg: opts.Package, c: map[string]*class{}}
 	b.dalvik = !opts.Standard && opts.API < 21
+	b.m.dalvik = b.dalvik
 	b.compressed = !opts.Standard && opts.API >= 26
 	return b
 }
@@ -458,7 +459,7 @@ func (b *builder) plant() error {
 		return 0
 	})
 	// ART roots every zygote and image object with a VM INTERNAL record.
-	if !m.std {
+	if !m.std && !m.dalvik {
 		for _, o := range m.objects {
 			if !o.late && (o.heap == I || o.heap == Z) {
 				m.root(hprof.SubRootVMInternal, o.id)

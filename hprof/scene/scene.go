@@ -38,7 +38,9 @@ type Options struct {
 	// $classOverhead and $class$ statics, VM INTERNAL roots).
 	Standard bool
 	// API is the Android API level the dump imitates (default 34). Below
-	// 21 Strings are Dalvik's (char[] value with offset and count); from
+	// 21 the dump is Dalvik's: Strings with a char[] value, offset and
+	// count, no image heap, none of ART's $class statics or VM INTERNAL
+	// roots; from
 	// 26 Latin-1 Strings are compressed into byte[]; below 26 Bitmaps hold
 	// their pixels in mBuffer; from 35 Bitmap has the static dumpData.
 	API int

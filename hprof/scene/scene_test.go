@@ -216,3 +216,47 @@ func TestExpectShape(t *testing.T) {
 		}
 	}
 }
+
+// Below API 21 the dump is Dalvik's: no image heap, no $class statics, no
+// VM INTERNAL roots, Strings with offset and a char[] value.
+func TestDalvikForm(t *testing.T) {
+	data, want, err := Android(Options{API: 19})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, strs, recs := records(t, data)
+	offset := false
+	for _, rec := range recs {
+		switch r := rec.(type) {
+		case *hprof.HeapDumpInfo:
+			if r.Heap == hprof.HeapImage {
+				t.Error("an image heap in a Dalvik dump")
+			}
+		case *hprof.Root:
+			if r.Kind == hprof.SubRootVMInternal {
+				t.Error("a VM INTERNAL root in a Dalvik dump")
+			}
+		case *hprof.ClassDump:
+			for _, s := range r.Statics {
+				if strings.HasPrefix(strs[s.Name], "$class") {
+					t.Errorf("static %s in a Dalvik dump", strs[s.Name])
+				}
+			}
+			for _, f := range r.Fields {
+				offset = offset || strs[f.Name] == "offset"
+			}
+		}
+	}
+	if !offset {
+		t.Error("no String.offset field")
+	}
+	if len(want.Heaps) != 2 || want.Heaps[0].Name != "app" || want.Heaps[1].Name != "zygote" {
+		t.Errorf("heaps %+v", want.Heaps)
+	}
+	if e := want.ClassRow("byte[]"); e.Instances == 0 {
+		t.Error("no byte[]: the bitmap's mBuffer is one")
+	}
+	if e := want.ClassRow("char[]"); e.Instances < 15 {
+		t.Errorf("%d char[]: every string's value is one", e.Instances)
+	}
+}
