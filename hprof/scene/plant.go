@@ -449,7 +449,7 @@ func (b *builder) plant() error {
 	m.root(hprof.SubRootDebugger, empties)
 	m.root(hprof.SubRootFinalizing, sync)
 	// Root records naming no node are ignored.
-	m.root(hprof.SubRootJNIGlobal, m.next[A]+0x100000)
+	m.root(hprof.SubRootJNIGlobal, m.next[A]+8) // ids are 16 apart: never a node
 
 	b.plantFiller()
 	m.classObjects(func(k *class) hprof.ID {
