@@ -9,7 +9,9 @@
 // Read parses a file; Dump.Analyze computes everything; Analysis.Result
 // gives the JSON shape of `ddmtui hprof analyze --json`, Analysis.Path that
 // of `hprof path`, and Diff that of `hprof diff`. Analysis.ValidPath checks
-// a path another tool claims against D11.
+// a path another tool claims against D11, and Analysis.Check a whole
+// result. Speed: about 0.04 s for 5,000 nodes of a scene, 15 s for 25,000
+// nodes of a random graph.
 package hprofref
 
 import (

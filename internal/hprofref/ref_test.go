@@ -257,3 +257,39 @@ func TestTruncatedScene(t *testing.T) {
 		t.Error("a truncated dump read without error")
 	}
 }
+
+// Check finds nothing wrong with the reference's own answer, cut by --top,
+// with another valid path, and finds each kind of difference.
+func TestCheck(t *testing.T) {
+	a, _, _ := analyzeScene(t, sceneVariants[4])
+	own := a.Result()
+	if diffs := a.Check(own); diffs != nil {
+		t.Fatalf("own result: %q", diffs)
+	}
+	top := a.Result()
+	top.Dominators, top.DuplicateStrings = top.Dominators[:3], top.DuplicateStrings[:2]
+	top.Leaks[0], top.Leaks[1] = top.Leaks[1], top.Leaks[0]
+	if diffs := a.Check(top); diffs != nil {
+		t.Fatalf("--top 3 result: %q", diffs)
+	}
+	for name, spoil := range map[string]func(r *Result){
+		"heap bytes":      func(r *Result) { r.Heaps[0].Bytes++ },
+		"heap missing":    func(r *Result) { r.Heaps = r.Heaps[1:] },
+		"class retained":  func(r *Result) { r.Classes[3].Retained-- },
+		"class missing":   func(r *Result) { r.Classes = r.Classes[1:] },
+		"dominator order": func(r *Result) { r.Dominators[0], r.Dominators[1] = r.Dominators[1], r.Dominators[0] },
+		"leak reason":     func(r *Result) { r.Leaks[0].Reason = "finished" },
+		"leak missing":    func(r *Result) { r.Leaks = r.Leaks[1:] },
+		"leak path":       func(r *Result) { r.Leaks[0].Path = r.Leaks[0].Path[1:] },
+		"extra leak":      func(r *Result) { r.Leaks = append(r.Leaks, Leak{ID: r.Bitmaps[0].ID}) },
+		"duplicate":       func(r *Result) { r.DuplicateStrings[1].Wasted++ },
+		"bitmap pixels":   func(r *Result) { r.Bitmaps[0].PixelBytes = 0 },
+		"bitmap missing":  func(r *Result) { r.Bitmaps = r.Bitmaps[:1] },
+	} {
+		r := a.Result()
+		spoil(r)
+		if diffs := a.Check(r); len(diffs) == 0 {
+			t.Errorf("%s: not found", name)
+		}
+	}
+}
