@@ -314,8 +314,8 @@ func (a *Analysis) Result() *Result {
 		DuplicateStrings: a.duplicateStrings(), Bitmaps: a.bitmaps()}
 }
 
-// Diff compares two results by class name (D16).
-func Diff(old, new *Result) []DiffRow {
+// Diff compares two results by class name (D16): after minus before.
+func Diff(before, after *Result) []DiffRow {
 	rows := map[string]*DiffRow{}
 	row := func(name string) *DiffRow {
 		if rows[name] == nil {
@@ -323,13 +323,13 @@ func Diff(old, new *Result) []DiffRow {
 		}
 		return rows[name]
 	}
-	for _, c := range old.Classes {
+	for _, c := range before.Classes {
 		r := row(c.Name)
 		r.InstancesDelta -= int64(c.Instances)
 		r.ShallowDelta -= int64(c.Shallow)
 		r.RetainedDelta -= int64(c.Retained)
 	}
-	for _, c := range new.Classes {
+	for _, c := range after.Classes {
 		r := row(c.Name)
 		r.InstancesDelta += int64(c.Instances)
 		r.ShallowDelta += int64(c.Shallow)
