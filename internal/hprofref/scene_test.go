@@ -180,6 +180,9 @@ func checkLeaks(t *testing.T, a *Analysis, got []Leak, want *scene.Expect) {
 		if err := a.ValidPath(path); err != nil {
 			t.Errorf("leak %#x: planted path invalid: %v", uint64(w.ID), err)
 		}
+		if n := shortestPaths(a, uint64(w.ID)); n != 1 {
+			t.Errorf("leak %#x: %d shortest paths, the scene promises one", uint64(w.ID), n)
+		}
 	}
 }
 
@@ -279,4 +282,26 @@ func TestSceneDiff(t *testing.T) {
 			t.Errorf("diff not sorted by shallow delta: %+v before %+v", diff[i-1], diff[i])
 		}
 	}
+}
+
+// shortestPaths counts the shortest paths from the super-root to id (each
+// labelled edge its own), layer by layer.
+func shortestPaths(a *Analysis, id uint64) int {
+	count := map[uint64]int{}
+	for _, r := range a.RootSet {
+		count[r] = 1
+	}
+	for depth := 1; depth < a.Depth[id]; depth++ {
+		for v, dv := range a.Depth {
+			if dv != depth {
+				continue
+			}
+			for _, e := range a.D.Edges(a.D.Nodes[v]) {
+				if a.Depth[e.To] == depth+1 {
+					count[e.To] += count[v]
+				}
+			}
+		}
+	}
+	return count[id]
 }
