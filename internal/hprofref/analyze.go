@@ -67,21 +67,8 @@ func (d *Dump) Analyze() *Analysis {
 			}
 		}
 	}
-	// D7 by definition: d dominates v when v is unreachable from the
-	// super-root once d is removed. The graph is indexed once (node i is
-	// d.Order[i]) so that each of these searches is a plain walk.
-	g := a.indexGraph()
-	for i, dom := range d.Order {
-		if _, ok := a.Depth[dom]; !ok || len(g.adj[i]) == 0 {
-			continue // a node with no strong edges dominates nothing else
-		}
-		reached := g.reachWithout(i)
-		for j, v := range d.Order {
-			if _, ok := a.Depth[v]; ok && v != dom && !reached[j] {
-				a.Dominators[v] = append(a.Dominators[v], dom)
-			}
-		}
-	}
+	// D7: each node's strict dominators (see dominators.go).
+	a.Dominators = a.dominatorSets()
 	// The immediate dominator is the strict dominator that all the others
 	// dominate: the one with the most dominators of its own.
 	for v := range a.Depth {
@@ -102,53 +89,6 @@ func (d *Dump) Analyze() *Analysis {
 		}
 	}
 	return a
-}
-
-// graph is the strong-edge graph over indices into Dump.Order.
-type graph struct {
-	roots []int   // the super-root's children
-	adj   [][]int // strong edges (D4)
-}
-
-func (a *Analysis) indexGraph() *graph {
-	index := map[uint64]int{}
-	for i, id := range a.D.Order {
-		index[id] = i
-	}
-	g := &graph{adj: make([][]int, len(a.D.Order))}
-	for _, id := range a.RootSet {
-		g.roots = append(g.roots, index[id])
-	}
-	for i, id := range a.D.Order {
-		for _, e := range a.D.Edges(a.D.Nodes[id]) {
-			g.adj[i] = append(g.adj[i], index[e.To])
-		}
-	}
-	return g
-}
-
-// reachWithout returns which nodes are reachable from the super-root when
-// node removed is taken out of the graph.
-func (g *graph) reachWithout(removed int) []bool {
-	reached := make([]bool, len(g.adj))
-	var stack []int
-	for _, i := range g.roots {
-		if i != removed && !reached[i] {
-			reached[i] = true
-			stack = append(stack, i)
-		}
-	}
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, w := range g.adj[v] {
-			if w != removed && !reached[w] {
-				reached[w] = true
-				stack = append(stack, w)
-			}
-		}
-	}
-	return reached
 }
 
 // Reachable reports whether id is a reachable node (D6).

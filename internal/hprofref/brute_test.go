@@ -131,6 +131,15 @@ func TestBruteForceDominators(t *testing.T) {
 			if len(got) != len(want) {
 				t.Fatalf("round %d: dominators of %d: %v, want %v (succ %v roots %v)", round, v, got, want, succ, roots)
 			}
+			for d := range want {
+				found := false
+				for _, u := range a.DominatedBy(d) {
+					found = found || u == ids[v]
+				}
+				if !found {
+					t.Fatalf("round %d: DominatedBy(%#x) lacks node %d", round, d, v)
+				}
+			}
 			for k := range want {
 				if !got[k] {
 					t.Fatalf("round %d: dominators of %d: %v, want %v", round, v, got, want)
@@ -171,6 +180,34 @@ func TestBruteForceDominators(t *testing.T) {
 			}
 			if a.Retained[ids[v]] != want {
 				t.Fatalf("round %d: retained(%d) = %d, want %d", round, v, a.Retained[ids[v]], want)
+			}
+		}
+	}
+}
+
+// The equations (Analyze) and the definition (DominatedBy: take the node
+// out) agree on every node of every scene, filler included.
+func TestDominatorMethodsAgree(t *testing.T) {
+	for _, o := range sceneVariants {
+		a, _, _ := analyzeScene(t, o)
+		dominates := map[uint64]map[uint64]bool{}
+		for v, doms := range a.Dominators {
+			for _, d := range doms {
+				if dominates[d] == nil {
+					dominates[d] = map[uint64]bool{}
+				}
+				dominates[d][v] = true
+			}
+		}
+		for d := range a.Depth {
+			got := a.DominatedBy(d)
+			if len(got) != len(dominates[d]) {
+				t.Fatalf("%s: %#x dominates %d nodes by removal, %d by the equations", variantName(o), d, len(got), len(dominates[d]))
+			}
+			for _, v := range got {
+				if !dominates[d][v] {
+					t.Fatalf("%s: %#x dominates %#x by removal only", variantName(o), d, v)
+				}
 			}
 		}
 	}

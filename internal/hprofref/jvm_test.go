@@ -108,8 +108,9 @@ func TestJVMHeapDump(t *testing.T) {
 	if d.Version != "JAVA PROFILE 1.0.2" || d.IDSize != 8 {
 		t.Fatalf("header %s, %d-byte ids", d.Version, d.IDSize)
 	}
+	start := time.Now()
 	a := d.Analyze()
-	t.Logf("%d nodes, %d reachable", len(d.Order), len(a.Depth))
+	t.Logf("%d nodes, %d reachable, analysed in %v", len(d.Order), len(a.Depth), time.Since(start))
 
 	var leaky, known uint64
 	arrays := map[int][]uint64{}

@@ -1,17 +1,20 @@
 // Package hprofref is a reference implementation of the heap dump
 // definitions D1-D16 of spec/hprof-analysis.md, for tests: it reads an
 // HPROF file into plain maps and answers every question by the simplest
-// algorithm that follows a definition word for word (dominators by their
-// definition: d dominates v when v cannot be reached from the super-root
-// once d is removed). It is slow (quadratic) and meant for dumps of a few
-// thousand objects; it shares no code with the fast analyser it checks.
+// algorithm that follows a definition word for word. Dominators come from
+// their defining equations (Dom(v) = {v} ∪ ⋂ Dom(pred)) over bitsets, and
+// DominatedBy applies the definition itself to one node (take it out; what
+// is no longer reachable is dominated); the tests check the two against
+// each other and against every path of small graphs. It is quadratic in
+// time and memory, meant for dumps of up to some tens of thousands of
+// objects (a JDK 17 dump of 12,000 objects: 0.6 s); it shares no code with
+// the fast analyser it checks.
 //
 // Read parses a file; Dump.Analyze computes everything; Analysis.Result
 // gives the JSON shape of `ddmtui hprof analyze --json`, Analysis.Path that
 // of `hprof path`, and Diff that of `hprof diff`. Analysis.ValidPath checks
 // a path another tool claims against D11, and Analysis.Check a whole
-// result. Speed: about 0.04 s for 5,000 nodes of a scene, 15 s for 25,000
-// nodes of a random graph.
+// result.
 package hprofref
 
 import (
