@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,7 +41,7 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 	var d monitor.Discovery
 	r, on, err := scan.ParseRange(c.String("scan"))
 	if err != nil {
-		return d, fmt.Errorf("--scan: %w", err)
+		return d, &cmdError{msg: "--scan: " + strings.TrimPrefix(err.Error(), "scan: "), err: err}
 	}
 	if on {
 		d.Local = &scan.Local{Ports: r, Interval: c.Duration("scan-interval")}
