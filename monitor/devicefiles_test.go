@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"strings"
@@ -30,8 +31,9 @@ type fakeDevice struct {
 	shell map[string]string // command → output
 	exec  map[string]string // nil: exec: refused (old device)
 	files map[string][]byte
-	// pullErr, when set, is what Pull returns.
+	// pullErr, when set, is what PullTo returns.
 	pullErr error
+	pulls   []string // paths PullTo was asked for
 	// onCommand, when set, answers commands the tables do not hold.
 	onCommand func(cmd string) (string, bool)
 	// onPull, when set, runs after each Pull (with d.mu held).
@@ -69,20 +71,25 @@ func (d *fakeDevice) Stat(ctx context.Context, path string) (adb.FileInfo, error
 	return adb.FileInfo{Mode: adb.ModeRegular | 0o644, Size: uint64(len(b))}, nil
 }
 
-func (d *fakeDevice) Pull(ctx context.Context, path string, limit int64) ([]byte, error) {
+func (d *fakeDevice) PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.pulls = append(d.pulls, path)
 	if d.pullErr != nil {
-		return nil, d.pullErr
+		return 0, d.pullErr
 	}
 	b, ok := d.files[path]
 	if d.onPull != nil {
 		defer d.onPull(path)
 	}
 	if !ok {
-		return nil, &adb.SyncError{Op: "recv", Path: path, Message: "open failed: No such file or directory", Errno: syscall.ENOENT}
+		return 0, &adb.SyncError{Op: "recv", Path: path, Message: "open failed: No such file or directory", Errno: syscall.ENOENT}
 	}
-	return b, nil
+	if limit > 0 && int64(len(b)) > limit {
+		return 0, fmt.Errorf("adb: sync recv %s: file exceeds %d bytes", path, limit)
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 func (d *fakeDevice) session(t *testing.T) *Session {
@@ -124,7 +131,18 @@ func TestReadDeviceFileSyncThenCat(t *testing.T) {
 		t.Errorf("a missing file was retried with the shell: %q", cmds)
 	}
 
-	d.pullErr = &adb.Error{Op: "sync:", Message: "closed"}
+	// An error that is not the service's refusal (a broken stream, a path
+	// sync cannot carry) is not retried through the shell.
+	d.pullErr = fmt.Errorf("adb: sync recv: %w", adb.ErrSyncPath)
+	if _, err := s.readDeviceFile(ctx, "/sdcard/a.trace"); !errors.Is(err, adb.ErrSyncPath) || len(d.commands()) != 0 {
+		t.Fatalf("refused path: %v, commands %q", err, d.commands())
+	}
+	d.pullErr = errors.New("adb: sync: unusable after an earlier error")
+	if _, err := s.readDeviceFile(ctx, "/sdcard/a.trace"); err == nil || len(d.commands()) != 0 {
+		t.Fatalf("broken stream: %v, commands %q", err, d.commands())
+	}
+
+	d.pullErr = fmt.Errorf("%w: %w", adb.ErrSyncUnavailable, &adb.Error{Op: "sync:", Message: "closed"})
 	got, err = s.readDeviceFile(ctx, "/sdcard/a.trace")
 	if err != nil || !bytes.Equal(got, binary) || !slicesEqual(d.commands(), []string{"cat /sdcard/a.trace"}) {
 		t.Fatalf("fallback: %q, %v, commands %q", got, err, d.commands())
@@ -323,9 +341,10 @@ func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
 		d.files[path] = full // the app resumes writing after the first pull
 	}
 	s := d.session(t)
-	data, err := s.heapDumpAm(context.Background(), nil)
-	if err != nil || !bytes.Equal(data, full) {
-		t.Fatalf("heapDumpAm: %q, %v", data, err)
+	var h heldBytes
+	n, err := s.heapDumpAm(context.Background(), &h, nil)
+	if data := h.b; err != nil || !bytes.Equal(data, full) || n != int64(len(full)) {
+		t.Fatalf("heapDumpAm: %q (%d), %v", data, n, err)
 	}
 	if pulls != 2 {
 		t.Errorf("%d pulls, want 2 (the partial file, then the complete one)", pulls)
@@ -347,7 +366,7 @@ func TestHeapDumpAmRefused(t *testing.T) {
 		}
 		return "", strings.HasPrefix(cmd, "rm ")
 	}
-	_, err := d.session(t).heapDumpAm(context.Background(), nil)
+	_, err := d.session(t).heapDumpAm(context.Background(), io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "java.lang.SecurityException: Process not debuggable") {
 		t.Fatalf("refusal: %v", err)
 	}

@@ -102,6 +102,12 @@ func (h *heldBytes) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// Rewind drops what was written (a device file pulled again).
+func (h *heldBytes) Rewind() error {
+	h.b = nil
+	return nil
+}
+
 // collectStreamedTo is collectStreamed writing the chunk's data to w: as
 // it arrives when the chunk comes as one large packet (divertStream), else
 // once read. With a *heldBytes (HeapDump) nothing is diverted: the packet

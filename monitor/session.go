@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -50,6 +49,10 @@ type SessionOptions struct {
 	// MeminfoInterval is how often a device VM's `dumpsys meminfo PID` is
 	// read (default 5s; negative: never).
 	MeminfoInterval time.Duration
+	// MaxDeviceFile bounds a file pulled from the VM's device (am dumpheap
+	// and HPDU heap dumps, traces written on the device); default
+	// DefaultMaxDeviceFile. A pull past it fails.
+	MaxDeviceFile int64
 	// ProbeTimeout bounds the wait for the first THST reply, after which a
 	// device VM's threads come from /proc (default 1s).
 	ProbeTimeout time.Duration
@@ -492,25 +495,6 @@ func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, err
 		req = &ddm.SamplingStopRequest{}
 	}
 	return s.collectStreamed(ctx, ddm.TypeMPSE, req, "method trace", nil)
-}
-
-// deviceTracePath is where MPRS makes the VM write its trace, as ddmlib
-// does: /sdcard/<app name up to ':'>.trace.
-func (s *Session) deviceTracePath() string {
-	app := "trace"
-	if vm, ok := s.store.VM(s.key); ok && vm.App != "" {
-		app = vm.App
-	}
-	if i := strings.IndexByte(app, ':'); i >= 0 {
-		app = app[:i]
-	}
-	app = strings.Map(func(r rune) rune {
-		if r == '/' || r <= ' ' || r == '\'' || r == '"' || r == '\\' || r == '$' || r == '`' {
-			return '_'
-		}
-		return r
-	}, app)
-	return "/sdcard/" + app + ".trace"
 }
 
 // stopFileTrace ends a file trace (MPRE) and reads the file back from the

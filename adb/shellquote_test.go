@@ -1,0 +1,63 @@
+package adb
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestShellQuote(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/data/local/tmp/a.hprof", "/data/local/tmp/a.hprof"},
+		{"com.example.app", "com.example.app"},
+		{"", "''"},
+		{"a b", "'a b'"},
+		{"x;reboot;{cd,sdcard}", "'x;reboot;{cd,sdcard}'"},
+		{"it's", `'it'\''s'`},
+		{"$(id)`id`", "'$(id)`id`'"},
+		{"a\nb", "'a\nb'"},
+		{"~root", "'~root'"},
+		{"*", "'*'"},
+		{"-", "-"},
+	} {
+		if got := ShellQuote(c.in); got != c.want {
+			t.Errorf("ShellQuote(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := ShellCommand("am", "dumpheap", "12", "/sdcard/a b"); got != "am dumpheap 12 '/sdcard/a b'" {
+		t.Errorf("ShellCommand = %q", got)
+	}
+}
+
+// A real sh reads every quoted word back as the one argument it was, with
+// nothing run: the property the device's shell relies on.
+func TestShellQuoteRealShell(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh:", err)
+	}
+	words := []string{"x;touch /tmp/ddmtui-pwned;{cd,sdcard}", "it's", "$(id)", "`id`", "a\nb", "  ", "\\", "'", "\"", "*", "&|<>()", "ü€", ""}
+	cmd := `for a in "$@"; do printf '%s\0' "$a"; done`
+	line := "set -- " + strings.Join(quoteAll(words), " ") + "; " + cmd
+	out, err := exec.Command(sh, "-c", line).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if len(got) != len(words) {
+		t.Fatalf("sh read %d words, want %d: %q", len(got), len(words), got)
+	}
+	for i := range words {
+		if got[i] != words[i] {
+			t.Errorf("word %d: sh read %q, want %q", i, got[i], words[i])
+		}
+	}
+}
+
+func quoteAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = ShellQuote(w)
+	}
+	return out
+}
