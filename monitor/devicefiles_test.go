@@ -371,3 +371,44 @@ func TestHeapDumpAmRefused(t *testing.T) {
 		t.Fatalf("refusal: %v", err)
 	}
 }
+
+// From Android 15 the dump is taken with `-b png` (bitmaps with their
+// pixels); an am that does not know the option is asked again without it.
+// Older devices are never sent -b.
+func TestHeapDumpAmBitmaps(t *testing.T) {
+	full := append([]byte("JAVA PROFILE 1.0.3\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00"), 0x2C, 0, 0, 0, 0, 0, 0, 0, 0)
+	for _, c := range []struct {
+		api     int
+		knowsB  bool
+		want    []string // am command lines, path left out
+	}{
+		{34, true, []string{"am dumpheap 42"}},
+		{35, true, []string{"am dumpheap -b png 42"}},
+		{36, false, []string{"am dumpheap -b png 42", "am dumpheap 42"}},
+	} {
+		d := &fakeDevice{exec: map[string]string{}, files: map[string][]byte{}}
+		var ams []string
+		d.onCommand = func(cmd string) (string, bool) {
+			if strings.HasPrefix(cmd, "am ") {
+				f := strings.Fields(cmd)
+				ams = append(ams, strings.Join(f[:len(f)-1], " "))
+				if !c.knowsB && strings.Contains(cmd, " -b ") {
+					return "Error: Unknown option: -b\n", true
+				}
+				d.files[f[len(f)-1]] = full
+				return "File: x\nWaiting for dump to finish...\n", true
+			}
+			return "", strings.HasPrefix(cmd, "rm ")
+		}
+		s := d.session(t)
+		s.store.UpdateVM(s.key, func(vm *VM) { vm.API = c.api })
+		var h heldBytes
+		_, err := s.heapDumpAm(context.Background(), &h, nil)
+		if err != nil || !bytes.Equal(h.b, full) {
+			t.Errorf("API %d: %v", c.api, err)
+		}
+		if !slicesEqual(ams, c.want) {
+			t.Errorf("API %d: am %q, want %q", c.api, ams, c.want)
+		}
+	}
+}
