@@ -378,9 +378,9 @@ func TestHeapDumpAmRefused(t *testing.T) {
 func TestHeapDumpAmBitmaps(t *testing.T) {
 	full := append([]byte("JAVA PROFILE 1.0.3\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00"), 0x2C, 0, 0, 0, 0, 0, 0, 0, 0)
 	for _, c := range []struct {
-		api     int
-		knowsB  bool
-		want    []string // am command lines, path left out
+		api    int
+		knowsB bool
+		want   []string // am command lines, path left out
 	}{
 		{34, true, []string{"am dumpheap 42"}},
 		{35, true, []string{"am dumpheap -b png 42"}},
