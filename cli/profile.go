@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 )
@@ -94,6 +93,10 @@ func profileCommand() *cli.Command {
 			&cli.BoolFlag{Name: "view", Usage: "open the profile in the terminal afterwards"},
 		),
 		Action: func(c *cli.Context) error {
+			out := c.String("output")
+			if err := savefile.Check(out); err != nil {
+				return err // before recording for --duration
+			}
 			var data []byte
 			err := withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
 				if !vm.DDM {
@@ -120,17 +123,14 @@ func profileCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			prof, perr := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{})
-			if err := os.WriteFile(c.String("output"), data, 0o644); err != nil {
+			var prof *trace.Profile
+			if _, err := savefile.SaveBytes(c.Context, out, data, savefile.Trace(&prof)); err != nil {
 				return err
 			}
-			if perr != nil {
-				return fmt.Errorf("wrote %s (%d bytes), but it does not parse: %w", c.String("output"), len(data), perr)
-			}
-			fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, %d threads, %d methods, version %d\n", c.String("output"), len(data),
+			fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, %d threads, %d methods, version %d\n", out, len(data),
 				len(prof.Header.Threads), len(prof.Header.Methods), prof.Header.Version)
 			if c.Bool("view") {
-				return profileview.Run(prof, profileview.RunOptions{Title: c.String("output")})
+				return profileview.Run(prof, profileview.RunOptions{Title: out})
 			}
 			return nil
 		},
