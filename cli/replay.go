@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -286,6 +287,6 @@ func (replayController) SetAllocTracking(context.Context, string, bool) error {
 func (replayController) Allocations(context.Context, string) (*ddm.Allocations, error) {
 	return nil, monitor.ErrNoLiveVM
 }
-func (replayController) HeapDump(context.Context, string, func(uint64)) ([]byte, error) {
-	return nil, monitor.ErrNoLiveVM
+func (replayController) HeapDumpTo(context.Context, string, io.Writer, func(uint64)) (int64, error) {
+	return 0, monitor.ErrNoLiveVM
 }

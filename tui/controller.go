@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/monitor"
@@ -21,7 +22,10 @@ type Controller interface {
 	AllocTracking(ctx context.Context, key string) (bool, error)
 	SetAllocTracking(ctx context.Context, key string, on bool) error
 	Allocations(ctx context.Context, key string) (*ddm.Allocations, error)
-	HeapDump(ctx context.Context, key string, progress func(received uint64)) ([]byte, error)
+	// HeapDumpTo writes the VM's HPROF dump (Android's variant) to w as it
+	// arrives, through the same fallbacks as `ddmtui hprof` (monitor's
+	// HeapDumpTo), and returns the bytes written.
+	HeapDumpTo(ctx context.Context, key string, w io.Writer, progress func(received uint64)) (int64, error)
 }
 
 // EngineController adapts a monitor.Engine.
@@ -119,11 +123,11 @@ func (c EngineController) Allocations(ctx context.Context, key string) (*ddm.All
 	return s.Allocations(ctx)
 }
 
-// HeapDump asks the VM for an HPROF dump (Android's variant).
-func (c EngineController) HeapDump(ctx context.Context, key string, progress func(uint64)) ([]byte, error) {
+// HeapDumpTo streams an HPROF dump (Android's variant) of the VM to w.
+func (c EngineController) HeapDumpTo(ctx context.Context, key string, w io.Writer, progress func(uint64)) (int64, error) {
 	s := c.Engine.Session(key)
 	if s == nil {
-		return nil, errNoSession
+		return 0, errNoSession
 	}
-	return s.HeapDump(ctx, progress)
+	return s.HeapDumpTo(ctx, w, progress)
 }

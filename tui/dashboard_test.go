@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,10 +128,15 @@ func (f *fakeController) Allocations(_ context.Context, key string) (*ddm.Alloca
 	}}, nil
 }
 
-func (f *fakeController) HeapDump(_ context.Context, key string, progress func(uint64)) ([]byte, error) {
+func (f *fakeController) HeapDumpTo(_ context.Context, key string, w io.Writer, progress func(uint64)) (int64, error) {
 	f.record("hpds " + key)
 	progress(1234)
-	return hprof.Synth{Seed: 1}.Bytes()
+	b, err := hprof.Synth{Seed: 1}.Bytes()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 type harness struct {

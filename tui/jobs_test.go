@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,8 +50,9 @@ func (c *slowController) StartProfiling(ctx context.Context, key string, _ monit
 func (c *slowController) ThreadDump(ctx context.Context, key string) ([]byte, error) {
 	return nil, c.block(ctx, "dump "+key)
 }
-func (c *slowController) HeapDump(ctx context.Context, key string, _ func(uint64)) ([]byte, error) {
-	return nil, c.block(ctx, "hpds "+key)
+func (c *slowController) HeapDumpTo(ctx context.Context, key string, w io.Writer, _ func(uint64)) (int64, error) {
+	w.Write([]byte("JAVA PROFILE 1.0.3\x00partial"))
+	return 0, c.block(ctx, "hpds "+key)
 }
 
 // TestQuitWaitsForKeyJobs: quitting right after keys that start requests
