@@ -21,6 +21,8 @@ func ProgressLine(w io.Writer, terminal bool, what string) (progress func(uint64
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
+		case terminal && n == 0:
+			fmt.Fprintf(w, "\r\x1b[K%s: waiting…", what)
 		case terminal:
 			fmt.Fprintf(w, "\r\x1b[K%s: %s received…", what, Size(n))
 		case !written:

@@ -314,10 +314,11 @@ func TestProgressLine(t *testing.T) {
 	}
 	b.Reset()
 	p, done = ProgressLine(&b, true, "heap dump")
+	p(0)
 	p(1 << 20)
 	p(3 << 20)
 	done()
-	if want := "\r\x1b[Kheap dump: 1.0 MiB received…\r\x1b[Kheap dump: 3.0 MiB received…\r\x1b[K"; b.String() != want {
+	if want := "\r\x1b[Kheap dump: waiting…\r\x1b[Kheap dump: 1.0 MiB received…\r\x1b[Kheap dump: 3.0 MiB received…\r\x1b[K"; b.String() != want {
 		t.Fatalf("terminal: %q", b.String())
 	}
 }

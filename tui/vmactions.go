@@ -192,7 +192,11 @@ func (p *vmPane) heapDump() {
 		opts := savefile.HPROF(false, savefile.DefaultHPROFRatio, nil)
 		opts.Timeout = heapDumpTimeout
 		opts.Progress = func(n uint64) {
-			d.post(func() { d.statusP.show(fmt.Sprintf("heap dump of %s: %s received…", app, savefile.Size(n))) })
+			msg := fmt.Sprintf("heap dump of %s: %s received…", app, savefile.Size(n))
+			if n == 0 {
+				msg = fmt.Sprintf("heap dump of %s: waiting for the VM…", app)
+			}
+			d.post(func() { d.statusP.show(msg) })
 		}
 		res, err := savefile.Save(ctx, path, opts, func(ctx context.Context, w *savefile.Writer) error {
 			_, err := ctrl.HeapDumpTo(ctx, vm.Key, w, w.Progress)
