@@ -97,7 +97,10 @@ func profileCommand() *cli.Command {
 			if err := savefile.Check(out); err != nil {
 				return err // before recording for --duration
 			}
-			var data []byte
+			var (
+				prof *trace.Profile
+				res  savefile.Result
+			)
 			err := withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
 				if !vm.DDM {
 					return fmt.Errorf("pid %d does not speak DDM: it cannot be profiled through ddmtui", vm.PID)
@@ -111,23 +114,23 @@ func profileCommand() *cli.Command {
 				case <-time.After(c.Duration("duration")):
 				case <-ctx.Done():
 				}
-				stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-				defer cancel()
+				// Stopped and saved even after an interrupt: what was
+				// recorded is kept.
+				sopts := savefile.Trace(&prof)
+				sopts.Timeout = 2 * time.Minute
 				var err error
-				data, err = s.StopProfiling(stopCtx, opts.Sampling > 0)
-				if err != nil {
-					return fmt.Errorf("stop profiling: %w", err)
-				}
-				return nil
+				res, err = savefile.Save(context.WithoutCancel(ctx), out, sopts, func(ctx context.Context, w *savefile.Writer) error {
+					if _, err := s.StopProfilingTo(ctx, opts.Sampling > 0, w); err != nil {
+						return fmt.Errorf("stop profiling: %w", err)
+					}
+					return nil
+				})
+				return err
 			})
 			if err != nil {
 				return err
 			}
-			var prof *trace.Profile
-			if _, err := savefile.SaveBytes(c.Context, out, data, savefile.Trace(&prof)); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, %d threads, %d methods, version %d\n", out, len(data),
+			fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, %d threads, %d methods, version %d\n", out, res.Size,
 				len(prof.Header.Threads), len(prof.Header.Methods), prof.Header.Version)
 			if c.Bool("view") {
 				return profileview.Run(prof, profileview.RunOptions{Title: out})

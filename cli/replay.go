@@ -271,8 +271,8 @@ func (replayController) Stack(context.Context, string, uint64) ([]ddm.StackFrame
 func (replayController) StartProfiling(context.Context, string, monitor.ProfileOptions) error {
 	return monitor.ErrNoLiveVM
 }
-func (replayController) StopProfiling(context.Context, string, bool) ([]byte, error) {
-	return nil, monitor.ErrNoLiveVM
+func (replayController) StopProfilingTo(context.Context, string, bool, io.Writer) (int64, error) {
+	return 0, monitor.ErrNoLiveVM
 }
 func (replayController) Exit(context.Context, string, int32) error { return monitor.ErrNoLiveVM }
 func (replayController) ThreadDump(context.Context, string) ([]byte, error) {

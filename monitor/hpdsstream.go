@@ -108,10 +108,15 @@ func (h *heldBytes) Rewind() error {
 	return nil
 }
 
-// collectStreamedTo is collectStreamed writing the chunk's data to w: as
-// it arrives when the chunk comes as one large packet (divertStream), else
-// once read. With a *heldBytes (HeapDump) nothing is diverted: the packet
-// is read whole, as before. It returns the bytes written.
+// collectStreamedTo sends req and writes to w the payload of the
+// unsolicited chunk of type t that the VM sends before its reply (MPSE
+// after MPSE/SPSE, HPDS after HPDS: spec/ddm-chunks.md §7.6, §8): as it
+// arrives when the chunk comes as one large packet (divertStream), else
+// once read. With a *heldBytes (HeapDump, StopProfiling) nothing is
+// diverted: the packet is read whole. The reply itself is empty, absent
+// (modern ART) or a FAIL, whose reason is returned. progress, when set, is
+// told the bytes received so far while the (single, possibly huge) packet
+// arrives. It returns the bytes written.
 func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Message, what string, w io.Writer, progress func(uint64)) (int64, error) {
 	ch := make(chan []byte, 1)
 	var sink *streamSink

@@ -16,7 +16,9 @@ type Controller interface {
 	SetSegments(ctx context.Context, key string, o monitor.SegmentOptions) error
 	Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error)
 	StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error
-	StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error)
+	// StopProfilingTo stops profiling and writes the trace file to w as it
+	// arrives; it returns the bytes written.
+	StopProfilingTo(ctx context.Context, key string, sampling bool, w io.Writer) (int64, error)
 	Exit(ctx context.Context, key string, status int32) error
 	ThreadDump(ctx context.Context, key string) ([]byte, error)
 	AllocTracking(ctx context.Context, key string) (bool, error)
@@ -69,13 +71,13 @@ func (c EngineController) StartProfiling(ctx context.Context, key string, o moni
 	return s.StartProfiling(ctx, o)
 }
 
-// StopProfiling stops profiling and returns the trace file.
-func (c EngineController) StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error) {
+// StopProfilingTo stops profiling and streams the trace file to w.
+func (c EngineController) StopProfilingTo(ctx context.Context, key string, sampling bool, w io.Writer) (int64, error) {
 	s := c.Engine.Session(key)
 	if s == nil {
-		return nil, errNoSession
+		return 0, errNoSession
 	}
-	return s.StopProfiling(ctx, sampling)
+	return s.StopProfilingTo(ctx, sampling, w)
 }
 
 // Exit asks the VM to halt (EXIT).

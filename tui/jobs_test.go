@@ -179,11 +179,11 @@ func (c *orderController) StartProfiling(_ context.Context, key string, _ monito
 	return nil
 }
 
-// StopProfiling fails, so that no profile view opens over the dashboard
+// StopProfilingTo fails, so that no profile view opens over the dashboard
 // and takes the keys that follow.
-func (c *orderController) StopProfiling(context.Context, string, bool) ([]byte, error) {
+func (c *orderController) StopProfilingTo(context.Context, string, bool, io.Writer) (int64, error) {
 	c.note("stop", 0)
-	return nil, errors.New("test: no trace kept")
+	return 0, errors.New("test: no trace kept")
 }
 
 func (c *orderController) SetSegments(ctx context.Context, key string, o monitor.SegmentOptions) error {

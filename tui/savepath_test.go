@@ -76,7 +76,8 @@ func TestHeapDumpKeyOnModernDevice(t *testing.T) {
 	})
 	hs.key(tcell.KeyRune, 'H')
 	screenText := hs.waitLong("the saved dump", 60*time.Second, func(s string) bool {
-		return strings.Contains(s, "heap dump saved to") || strings.Contains(s, "heap dump of com.example.chat:") && !strings.Contains(s, "received")
+		failed := strings.Contains(s, "heap dump of com.example.chat:") && !strings.Contains(s, "received…") && !strings.Contains(s, "waiting for the VM…")
+		return strings.Contains(s, "heap dump saved to") || failed
 	})
 	files, _ := filepath.Glob(filepath.Join(dir, "com.example.chat-*.hprof"))
 	if len(files) != 1 {

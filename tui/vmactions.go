@@ -51,11 +51,11 @@ func (p *vmPane) toggleProfiling() {
 		// reaches the VM after it.
 		path := savePath(d.cfg.TraceDir, prof.app, d.now(), ".trace")
 		d.job("trace", jobQueue, 2*time.Minute, func(ctx context.Context) {
-			data, err := ctrl.StopProfiling(ctx, prof.key, false)
 			var tr *trace.Profile
-			if err == nil {
-				_, err = savefile.SaveBytes(ctx, path, data, savefile.Trace(&tr))
-			}
+			_, err := savefile.Save(ctx, path, savefile.Trace(&tr), func(ctx context.Context, w *savefile.Writer) error {
+				_, err := ctrl.StopProfilingTo(ctx, prof.key, false, w)
+				return err
+			})
 			if errors.Is(err, context.Canceled) && d.bg().Err() == nil {
 				d.post(func() { d.flash("trace of " + prof.app + " cancelled; nothing saved") })
 				return
