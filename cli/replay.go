@@ -129,15 +129,7 @@ func writeChromeFile(c *cli.Context, rec *monitor.Recording, out string) error {
 	if out == "-" {
 		return writeChrome(c.App.Writer, rec)
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := writeChrome(f, rec); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeOutput(c.App.Writer, out, func(w io.Writer) error { return writeChrome(w, rec) })
 }
 
 // runReplayDashboard opens the dashboard on a replay of rec, playing at

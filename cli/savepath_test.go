@@ -20,6 +20,7 @@ func TestOutputCheckedBeforeWork(t *testing.T) {
 		{"profile", "--duration", "1h", "-o", filepath.Join(missing, "p.trace")},
 		{"hprof", "-o", filepath.Join(missing, "x.hprof")},
 		{"dump", "-o", filepath.Join(missing, "d.txt")},
+		{"heap", "--png", filepath.Join(missing, "h.png")},
 	} {
 		start := time.Now()
 		out, err := runApp(t, append(args, "--adb", "off", "--scan", "off", "--pid", "4242", "--wait", "1h")...)
