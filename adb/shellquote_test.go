@@ -61,3 +61,43 @@ func quoteAll(ws []string) []string {
 	}
 	return out
 }
+
+// unquote reads one POSIX shell word made of plain characters, single-
+// quoted runs and backslash-escaped characters, as sh does; ok is false
+// if anything else (an unquoted special character) appears.
+func unquote(w string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(w); {
+		switch c := w[i]; {
+		case c == '\'':
+			j := strings.IndexByte(w[i+1:], '\'')
+			if j < 0 {
+				return "", false
+			}
+			b.WriteString(w[i+1 : i+1+j])
+			i += j + 2
+		case c == '\\' && i+1 < len(w):
+			b.WriteByte(w[i+1])
+			i += 2
+		case shellPlain(rune(c)):
+			b.WriteByte(c)
+			i++
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+func FuzzShellQuote(f *testing.F) {
+	for _, s := range []string{"", "a", "x;reboot;{cd,sdcard}", "it's", "'''", "$(id)", "\x00\n\t", "ü"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := ShellQuote(s)
+		got, ok := unquote(q)
+		if !ok || got != s {
+			t.Fatalf("ShellQuote(%q) = %q, read back as %q (ok %v)", s, q, got, ok)
+		}
+	})
+}
