@@ -19,9 +19,11 @@ func hprofCommand() *cli.Command {
 		Usage: "dump a VM's heap to an HPROF file (standard HPROF, ready for desktop tools)",
 		Description: "Asks the VM for a heap dump — streamed (HPDS) when it can, otherwise written on the device\n" +
 			"(HPDU) and read back through adb; a VM that does not answer within 5s (recent Android)\n" +
-			"is dumped with the device's `am dumpheap` into /data/local/tmp, pulled with adb sync and\n" +
-			"deleted — and converts Android's HPROF variant to standard HPROF in-process, as\n" +
-			"hprof-conv does (--android keeps the original).",
+			"is dumped with the device's `am dumpheap` into /data/local/tmp (with -b png from Android 15,\n" +
+			"so bitmaps keep their pixels), pulled with adb sync and deleted — and converts Android's\n" +
+			"HPROF variant to standard HPROF in-process, as hprof-conv does (--android keeps the\n" +
+			"original). The dump streams into a temporary file beside FILE, and only a complete dump\n" +
+			"that parses takes FILE's name.",
 		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.hprof` to write", Required: true},
