@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 )
 
@@ -416,7 +416,7 @@ func (p *logPane) save() {
 	for _, i := range p.shown {
 		buf = logcat.AppendThreadtime(buf, &p.all[i], loc)
 	}
-	if err := os.WriteFile(name, buf, 0o644); err != nil {
+	if _, err := savefile.SaveBytes(p.d.bg(), name, buf, savefile.Options{}); err != nil {
 		p.d.flash("log: " + err.Error())
 		return
 	}
