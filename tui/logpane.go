@@ -416,12 +416,18 @@ func (p *logPane) save() {
 	for _, i := range p.shown {
 		buf = logcat.AppendThreadtime(buf, &p.all[i], loc)
 	}
-	if _, err := savefile.SaveBytes(p.d.bg(), name, buf, savefile.Options{}); err != nil {
-		p.d.flash("log: " + err.Error())
-		return
-	}
-	p.saved = name
-	p.d.flash(fmt.Sprintf("log: %d lines saved to %s", len(p.shown), name))
+	n, d := len(p.shown), p.d
+	d.job("log-save", jobQueue, time.Minute, func(ctx context.Context) {
+		_, err := savefile.SaveBytes(ctx, name, buf, savefile.Options{})
+		d.post(func() {
+			if err != nil {
+				d.flash("log: " + err.Error())
+				return
+			}
+			p.saved = name
+			d.flash(fmt.Sprintf("log: %d lines saved to %s", n, name))
+		})
+	})
 }
 
 // CopyText is the focused line, as threadtime text.
