@@ -51,3 +51,24 @@ func TestVMFailMessageEscapedOnStderr(t *testing.T) {
 		t.Fatalf("printed %q", b.String())
 	}
 }
+
+// The progress lines of profile name the VM escaped too.
+func TestProfileNamesVMEscaped(t *testing.T) {
+	leakcheck.Check(t)
+	vm := sim.NewVM(sim.VMSpec{PID: 6112, App: "evil" + hostileEscapes, Family: sim.ART, Seed: 4})
+	d := sim.NewDevice("t")
+	d.Add(vm)
+	defer d.Close()
+	base := freePorts(t, 1)
+	if _, err := d.ServeLocal("127.0.0.1", base); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runApp(t, "profile", "--adb", "off", "--scan", fmt.Sprint(base), "--pid", "6112", "--duration", "100ms",
+		"-o", filepath.Join(t.TempDir(), "p.trace"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `profiling evil\x1b]0;pwned`) {
+		t.Fatalf("output %q", out)
+	}
+}

@@ -109,7 +109,7 @@ func profileCommand() *cli.Command {
 				if err := s.StartProfiling(ctx, opts); err != nil {
 					return fmt.Errorf("start profiling: %w", err)
 				}
-				fmt.Fprintf(c.App.ErrWriter, "profiling %s (pid %d) for %v…\n", vm.App, vm.PID, c.Duration("duration"))
+				fmt.Fprintf(c.App.ErrWriter, "profiling %s for %v…\n", vmLabel(vm), c.Duration("duration"))
 				select {
 				case <-time.After(c.Duration("duration")):
 				case <-ctx.Done():
