@@ -355,6 +355,26 @@ func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
 	if !hprofComplete(full) || hprofComplete(partial) || hprofComplete(nil) {
 		t.Error("hprofComplete")
 	}
+
+	// A destination that cannot start over gets an error, not two dumps
+	// one after the other.
+	pulls = 0
+	var plain bytes.Buffer
+	_, err = s.heapDumpAm(context.Background(), struct{ io.Writer }{&plain}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not complete when pulled") || pulls != 1 {
+		t.Fatalf("no Rewind: %v after %d pulls", err, pulls)
+	}
+
+	// dumpCheck sees the end record however the bytes are split.
+	for _, step := range []int{1, 2, 5, 9, 10, len(full)} {
+		c := &dumpCheck{w: io.Discard}
+		for i := 0; i < len(full); i += step {
+			c.Write(full[i:min(i+step, len(full))])
+		}
+		if !c.complete() || !bytes.HasPrefix(c.head, []byte("JAVA PROFILE 1.0.3")) {
+			t.Errorf("step %d: complete %v, head %q", step, c.complete(), c.head)
+		}
+	}
 }
 
 // am's refusal is the error.
