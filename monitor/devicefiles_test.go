@@ -432,3 +432,44 @@ func TestHeapDumpAmBitmaps(t *testing.T) {
 		}
 	}
 }
+
+// reuseFiles serves one file in small blocks through one reused buffer, as
+// adb's sync RECV reader does.
+type reuseFiles struct {
+	fakeDevice
+	data []byte
+}
+
+func (f *reuseFiles) PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error) {
+	buf := make([]byte, 1000)
+	var n int64
+	for off := 0; off < len(f.data); off += len(buf) {
+		m := copy(buf, f.data[off:])
+		if _, err := w.Write(buf[:m]); err != nil {
+			return n, err
+		}
+		n += int64(m)
+		clear(buf) // the next read overwrites it
+	}
+	return n, nil
+}
+
+// A file pulled into memory in blocks through a reused buffer arrives
+// whole and unchanged (the in-memory writer copies what it is given).
+func TestReadDeviceFileReusedBuffer(t *testing.T) {
+	data := make([]byte, 10_500)
+	for i := range data {
+		data[i] = byte(i*7 + i/1000)
+	}
+	f := &reuseFiles{data: data}
+	s := f.fakeDevice.session(t)
+	s.files = f
+	got, err := s.readDeviceFile(context.Background(), "/sdcard/a.trace")
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("readDeviceFile: %d bytes, %v", len(got), err)
+	}
+	var h heldBytes
+	if _, err := s.readDeviceFileTo(context.Background(), "/sdcard/a.trace", &h, 0); err != nil || !bytes.Equal(h.b, data) {
+		t.Fatalf("into heldBytes: %d bytes equal %v, %v", len(h.b), bytes.Equal(h.b, data), err)
+	}
+}

@@ -121,8 +121,8 @@ func TestHostileAppNameNeverReachesTheShell(t *testing.T) {
 	}
 	base := "x_reboot__cd_sdcard____touch__sdcard_pwned__id__sh_"
 	want := "/sdcard/" + base + strings.Repeat("A", maxDeviceName-len(base)) + ".hprof"
-	if dev.VM(6301).File(want) == nil {
-		t.Errorf("the VM did not write %s", want)
+	if f := dev.VM(6301).File(want); f == nil || !bytes.Equal(f, h.b) {
+		t.Errorf("the VM did not write %s, or the dump read back (%d bytes) differs from it", want, len(h.b))
 	}
 	for _, cmd := range r.commands() {
 		if strings.ContainsAny(cmd, ";|&`$(){}<>") {

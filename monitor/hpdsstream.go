@@ -89,17 +89,24 @@ func (s *Session) divertStream(p *jdwp.Packet, n int, head []byte) (io.Writer, f
 	return k, k.end
 }
 
-// heldBytes keeps what is written to it without copying a first write: the
-// in-memory HeapDump.
+// heldBytes keeps what is written to it: the in-memory HeapDump and
+// StopProfiling. Write copies (writers such as a sync pull reuse their
+// buffer); a chunk's payload read whole is taken without a copy (take).
 type heldBytes struct{ b []byte }
 
 func (h *heldBytes) Write(b []byte) (int, error) {
-	if h.b == nil {
-		h.b = b
-	} else {
-		h.b = append(h.b, b...)
-	}
+	h.b = append(h.b, b...)
 	return len(b), nil
+}
+
+// take keeps data, which nobody else holds, as the whole content when
+// nothing was written yet, without copying it.
+func (h *heldBytes) take(data []byte) {
+	if len(h.b) == 0 {
+		h.b = data
+		return
+	}
+	h.b = append(h.b, data...)
 }
 
 // Rewind drops what was written (a device file pulled again).
@@ -171,7 +178,14 @@ func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Mes
 	for {
 		select {
 		case data := <-ch:
-			n, err := w.Write(data)
+			var n int
+			var err error
+			if h, held := w.(*heldBytes); held {
+				h.take(data) // the packet's payload, read whole for this waiter
+				n = len(data)
+			} else {
+				n, err = w.Write(data)
+			}
 			if progress != nil {
 				progress(uint64(n))
 			}
