@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/ddmtui/ddmtui/internal/testpeer"
 )
 
 func TestShellQuote(t *testing.T) {
@@ -32,10 +34,7 @@ func TestShellQuote(t *testing.T) {
 // A real sh reads every quoted word back as the one argument it was, with
 // nothing run: the property the device's shell relies on.
 func TestShellQuoteRealShell(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh:", err)
-	}
+	sh := testpeer.Require(t, "sh")
 	words := []string{"x;touch /tmp/ddmtui-pwned;{cd,sdcard}", "it's", "$(id)", "`id`", "a\nb", "  ", "\\", "'", "\"", "*", "&|<>()", "ü€", ""}
 	cmd := `for a in "$@"; do printf '%s\0' "$a"; done`
 	line := "set -- " + strings.Join(quoteAll(words), " ") + "; " + cmd
