@@ -305,6 +305,6 @@ func (f adbFiles) Stat(ctx context.Context, path string) (adb.FileInfo, error) {
 	return f.c.Stat(ctx, f.serial, path)
 }
 
-func (f adbFiles) Pull(ctx context.Context, path string, limit int64) ([]byte, error) {
-	return f.c.Pull(ctx, f.serial, path, limit)
+func (f adbFiles) PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error) {
+	return f.c.PullTo(ctx, f.serial, path, w, limit)
 }
