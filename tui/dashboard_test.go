@@ -287,7 +287,7 @@ func twoVMs(s *monitor.Store) {
 	s.SetThreads("local:8000", []monitor.Thread{
 		{ID: 1, Name: "main", Status: 1, State: "running", SysTID: 1234, UTime: 50, Created: now},
 		{ID: 2, Name: "Binder:1234_1", Status: 4, State: "wait", SysTID: 1240, UTime: 3, Created: now},
-		{ID: 3, Name: "AsyncTask #1", Status: 2, State: "sleeping", SysTID: 1241, UTime: 9, Daemon: true, Created: now},
+		{ID: 3, Name: "AsyncTask #1", Status: 2, State: "sleeping", SysTID: 1241, UTime: 9, Daemon: true, Created: now, CPUKnown: true, CPUPercent: 37.5},
 	})
 	s.SetHeaps("local:8000", []monitor.Heap{{ID: 1, MaxBytes: 256 << 20, SizeBytes: 12 << 20, AllocatedBytes: 8 << 20, Objects: 91234, GCCount: 3}})
 	s.UpdateVM("local:8001", func(vm *monitor.VM) {
@@ -411,6 +411,9 @@ func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
 		{ID: 2, Name: "Binder:1234_1", Status: 4, State: "wait", Created: now.Add(-time.Minute)},
 	})
 	hs.waitText("died")
+	if l := lineWith(strings.Join(hs.text(), "\n"), "died"); strings.Contains(l, "37.5") {
+		t.Errorf("a dead thread still shows its CPU%%: %q", l)
+	}
 	st, _ := hs.styleOf("monitor")
 	if _, _, attr := st.Decompose(); attr&tcell.AttrUnderline == 0 {
 		t.Fatal("a changed state does not blink")
