@@ -446,7 +446,7 @@ func (p *Proxy) reconcile() {
 	present := make(map[string]bool, len(keys))
 	for _, key := range keys {
 		s := p.engine.Session(key)
-		if s == nil {
+		if s == nil || !s.HasJDWP() { // a profileable process: no debugger port
 			continue
 		}
 		vm, ok := store.VM(key)
