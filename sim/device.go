@@ -115,8 +115,10 @@ func (d *Device) JDWPPids() ([]int, <-chan struct{}) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pids := make([]int, 0, len(d.vms))
-	for pid := range d.vms {
-		pids = append(pids, pid)
+	for pid, vm := range d.vms {
+		if !vm.spec.Release { // a release build has no JDWP
+			pids = append(pids, pid)
+		}
 	}
 	sort.Ints(pids)
 	return pids, d.changed
@@ -128,6 +130,9 @@ func (d *Device) OpenJDWP(pid int) (net.Conn, error) {
 	d.mu.Lock()
 	vm := d.vms[pid]
 	closed := d.closed
+	if vm != nil && vm.spec.Release { // no JDWP: refused as adbd refuses a pid it does not list
+		vm = nil
+	}
 	if vm != nil && !closed {
 		d.wg.Add(1)
 	}
