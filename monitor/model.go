@@ -77,6 +77,10 @@ type VM struct {
 	TooManyThreads bool
 }
 
+// ProcessOnly reports a profileable process without JDWP (track-app):
+// its entry has no DDM, no stacks, no heap map and no debugger port.
+func (vm VM) ProcessOnly() bool { return vm.Profileable && !vm.Debuggable }
+
 // Thread is one thread of a VM.
 type Thread struct {
 	ID      uint64 // DDM thread id (small) or JDWP threadID for non-DDM VMs

@@ -92,7 +92,7 @@ func (s *Session) found() (Found, bool) {
 }
 
 func (s *Session) endpointVM() VM {
-	return VM{Key: s.key, Source: s.source, PID: s.pid, Debugger: DebuggerNone}
+	return VM{Key: s.key, Source: s.source, PID: s.pid, Debugger: DebuggerNone, Debuggable: !s.noJDWP}
 }
 
 // endFailure says why a session that Run has just returned from was not a
