@@ -18,11 +18,11 @@ import (
 
 // ListEntry is one VM in `ddmtui list --json`.
 type ListEntry struct {
-	Source    string `json:"source"`
-	PID       int    `json:"pid"`
-	App       string `json:"app"`
-	VM        string `json:"vm"`
-	DDM       bool   `json:"ddm"`
+	Source string `json:"source"`
+	PID    int    `json:"pid"`
+	App    string `json:"app"`
+	VM     string `json:"vm"`
+	DDM    bool   `json:"ddm"`
 	// Debuggable: the process has JDWP; Profileable: the device's
 	// track-app lists it as profileable (Android 12+). A profileable
 	// process that is not debuggable has "ddm": false and no debug_port.

@@ -142,7 +142,7 @@ func putType(b []byte, t ddm.Type) {
 type endpointRecord struct {
 	Source string `json:"source"`
 	PID    int    `json:"pid"`
-	Device bool   `json:"device,omitempty"` // on an adb device (device-shell sources)
+	Device bool   `json:"device,omitempty"`  // on an adb device (device-shell sources)
 	NoJDWP bool   `json:"no_jdwp,omitempty"` // a profileable process without JDWP
 }
 
