@@ -102,6 +102,15 @@ func vmIdentity(vm monitor.VM) string {
 	if vm.Family != "" {
 		parts = append(parts, vm.Family)
 	}
+	if vm.ProcessOnly() {
+		parts = append(parts, "profileable, no JDWP")
+	}
+	if a := archLabel(vm); a != "-" {
+		parts = append(parts, a)
+	}
+	if vm.UIDKnown {
+		parts = append(parts, fmt.Sprintf("uid %d", vm.UID))
+	}
 	parts = append(parts, vm.Key)
 	if vm.DebugPort > 0 {
 		parts = append(parts, fmt.Sprintf("debugger port %d", vm.DebugPort))
