@@ -313,7 +313,7 @@ func ModernDemoSpecs(seed uint64) []VMSpec {
 		{PID: 5188, App: "com.example.chat", Package: "com.example.chat", Family: ART,
 			API: ModernDemoAPI, Threads: 4, HeapBytes: 24 << 20, Seed: seed + 102},
 		// A release build marked profileable: no JDWP, found by track-app.
-		{PID: 5230, App: "com.example.release", Package: "com.example.release", Family: ART, Release: true,
+		{PID: 5150, App: "com.example.release", Package: "com.example.release", Family: ART, Release: true,
 			API: ModernDemoAPI, Threads: 5, HeapBytes: 32 << 20, Seed: seed + 103},
 	}
 }
