@@ -270,16 +270,17 @@ func appEntries(log *slog.Logger) func(adb.AppList) []procEntry {
 		for _, why := range l.Dropped {
 			log.Warn("track-app entry left out", "why", why)
 		}
-		if last != nil && reflect.DeepEqual(last, l.Processes) {
+		procs := l.Processes
+		if procs == nil {
+			procs = []adb.AppProcess{}
+		}
+		if last != nil && reflect.DeepEqual(last, procs) {
 			if repeats++; repeats == repeatWarn {
 				log.Warn("track-app repeats an unchanged list; repeats are ignored", "times", repeats)
 			}
 			return nil
 		}
-		last, repeats = l.Processes, 0
-		if last == nil {
-			last = []adb.AppProcess{}
-		}
+		last, repeats = procs, 0
 		out := make([]procEntry, 0, len(l.Processes))
 		for i := range l.Processes {
 			p := l.Processes[i]
