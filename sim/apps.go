@@ -71,6 +71,18 @@ func (d *Device) AppProcesses() (procs []adb.AppProcess, changed <-chan struct{}
 	return procs, ch, true
 }
 
+// ReleaseApp is the profileable release build (no JDWP) a simulated
+// device of API level TrackAppAPI or more runs beside the VMs of specs
+// (`ddmtui sim --api 31 --adbd`): a pid above theirs, and its own seed.
+func ReleaseApp(specs []VMSpec, api int, seed uint64) VMSpec {
+	pid := 1000
+	for _, s := range specs {
+		pid = max(pid, s.PID)
+	}
+	return VMSpec{PID: pid + 37, App: "com.example.release", Package: "com.example.release", Family: ART, Release: true,
+		API: api, Threads: 5, HeapBytes: 24 << 20, Seed: seed*1000003 + 999}
+}
+
 // cmdline serves `cat /proc/PID/cmdline`: the process name and a NUL.
 func (d *Device) cmdline(words []string, out io.Writer) (int, bool) {
 	if len(words) != 2 || words[0] != "cat" || !strings.HasPrefix(words[1], "/proc/") || !strings.HasSuffix(words[1], "/cmdline") {

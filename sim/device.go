@@ -151,13 +151,19 @@ func (d *Device) OpenJDWP(pid int) (net.Conn, error) {
 	return client, nil
 }
 
-// ServeLocal listens for each VM on host:port, port counting up from base
-// in pid order, and returns the addresses. Connections are served until the
-// device is closed or the VM removed.
+// ServeLocal listens for each VM with JDWP on host:port, port counting up
+// from base in pid order, and returns the addresses. Connections are served
+// until the device is closed or the VM removed. A release build (no JDWP)
+// gets no port.
 func (d *Device) ServeLocal(host string, base int) ([]string, error) {
 	var addrs []string
-	for i, vm := range d.VMs() {
+	i := 0
+	for _, vm := range d.VMs() {
+		if vm.spec.Release {
+			continue
+		}
 		addr, err := d.ServeVM(vm, net.JoinHostPort(host, fmt.Sprint(base+i)))
+		i++
 		if err != nil {
 			return addrs, err
 		}

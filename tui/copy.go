@@ -105,8 +105,11 @@ func vmIdentity(vm monitor.VM) string {
 	if vm.ProcessOnly() {
 		parts = append(parts, "profileable, no JDWP")
 	}
-	if a := archLabel(vm); a != "-" {
-		parts = append(parts, a)
+	if vm.Architecture != "" {
+		parts = append(parts, vm.Architecture)
+	}
+	if vm.UserIDKnown && vm.UserID != 0 {
+		parts = append(parts, fmt.Sprintf("user %d", vm.UserID))
 	}
 	if vm.UIDKnown {
 		parts = append(parts, fmt.Sprintf("uid %d", vm.UID))

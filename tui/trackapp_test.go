@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,30 @@ func TestDebuggableOnlyAtStart(t *testing.T) {
 	for _, line := range hs.text() {
 		if strings.Contains(line, " 4001 ") {
 			t.Fatalf("release app listed: %q", line)
+		}
+	}
+}
+
+// With several devices, one architecture per device is said on the
+// device's row, and the Arch column stays away.
+func TestArchOnDeviceRow(t *testing.T) {
+	hs := start(t, 140, 40, style.Palette{}, func(s *monitor.Store) {
+		now := time.Now()
+		for i, pid := range []int{4000, 4001} {
+			s.UpdateVM(fmt.Sprintf("adb:emulator-5554:%d", pid), func(vm *monitor.VM) {
+				vm.Source, vm.PID, vm.App, vm.Connected, vm.API = "adb:emulator-5554", pid, fmt.Sprintf("com.example.app%d", i), now, 35
+				vm.Debuggable, vm.DDM, vm.Profileable, vm.Tracked, vm.Architecture = i == 0, i == 0, true, true, "x86_64"
+			})
+		}
+		s.UpdateVM("local:8000", func(vm *monitor.VM) {
+			vm.Source, vm.PID, vm.App, vm.DDM, vm.Debuggable, vm.Connected = "local:8000", 42, "com.example.local", true, true, now
+		})
+	})
+	hs.waitText("emulator-5554 · API 35 · x86_64")
+	hs.waitText(" prof ")
+	for _, line := range hs.text() {
+		if strings.Contains(line, "Arch") {
+			t.Fatalf("Arch column shown: %q", line)
 		}
 	}
 }

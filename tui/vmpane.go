@@ -17,9 +17,11 @@ import (
 // list its width by content.
 const maxAppWidth = 32
 
-// vmColumns are the VM list's columns. Arch (archLabel) is there only
-// while a listed process has track-app's word on it (Android 12+) or runs
-// as another user, so lists without either keep their width for names.
+// vmColumns are the VM list's columns. Arch (archLabel: track-app's
+// architecture, Android 12+, and "uN" for another user) is there only while
+// it tells processes of one device apart — a 32-bit app among 64-bit ones,
+// a work profile; otherwise a device's one architecture is on its row, and
+// the width stays with the names.
 var (
 	vmColumns     = []string{"", "Source", "PID", "App", "DDM", "Debugger", "Port"}
 	vmColumnsArch = []string{"", "Source", "PID", "App", "DDM", "Arch", "Debugger", "Port"}
@@ -252,9 +254,6 @@ func (p *vmPane) visible() []monitor.VM {
 // and "uN" for a user other than 0 (a work profile or a second user).
 func archLabel(vm monitor.VM) string {
 	s := vm.Architecture
-	if s == "" {
-		s = vm.ABI
-	}
 	if vm.UserIDKnown && vm.UserID != 0 {
 		s = strings.TrimSpace(s + fmt.Sprintf(" u%d", vm.UserID))
 	}
@@ -313,10 +312,21 @@ func (p *vmPane) render() {
 	p.rowKeys = p.rowKeys[:0]
 	list := p.visible()
 	cols := vmColumns
+	arch := map[string]string{} // device group → its one architecture ("" when none or mixed)
 	for _, vm := range list {
-		if vm.Tracked || vm.UserIDKnown && vm.UserID != 0 {
+		g := deviceGroup(vm)
+		prev, seen := arch[g]
+		switch {
+		case vm.UserIDKnown && vm.UserID != 0, seen && prev != vm.Architecture:
 			cols = vmColumnsArch
-			break
+		}
+		arch[g] = vm.Architecture
+	}
+	if len(arch) == 1 { // one device: no device row to carry it
+		for _, a := range arch {
+			if a != "" {
+				cols = vmColumnsArch
+			}
 		}
 	}
 	p.ncols = len(cols)
@@ -358,6 +368,9 @@ func (p *vmPane) render() {
 			}
 			if vm.Model != "" {
 				text += " · " + vm.Model // escaped with the rest below; cut first when narrow
+			}
+			if a := arch[g]; a != "" && len(cols) == len(vmColumns) {
+				text += " · " + a // track-app's, the same for every process of the device
 			}
 			cell(r, 0, fold).SetTextColor(p.d.pal.Accent())
 			t.SetCell(r, 3, tview.NewTableCell(""))
