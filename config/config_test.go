@@ -71,6 +71,7 @@ adb_path = "c"
 scan_interval = "d"
 thread_interval = "e"
 meminfo_interval = "f"
+processes = "k"
 [debugger]
 base = 1
 selected_port = 2
