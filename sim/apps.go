@@ -24,11 +24,15 @@ const (
 const Architecture = "x86_64"
 
 // AppProcess is the VM's track-app entry on a device of the given API
-// level: debuggable unless it is a release build, profileable (apps are),
+// level: debuggable unless it is a release build, profileable (apps are,
+// system_process is not),
 // the architecture; and from AppInfoAPI its name (once it named itself),
 // package, user, uid and whether it waits for a debugger.
 func (vm *VM) AppProcess(api int) adb.AppProcess {
-	p := adb.AppProcess{PID: vm.spec.PID, Debuggable: !vm.spec.Release, Profileable: true, Architecture: Architecture}
+	// Apps are profileable (debuggable ones too); system_process, the one
+	// VM of package "android", is debuggable but not profileable.
+	p := adb.AppProcess{PID: vm.spec.PID, Debuggable: !vm.spec.Release, Profileable: vm.spec.Package != "android",
+		Architecture: Architecture}
 	if api < AppInfoAPI {
 		return p
 	}
