@@ -100,6 +100,10 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 		refuse("no VM is selected")
 		return
 	}
+	if s := p.engine.Session(key); s != nil && !s.HasJDWP() { // the selected port, on a profileable process
+		refuse(monitor.NoJDWPReason)
+		return
+	}
 	p.mu.Lock()
 	why := p.attachRefusalLocked(key)
 	ctx := p.ctx
