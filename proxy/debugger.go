@@ -96,12 +96,8 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 		nc.Close()
 		p.note(key, port, "debugger "+remote+" refused", why)
 	}
-	if key == "" {
-		refuse("no VM is selected")
-		return
-	}
-	if s := p.engine.Session(key); s != nil && !s.HasJDWP() { // the selected port, on a profileable process
-		refuse(monitor.NoJDWPReason)
+	if why := p.unattachable(key); why != "" {
+		refuse(why)
 		return
 	}
 	p.mu.Lock()

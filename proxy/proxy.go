@@ -264,6 +264,19 @@ func (p *Proxy) Select(key string) {
 	}
 }
 
+// unattachable says why no debugger can attach to key before anything is
+// locked: no VM is selected, or the selected process has no JDWP
+// (profileable only). It asks the engine, so p.mu must not be held.
+func (p *Proxy) unattachable(key string) string {
+	if key == "" {
+		return "no VM is selected"
+	}
+	if s := p.engine.Session(key); s != nil && !s.HasJDWP() {
+		return monitor.NoJDWPReason
+	}
+	return ""
+}
+
 // Selected returns the selected VM's key.
 func (p *Proxy) Selected() string {
 	p.mu.Lock()

@@ -86,19 +86,6 @@ func (p *vmPane) Keys() []keymap.Binding {
 	}
 }
 
-// toggleProcesses switches between every tracked process and debuggable
-// VMs only.
-func (p *vmPane) toggleProcesses() {
-	p.debuggableOnly = !p.debuggableOnly
-	p.render()
-	p.d.fitVMPane()
-	if p.debuggableOnly {
-		p.d.flash("VM list: debuggable VMs only (P: every tracked process)")
-	} else {
-		p.d.flash("VM list: every tracked process, profileable apps without JDWP included (P: debuggable only)")
-	}
-}
-
 // headRow is a device's row in the VM list: its table row and what it says.
 type headRow struct {
 	r     int
@@ -248,19 +235,6 @@ func (p *vmPane) visible() []monitor.VM {
 		}
 	}
 	return out
-}
-
-// archLabel is the Arch column: track-app's architecture, else HELO's ABI,
-// and "uN" for a user other than 0 (a work profile or a second user).
-func archLabel(vm monitor.VM) string {
-	s := vm.Architecture
-	if vm.UserIDKnown && vm.UserID != 0 {
-		s = strings.TrimSpace(s + fmt.Sprintf(" u%d", vm.UserID))
-	}
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // pidLabel shows an unknown pid (plain JDWP VMs do not say) as "-".
