@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/metrics"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
@@ -24,7 +25,7 @@ func metricsFlags() []cli.Flag {
 // startMetrics starts the exporter when --metrics is given. The returned
 // wait blocks until it has stopped (after ctx ends); it is a no-op without
 // --metrics.
-func startMetrics(ctx context.Context, c *cli.Context, engine *monitor.Engine) (wait func(), err error) {
+func startMetrics(ctx context.Context, c *cli.Context, engine *monitor.Engine, keep headless.Keep) (wait func(), err error) {
 	addr := c.String("metrics")
 	if addr == "" {
 		return func() {}, nil
@@ -49,7 +50,9 @@ func startMetrics(ctx context.Context, c *cli.Context, engine *monitor.Engine) (
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		metrics.Serve(ctx, ln, metrics.Handler(metrics.Registry(metrics.NewCollector(engine, label))))
+		col := metrics.NewCollector(engine, label)
+		col.Keep = keep
+		metrics.Serve(ctx, ln, metrics.Handler(metrics.Registry(col)))
 	}()
 	return func() { <-done }, nil
 }

@@ -10,8 +10,9 @@ import (
 // (issue 29 #15: it printed true/false), and puts failed endpoints after it.
 func TestWriteListText(t *testing.T) {
 	var b bytes.Buffer
+	port := 8600
 	err := WriteListText(&b, []ListEntry{
-		{Source: "local:8000", PID: 12, App: "com.a", VM: "Dalvik v2.1.0", DDM: true, Debugger: "none", DebugPort: 8600},
+		{Source: "local:8000", PID: 12, App: "com.a", VM: "Dalvik v2.1.0", DDM: true, Debugger: "none", DebugPort: &port},
 		{Source: "local:8001", PID: 13, App: "jvm\x1b]0;x\x07", VM: "OpenJDK", DDM: false, Debugger: "none"},
 		{Source: "local:8002", Error: "jdwp: handshake: unexpected EOF"},
 	})

@@ -112,6 +112,7 @@ type Session struct {
 	shell       func(ctx context.Context, cmd string) ([]byte, error)
 	exec        func(ctx context.Context, cmd string) ([]byte, error) // exec: (no pty); nil off adb
 	files       scan.DeviceFiles                                      // sync:; nil off adb
+	process     *scan.Process                                         // track-app's entry; nil when not found through track-app
 	store       *Store
 	opts        SessionOptions
 	log         *slog.Logger
@@ -121,6 +122,7 @@ type Session struct {
 	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM (and, if it does, its identity and FEAT are stored)
 	family ddm.VMFamily
 	isDDM  bool // written before ready is closed, read after
+	noJDWP bool // a profileable process without JDWP (process.go); written before ready is closed
 
 	// How HELO was decided, for the engine's view (written before ready is
 	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
@@ -160,7 +162,8 @@ type Session struct {
 func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
 	s := &Session{
-		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, store: store, opts: opts,
+		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, process: ep.Process,
+		noJDWP: ep.Conn == nil && ep.Process != nil, store: store, opts: opts,
 		log:        opts.Logger.With("vm", ep.Key),
 		ready:      make(chan struct{}),
 		heaps:      map[int]*Heap{},
@@ -177,8 +180,14 @@ func (s *Session) Key() string { return s.key }
 
 // Run drives the session on nc until the VM goes away or ctx ends. It
 // closes nc and removes the VM from the store when it returns. A peer that
-// is not JDWP yields an error wrapping scan.ErrNotVM.
+// is not JDWP yields an error wrapping scan.ErrNotVM. With nc nil the
+// endpoint is a process without JDWP (profileable only), followed through
+// its device shell until ctx ends (process.go).
 func (s *Session) Run(ctx context.Context, nc net.Conn) error {
+	if nc == nil {
+		s.runProcess(ctx)
+		return nil
+	}
 	abort := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) }) // a silent peer must not outlive ctx
 	err := jdwp.ClientHandshake(nc, s.opts.HandshakeTimeout)
 	abort()
@@ -219,6 +228,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		}
 		s.input(func(now time.Time) { s.end(now, reason) })
 	}()
+	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
 	go func() {
