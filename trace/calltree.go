@@ -1,32 +1,62 @@
 package trace
 
-// CallTree is one thread's calling-context tree: a node per distinct call
-// path from the top level, with the calls made on that path and the time
-// spent there. Node 0 is the top level (the thread itself).
+import (
+	"iter"
+	"slices"
+)
+
+// CallTree is one thread's top-down calling-context tree, in flat arrays:
+// a node per distinct call path from the thread's top level, linked by
+// int32 indexes (parent, first child, next sibling), so its memory is
+// proportional to the distinct paths (56 bytes each), not to the records.
+// Node 0 is the root and stands for the top level; every parent has a lower
+// index than its children. Recursion is not folded (a;b;a is a path of its
+// own). Every algorithm over it is iterative, so a 100,000-deep path needs
+// no deep Go stack.
+//
+// A node's Calls are the calls that ended on its path, Inclusive their
+// time, and Self the time spent on top of the stack in that exact path (its
+// exclusive time). The root's Inclusive is the traced time (last record −
+// first), its Self the time with an empty stack. Self summed over the nodes
+// of a method equals its exclusive time in the flat profile, by the same
+// rules (spec §4): a trace that starts mid-call, frames open at the end,
+// unbalanced exits, unknown method ids, zero and backward time deltas.
+//
+// TreeView shows these trees merged over threads and bottom up.
 type CallTree struct {
-	Nodes   []CallNode
-	childOf indexTable // parent<<32 | method → node
+	Nodes []CallNode
+	// Records that the tree could not place where they happened (top-down
+	// trees built from records): exits with an empty stack (entered before
+	// tracing; placed under the root as calls from the trace's start) and
+	// exits of a method that was not on the stack (ignored). The viewer
+	// and the JSON report them.
+	FromStart, Ignored int64
+	childOf            indexTable // parent<<32 | method → node
 }
 
-// CallNode is one call path: its method, its parent node, how many calls
-// ended on this path, their total time, and the time spent on top of the
-// stack in this exact path (what a flame graph draws).
+// CallNode is one node of a CallTree.
 type CallNode struct {
-	Parent    int32 // -1 for the root
-	Method    int32 // profile index; TopLevel for the root
-	Calls     int64
-	Inclusive [2]uint64 // every call on this path, recursive paths included
-	Self      [2]uint64
+	Parent      int32 // -1 for the root
+	Method      int32 // profile index; TopLevel for the root
+	FirstChild  int32 // -1: none
+	NextSibling int32 // -1: none
+	Calls       int64
+	Inclusive   [2]uint64
+	Self        [2]uint64
 }
 
 func newCallTree() *CallTree {
-	return &CallTree{Nodes: []CallNode{{Parent: -1, Method: TopLevel}}}
+	return &CallTree{Nodes: []CallNode{{Parent: -1, Method: TopLevel, FirstChild: -1, NextSibling: -1}}}
 }
 
+// child returns the child of parent for method, adding it (first in the
+// parent's list of children) when it is new.
 func (t *CallTree) child(parent, method int32) int32 {
 	k, added := t.childOf.getOrPut(uint64(uint32(parent))<<32|uint64(uint32(method)), int32(len(t.Nodes)))
 	if added {
-		t.Nodes = append(t.Nodes, CallNode{Parent: parent, Method: method})
+		p := &t.Nodes[parent]
+		t.Nodes = append(t.Nodes, CallNode{Parent: parent, Method: method, FirstChild: -1, NextSibling: p.FirstChild})
+		t.Nodes[parent].FirstChild = k
 	}
 	return k
 }
@@ -52,14 +82,133 @@ func (t *CallTree) swapClocks() {
 	}
 }
 
-// Path returns the methods from the root's first child down to node.
+// done drops the lookup table once no node will be added.
+func (t *CallTree) done() { t.childOf = indexTable{} }
+
+// Children yields the children of node n in sibling order.
+func (t *CallTree) Children(n int32) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for c := t.Nodes[n].FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
+			if !yield(c) {
+				return
+			}
+		}
+	}
+}
+
+// Depth is the number of nodes from the root's child down to n (0 for
+// the root).
+func (t *CallTree) Depth(n int32) int {
+	d := 0
+	for ; n > 0; n = t.Nodes[n].Parent {
+		d++
+	}
+	return d
+}
+
+// Path returns the methods from the root's child down to node.
 func (t *CallTree) Path(node int32) []int32 {
-	var rev []int32
+	rev := make([]int32, 0, 16)
 	for n := node; n > 0; n = t.Nodes[n].Parent {
 		rev = append(rev, t.Nodes[n].Method)
 	}
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
-	}
+	slices.Reverse(rev)
 	return rev
+}
+
+// SortChildren orders every node's children by cmp (relinking the
+// siblings), in O(n log n) over the tree.
+func (t *CallTree) SortChildren(cmp func(a, b *CallNode) int) {
+	var kids []int32
+	for p := range t.Nodes {
+		if t.Nodes[p].FirstChild < 0 {
+			continue
+		}
+		kids = kids[:0]
+		for c := t.Nodes[p].FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
+			kids = append(kids, c)
+		}
+		slices.SortStableFunc(kids, func(a, b int32) int { return cmp(&t.Nodes[a], &t.Nodes[b]) })
+		t.Nodes[p].FirstChild = kids[0]
+		for i, c := range kids {
+			next := int32(-1)
+			if i+1 < len(kids) {
+				next = kids[i+1]
+			}
+			t.Nodes[c].NextSibling = next
+		}
+	}
+}
+
+// ByInclusive orders nodes by inclusive time on c, descending, then by
+// method index: the order of the viewer and the JSON.
+func ByInclusive(c Clock) func(a, b *CallNode) int {
+	return func(a, b *CallNode) int {
+		switch {
+		case a.Inclusive[c] > b.Inclusive[c]:
+			return -1
+		case a.Inclusive[c] < b.Inclusive[c]:
+			return 1
+		}
+		return int(a.Method) - int(b.Method)
+	}
+}
+
+// Walk calls visit for every node but the root in depth-first pre-order,
+// with its depth (1 for the root's children); when visit returns false the
+// node's children are skipped. It needs no recursion.
+func (t *CallTree) Walk(visit func(n int32, depth int) bool) {
+	if len(t.Nodes) == 0 {
+		return
+	}
+	n, depth := t.Nodes[0].FirstChild, 1
+	for n >= 0 {
+		if visit(n, depth) && t.Nodes[n].FirstChild >= 0 {
+			n = t.Nodes[n].FirstChild
+			depth++
+			continue
+		}
+		for n > 0 && t.Nodes[n].NextSibling < 0 {
+			n = t.Nodes[n].Parent
+			depth--
+		}
+		if n <= 0 {
+			return
+		}
+		n = t.Nodes[n].NextSibling
+	}
+}
+
+// MethodTotals sums a tree's nodes per method: Self (the exclusive time),
+// Calls, and Inclusive for the outermost nodes of each method only (as the
+// flat profile counts it), RecursiveCalls for the others. The result is
+// indexed by profile method index, with room for methods methods.
+func (t *CallTree) MethodTotals(methods int) []Stats {
+	out := make([]Stats, methods)
+	onPath := make([]int32, methods) // nodes of each method on the walk's path
+	var path []int32
+	t.Walk(func(n int32, depth int) bool {
+		for len(path) >= depth {
+			onPath[t.Nodes[path[len(path)-1]].Method]--
+			path = path[:len(path)-1]
+		}
+		nd := &t.Nodes[n]
+		if int(nd.Method) >= methods {
+			return false
+		}
+		s := &out[nd.Method]
+		s.Calls += nd.Calls
+		s.Exclusive[0] += nd.Self[0]
+		s.Exclusive[1] += nd.Self[1]
+		if onPath[nd.Method] == 0 {
+			s.Inclusive[0] += nd.Inclusive[0]
+			s.Inclusive[1] += nd.Inclusive[1]
+		} else {
+			s.RecursiveCalls += nd.Calls
+		}
+		onPath[nd.Method]++
+		path = append(path, n)
+		return true
+	})
+	return out
 }
