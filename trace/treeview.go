@@ -326,3 +326,12 @@ func (v *TreeView) HotPath(n int32, maxLen int) []int32 {
 	}
 	return path
 }
+
+// trimTo lets go of the nodes from index keep on (the subtrees of finished
+// top-level nodes, in a walk that does not come back to them), and marks
+// top-level node n as having no children any more.
+func (v *TreeView) trimTo(keep int, n int32) {
+	clear(v.Nodes[keep:])
+	v.Nodes = v.Nodes[:keep]
+	v.Nodes[n].FirstChild = -1
+}
