@@ -307,3 +307,123 @@ func deepTrace(depth int, timed bool) *Trace {
 	}
 	return tr
 }
+
+// checkIndex states the call index's invariants: calls of one depth in
+// order and apart, each inside its caller, and Visible over the whole time
+// at a 1 µs cell visiting every call with a place in time.
+func checkIndex(t *testing.T, ix *CallIndex) {
+	t.Helper()
+	seen := 0
+	for d, row := range ix.ByDepth {
+		for k, id := range row {
+			c := &ix.Calls[id]
+			for clk := range 2 {
+				if c.End[clk] < c.Start[clk] {
+					t.Fatalf("call %d ends before it starts: %+v", id, c)
+				}
+				if k > 0 && ix.Calls[row[k-1]].End[clk] > c.Start[clk] {
+					t.Fatalf("depth %d: calls %d and %d overlap", d, row[k-1], id)
+				}
+				if c.Parent >= 0 {
+					if p := &ix.Calls[c.Parent]; p.Start[clk] > c.Start[clk] || p.End[clk] < c.End[clk] {
+						t.Fatalf("call %+v outside its caller %+v", c, p)
+					}
+				}
+			}
+		}
+		var visited []int32
+		ix.Visible(ClockWall, d, 0, ^uint32(0), 1, func(id int32, until uint32) { visited = append(visited, id) })
+		for i, id := range visited {
+			if i > 0 && id <= visited[i-1] {
+				t.Fatalf("depth %d: visited out of order", d)
+			}
+		}
+		seen += len(row)
+	}
+	if seen != len(ix.Calls) {
+		t.Fatalf("%d calls by depth, %d in all", seen, len(ix.Calls))
+	}
+}
+
+// TestCallIndexVisible: at any window and cell width, Visible returns the
+// calls a full scan finds overlapping the window, less those hidden inside a
+// visited call's span, and never two whose spans overlap.
+func TestCallIndexVisible(t *testing.T) {
+	tr, _ := Synth{Seed: 7, Records: 20000, Threads: 1, MaxDepth: 12}.Trace()
+	// Leave out the exits of calls entered before the trace: they have no
+	// place in time, and the range tree below is compared with the tree.
+	depth := 0
+	events := tr.Events[:0]
+	for _, e := range tr.Events {
+		if e.Action == Enter {
+			depth++
+		} else if depth == 0 {
+			continue
+		} else {
+			depth--
+		}
+		events = append(events, e)
+	}
+	tr.Events = events
+	p := profileOf(t, tr, BuildOptions{CallIndex: true})
+	ix := p.Threads[0].Index
+	checkIndex(t, ix)
+	c := ClockWall
+	last := ix.Last[c]
+	for _, win := range [][3]uint32{{0, last + 1, 1}, {0, last + 1, last / 200}, {last / 3, last / 2, 1}, {last / 3, last/3 + 50, 7}, {last / 2, last, last / 10}} {
+		from, to, cell := win[0], win[1], win[2]
+		for d := range ix.Depth() {
+			var want []int32
+			for _, id := range ix.ByDepth[d] {
+				call := &ix.Calls[id]
+				if call.Start[c] < to && (call.End[c] > from || call.Start[c] >= from) {
+					want = append(want, id)
+				}
+			}
+			k := 0
+			prevUntil := uint32(0)
+			ix.Visible(c, d, from, to, cell, func(id int32, until uint32) {
+				call := &ix.Calls[id]
+				if until < call.End[c] {
+					t.Fatalf("until %d before the call's end %d", until, call.End[c])
+				}
+				if k > 0 && call.Start[c] < prevUntil && call.End[c] <= prevUntil {
+					t.Fatalf("window %v depth %d: call %d hidden by the previous one was visited", win, d, id)
+				}
+				// Every call skipped since the last visit ends inside that span.
+				for k < len(want) && want[k] != id {
+					if ix.Calls[want[k]].End[c] > prevUntil {
+						t.Fatalf("window %v depth %d: call %d skipped but ends at %d after %d", win, d, want[k], ix.Calls[want[k]].End[c], prevUntil)
+					}
+					k++
+				}
+				if k == len(want) {
+					t.Fatalf("window %v depth %d: visited %d, not in the window", win, d, id)
+				}
+				k++
+				prevUntil = until
+			})
+			for ; k < len(want); k++ {
+				if ix.Calls[want[k]].End[c] > prevUntil {
+					t.Fatalf("window %v depth %d: call %d never visited", win, d, want[k])
+				}
+			}
+			if cell == 1 && len(want) > 0 && prevUntil == 0 {
+				t.Fatalf("nothing visited")
+			}
+		}
+	}
+	// A range tree over the whole time is the thread's tree on clock c.
+	full := ix.RangeTree(c, 0, ^uint32(0))
+	p2 := profileOf(t, tr, BuildOptions{CallTree: true})
+	a, b := NewTopDownView([]*CallTree{full}, c), NewTopDownView([]*CallTree{p2.Threads[0].Tree}, c)
+	got, want := strings.Split(dumpView(p, a, c), "\n"), strings.Split(dumpView(p2, b, c), "\n")
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Fatalf("full-range tree differs from the tree at line %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("full-range tree: %d lines, tree %d", len(got), len(want))
+	}
+}
