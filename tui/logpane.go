@@ -15,6 +15,7 @@ import (
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // logChunk is how many buffered entries one turn of the UI loop filters
@@ -462,5 +463,5 @@ func (p *logPane) setTitle() {
 		b.WriteString(" · wrap")
 	}
 	b.WriteString(" ")
-	p.box.SetTitle(safetext.Tview(b.String()))
+	p.box.SetTitle(style.Escape(b.String()))
 }
