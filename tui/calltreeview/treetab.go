@@ -1,0 +1,133 @@
+package calltreeview
+
+import (
+	"strconv"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ddmtui/ddmtui/trace"
+	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
+)
+
+// treeSource shows a trace.TreeView as a viewer tree-table: method,
+// inclusive and exclusive time with their share of the total, and calls.
+// Nodes are the view's node indexes. With a filter, the rows are the
+// filtered tree's (every path through a matching method, top down; the
+// matching methods, bottom up), so the frame's filter walk only visits
+// what is kept.
+type treeSource struct {
+	m        *Model
+	bottomUp bool
+	pal      style.Palette
+	filter   string
+}
+
+func (s *treeSource) view() *trace.TreeView { return s.m.Filtered(s.bottomUp, s.filter) }
+
+func (s *treeSource) Columns() []viewer.Column {
+	c := clockLabel(s.m.treeClock())
+	return []viewer.Column{
+		{Title: "Method", Expand: 1},
+		{Title: "Incl " + c + " ms", Align: tview.AlignRight},
+		{Title: "Incl %", Align: tview.AlignRight},
+		{Title: "Self " + c + " ms", Align: tview.AlignRight},
+		{Title: "Self %", Align: tview.AlignRight},
+		{Title: "Calls", Align: tview.AlignRight},
+	}
+}
+
+func clockLabel(c trace.Clock) string {
+	if c == trace.ClockWall {
+		return "wall"
+	}
+	return "CPU"
+}
+
+// Children lists node parent's children (by inclusive time, descending).
+func (s *treeSource) Children(parent int, q viewer.Query) []int {
+	s.filter = q.Filter
+	v := s.view()
+	if parent == viewer.Root {
+		parent = 0
+	}
+	var out []int
+	for c := range v.Children(int32(parent)) {
+		out = append(out, int(c))
+	}
+	if q.Reverse {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out
+}
+
+// HasChildren: bottom-up trees are cut at the root level while filtered
+// (the frame's filter walk would otherwise open every caller chain).
+func (s *treeSource) HasChildren(n int) bool {
+	if s.filter != "" && s.bottomUp {
+		return false
+	}
+	return s.view().HasChildren(int32(n))
+}
+
+// HotChild follows the child of largest inclusive time.
+func (s *treeSource) HotChild(n int, _ viewer.Query) int {
+	v := s.view()
+	for c := range v.Children(int32(n)) {
+		return int(c)
+	}
+	return -1
+}
+
+func (s *treeSource) Cell(n, col int) *tview.TableCell {
+	v := s.view()
+	nd := &v.Nodes[n]
+	c := v.Clock()
+	total := v.Nodes[0].Inclusive[c]
+	var text string
+	switch col {
+	case 0:
+		text = style.Escape(s.m.Name(nd.Method))
+	case 1:
+		text = millis(nd.Inclusive[c])
+	case 2:
+		text = percent(nd.Inclusive[c], total)
+	case 3:
+		text = millis(nd.Self[c])
+	case 4:
+		text = percent(nd.Self[c], total)
+	case 5:
+		text = strconv.FormatInt(nd.Calls, 10)
+	}
+	cell := tview.NewTableCell(text)
+	if nd.Method == s.m.Selected && s.m.Selected != trace.TopLevel {
+		cell.SetTextColor(s.pal.Accent()).SetAttributes(tcell.AttrBold)
+	}
+	return cell
+}
+
+// Key is the node's path of methods: stable across the thread, clock and
+// range changes that rebuild the tree.
+func (s *treeSource) Key(n int) string {
+	v := s.view()
+	var b []byte
+	for x := int32(n); x > 0; x = v.Nodes[x].Parent {
+		b = strconv.AppendInt(b, int64(v.Nodes[x].Method), 36)
+		b = append(b, '.')
+	}
+	return string(b)
+}
+
+// Match: every row of the filtered tree is kept.
+func (s *treeSource) Match(n int, filter string) bool { return true }
+
+// method returns the method of node n.
+func (s *treeSource) method(n int) int32 {
+	if n < 0 {
+		return trace.TopLevel
+	}
+	return s.view().Nodes[n].Method
+}
