@@ -22,9 +22,17 @@ type treeSource struct {
 	bottomUp bool
 	pal      style.Palette
 	filter   string
+	// cur is the tree the rows were laid out from: the table asks for the
+	// old rows' keys after the model has changed, before the new layout.
+	cur *trace.TreeView
 }
 
-func (s *treeSource) view() *trace.TreeView { return s.m.Filtered(s.bottomUp, s.filter) }
+func (s *treeSource) view() *trace.TreeView {
+	if s.cur == nil {
+		s.cur = s.m.Filtered(s.bottomUp, s.filter)
+	}
+	return s.cur
+}
 
 func (s *treeSource) Columns() []viewer.Column {
 	c := clockLabel(s.m.treeClock())
@@ -47,11 +55,12 @@ func clockLabel(c trace.Clock) string {
 
 // Children lists node parent's children (by inclusive time, descending).
 func (s *treeSource) Children(parent int, q viewer.Query) []int {
-	s.filter = q.Filter
-	v := s.view()
-	if parent == viewer.Root {
+	if parent == viewer.Root { // a new layout: the model's tree now
+		s.filter = q.Filter
+		s.cur = s.m.Filtered(s.bottomUp, s.filter)
 		parent = 0
 	}
+	v := s.view()
 	var out []int
 	for c := range v.Children(int32(parent)) {
 		out = append(out, int(c))
