@@ -116,8 +116,8 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		}
 		return uint64(e - s)
 	}
-	root := &t.Nodes[0]
-	root.Inclusive[c] = clip(ix.First[c], ix.Last[c])
+	root := t.node(0)
+	root.Inclusive[c] = uint32(clip(ix.First[c], ix.Last[c]))
 	root.Self[c] = root.Inclusive[c]
 	type open struct{ call, node int32 }
 	var stack []open
@@ -139,13 +139,13 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 			continue // its caller ended before the range: nothing of it is inside
 		}
 		n := t.child(parent, call.Method)
-		el := clip(call.Start[c], call.End[c])
-		nd := &t.Nodes[n]
-		nd.Calls++
-		nd.Inclusive[c] += el
-		nd.Self[c] += el
-		p := &t.Nodes[parent]
-		p.Self[c] -= min(el, p.Self[c])
+		el := clip(call.Start[c], call.End[c]) // < 2³²: inside one call of the thread
+		var d [2]uint64
+		d[c] = el
+		t.addCall(n, d)
+		t.addSelf(n, d)
+		p := t.node(parent)
+		p.Self[c] -= min(uint32(el), p.Self[c])
 		stack = append(stack, open{int32(id), n})
 	}
 	t.done()

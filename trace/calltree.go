@@ -25,53 +25,126 @@ import (
 // TreeView shows these trees merged over threads and bottom up.
 type CallTree struct {
 	Nodes []CallNode
-	// Records that the tree could not place where they happened (top-down
-	// trees built from records): exits with an empty stack (entered before
-	// tracing; placed under the root as calls from the trace's start) and
-	// exits of a method that was not on the stack (ignored). The viewer
-	// and the JSON report them.
+	// Records that the tree could not place where they happened: exits
+	// with an empty stack (entered before tracing; placed under the root
+	// as calls from the trace's start) and exits of a method that was not
+	// on the stack (ignored). The viewer and the JSON report them.
 	FromStart, Ignored int64
-	childOf            indexTable // parent<<32 | method → node
+	// While the tree grows, its nodes are in pages (no copying as it
+	// grows); done makes Nodes. A node's children are found by walking
+	// its sibling list, most recently used first; the children of a node
+	// with more than wideChildren of them are also in wide.
+	build    paged[CallNode]
+	building bool
+	wide     indexTable // parent<<32 | method → node, for wide parents
 }
 
-// CallNode is one node of a CallTree.
+// CallNode is one node of a CallTree: 36 bytes. Times are µs on each
+// clock and fit 32 bits as the records' times do: the calls of one path do
+// not overlap, so their sum is at most the thread's traced time (calls from
+// the trace's start, which may overlap, saturate at 2³²−1).
 type CallNode struct {
 	Parent      int32 // -1 for the root
 	Method      int32 // profile index; TopLevel for the root
 	FirstChild  int32 // -1: none
 	NextSibling int32 // -1: none
-	Calls       int64
-	Inclusive   [2]uint64
-	Self        [2]uint64
+	Calls       uint32
+	Inclusive   [2]uint32
+	Self        [2]uint32
 }
+
+// wideChildren is how many children a node's sibling list is walked for
+// before the lookup table is asked.
+const wideChildren = 16
 
 func newCallTree() *CallTree {
-	return &CallTree{Nodes: []CallNode{{Parent: -1, Method: TopLevel, FirstChild: -1, NextSibling: -1}}}
+	t := &CallTree{building: true}
+	t.build.add(CallNode{Parent: -1, Method: TopLevel, FirstChild: -1, NextSibling: -1})
+	return t
 }
 
-// child returns the child of parent for method, adding it (first in the
-// parent's list of children) when it is new.
+// node returns node i, while the tree grows or after.
+func (t *CallTree) node(i int32) *CallNode {
+	if t.building {
+		return t.build.at(i)
+	}
+	return &t.Nodes[i]
+}
+
+// child returns the child of parent for method, adding it when it is new.
+// The child found moves to the front of its siblings.
 func (t *CallTree) child(parent, method int32) int32 {
-	k, added := t.childOf.getOrPut(uint64(uint32(parent))<<32|uint64(uint32(method)), int32(len(t.Nodes)))
-	if added {
-		p := &t.Nodes[parent]
-		t.Nodes = append(t.Nodes, CallNode{Parent: parent, Method: method, FirstChild: -1, NextSibling: p.FirstChild})
-		t.Nodes[parent].FirstChild = k
+	p := t.build.at(parent)
+	prev, c := int32(-1), p.FirstChild
+	for k := 0; c >= 0; k++ {
+		if k == wideChildren {
+			// A wide parent: all its children are in the table.
+			if found := t.wide.get(wideKey(parent, method)); found >= 0 {
+				return found
+			}
+			return t.addChild(parent, method, true)
+		}
+		n := t.build.at(c)
+		if n.Method == method {
+			if prev >= 0 {
+				t.build.at(prev).NextSibling = n.NextSibling
+				n.NextSibling = p.FirstChild
+				p.FirstChild = c
+			}
+			return c
+		}
+		prev, c = c, n.NextSibling
+	}
+	return t.addChild(parent, method, false)
+}
+
+// addChild adds a new first child of parent; wide says the parent already
+// has more than wideChildren children. When this child makes it so, all
+// of them go into the table.
+func (t *CallTree) addChild(parent, method int32, wide bool) int32 {
+	p := t.build.at(parent)
+	k := t.build.add(CallNode{Parent: parent, Method: method, FirstChild: -1, NextSibling: p.FirstChild})
+	p = t.build.at(parent)
+	p.FirstChild = k
+	if wide {
+		t.wide.getOrPut(wideKey(parent, method), k)
+		return k
+	}
+	n := 0
+	for c := k; c >= 0; c = t.build.at(c).NextSibling {
+		n++
+	}
+	if n > wideChildren {
+		for c := k; c >= 0; c = t.build.at(c).NextSibling {
+			t.wide.getOrPut(wideKey(parent, t.build.at(c).Method), c)
+		}
 	}
 	return k
 }
 
+func wideKey(parent, method int32) uint64 { return uint64(uint32(parent))<<32 | uint64(uint32(method)) }
+
+// addSat adds d to v, saturating at 2³²−1.
+func addSat(v uint32, d uint64) uint32 {
+	if s := uint64(v) + d; s < 1<<32 {
+		return uint32(s)
+	}
+	return 1<<32 - 1
+}
+
 func (t *CallTree) addSelf(node int32, d [2]uint64) {
-	n := &t.Nodes[node]
-	n.Self[0] += d[0]
-	n.Self[1] += d[1]
+	n := t.node(node)
+	n.Self[0] = addSat(n.Self[0], d[0])
+	n.Self[1] = addSat(n.Self[1], d[1])
 }
 
 func (t *CallTree) addCall(node int32, el [2]uint64) {
-	n := &t.Nodes[node]
-	n.Calls++
-	n.Inclusive[0] += el[0]
-	n.Inclusive[1] += el[1]
+	n := t.node(node)
+	if n.Calls < 1<<32-1 {
+		n.Calls++
+	}
+	n.Inclusive[0] = addSat(n.Inclusive[0], el[0])
+	n.Inclusive[1] = addSat(n.Inclusive[1], el[1])
 }
 
 func (t *CallTree) swapClocks() {
@@ -82,8 +155,19 @@ func (t *CallTree) swapClocks() {
 	}
 }
 
-// done drops the lookup table once no node will be added.
-func (t *CallTree) done() { t.childOf = indexTable{} }
+// done ends the growth: the nodes move from their pages into Nodes, of
+// exactly their number, and the lookup table goes.
+func (t *CallTree) done() {
+	if !t.building {
+		return
+	}
+	t.Nodes = make([]CallNode, 0, t.build.len())
+	for k, pg := range t.build.pages {
+		t.Nodes = append(t.Nodes, pg...)
+		t.build.pages[k] = nil // each page is garbage once copied
+	}
+	t.build, t.wide, t.building = paged[CallNode]{}, indexTable{}, false
+}
 
 // Children yields the children of node n in sibling order.
 func (t *CallTree) Children(n int32) iter.Seq[int32] {
@@ -197,14 +281,14 @@ func (t *CallTree) MethodTotals(methods int) []Stats {
 			return false
 		}
 		s := &out[nd.Method]
-		s.Calls += nd.Calls
-		s.Exclusive[0] += nd.Self[0]
-		s.Exclusive[1] += nd.Self[1]
+		s.Calls += int64(nd.Calls)
+		s.Exclusive[0] += uint64(nd.Self[0])
+		s.Exclusive[1] += uint64(nd.Self[1])
 		if onPath[nd.Method] == 0 {
-			s.Inclusive[0] += nd.Inclusive[0]
-			s.Inclusive[1] += nd.Inclusive[1]
+			s.Inclusive[0] += uint64(nd.Inclusive[0])
+			s.Inclusive[1] += uint64(nd.Inclusive[1])
 		} else {
-			s.RecursiveCalls += nd.Calls
+			s.RecursiveCalls += int64(nd.Calls)
 		}
 		onPath[nd.Method]++
 		path = append(path, n)

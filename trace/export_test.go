@@ -108,8 +108,8 @@ func TestFoldedStacksAddUpToExclusiveTimes(t *testing.T) {
 		for _, tp := range p.Threads {
 			var sum uint64
 			for _, n := range tp.Tree.Nodes {
-				self[n.Method] += n.Self[c]
-				sum += n.Self[c]
+				self[n.Method] += uint64(n.Self[c])
+				sum += uint64(n.Self[c])
 			}
 			if sum != tp.Total()[c] {
 				t.Errorf("thread %d clock %v: self sums to %d, traced %d", tp.ID, c, sum, tp.Total()[c])

@@ -84,9 +84,9 @@ func checkProfileInvariants(t *testing.T, p *Profile, reportedCalls int64) {
 			var self [2]uint64
 			var treeCalls int64
 			for _, n := range tp.Tree.Nodes {
-				self[0] += n.Self[0]
-				self[1] += n.Self[1]
-				treeCalls += n.Calls
+				self[0] += uint64(n.Self[0])
+				self[1] += uint64(n.Self[1])
+				treeCalls += int64(n.Calls)
 			}
 			var methodCalls int64
 			for _, ms := range tp.Methods {

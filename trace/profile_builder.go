@@ -385,8 +385,8 @@ func (b *ProfileBuilder) closeOpen() {
 func (ts *threadState) finish() {
 	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree, Index: ts.index}
 	if ts.tree != nil {
-		root := &ts.tree.Nodes[0]
-		root.Inclusive = [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]}
+		root := ts.tree.node(0)
+		root.Inclusive = [2]uint32{uint32(ts.last[0] - ts.first[0]), uint32(ts.last[1] - ts.first[1])}
 		ts.tree.done()
 	}
 	if ts.index != nil {

@@ -32,7 +32,6 @@ type TreeView struct {
 	// is inside node A's subtree when pre[A] < pre[N] < end[A] (bottom up).
 	pre, end [][]int32
 	keep     [][]bool // per source node, when a filter is set
-	scratch  []member
 }
 
 // ViewNode is one node of a TreeView.
@@ -83,10 +82,10 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 	root := ViewNode{Parent: -1, Method: TopLevel, FirstChild: -1, NextSibling: -1}
 	for k, t := range v.src {
 		r := &t.Nodes[0]
-		root.Inclusive[0] += r.Inclusive[0]
-		root.Inclusive[1] += r.Inclusive[1]
-		root.Self[0] += r.Self[0]
-		root.Self[1] += r.Self[1]
+		for c := range 2 {
+			root.Inclusive[c] += uint64(r.Inclusive[c])
+			root.Self[c] += uint64(r.Self[c])
+		}
 		if !bottomUp {
 			root.members = append(root.members, member{int32(k), 0, 0})
 		}
@@ -196,7 +195,7 @@ func (v *TreeView) Expand(n int32) {
 	v.Nodes[n].expanded = true
 	members := v.Nodes[n].members
 	v.Nodes[n].members = nil
-	next := v.scratch[:0]
+	var next []member
 	for _, m := range members {
 		t := v.src[m.src]
 		if v.bottomUp {
@@ -215,20 +214,17 @@ func (v *TreeView) Expand(n int32) {
 	}
 	// Group by method; stable, so bottom-up members stay in depth-first
 	// order per source.
-	slices.SortStableFunc(next, func(a, b member) int {
-		return cmp.Compare(v.src[a.src].Nodes[a.at].Method, v.src[b.src].Nodes[b.at].Method)
-	})
+	next = v.groupByMethod(next)
 	first := len(v.Nodes)
 	for i := 0; i < len(next); {
-		method := v.src[next[i].src].Nodes[next[i].at].Method
+		method := v.methodAt(next[i])
 		j := i + 1
-		for j < len(next) && v.src[next[j].src].Nodes[next[j].at].Method == method {
+		for j < len(next) && v.methodAt(next[j]) == method {
 			j++
 		}
 		v.Nodes = append(v.Nodes, v.group(n, method, next[i:j]))
 		i = j
 	}
-	v.scratch = next[:0]
 	kids := make([]int32, 0, len(v.Nodes)-first)
 	for k := first; k < len(v.Nodes); k++ {
 		kids = append(kids, int32(k))
@@ -251,16 +247,57 @@ func (v *TreeView) Expand(n int32) {
 	}
 }
 
+func (v *TreeView) methodAt(m member) int32 { return v.src[m.src].Nodes[m.at].Method }
+
+// groupByMethod orders ms by the method of their at node, keeping the
+// order within a method: a counting sort for many members (the bottom-up
+// root level holds every source node), else a stable sort on the keys.
+func (v *TreeView) groupByMethod(ms []member) []member {
+	if len(ms) < 2 {
+		return slices.Clone(ms)
+	}
+	keys := make([]int32, len(ms))
+	maxKey := int32(0)
+	for i, m := range ms {
+		keys[i] = v.methodAt(m)
+		maxKey = max(maxKey, keys[i])
+	}
+	out := make([]member, len(ms))
+	if len(ms) >= 256 && int(maxKey) < 4*len(ms) {
+		pos := make([]int, maxKey+2)
+		for _, k := range keys {
+			pos[k+1]++
+		}
+		for k := 1; k < len(pos); k++ {
+			pos[k] += pos[k-1]
+		}
+		for i, m := range ms {
+			out[pos[keys[i]]] = m
+			pos[keys[i]]++
+		}
+		return out
+	}
+	idx := make([]int32, len(ms))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(keys[a], keys[b]) })
+	for i, k := range idx {
+		out[i] = ms[k]
+	}
+	return out
+}
+
 // group makes the node under parent for method from its source members.
 func (v *TreeView) group(parent, method int32, ms []member) ViewNode {
 	nd := ViewNode{Parent: parent, Method: method, FirstChild: -1, NextSibling: -1}
-	nd.members = slices.Clone(ms)
+	nd.members = ms // a part of groupByMethod's new array
 	lastSrc, lastEnd := int32(-1), int32(0)
 	for _, m := range ms {
 		s := &v.src[m.src].Nodes[m.n]
-		nd.Calls += s.Calls
-		nd.Self[0] += s.Self[0]
-		nd.Self[1] += s.Self[1]
+		nd.Calls += int64(s.Calls)
+		nd.Self[0] += uint64(s.Self[0])
+		nd.Self[1] += uint64(s.Self[1])
 		if v.bottomUp {
 			// Members are in depth-first order per source: skip one
 			// inside the subtree of the last one counted.
@@ -270,8 +307,8 @@ func (v *TreeView) group(parent, method int32, ms []member) ViewNode {
 			}
 			lastSrc, lastEnd = m.src, v.end[m.src][m.n]
 		}
-		nd.Inclusive[0] += s.Inclusive[0]
-		nd.Inclusive[1] += s.Inclusive[1]
+		nd.Inclusive[0] += uint64(s.Inclusive[0])
+		nd.Inclusive[1] += uint64(s.Inclusive[1])
 	}
 	return nd
 }
