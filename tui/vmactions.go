@@ -207,7 +207,7 @@ func saveTrace(dir, app string, data []byte, now time.Time) (string, *trace.Prof
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return "", nil, fmt.Errorf("saving the trace: %w", err)
 	}
-	prof, err := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{})
+	prof, err := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{CallTree: true, CallIndex: true})
 	if err != nil {
 		return path, nil, fmt.Errorf("saved %s, but it does not parse: %w", path, err)
 	}
