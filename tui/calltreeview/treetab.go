@@ -22,6 +22,9 @@ type treeSource struct {
 	bottomUp bool
 	pal      style.Palette
 	filter   string
+	// table is the page that shows the tree: its width bounds the method
+	// column so that the numbers stay on screen.
+	table *viewer.Table
 	// cur is the tree the rows were laid out from: the table asks for the
 	// old rows' keys after the model has changed, before the new layout.
 	cur *trace.TreeView
@@ -112,6 +115,12 @@ func (s *treeSource) Cell(n, col int) *tview.TableCell {
 		text = strconv.FormatInt(nd.Calls, 10)
 	}
 	cell := tview.NewTableCell(text)
+	if col == 0 && s.table != nil {
+		// The five number columns take about 52 columns.
+		if _, _, w, _ := s.table.Widget().GetInnerRect(); w > 0 {
+			cell.SetMaxWidth(max(20, w-54))
+		}
+	}
 	if nd.Method == s.m.Selected && s.m.Selected != trace.TopLevel {
 		cell.SetTextColor(s.pal.Accent()).SetAttributes(tcell.AttrBold)
 	}

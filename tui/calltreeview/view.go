@@ -46,6 +46,7 @@ func AddTabs(f *viewer.Frame, m *Model, pal style.Palette) *Tabs {
 		Empty: "no call tree (the trace has no records, or nothing matches the filter)"})
 	t.bottomUp, t.buTree = viewer.NewTree(t.buSrc, viewer.TableOptions{Title: "Bottom Up", Scope: scopeBottomUp,
 		Empty: "no call tree (the trace has no records, or nothing matches the filter)"})
+	t.tdSrc.table, t.buSrc.table = t.topDown, t.bottomUp
 	t.flame = newFlameChart(m, pal)
 	t.chart = newCallChart(m, pal)
 	t.flamePage = viewer.NewCustom(t.flame, "Flame Chart", scopeFlame).
