@@ -63,7 +63,9 @@ func benchView(b *testing.B, tab string) (*View, tcell.SimulationScreen) {
 	v := New(viewer.Host{Title: "bench", Palette: style.Palette{}, Quit: func() {}}, p, p.Clocks.First())
 	v.SetRect(0, 0, 200, 60)
 	v.Focus(func(tview.Primitive) {})
-	key := func(k tcell.Key, r rune) { v.InputHandler()(tcell.NewEventKey(k, r, tcell.ModNone), func(tview.Primitive) {}) }
+	key := func(k tcell.Key, r rune) {
+		v.InputHandler()(tcell.NewEventKey(k, r, tcell.ModNone), func(tview.Primitive) {})
+	}
 	key(tcell.KeyRune, rune(tab[0]))
 	v.Draw(s)
 	return v, s
