@@ -100,13 +100,16 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 		v.pre = make([][]int32, len(v.src))
 		v.end = make([][]int32, len(v.src))
 		for k, t := range v.src {
-			v.pre[k], v.end[k] = preorder(t)
-			// The root level: every source node, in depth-first order.
-			t.Walk(func(n int32, _ int) bool {
-				if v.keep == nil || v.keep[k][n] {
+			// One walk numbers the nodes and lists them (the root level:
+			// every source node, in depth-first order).
+			keep := func(int32) bool { return true }
+			if v.keep != nil {
+				keep = func(n int32) bool { return v.keep[k][n] }
+			}
+			v.pre[k], v.end[k] = preorder(t, func(n int32) {
+				if keep(n) {
 					root.members = append(root.members, member{int32(k), n, n})
 				}
-				return true
 			})
 		}
 	}
@@ -115,8 +118,9 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 }
 
 // preorder numbers t's nodes in depth-first order (the root is 0) and
-// gives each node's end: one past the last number in its subtree.
-func preorder(t *CallTree) (pre, end []int32) {
+// gives each node's end: one past the last number in its subtree; each
+// node is also handed to visit, in that order.
+func preorder(t *CallTree, visit func(int32)) (pre, end []int32) {
 	pre = make([]int32, len(t.Nodes))
 	end = make([]int32, len(t.Nodes))
 	for n := len(t.Nodes) - 1; n > 0; n-- { // subtree sizes; parents come first
@@ -128,6 +132,7 @@ func preorder(t *CallTree) (pre, end []int32) {
 		next++
 		pre[n] = next
 		end[n] += next
+		visit(n)
 		return true
 	})
 	end[0] = next + 1
