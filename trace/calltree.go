@@ -8,9 +8,9 @@ import (
 // CallTree is one thread's top-down calling-context tree, in flat arrays:
 // a node per distinct call path from the thread's top level, linked by
 // int32 indexes (parent, first child, next sibling), so its memory is
-// proportional to the distinct paths (56 bytes each), not to the records.
-// Node 0 is the root and stands for the top level; every parent has a lower
-// index than its children. Recursion is not folded (a;b;a is a path of its
+// proportional to the distinct paths (36 bytes each), not to the records.
+// Node 0 is the root and stands for the top level; nodes are numbered in
+// depth-first order, so a node's subtree follows it. Recursion is not folded (a;b;a is a path of its
 // own). Every algorithm over it is iterative, so a 100,000-deep path needs
 // no deep Go stack.
 //
@@ -156,17 +156,55 @@ func (t *CallTree) swapClocks() {
 }
 
 // done ends the growth: the nodes move from their pages into Nodes, of
-// exactly their number, and the lookup table goes.
+// exactly their number, renumbered in depth-first order (so a node's
+// subtree is the nodes from it up to its end, and a walk reads memory in
+// order), and the lookup table goes.
 func (t *CallTree) done() {
 	if !t.building {
 		return
 	}
-	t.Nodes = make([]CallNode, 0, t.build.len())
-	for k, pg := range t.build.pages {
-		t.Nodes = append(t.Nodes, pg...)
-		t.build.pages[k] = nil // each page is garbage once copied
+	n := t.build.len()
+	order := make([]int32, 0, n) // old index of each new one
+	newIdx := make([]int32, n)
+	stack := []int32{0}
+	for len(stack) > 0 {
+		o := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		newIdx[o] = int32(len(order))
+		order = append(order, o)
+		// Push the children in reverse, so the first is numbered first.
+		k := len(stack)
+		for c := t.build.at(o).FirstChild; c >= 0; c = t.build.at(c).NextSibling {
+			stack = append(stack, c)
+		}
+		slices.Reverse(stack[k:])
+	}
+	remap := func(i int32) int32 {
+		if i < 0 {
+			return i
+		}
+		return newIdx[i]
+	}
+	t.Nodes = make([]CallNode, n)
+	for i, o := range order {
+		nd := *t.build.at(o)
+		nd.Parent, nd.FirstChild, nd.NextSibling = remap(nd.Parent), remap(nd.FirstChild), remap(nd.NextSibling)
+		t.Nodes[i] = nd
 	}
 	t.build, t.wide, t.building = paged[CallNode]{}, indexTable{}, false
+}
+
+// subtreeEnds returns, for each node, one past the last node of its
+// subtree (Nodes are in depth-first order).
+func (t *CallTree) subtreeEnds() []int32 {
+	end := make([]int32, len(t.Nodes))
+	for n := len(t.Nodes) - 1; n >= 0; n-- {
+		end[n] = max(end[n], int32(n)+1)
+		if p := t.Nodes[n].Parent; p >= 0 {
+			end[p] = max(end[p], end[n])
+		}
+	}
+	return end
 }
 
 // Children yields the children of node n in sibling order.

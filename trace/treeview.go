@@ -28,10 +28,10 @@ type TreeView struct {
 	bottomUp bool
 	clock    Clock
 	Nodes    []ViewNode
-	// pre and end number each source's nodes in depth-first order: node N
-	// is inside node A's subtree when pre[A] < pre[N] < end[A] (bottom up).
-	pre, end [][]int32
-	keep     [][]bool // per source node, when a filter is set
+	// end gives each source node the end of its subtree: node N is inside
+	// node A's subtree when A < N < end[A] (bottom up).
+	end  [][]int32
+	keep [][]bool // per source node, when a filter is set
 }
 
 // ViewNode is one node of a TreeView.
@@ -97,46 +97,19 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 		}
 	}
 	if bottomUp {
-		v.pre = make([][]int32, len(v.src))
 		v.end = make([][]int32, len(v.src))
 		for k, t := range v.src {
-			// One walk numbers the nodes and lists them (the root level:
-			// every source node, in depth-first order).
-			keep := func(int32) bool { return true }
-			if v.keep != nil {
-				keep = func(n int32) bool { return v.keep[k][n] }
-			}
-			v.pre[k], v.end[k] = preorder(t, func(n int32) {
-				if keep(n) {
+			v.end[k] = t.subtreeEnds()
+			// The root level: every source node, in depth-first order.
+			for n := int32(1); int(n) < len(t.Nodes); n++ {
+				if v.keep == nil || v.keep[k][n] {
 					root.members = append(root.members, member{int32(k), n, n})
 				}
-			})
+			}
 		}
 	}
 	v.Nodes = []ViewNode{root}
 	return v
-}
-
-// preorder numbers t's nodes in depth-first order (the root is 0) and
-// gives each node's end: one past the last number in its subtree; each
-// node is also handed to visit, in that order.
-func preorder(t *CallTree, visit func(int32)) (pre, end []int32) {
-	pre = make([]int32, len(t.Nodes))
-	end = make([]int32, len(t.Nodes))
-	for n := len(t.Nodes) - 1; n > 0; n-- { // subtree sizes; parents come first
-		end[n]++
-		end[t.Nodes[n].Parent] += end[n]
-	}
-	next := int32(0)
-	t.Walk(func(n int32, _ int) bool {
-		next++
-		pre[n] = next
-		end[n] += next
-		visit(n)
-		return true
-	})
-	end[0] = next + 1
-	return pre, end
 }
 
 // keepPaths marks the nodes a filter keeps: top down, those with a match
@@ -306,8 +279,7 @@ func (v *TreeView) group(parent, method int32, ms []member) ViewNode {
 		if v.bottomUp {
 			// Members are in depth-first order per source: skip one
 			// inside the subtree of the last one counted.
-			pre := v.pre[m.src][m.n]
-			if m.src == lastSrc && pre < lastEnd {
+			if m.src == lastSrc && m.n < lastEnd {
 				continue
 			}
 			lastSrc, lastEnd = m.src, v.end[m.src][m.n]
