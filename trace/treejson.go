@@ -147,7 +147,7 @@ func (tw *treeJSONWriter) writeNodes(v *TreeView) {
 		b = append(b, `, "children": [`...)
 		bw.Write(b)
 		if descend {
-			n = v.Nodes[n].FirstChild
+			n = v.firstChild(n)
 			depth++
 			first = true
 			continue

@@ -32,6 +32,11 @@ type TreeView struct {
 	// node A's subtree when A < N < end[A] (bottom up).
 	end  [][]int32
 	keep [][]bool // per source node, when a filter is set
+	// rootGrouped: the bottom-up root's children have their members. The
+	// root level itself is summed in one pass without them; the members
+	// (every source node, grouped by method) are made when the first of
+	// its children is expanded.
+	rootGrouped bool
 }
 
 // ViewNode is one node of a TreeView.
@@ -44,6 +49,7 @@ type ViewNode struct {
 	Inclusive   [2]uint64
 	Self        [2]uint64
 	expanded    bool
+	callers     bool     // bottom-up first level: some source node has a caller
 	members     []member // source nodes, until expanded
 }
 
@@ -100,12 +106,6 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 		v.end = make([][]int32, len(v.src))
 		for k, t := range v.src {
 			v.end[k] = t.subtreeEnds()
-			// The root level: every source node, in depth-first order.
-			for n := int32(1); int(n) < len(t.Nodes); n++ {
-				if v.keep == nil || v.keep[k][n] {
-					root.members = append(root.members, member{int32(k), n, n})
-				}
-			}
 		}
 	}
 	v.Nodes = []ViewNode{root}
@@ -159,6 +159,9 @@ func (v *TreeView) Children(n int32) func(yield func(int32) bool) {
 
 // HasChildren says whether node n has children (expanding it).
 func (v *TreeView) HasChildren(n int32) bool {
+	if nd := &v.Nodes[n]; v.bottomUp && nd.Parent == 0 && !nd.expanded {
+		return nd.callers // known without grouping the members
+	}
 	v.Expand(n)
 	return v.Nodes[n].FirstChild >= 0
 }
@@ -170,6 +173,15 @@ func (v *TreeView) Expand(n int32) {
 	if v.Nodes[n].expanded {
 		return
 	}
+	if v.bottomUp {
+		if n == 0 {
+			v.expandBottomUpRoot()
+			return
+		}
+		if v.Nodes[n].Parent == 0 && !v.rootGrouped {
+			v.groupRoot()
+		}
+	}
 	v.Nodes[n].expanded = true
 	members := v.Nodes[n].members
 	v.Nodes[n].members = nil
@@ -177,9 +189,7 @@ func (v *TreeView) Expand(n int32) {
 	for _, m := range members {
 		t := v.src[m.src]
 		if v.bottomUp {
-			if n == 0 {
-				next = append(next, m)
-			} else if p := t.Nodes[m.at].Parent; p > 0 {
+			if p := t.Nodes[m.at].Parent; p > 0 {
 				next = append(next, member{m.src, m.n, p})
 			}
 			continue
@@ -203,6 +213,12 @@ func (v *TreeView) Expand(n int32) {
 		v.Nodes = append(v.Nodes, v.group(n, method, next[i:j]))
 		i = j
 	}
+	v.linkChildren(n, first)
+}
+
+// linkChildren links the nodes from first on as the children of n, by
+// inclusive time on the view's clock, descending.
+func (v *TreeView) linkChildren(n int32, first int) {
 	kids := make([]int32, 0, len(v.Nodes)-first)
 	for k := first; k < len(v.Nodes); k++ {
 		kids = append(kids, int32(k))
@@ -264,6 +280,80 @@ func (v *TreeView) groupByMethod(ms []member) []member {
 		out[i] = ms[k]
 	}
 	return out
+}
+
+// kept says whether the filter keeps node n of source k.
+func (v *TreeView) kept(k int, n int32) bool { return v.keep == nil || v.keep[k][n] }
+
+// expandBottomUpRoot makes the bottom-up root's children, one per method,
+// in one pass over the sources in depth-first order: the sums of group,
+// without listing the members.
+func (v *TreeView) expandBottomUpRoot() {
+	v.Nodes[0].expanded = true
+	methods := int32(0)
+	for _, t := range v.src {
+		for i := range t.Nodes {
+			methods = max(methods, t.Nodes[i].Method+1)
+		}
+	}
+	child := make([]int32, methods) // view node of each method, 0: none yet
+	lastEnd := make([]int32, methods)
+	first := len(v.Nodes)
+	for k, t := range v.src {
+		clear(lastEnd) // per source: subtrees do not span sources
+		for n := int32(1); int(n) < len(t.Nodes); n++ {
+			if !v.kept(k, n) {
+				continue
+			}
+			s := &t.Nodes[n]
+			m := s.Method
+			if child[m] == 0 {
+				child[m] = int32(len(v.Nodes))
+				v.Nodes = append(v.Nodes, ViewNode{Parent: 0, Method: m, FirstChild: -1, NextSibling: -1})
+			}
+			nd := &v.Nodes[child[m]]
+			nd.callers = nd.callers || s.Parent > 0
+			nd.Calls += int64(s.Calls)
+			nd.Self[0] += uint64(s.Self[0])
+			nd.Self[1] += uint64(s.Self[1])
+			if n >= lastEnd[m] { // not inside a node of m counted before
+				nd.Inclusive[0] += uint64(s.Inclusive[0])
+				nd.Inclusive[1] += uint64(s.Inclusive[1])
+				lastEnd[m] = v.end[k][n]
+			}
+		}
+	}
+	v.linkChildren(0, first)
+}
+
+// groupRoot gives the bottom-up root's children their members: every
+// (kept) source node, in depth-first order, grouped by method.
+func (v *TreeView) groupRoot() {
+	v.rootGrouped = true
+	var all []member
+	for k, t := range v.src {
+		for n := int32(1); int(n) < len(t.Nodes); n++ {
+			if v.kept(k, n) {
+				all = append(all, member{int32(k), n, n})
+			}
+		}
+	}
+	all = v.groupByMethod(all)
+	byMethod := map[int32]int32{}
+	for c := v.Nodes[0].FirstChild; c >= 0; c = v.Nodes[c].NextSibling {
+		byMethod[v.Nodes[c].Method] = c
+	}
+	for i := 0; i < len(all); {
+		m := v.methodAt(all[i])
+		j := i + 1
+		for j < len(all) && v.methodAt(all[j]) == m {
+			j++
+		}
+		if c, ok := byMethod[m]; ok && !v.Nodes[c].expanded {
+			v.Nodes[c].members = all[i:j]
+		}
+		i = j
+	}
 }
 
 // group makes the node under parent for method from its source members.
