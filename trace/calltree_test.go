@@ -427,3 +427,28 @@ func TestCallIndexVisible(t *testing.T) {
 		t.Fatalf("full-range tree: %d lines, tree %d", len(got), len(want))
 	}
 }
+
+// TestCallTreesV2: ART's format V2 (versions 4 and 5, block and streaming
+// layouts) builds the same kind of trees, and they add up to its profile.
+func TestCallTreesV2(t *testing.T) {
+	tr := renumbered(must(Synth{Seed: 8, Records: 8000, Version: 3, Threads: 3, Methods: 40}.Trace()))
+	for _, streaming := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := EncodeV2(&buf, tr, V2Options{BlockRecords: 100, Streaming: streaming}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := ReadProfile(bytes.NewReader(buf.Bytes()), BuildOptions{CallTree: true, CallIndex: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Header.Version != VersionDualClockV2 || p.Threads[0].Tree == nil || p.Threads[0].Index == nil {
+			t.Fatalf("streaming=%v: version %d", streaming, p.Header.Version)
+		}
+		checkTreesAgainstGraph(t, p)
+		for i := range p.Threads {
+			if ix := p.Threads[i].Index; ix != nil {
+				checkIndex(t, ix)
+			}
+		}
+	}
+}
