@@ -163,21 +163,30 @@ func (t *CallTree) done() {
 	if !t.building {
 		return
 	}
+	// Into one slice, each page let go once copied (the peak is the nodes
+	// and one page, not twice the nodes).
 	n := t.build.len()
-	order := make([]int32, 0, n) // old index of each new one
+	t.Nodes = make([]CallNode, 0, n)
+	for k, pg := range t.build.pages {
+		t.Nodes = append(t.Nodes, pg...)
+		t.build.pages[k] = nil
+	}
+	t.build, t.wide, t.building = paged[CallNode]{}, indexTable{}, false
+	// Depth-first numbers, then the links renumbered, then the nodes moved
+	// to their numbers in place (cycle by cycle).
 	newIdx := make([]int32, n)
+	next := int32(0)
 	stack := []int32{0}
 	for len(stack) > 0 {
 		o := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		newIdx[o] = int32(len(order))
-		order = append(order, o)
-		// Push the children in reverse, so the first is numbered first.
+		newIdx[o] = next
+		next++
 		k := len(stack)
-		for c := t.build.at(o).FirstChild; c >= 0; c = t.build.at(c).NextSibling {
+		for c := t.Nodes[o].FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
 			stack = append(stack, c)
 		}
-		slices.Reverse(stack[k:])
+		slices.Reverse(stack[k:]) // the first child is numbered first
 	}
 	remap := func(i int32) int32 {
 		if i < 0 {
@@ -185,13 +194,17 @@ func (t *CallTree) done() {
 		}
 		return newIdx[i]
 	}
-	t.Nodes = make([]CallNode, n)
-	for i, o := range order {
-		nd := *t.build.at(o)
+	for i := range t.Nodes {
+		nd := &t.Nodes[i]
 		nd.Parent, nd.FirstChild, nd.NextSibling = remap(nd.Parent), remap(nd.FirstChild), remap(nd.NextSibling)
-		t.Nodes[i] = nd
 	}
-	t.build, t.wide, t.building = paged[CallNode]{}, indexTable{}, false
+	for i := range newIdx {
+		for newIdx[i] != int32(i) {
+			j := newIdx[i]
+			t.Nodes[i], t.Nodes[j] = t.Nodes[j], t.Nodes[i]
+			newIdx[i], newIdx[j] = newIdx[j], newIdx[i]
+		}
+	}
 }
 
 // subtreeEnds returns, for each node, one past the last node of its
