@@ -94,11 +94,31 @@ func (ix *CallIndex) Visible(c Clock, depth int, from, to, cell uint32, visit fu
 		}
 		// Hide the calls that end inside that span; a longer one that
 		// starts there is visited next.
-		j := i + 1
-		j += sort.Search(len(row)-j, func(k int) bool { return ix.Calls[row[j+k]].End[c] > until })
+		j := ix.firstEndAfter(row, i+1, c, until)
 		visit(row[i], until)
 		i = j
 	}
+}
+
+// firstEndAfter returns the first index from j on in row whose call ends
+// after t: a galloping search, as it is most often a few steps away.
+func (ix *CallIndex) firstEndAfter(row []int32, j int, c Clock, t uint32) int {
+	lo, hi, step := j, j, 1
+	for hi < len(row) && ix.Calls[row[hi]].End[c] <= t {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, len(row))
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ix.Calls[row[mid]].End[c] <= t {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // RangeTree builds the top-down tree of the thread's calls clipped to

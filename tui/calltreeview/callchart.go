@@ -101,6 +101,7 @@ func (c *callChart) Draw(s tcell.Screen) {
 		}
 		return int(min(uint64(w), (uint64(t-from)*uint64(w))/c.span))
 	}
+	paint := newBarPainter(c.pal)
 	for r := 1; r < h; r++ {
 		d := c.top + r - 1
 		if d >= ix.Depth() {
@@ -117,7 +118,7 @@ func (c *callChart) Draw(s tcell.Screen) {
 			}
 			name := c.m.Name(call.Method)
 			hl := call.Method == c.m.Selected && c.m.Selected != trace.TopLevel
-			drawBar(s, x+x0, x+min(x1, w), y+r, name, barStyle(c.pal, name, hl, id == c.sel))
+			drawBar(s, x+x0, x+min(x1, w), y+r, name, paint.style(call.Method, hl, id == c.sel))
 		})
 	}
 }

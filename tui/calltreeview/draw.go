@@ -1,7 +1,6 @@
 package calltreeview
 
 import (
-	"hash/fnv"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
@@ -9,7 +8,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
-// barStyles are the fills of bars: warm colours for a flame chart, picked
+// barColors are the fills of bars: warm colours for a flame chart, picked
 // per method so that a method keeps its colour everywhere.
 var barColors = []tcell.Color{
 	tcell.NewRGBColor(0xd8, 0x6a, 0x3c), tcell.NewRGBColor(0xe0, 0x98, 0x3a),
@@ -17,26 +16,33 @@ var barColors = []tcell.Color{
 	tcell.NewRGBColor(0xb8, 0x5c, 0x38), tcell.NewRGBColor(0xe3, 0x7f, 0x5a),
 }
 
-// barStyle is the style of a bar of method m: its colour (or reverse video
-// without colours), bold and in the accent colour for the selected method,
-// reversed for the selected bar.
-func barStyle(pal style.Palette, name string, highlighted, selected bool) tcell.Style {
-	st := tcell.StyleDefault
-	if pal.Role("accent") == tcell.ColorDefault { // NO_COLOR
-		st = st.Reverse(true)
-	} else {
-		h := fnv.New32a()
-		h.Write([]byte(name))
-		st = st.Background(barColors[h.Sum32()%uint32(len(barColors))]).Foreground(tcell.ColorBlack)
+// barPainter styles bars: a colour per method (or reverse video without
+// colours), bold and underlined for the selected method, the accent colour
+// (or bold reverse video) for the selected bar.
+type barPainter struct {
+	colour   bool
+	selected tcell.Style
+}
+
+func newBarPainter(pal style.Palette) barPainter {
+	b := barPainter{colour: pal.Role("accent") != tcell.ColorDefault} // NO_COLOR: ColorDefault
+	b.selected = tcell.StyleDefault.Reverse(true).Bold(true)
+	if b.colour {
+		b.selected = tcell.StyleDefault.Background(pal.Accent()).Foreground(tcell.ColorBlack).Bold(true)
+	}
+	return b
+}
+
+func (b barPainter) style(method int32, highlighted, selected bool) tcell.Style {
+	if selected {
+		return b.selected
+	}
+	st := tcell.StyleDefault.Reverse(true)
+	if b.colour {
+		st = tcell.StyleDefault.Background(barColors[uint32(method)*2654435761>>29%uint32(len(barColors))]).Foreground(tcell.ColorBlack)
 	}
 	if highlighted {
 		st = st.Bold(true).Underline(true)
-	}
-	if selected {
-		st = tcell.StyleDefault.Reverse(true).Bold(true)
-		if pal.Role("accent") != tcell.ColorDefault {
-			st = tcell.StyleDefault.Background(pal.Accent()).Foreground(tcell.ColorBlack).Bold(true)
-		}
 	}
 	return st
 }

@@ -99,6 +99,7 @@ func (f *flameChart) Draw(s tcell.Screen) {
 	x, y, w, h := f.GetInnerRect()
 	f.layout(w, h)
 	t := f.tree
+	paint := newBarPainter(f.pal)
 	for _, b := range f.boxes {
 		nd := &t.Nodes[b.node]
 		name := f.m.Name(nd.Method)
@@ -106,7 +107,7 @@ func (f *flameChart) Draw(s tcell.Screen) {
 			name = f.m.ThreadLabel()
 		}
 		hl := nd.Method == f.m.Selected && f.m.Selected != trace.TopLevel
-		drawBar(s, x+b.x0, x+b.x1, y+h-1-b.row, name, barStyle(f.pal, name, hl, b.node == f.sel))
+		drawBar(s, x+b.x0, x+b.x1, y+h-1-b.row, name, paint.style(nd.Method, hl, b.node == f.sel))
 	}
 }
 
