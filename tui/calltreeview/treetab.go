@@ -28,6 +28,9 @@ type treeSource struct {
 	// cur is the tree the rows were laid out from: the table asks for the
 	// old rows' keys after the model has changed, before the new layout.
 	cur *trace.TreeView
+	// keys caches each node's path hash for the tree keysOf.
+	keys   []uint64
+	keysOf *trace.TreeView
 }
 
 func (s *treeSource) view() *trace.TreeView {
@@ -127,16 +130,39 @@ func (s *treeSource) Cell(n, col int) *tview.TableCell {
 	return cell
 }
 
-// Key is the node's path of methods: stable across the thread, clock and
-// range changes that rebuild the tree.
+// Key identifies a node by its path of methods (a 64-bit hash of it), so
+// expansions and the selection survive the thread, clock and range changes
+// that rebuild the tree. Each node's hash is its parent's mixed with its
+// method, kept per node: O(1) a row even 100,000 levels deep.
 func (s *treeSource) Key(n int) string {
 	v := s.view()
-	var b []byte
-	for x := int32(n); x > 0; x = v.Nodes[x].Parent {
-		b = strconv.AppendInt(b, int64(v.Nodes[x].Method), 36)
-		b = append(b, '.')
+	if s.keysOf != v {
+		s.keysOf, s.keys = v, s.keys[:0]
 	}
-	return string(b)
+	if len(s.keys) < len(v.Nodes) {
+		s.keys = append(s.keys, make([]uint64, len(v.Nodes)-len(s.keys))...)
+	}
+	// Walk up to the first node with a hash, then fill the path down.
+	var up []int32
+	x := int32(n)
+	for x > 0 && s.keys[x] == 0 {
+		up = append(up, x)
+		x = v.Nodes[x].Parent
+	}
+	h := uint64(14695981039346656037) // FNV-1a offset basis for the root
+	if x > 0 {
+		h = s.keys[x]
+	}
+	for i := len(up) - 1; i >= 0; i-- {
+		m := uint64(uint32(v.Nodes[up[i]].Method))
+		h = (h ^ m) * 1099511628211
+		h = (h ^ (m >> 16) ^ 0x9e37) * 1099511628211
+		if h == 0 {
+			h = 1
+		}
+		s.keys[up[i]] = h
+	}
+	return strconv.FormatUint(h, 36)
 }
 
 // Match: every row of the filtered tree is kept.

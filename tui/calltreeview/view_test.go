@@ -250,3 +250,35 @@ func TestCallChart(t *testing.T) {
 		t.Fatalf("whole trace again: %q", r)
 	}
 }
+
+// TestDeepRecursionHotPath: * on a 100,000-deep recursion opens the path
+// (the base stops at 65,536 levels) and draws, every row's key O(1).
+func TestDeepRecursionHotPath(t *testing.T) {
+	const depth = 100_000
+	tr := &trace.Trace{Header: trace.Header{Version: 3, Clocks: trace.Dual, Threads: []trace.Thread{{ID: 1, Name: "main"}},
+		Methods: []trace.Method{{ID: 4, Class: "a", Name: "f", Signature: "()V"}}}}
+	for i := range uint32(depth) {
+		tr.Events = append(tr.Events, trace.Event{Thread: 1, Action: trace.Enter, MethodID: 4, Time: [2]uint32{i, i}})
+	}
+	for i := range uint32(depth) {
+		tr.Events = append(tr.Events, trace.Event{Thread: 1, Action: trace.Exit, MethodID: 4, Time: [2]uint32{depth + i, depth + i}})
+	}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := trace.ReadProfile(bytes.NewReader(b), trace.BuildOptions{CallTree: true, CallIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := newHarness(t, p, 100, 20)
+	hs.runes("*")
+	if got := hs.v.Tabs.topDown.Len(); got < 1<<16 {
+		t.Fatalf("%d rows after *", got)
+	}
+	hs.runes("3")
+	hs.key(tcell.KeyEnter)
+	hs.runes("4")
+	hs.key(tcell.KeyDown)
+	hs.has("call chart", "a.f  start 0 µs  duration 199.999 ms  self 2 µs  depth 0")
+}
