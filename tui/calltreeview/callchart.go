@@ -30,13 +30,18 @@ type callChart struct {
 }
 
 func newCallChart(m *Model, pal style.Palette) *callChart {
-	c := &callChart{Box: tview.NewBox(), m: m, pal: pal, thread: -1, sel: -1}
+	c := &callChart{Box: tview.NewBox(), m: m, pal: pal}
+	c.reset()
+	return c
+}
+
+// reset starts over on the model's profile: its clock, no thread yet.
+func (c *callChart) reset() {
+	c.thread, c.sel, c.top = -1, -1, 0
 	c.clock = trace.ClockCPU
-	if m.p.Clocks.Has(trace.ClockWall) {
+	if c.m.p.Clocks.Has(trace.ClockWall) {
 		c.clock = trace.ClockWall
 	}
-	c.sync()
-	return c
 }
 
 // sync follows the model's thread: the thread shown, or when all are

@@ -51,17 +51,29 @@ type Model struct {
 // NewModel returns the model of p (built with trace.BuildOptions.CallTree,
 // and CallIndex for the call chart and time ranges), on clock c.
 func NewModel(p *trace.Profile, c trace.Clock) *Model {
+	m := &Model{}
+	m.setProfile(p, c)
+	return m
+}
+
+// SetProfile shows another profile (a host reused for each trace, as the
+// dashboard's profile view is), from the whole trace and all threads.
+func (m *Model) SetProfile(p *trace.Profile, c trace.Clock) {
+	m.setProfile(p, c)
+	m.changed()
+}
+
+func (m *Model) setProfile(p *trace.Profile, c trace.Clock) {
 	if !p.Clocks.Has(c) {
 		c = p.Clocks.First()
 	}
-	m := &Model{p: p, clock: c, thread: -1, Selected: trace.TopLevel}
+	m.p, m.clock, m.thread, m.ranged, m.Selected = p, c, -1, false, trace.TopLevel
 	m.names = make([]string, len(p.Methods))
 	m.lower = make([]string, len(p.Methods))
 	for i := range p.Methods {
 		m.names[i] = safetext.Terminal(p.Name(int32(i)))
 		m.lower[i] = strings.ToLower(p.Name(int32(i)) + " " + p.Methods[i].Signature)
 	}
-	return m
 }
 
 // OnChange calls fn whenever the trees change (thread, clock, range).

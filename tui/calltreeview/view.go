@@ -130,6 +130,12 @@ func (t *Tabs) zoomOut() {
 	}
 }
 
+// SetProfile shows another profile in the tabs.
+func (t *Tabs) SetProfile(p *trace.Profile, c trace.Clock) {
+	t.M.SetProfile(p, c)
+	t.chart.reset()
+}
+
 // refresh lays the trees out again after the model changed.
 func (t *Tabs) refresh() {
 	t.topDown.Refresh()

@@ -249,6 +249,14 @@ func TestCallChart(t *testing.T) {
 	if r := strings.Fields(hs.row("app.Main.run")); r[2] != "0.100" {
 		t.Fatalf("whole trace again: %q", r)
 	}
+	// Another profile in the same tabs (a reused host): all threads, no
+	// range, the call chart on its busiest thread.
+	hs.runes("tm")
+	other := testProfile(t)
+	hs.v.Tabs.SetProfile(other, trace.ClockWall)
+	hs.has("new profile", "all threads · wall clock")
+	hs.runes("4")
+	hs.has("chart of the new profile", "main (1) · wall clock", "+101 µs")
 }
 
 // TestDeepRecursionHotPath: * on a 100,000-deep recursion opens the path
