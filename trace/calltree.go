@@ -37,12 +37,17 @@ type CallTree struct {
 	build    paged[CallNode]
 	building bool
 	wide     indexTable // parent<<32 | method → node, for wide parents
+	// big holds the inclusive times of the nodes whose sum passed 32 bits
+	// (only calls from the trace's start, which overlap, can: they are
+	// the root's children); their Inclusive reads 2³²−1.
+	big map[int32][2]uint64
 }
 
 // CallNode is one node of a CallTree: 36 bytes. Times are µs on each
 // clock and fit 32 bits as the records' times do: the calls of one path do
-// not overlap, so their sum is at most the thread's traced time (calls from
-// the trace's start, which may overlap, saturate at 2³²−1).
+// not overlap, so their sum is at most the thread's traced time. Calls from
+// the trace's start may overlap: a sum of theirs past 32 bits reads
+// 2³²−1 here and whole from CallTree.Inclusive.
 type CallNode struct {
 	Parent      int32 // -1 for the root
 	Method      int32 // profile index; TopLevel for the root
@@ -143,8 +148,26 @@ func (t *CallTree) addCall(node int32, el [2]uint64) {
 	if n.Calls < 1<<32-1 {
 		n.Calls++
 	}
-	n.Inclusive[0] = addSat(n.Inclusive[0], el[0])
-	n.Inclusive[1] = addSat(n.Inclusive[1], el[1])
+	sum := [2]uint64{t.Inclusive(node, 0) + el[0], t.Inclusive(node, 1) + el[1]}
+	if sum[0] >= 1<<32-1 || sum[1] >= 1<<32-1 {
+		if t.big == nil {
+			t.big = map[int32][2]uint64{}
+		}
+		t.big[node] = sum
+	}
+	n.Inclusive[0] = uint32(min(sum[0], 1<<32-1))
+	n.Inclusive[1] = uint32(min(sum[1], 1<<32-1))
+}
+
+// Inclusive is node n's inclusive time on clock c, whole.
+func (t *CallTree) Inclusive(n int32, c Clock) uint64 {
+	nd := t.node(n)
+	if nd.Inclusive[c] == 1<<32-1 || nd.Inclusive[1-c] == 1<<32-1 {
+		if v, ok := t.big[n]; ok {
+			return v[c]
+		}
+	}
+	return uint64(nd.Inclusive[c])
 }
 
 func (t *CallTree) swapClocks() {
@@ -152,6 +175,9 @@ func (t *CallTree) swapClocks() {
 		n := &t.Nodes[i]
 		n.Inclusive[0], n.Inclusive[1] = n.Inclusive[1], n.Inclusive[0]
 		n.Self[0], n.Self[1] = n.Self[1], n.Self[0]
+	}
+	for k, v := range t.big {
+		t.big[k] = [2]uint64{v[1], v[0]}
 	}
 }
 
@@ -197,6 +223,13 @@ func (t *CallTree) done() {
 	for i := range t.Nodes {
 		nd := &t.Nodes[i]
 		nd.Parent, nd.FirstChild, nd.NextSibling = remap(nd.Parent), remap(nd.FirstChild), remap(nd.NextSibling)
+	}
+	if len(t.big) > 0 {
+		big := make(map[int32][2]uint64, len(t.big))
+		for k, v := range t.big {
+			big[newIdx[k]] = v
+		}
+		t.big = big
 	}
 	for i := range newIdx {
 		for newIdx[i] != int32(i) {
@@ -336,8 +369,8 @@ func (t *CallTree) MethodTotals(methods int) []Stats {
 		s.Exclusive[0] += uint64(nd.Self[0])
 		s.Exclusive[1] += uint64(nd.Self[1])
 		if onPath[nd.Method] == 0 {
-			s.Inclusive[0] += uint64(nd.Inclusive[0])
-			s.Inclusive[1] += uint64(nd.Inclusive[1])
+			s.Inclusive[0] += t.Inclusive(n, 0)
+			s.Inclusive[1] += t.Inclusive(n, 1)
 		} else {
 			s.RecursiveCalls += int64(nd.Calls)
 		}

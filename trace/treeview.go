@@ -89,7 +89,7 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 	for k, t := range v.src {
 		r := &t.Nodes[0]
 		for c := range 2 {
-			root.Inclusive[c] += uint64(r.Inclusive[c])
+			root.Inclusive[c] += t.Inclusive(0, Clock(c))
 			root.Self[c] += uint64(r.Self[c])
 		}
 		if !bottomUp {
@@ -317,8 +317,8 @@ func (v *TreeView) expandBottomUpRoot() {
 			nd.Self[0] += uint64(s.Self[0])
 			nd.Self[1] += uint64(s.Self[1])
 			if n >= lastEnd[m] { // not inside a node of m counted before
-				nd.Inclusive[0] += uint64(s.Inclusive[0])
-				nd.Inclusive[1] += uint64(s.Inclusive[1])
+				nd.Inclusive[0] += t.Inclusive(n, 0)
+				nd.Inclusive[1] += t.Inclusive(n, 1)
 				lastEnd[m] = v.end[k][n]
 			}
 		}
@@ -374,8 +374,8 @@ func (v *TreeView) group(parent, method int32, ms []member) ViewNode {
 			}
 			lastSrc, lastEnd = m.src, v.end[m.src][m.n]
 		}
-		nd.Inclusive[0] += uint64(s.Inclusive[0])
-		nd.Inclusive[1] += uint64(s.Inclusive[1])
+		nd.Inclusive[0] += v.src[m.src].Inclusive(m.n, 0)
+		nd.Inclusive[1] += v.src[m.src].Inclusive(m.n, 1)
 	}
 	return nd
 }
