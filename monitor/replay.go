@@ -273,10 +273,14 @@ func (p *Replay) applyLocked(r record.Record) error {
 		}
 		s = NewSession(scan.Endpoint{Key: r.Key, Source: ep.Source, PID: ep.PID}, p.store, p.opts)
 		s.src.caps.device = ep.Device
+		s.noJDWP = ep.NoJDWP
 		p.sessions[r.Key] = s
 		s.begin(now)
 		return nil
 	case record.KindGone:
+		if string(r.Data) == ReasonStopped {
+			return nil // the recording's close, not the VM's end
+		}
 		if s != nil {
 			delete(p.sessions, r.Key)
 			s.end(now, string(r.Data))

@@ -79,6 +79,11 @@ type Config struct {
 	// status shown (timeline.go).
 	Timeline Timeline
 
+	// DebuggableOnly starts the VM list with debuggable VMs only, leaving
+	// out profileable processes without JDWP (--processes debuggable); the
+	// P key switches.
+	DebuggableOnly bool
+
 	// Log, when set, gives a VM's device log (read on the UI goroutine; it
 	// must not block), or why it has none (e.g. a local-port VM).
 	Log func(vm monitor.VM) (*monitor.DeviceLog, string)
@@ -215,6 +220,10 @@ func (d *Dashboard) keyTable() *keymap.Map {
 }
 
 func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
+	if ev.Key() == tcell.KeyCtrlC {
+		d.quit() // always, whatever is open and however keys are bound (keymap.QuitAction)
+		return nil
+	}
 	if pass, handled := d.ov.capture(ev); handled {
 		if pass {
 			return ev
