@@ -31,6 +31,9 @@ type Options struct {
 	// Quit is called by the quit key; nil leaves q unbound in effect (a
 	// dashboard decides itself when to leave).
 	Quit func()
+	// CallTrees, when set, is what T does: show the call trees (Run sets
+	// it to the tui/calltreeview tabs when the profile has them).
+	CallTrees func()
 }
 
 // View shows a trace profile. It is a tview.Primitive: add it to a layout,
@@ -127,6 +130,7 @@ func (v *View) keyTable() *keymap.Map {
 		b(tcell.KeyRune, '/', "/", "filter methods by substring", view, v.startFilter).As("filter"),
 		b(tcell.KeyRune, 't', "t", "threads: per-thread summary, Enter filters by thread", view, v.showThreads),
 		b(tcell.KeyRune, 'a', "a", "all threads (clear the thread filter)", view, func() { v.setThread(-1) }),
+		b(tcell.KeyRune, 'T', "T", "call trees: top down, bottom up, flame chart, call chart (q comes back)", view, v.callTrees).As("call-trees"),
 
 		b(tcell.KeyRune, 'y', "y", "copy the method's signature to the clipboard (OSC 52)", gen, v.copyRow).As("copy"),
 		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp).As("help"),
@@ -479,6 +483,14 @@ func (v *View) toggleHelp() {
 	}
 	v.helpFrom = v.page
 	v.switchTo(pageHelp)
+}
+
+func (v *View) callTrees() {
+	if v.opt.CallTrees == nil {
+		v.footer.SetStatus("no call trees: open the trace with `ddmtui trace FILE`")
+		return
+	}
+	v.opt.CallTrees()
 }
 
 func (v *View) quitView() {
