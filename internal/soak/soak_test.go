@@ -358,22 +358,24 @@ func endlessSegments(rate int) func(send func(ddm.Message) error, stop <-chan st
 // each a zlib stream of its share of the packet claiming to inflate to the
 // whole packet's length (issue 30 #9: they were inflated, all kept at once).
 func zlibBombs(n, chunks int) func(send func(ddm.Message) error, stop <-chan struct{}) {
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	zw.Write(make([]byte, n))
-	zw.Close()
-	var body []byte
-	body = binary.BigEndian.AppendUint32(body, uint32(ddm.TypeHPDS))
-	body = binary.BigEndian.AppendUint32(body, uint32(n))
-	body = append(body, z.Bytes()...)
-	pad := max(0, n/chunks-ddm.ChunkHeaderLen-len(body)) // filler after the stream, as a bomb's packet is large
-	body = append(body, make([]byte, pad)...)
-	var packet []byte
-	for range chunks {
-		packet = ddm.AppendChunk(packet, ddm.TypeZLIB, body)
-	}
-	raw := hostile.RawChunks(packet)
+	// The packet is built when the phase runs, so that earlier phases do
+	// not carry it in their figures.
 	return func(send func(ddm.Message) error, stop <-chan struct{}) {
+		var z bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+		zw.Write(make([]byte, n))
+		zw.Close()
+		var body []byte
+		body = binary.BigEndian.AppendUint32(body, uint32(ddm.TypeHPDS))
+		body = binary.BigEndian.AppendUint32(body, uint32(n))
+		body = append(body, z.Bytes()...)
+		pad := max(0, n/chunks-ddm.ChunkHeaderLen-len(body)) // filler after the stream, as a bomb's packet is large
+		body = append(body, make([]byte, pad)...)
+		var packet []byte
+		for range chunks {
+			packet = ddm.AppendChunk(packet, ddm.TypeZLIB, body)
+		}
+		raw := hostile.RawChunks(packet)
 		for {
 			select {
 			case <-stop:
