@@ -232,14 +232,12 @@ func (f *Frame) PopToRoot() {
 	}
 }
 
-// forget drops pages no tab shows any more from the body.
+// forget drops pages no tab shows any more from the body (their scope's
+// keys stay declared; Register adds a page back).
 func (f *Frame) forget(pages ...Page) {
 	for _, p := range pages {
 		if f.inUse(p) {
 			continue
-		}
-		if _, scoped := p.(keyed); scoped {
-			continue // its scope's keys stay declared: keep it registered
 		}
 		if name, ok := f.names[p]; ok {
 			f.body.RemovePage(name)
@@ -257,6 +255,14 @@ func (f *Frame) inUse(p Page) bool {
 		}
 	}
 	return false
+}
+
+// Stack returns the current tab's pages, its root first.
+func (f *Frame) Stack() []Page {
+	if f.cur >= len(f.tabs) {
+		return nil
+	}
+	return append([]Page(nil), f.tabs[f.cur].stack...)
 }
 
 // Tab returns the index of the tab shown.
@@ -445,21 +451,31 @@ func (f *Frame) Back() {
 		f.ToggleHelp()
 	case f.Pop():
 	default:
-		if fp, ok := f.Current().(Filterable); ok && fp.Filter() != "" {
+		if fp, ok := filterable(f.Current()); ok && fp.Filter() != "" {
 			fp.SetFilter("")
 		}
 	}
 }
 
+// filterable returns p as a Filterable, unless it is not one or says it
+// does not filter.
+func filterable(p Page) (Filterable, bool) {
+	fp, ok := p.(Filterable)
+	if o, can := p.(interface{ Filterable() bool }); ok && can && !o.Filterable() {
+		return nil, false
+	}
+	return fp, ok
+}
+
 // StartFilter opens the / prompt on the page shown, or on its tab's root
 // when the page shown cannot be filtered (leaving the pages above it).
 func (f *Frame) StartFilter() {
-	fp, ok := f.Current().(Filterable)
+	fp, ok := filterable(f.Current())
 	if !ok {
 		if f.Depth() == 0 {
 			return
 		}
-		root, isF := f.tabs[f.cur].stack[0].(Filterable)
+		root, isF := filterable(f.tabs[f.cur].stack[0])
 		if !isF {
 			return
 		}

@@ -71,6 +71,9 @@ type TableOptions struct {
 	// SideBySide is the width from which the detail pane goes beside the
 	// table rather than under it (default 110).
 	SideBySide int
+	// NoFilter makes / leave the page for its tab's root and filter that
+	// (a drilled-in page whose rows are not a list to narrow).
+	NoFilter bool
 }
 
 // Table is a page of rows: column titles, a selection the movement keys
@@ -108,6 +111,9 @@ func NewTable(rows Rows, opt TableOptions) *Table {
 	t.Refresh()
 	return t
 }
+
+// Rows returns the source of the rows.
+func (t *Table) Rows() Rows { return t.rows }
 
 // Widget is the tview.Table drawn (set its border and title there).
 func (t *Table) Widget() *tview.Table { return t.view }
@@ -228,6 +234,9 @@ func (t *Table) selectionChanged() {
 		t.frame.updateFooter()
 	}
 }
+
+// Filterable reports whether / filters this table (see NoFilter).
+func (t *Table) Filterable() bool { return !t.opt.NoFilter }
 
 // Filter implements Filterable.
 func (t *Table) Filter() string { return t.q.Filter }
