@@ -203,9 +203,7 @@ func (v *View) showProcess() {
 	v.updateProcessBar()
 	v.updateBanner()
 	v.updateMainLine()
-	v.tbl.Refresh()
-	v.tbl.Select(0)
-	v.table.SetOffset(0, 0)
+	v.tbl.Reset()
 	v.showSelected()
 }
 

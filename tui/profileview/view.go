@@ -122,9 +122,7 @@ func (v *View) SetProfile(p *trace.Profile) {
 		v.clock = p.Clocks.First()
 	}
 	v.SetRoot(0, v.methods)
-	v.methods.Refresh()
-	v.methods.Select(0)
-	v.methods.Widget().SetOffset(0, 0)
+	v.methods.Reset()
 }
 
 // Profile returns the profile shown.

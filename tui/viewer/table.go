@@ -91,6 +91,7 @@ type Table struct {
 	cols        []Column
 	q           Query
 	n           int
+	selKey      string // the selected row's key, as of the last selection
 	detailFocus bool
 	onSelect    func(i int)
 	onChange    func()
@@ -149,7 +150,11 @@ func (t *Table) Columns() []Column { return t.cols }
 
 // Refresh lays the rows out again (new data, new columns), keeping the
 // selected row when it is still there.
-func (t *Table) Refresh() { t.update(t.SelectedKey()) }
+func (t *Table) Refresh() { t.update(t.selKey) }
+
+// Reset lays the rows out again with the first row selected and the
+// table scrolled to the top (a new grouping, a new data set).
+func (t *Table) Reset() { t.update("") }
 
 // update lays the rows out and selects the row with key keep, else the
 // first selectable row.
@@ -200,13 +205,10 @@ func (t *Table) Selected() int {
 	return -1
 }
 
-// SelectedKey returns the key of the selected row, or "".
-func (t *Table) SelectedKey() string {
-	if i := t.Selected(); i >= 0 {
-		return t.rows.Key(i)
-	}
-	return ""
-}
+// SelectedKey returns the key of the selected row, or "" (as of the last
+// selection or layout, so it is still the old row's while the source's
+// data changes under the table).
+func (t *Table) SelectedKey() string { return t.selKey }
 
 // Select selects row i.
 func (t *Table) Select(i int) {
@@ -227,6 +229,10 @@ func (t *Table) SelectKey(k string) bool {
 }
 
 func (t *Table) selectionChanged() {
+	t.selKey = ""
+	if i := t.Selected(); i >= 0 {
+		t.selKey = t.rows.Key(i)
+	}
 	if t.onSelect != nil {
 		t.onSelect(t.Selected())
 	}
@@ -247,9 +253,8 @@ func (t *Table) SetFilter(s string) {
 	if s == t.q.Filter {
 		return
 	}
-	keep := t.SelectedKey()
 	t.q.Filter = s
-	t.update(keep)
+	t.update(t.selKey)
 }
 
 // SetSort orders the rows by Sorts[i]; with RepeatReverses, the current
@@ -266,13 +271,13 @@ func (t *Table) SetSort(i int) {
 		}
 	}
 	t.q.Sort = i
-	t.update(t.SelectedKey())
+	t.update(t.selKey)
 }
 
 // SetReverse chooses the direction of the order.
 func (t *Table) SetReverse(on bool) {
 	t.q.Reverse = on
-	t.update(t.SelectedKey())
+	t.update(t.selKey)
 }
 
 // SortName is the name of the order in force ("" without Sorts).
