@@ -139,8 +139,13 @@ func groupLabel(g *allocs.Group) string {
 	return style.Escape(g.Key)
 }
 
-// showStacksPage pushes the stacks of the selected row's allocations.
-func (v *View) showStacksPage() {
+// toggleStacks pushes the stacks of the selected row's allocations, or
+// leaves them.
+func (v *View) toggleStacks() {
+	if v.Current() == viewer.Page(v.stacks) {
+		v.Pop()
+		return
+	}
 	if v.tbl.Selected() < 0 {
 		return
 	}

@@ -43,9 +43,10 @@ type Options struct {
 	Track func(on bool)
 }
 
-// Key scopes of the two pages.
+// Key scopes of the two pages: the table's keys are the view's own (no
+// scope), so the configuration's checks see them beside q and ?.
 const (
-	scopeTable  = "allocations"
+	scopeTable  = ""
 	scopeStacks = "stacks"
 )
 
@@ -95,10 +96,9 @@ func New(opt Options) *View {
 
 	view, tracker, b := "View", "Tracker", keymap.Bind
 	keys := []keymap.Binding{
-		b(tcell.KeyEnter, 0, "Enter", "show the stacks of the selected row's allocations (Enter or Esc: back)", view, v.showStacksPage).In(scopeTable),
-		keymap.Alias(tcell.KeyEnter, 0, func() { v.Pop() }).In(scopeStacks),
+		b(tcell.KeyEnter, 0, "Enter", "show the stacks of the selected row's allocations (Enter or Esc: back)", view, v.toggleStacks),
 		keymap.Alias(tcell.KeyRune, 'q', func() { v.Pop() }).In(scopeStacks),
-		b(tcell.KeyRune, 'g', "g", "group by class → site → stack → thread → none", view, v.cycleGrouping).In(scopeTable),
+		b(tcell.KeyRune, 'g', "g", "group by class → site → stack → thread → none", view, v.cycleGrouping),
 	}
 	if opt.Track != nil {
 		keys = append(keys, b(tcell.KeyRune, 't', "t", "turn allocation tracking on / off", tracker, func() { opt.Track(!v.tracking) }))

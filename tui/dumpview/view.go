@@ -81,7 +81,7 @@ func New(opt Options) *View {
 		{Key: 's', Name: SortState.String(), Help: "sort by state, blocked threads first"},
 		{Key: 'c', Name: SortCPU.String(), Help: "sort by CPU time (utm+stm)"},
 	}
-	v.tbl = viewer.NewTable(&threadList{v: v}, viewer.TableOptions{Title: "Threads", Scope: "threads", Sorts: sorts,
+	v.tbl = viewer.NewTable(&threadList{v: v}, viewer.TableOptions{Title: "Threads", Sorts: sorts,
 		SideBySide: sideBySideWidth, DetailHelp: "switch the movement keys between the thread table and the stack"})
 	v.table = v.tbl.Widget()
 	v.table.SetBorder(true).SetTitle(" Threads ")

@@ -27,7 +27,7 @@ type RunOptions = viewer.RunOptions
 
 // Page scopes: the keys of each kind of page.
 const (
-	scopeMethods = "methods"
+	scopeMethods = "" // the method table's keys are the view's own
 	scopeCalls   = "calls"
 	scopeThreads = "threads"
 )

@@ -392,3 +392,21 @@ func TestPagesLeftAreForgotten(t *testing.T) {
 		t.Fatal("the left page's scope keys are gone from the key table")
 	}
 }
+
+// A table of no scope brings its keys unscoped: they are the view's own
+// (in the key table without a scope) and sort that table from any page.
+func TestUnscopedRootTable(t *testing.T) {
+	hs := newHarness(t, 60, 12, FrameOptions{})
+	tbl := NewTable(fruits(), TableOptions{Title: "Fruits", Sorts: fruitSorts})
+	hs.f.AddTab(tbl)
+	for _, b := range hs.f.Keys().Bindings() {
+		if b.Help == "sort by name" && b.Scope != "" {
+			t.Fatalf("the root table's sort key is scoped %q", b.Scope)
+		}
+	}
+	hs.f.Push(NewText("Detail", "detail"))
+	hs.keys("n")
+	if tbl.SortName() != "name" {
+		t.Fatalf("n on a pushed page left the root sorted by %s", tbl.SortName())
+	}
+}

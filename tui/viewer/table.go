@@ -54,7 +54,10 @@ type Rows interface {
 // TableOptions configure a Table.
 type TableOptions struct {
 	// Title names the page in the tab bar; Scope is its key scope (its
-	// sort keys act only while a table of that scope is shown).
+	// sort keys act only while a table of that scope is shown). A table
+	// of no scope (the root table of a viewer with one) brings its keys
+	// unscoped: they are the view's own, checked against every other
+	// key of the view; only one such table's keys are registered.
 	Title, Scope string
 	// Sorts are the orders the rows can take; the first is the default.
 	// Each one's key, and r (reverse), are bound while the table is shown.
@@ -288,11 +291,15 @@ func (t *Table) SortName() string {
 	return ""
 }
 
-// pageKeys: each Sort's key and r, in the table's scope.
+// pageKeys: each Sort's key and r, in the table's scope. Scoped, they act
+// on the table shown (any table of the scope); without a scope, on this
+// table wherever the frame is.
 func (t *Table) pageKeys(f *Frame) []keymap.Binding {
 	cur := func(fn func(*Table)) func() {
 		return func() {
-			if c, ok := f.Current().(*Table); ok {
+			if t.opt.Scope == "" {
+				fn(t)
+			} else if c, ok := f.Current().(*Table); ok {
 				fn(c)
 			}
 		}
