@@ -451,22 +451,27 @@ func (c *tableContent) GetCell(row, col int) *tview.TableCell {
 				title += " ▼"
 			}
 		}
-		return tview.NewTableCell(title).SetSelectable(false).SetAlign(k.Align).
-			SetAttributes(tcell.AttrBold).SetTextColor(t.palette().Accent())
+		return shape(tview.NewTableCell(title).SetSelectable(false).
+			SetAttributes(tcell.AttrBold).SetTextColor(t.palette().Accent()), k)
 	}
 	cell := t.rows.Cell(row-1, col)
 	if cell == nil {
 		cell = tview.NewTableCell("")
 	}
+	if t.rows.Key(row-1) == "" {
+		cell.SetSelectable(false)
+	}
+	return shape(cell, k)
+}
+
+// shape gives a cell its column's alignment and width bounds.
+func shape(cell *tview.TableCell, k Column) *tview.TableCell {
 	cell.SetAlign(k.Align)
 	if k.MaxWidth > 0 {
 		cell.SetMaxWidth(k.MaxWidth)
 	}
 	if k.Expand > 0 {
 		cell.SetExpansion(k.Expand)
-	}
-	if t.rows.Key(row-1) == "" {
-		cell.SetSelectable(false)
 	}
 	return cell
 }
