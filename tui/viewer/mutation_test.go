@@ -31,6 +31,9 @@ func TestFrameEdges(t *testing.T) {
 		if got := f.AddTab(p); got != i {
 			t.Fatalf("AddTab returned %d, want %d", got, i)
 		}
+		if i == 0 {
+			f.AddKeys() // a rebuild with one tab
+		}
 		if i == 0 && strings.Contains(f.Keys().HelpText(), "next / previous tab") {
 			t.Fatal("tab keys bound with one tab")
 		}
@@ -151,6 +154,12 @@ func TestTableMoveOverHeadings(t *testing.T) {
 	if tbl.Query().Sort != 0 || tbl.SortName() != "" {
 		t.Fatalf("SetSort without Sorts: %+v %q", tbl.Query(), tbl.SortName())
 	}
+	first := NewTable(keyedRows{"a", "", "b"}, TableOptions{})
+	first.Select(2)
+	first.Move(-1)
+	if first.SelectedKey() != "a" {
+		t.Fatalf("up over a heading onto row 0: %q", first.SelectedKey())
+	}
 	none := NewTable(keyedRows{"", ""}, TableOptions{})
 	none.Move(1)
 	if none.Selected() != -1 || none.SelectedKey() != "" {
@@ -172,6 +181,11 @@ func TestTableLayoutAndKeys(t *testing.T) {
 	}
 	if lines[3] != " nothing here" {
 		t.Fatalf("empty line %q at row 3:\n%s", lines[3], strings.Join(lines, "\n"))
+	}
+	short := newHarness(t, 40, 5, FrameOptions{}) // a table 3 rows high
+	short.f.AddTab(NewTable(&widthRows{}, TableOptions{Empty: "why"}))
+	if got := short.draw()[3]; got != " why" {
+		t.Fatalf("3 rows high: empty line %q", got)
 	}
 	rows.n = 1
 	hs.f.Current().(*Table).Refresh()
