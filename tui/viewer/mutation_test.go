@@ -66,6 +66,14 @@ func TestFrameEdges(t *testing.T) {
 		t.Fatal("SelectTab acted behind the help")
 	}
 	f.ToggleHelp()
+	root := NewText("new root", "")
+	f.Register(root)
+	f.Register(NewText("registered after it", ""))
+	f.SetRoot(7, root)
+	if front, _ := f.body.GetFrontPage(); f.Current() != Page(root) || front != f.names[root] || f.body.HasPage(f.names[tabs[7]]) {
+		t.Fatal("SetRoot on the tab shown did not show the new root, or kept the old one")
+	}
+	tabs[7] = root
 	f.SetRoot(9, NewText("x", ""))
 	f.SetRoot(-1, NewText("x", ""))
 	if f.Current() != Page(tabs[7]) {
@@ -148,6 +156,12 @@ func TestTableMoveOverHeadings(t *testing.T) {
 	tbl.Select(tbl.Len())
 	if tbl.SelectedKey() != "b" || tbl.SelectKey("nope") {
 		t.Fatalf("out-of-range selections moved to %q", tbl.SelectedKey())
+	}
+	sorted := NewTable(fruits(), TableOptions{Sorts: fruitSorts})
+	sorted.SetSort(1)
+	sorted.SetSort(len(fruitSorts))
+	if sorted.Query().Sort != 1 || sorted.SortName() != "name" {
+		t.Fatalf("SetSort past the sorts changed the order: %+v", sorted.Query())
 	}
 	tbl.SetSort(0)
 	tbl.SetSort(-1)
