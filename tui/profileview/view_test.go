@@ -342,8 +342,8 @@ func TestCallTreeTabsBesideTheMethodTable(t *testing.T) {
 	hs := newHarness(t, testProfileWith(t, trace.Dual, trace.BuildOptions{CallTree: true, CallIndex: true}))
 	hs.contains("Methods", "Top Down", "Bottom Up", "Flame Chart", "Call Chart")
 	hs.runes("2")
-	hs.contains("▸ app.Main.run") // a node to open, not a table row
-	hs.lacks("app.Worker.compute")  // under it, closed
+	hs.contains("▸ app.Main.run")  // a node to open, not a table row
+	hs.lacks("app.Worker.compute") // under it, closed
 	hs.runes("1")
 	hs.contains("app.Worker.compute")
 	hs.lacks("▸ app.Main.run")
