@@ -160,6 +160,10 @@ func (c *Class) Dump() {
 	c.dumped = true
 }
 
+// Skip keeps the class from being dumped: its instances then have no
+// CLASS DUMP.
+func (c *Class) Skip() { c.dumped = true }
+
 // DataSize is the byte size of an instance's field data over the chain.
 func (c *Class) DataSize() int {
 	n := 0
