@@ -11,15 +11,15 @@ import (
 // Scenario holds the ids of the objects AndroidScenario plants, so tests
 // can name them.
 type Scenario struct {
-	Monitor, Listener, LeakedStatic, Adapter   uint64 // leak through a static listener's inner class
-	Queue, Msg1, Msg2, Handler, LeakedHandler  uint64 // leak through a Handler's message chain
-	LiveActivity, GarbageActivity, WeakHeld    uint64
-	Weak                                       uint64
-	DetachedFragment, AttachedFragment         uint64
-	MonitorClass, FragmentClass, MainClass     uint64
-	Bitmap1, Bitmap2, Bitmap3, GarbageBitmap   uint64
-	Bitmap1Pixels, PNG2                        uint64
-	Names                                      uint64 // the Object[] of strings
+	Monitor, Listener, LeakedStatic, Adapter  uint64 // leak through a static listener's inner class
+	Queue, Msg1, Msg2, Handler, LeakedHandler uint64 // leak through a Handler's message chain
+	LiveActivity, GarbageActivity, WeakHeld   uint64
+	Weak                                      uint64
+	DetachedFragment, AttachedFragment        uint64
+	MonitorClass, FragmentClass, MainClass    uint64
+	Bitmap1, Bitmap2, Bitmap3, GarbageBitmap  uint64
+	Bitmap1Pixels, PNG2                       uint64
+	Names                                     uint64 // the Object[] of strings
 }
 
 // ScenarioOptions shape the file AndroidScenario writes.
