@@ -253,6 +253,15 @@ func (h *Heap) ID(n Node) uint64 { return h.s.id(int(h.offs[n]) + 1) }
 // ClassName returns the node's class name in source form (D3).
 func (h *Heap) ClassName(n Node) string { return h.names[h.cls[n]] }
 
+// ClassObjectName returns the name of the class a class object stands
+// for, "" for other nodes.
+func (h *Heap) ClassObjectName(n Node) string {
+	if ci, ok := h.classOf[int32(n)]; ok {
+		return h.classes[ci].name
+	}
+	return ""
+}
+
 // Shallow returns the node's shallow size (D2).
 func (h *Heap) Shallow(n Node) uint64 {
 	if v := h.shallow[n]; v != ^uint32(0) {

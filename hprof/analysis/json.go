@@ -26,6 +26,7 @@ type Report struct {
 type DominatorJSON struct {
 	ID       string `json:"id"`
 	Class    string `json:"class"`
+	Of       string `json:"of,omitempty"` // for a class object: the class it is
 	Retained uint64 `json:"retained"`
 }
 
@@ -34,6 +35,7 @@ type StepJSON struct {
 	Class string  `json:"class"`
 	ID    string  `json:"id"`
 	Field *string `json:"field"`
+	Of    string  `json:"of,omitempty"` // for a class object: the class it is
 }
 
 // LeakJSON is one leak (D12).
@@ -96,7 +98,7 @@ func (h *Heap) Report(top int) *Report {
 		r.TruncatedAt = at
 	}
 	for _, d := range h.TopDominators(top) {
-		r.Dominators = append(r.Dominators, DominatorJSON{ID: HexID(h.ID(d)), Class: h.ClassName(d), Retained: h.retained[d]})
+		r.Dominators = append(r.Dominators, DominatorJSON{ID: HexID(h.ID(d)), Class: h.ClassName(d), Of: h.ClassObjectName(d), Retained: h.retained[d]})
 	}
 	for _, l := range h.Leaks() {
 		r.Leaks = append(r.Leaks, LeakJSON{ID: HexID(h.ID(l.Node)), Class: h.ClassName(l.Node), Kind: l.Kind,
@@ -118,7 +120,7 @@ func (h *Heap) Report(top int) *Report {
 func (h *Heap) PathJSON(p []PathStep) []StepJSON {
 	out := make([]StepJSON, len(p))
 	for i, s := range p {
-		out[i] = StepJSON{Class: h.ClassName(s.Node), ID: HexID(h.ID(s.Node))}
+		out[i] = StepJSON{Class: h.ClassName(s.Node), ID: HexID(h.ID(s.Node)), Of: h.ClassObjectName(s.Node)}
 		if i > 0 {
 			f := s.Field
 			out[i].Field = &f
