@@ -15,6 +15,8 @@ import (
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/sim"
 )
 
 func writeScenario(t *testing.T, dir, name string, o heapgen.ScenarioOptions) (string, *heapgen.Scenario) {
@@ -226,5 +228,40 @@ func TestHprofAnalyzeErrors(t *testing.T) {
 	}
 	if _, err := runApp(t, "hprof", "--pid", "1"); err == nil || err.Error() != `Required flag "output" not set` {
 		t.Errorf("dump without -o: %v", err)
+	}
+}
+
+// `hprof --pid N -o FILE --analyze` dumps a simulated VM, then analyses
+// the file it wrote.
+func TestHprofDumpThenAnalyze(t *testing.T) {
+	leakcheck.Check(t)
+	dev := sim.NewVM(sim.VMSpec{PID: 6111, App: "com.example.dump", Package: "com.example.dump", Family: sim.ART, HeapBytes: 1 << 20, Seed: 31})
+	d := sim.NewDevice("t")
+	d.Add(dev)
+	defer d.Close()
+	base := freePorts(t, 1)
+	if _, err := d.ServeLocal("127.0.0.1", base); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "a.hprof")
+	text, err := runApp(t, "hprof", "--adb", "off", "--scan", fmt.Sprintf("%d-%d", base, base), "--pid", "6111", "-o", out, "--analyze", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	i := strings.Index(text, "{")
+	if !strings.Contains(text[:max(i, 0)], "wrote "+out) || i < 0 {
+		t.Fatalf("output:\n%s", text)
+	}
+	var r analysis.Report
+	if err := json.Unmarshal([]byte(text[i:]), &r); err != nil {
+		t.Fatalf("%v\n%s", err, text[i:])
+	}
+	h, err := analysis.Open(out, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if r.Objects == 0 || r.Objects != h.NumNodes() || r.Version != hprof.VersionStandard || len(r.Classes) == 0 {
+		t.Errorf("report: %d objects (file %d), version %q, %d classes", r.Objects, h.NumNodes(), r.Version, len(r.Classes))
 	}
 }
