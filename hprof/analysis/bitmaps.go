@@ -73,7 +73,7 @@ func (h *Heap) isByteArray(n Node) (int, bool) {
 	if n < 0 {
 		return 0, false
 	}
-	off := int(h.offs[n])
+	off := h.offs.at(int(n))
 	tag := h.s.d[off]
 	if tag != subPrimitiveArray && tag != subPrimitiveNoDat {
 		return 0, false
@@ -110,6 +110,7 @@ func (h *Heap) Bitmaps() []Bitmap {
 		}
 		out = append(out, b)
 	}
+	h.m.release(0, len(h.m.data))
 	slices.SortFunc(out, func(a, b Bitmap) int {
 		return cmp.Or(cmp.Compare(b.PixelBytes, a.PixelBytes), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
 	})

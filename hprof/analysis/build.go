@@ -15,6 +15,7 @@ type classInfo struct {
 	nameIdx int32
 	super   int32    // classes index of the superclass, -1 when not dumped
 	refOffs []uint32 // offsets of strong object fields in instance data (D4)
+	fields  []string // names of dump.fields
 	dataLen int      // bytes of instance data the field chain describes
 	statics uint64   // shallow size of the class object (D2)
 }
@@ -53,6 +54,9 @@ func (h *Heap) classSetup() {
 		}
 		node := h.index.lookup(c.id)
 		ci := classInfo{dump: c, node: node, name: h.className(c.id), super: -1}
+		for _, f := range c.fields {
+			ci.fields = append(ci.fields, h.fieldName(f.name))
+		}
 		ci.nameIdx = h.nameIndex(ci.name)
 		for _, sf := range c.statics {
 			ci.statics += uint64(typeSize(sf.typ, h.idSize))
@@ -65,16 +69,16 @@ func (h *Heap) classSetup() {
 		if sup, ok := h.classByI[c.dump.super]; ok && c.dump.super != 0 {
 			c.super = sup
 		}
-		if c.node >= 0 && int(h.offs[c.node]) == c.dump.off {
+		if c.node >= 0 && h.offs.at(int(c.node)) == c.dump.off {
 			h.classOf[c.node] = int32(i)
 		}
 	}
 	for i := range h.classes {
 		c := &h.classes[i]
 		off := 0
-		h.eachDecl(int32(i), func(ci int32, f fieldDecl) bool {
+		h.eachField(int32(i), func(ci int32, f fieldDecl, name string) bool {
 			size := typeSize(f.typ, h.idSize)
-			if isObjectType(f.typ) && !h.isReferent(ci, f) {
+			if isObjectType(f.typ) && !h.isReferent(ci, name) {
 				c.refOffs = append(c.refOffs, uint32(off))
 			}
 			off += size
@@ -88,31 +92,33 @@ func (h *Heap) classSetup() {
 // superclasses in data order (the class's own first), with the declaring
 // class, until fn returns false.
 func (h *Heap) eachDecl(ci int32, fn func(decl int32, f fieldDecl) bool) {
+	h.eachField(ci, func(decl int32, f fieldDecl, _ string) bool { return fn(decl, f) })
+}
+
+// eachField is eachDecl with the field's name.
+func (h *Heap) eachField(ci int32, fn func(decl int32, f fieldDecl, name string) bool) {
 	for steps := 0; ci >= 0 && steps <= len(h.classes); steps++ {
-		for _, f := range h.classes[ci].dump.fields {
-			if !fn(ci, f) {
+		c := &h.classes[ci]
+		for i, f := range c.dump.fields {
+			if !fn(ci, f, c.fields[i]) {
 				return
 			}
 		}
-		ci = h.classes[ci].super
+		ci = c.super
 	}
 }
 
-// isReferent reports whether f, declared by class ci, is the excluded
-// java.lang.ref.Reference.referent (D4).
-func (h *Heap) isReferent(ci int32, f fieldDecl) bool {
-	if h.classes[ci].name != nameReference {
-		return false
-	}
-	name, _ := h.s.str(f.name)
-	return name == fieldReferent
+// isReferent reports whether a field named name, declared by class ci, is
+// the excluded java.lang.ref.Reference.referent (D4).
+func (h *Heap) isReferent(ci int32, name string) bool {
+	return name == fieldReferent && h.classes[ci].name == nameReference
 }
 
 // build is pass 2: each node's class, shallow size, heap and strong edges.
 func (h *Heap) build() error {
 	h.classSetup()
 	s, d, idSize := h.s, h.s.d, h.idSize
-	n := len(h.offs)
+	n := h.offs.len()
 	classIdx := h.nameIndex(nameClass)
 	var primIdx [12]int32
 	for t, name := range primitiveArrayNames {
@@ -123,6 +129,7 @@ func (h *Heap) build() error {
 	h.cls = make([]int32, n)
 	h.shallow = make([]uint32, n)
 	h.heapOf = make([]uint8, n)
+	h.kinds = make([]uint8, n)
 	h.roots = make([]uint64, (n+63)/64)
 	h.outOff = make([]uint32, n+1)
 	h.outTgt = make([]int32, 0, n*2)
@@ -150,8 +157,9 @@ func (h *Heap) build() error {
 	progress := h.phase("graph")
 	lastRelease := 0
 	for i := range n {
-		off := int(h.offs[i])
+		off := h.offs.at(int(i))
 		p := off + 1 + idSize + 4
+		h.kinds[i] = d[off]
 		switch d[off] {
 		case subInstanceDump:
 			cid := s.id(p)
@@ -257,11 +265,11 @@ func (h *Heap) heapMarks() {
 				idx[name] = hi
 			}
 		}
-		end := len(h.offs)
+		end := h.offs.len()
 		if k+1 < len(marks) {
 			end = min(marks[k+1].pos, end)
 		}
-		start := min(mk.pos, len(h.offs))
+		start := min(mk.pos, h.offs.len())
 		if k == 0 {
 			for i := 0; i < start; i++ {
 				h.heapOf[i] = cur

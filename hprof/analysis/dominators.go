@@ -5,7 +5,7 @@ package analysis
 // semi-NCA finish, over depth-first numbers: 0 is the super-root, whose
 // successors are the root nodes and class objects in node order.
 func (h *Heap) dominate() {
-	n := len(h.offs)
+	n := h.offs.len()
 	progress := h.phase("dominators")
 	pre := make([]int32, n) // node -> DFS number, 0 unvisited
 	vertex := make([]int32, 1, n+1)
@@ -43,6 +43,7 @@ func (h *Heap) dominate() {
 		}
 	}
 	stackNode, stackEdge = nil, nil
+	h.collect()
 	R := len(vertex)
 	h.reachable = R - 1
 	if progress != nil {
@@ -62,17 +63,17 @@ func (h *Heap) dominate() {
 		predOff[i] += predOff[i-1]
 	}
 	predSrc := make([]int32, predOff[R])
-	fill := make([]uint32, R)
-	copy(fill, predOff[:R])
+	// predOff[w] is w's cursor while filling; it ends at w+1's start.
 	for v := 1; v < R; v++ {
 		x := vertex[v]
 		for _, w := range h.outTgt[h.outOff[x]:h.outOff[x+1]] {
 			pw := pre[w]
-			predSrc[fill[pw]] = int32(v)
-			fill[pw]++
+			predSrc[predOff[pw]] = int32(v)
+			predOff[pw]++
 		}
 	}
-	fill = nil
+	copy(predOff[1:], predOff[:R])
+	predOff[0] = 0
 	if progress != nil {
 		progress(0.5)
 	}
@@ -125,6 +126,7 @@ func (h *Heap) dominate() {
 		}
 	}
 	semi = nil
+	h.collect()
 	if progress != nil {
 		progress(0.8)
 	}
@@ -185,7 +187,7 @@ func domSlot(d int32, n int) int {
 // of the same class name, by a walk of the dominator tree that counts the
 // classes on the current path.
 func (h *Heap) histogramRetained() {
-	n := len(h.offs)
+	n := h.offs.len()
 	h.nameRet = make([]uint64, len(h.names))
 	onPath := make([]int32, len(h.names))
 	type frame struct {
@@ -216,7 +218,7 @@ func (h *Heap) histogramRetained() {
 // paths runs a BFS from the super-root over strong edges (D11), keeping
 // each reachable node's parent on a shortest path.
 func (h *Heap) paths() {
-	n := len(h.offs)
+	n := h.offs.len()
 	par := make([]int32, n)
 	for i := range par {
 		par[i] = -2

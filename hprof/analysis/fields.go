@@ -53,7 +53,8 @@ var typeNames = [12]string{1: "object", 2: "object", 4: "boolean", 5: "char", 6:
 // instance returns an instance node's class (classes index, -1 when its
 // class was not dumped) and field data.
 func (h *Heap) instance(n Node) (int32, []byte, bool) {
-	off := int(h.offs[n])
+	h.touch()
+	off := h.offs.at(int(n))
 	if h.s.d[off] != subInstanceDump {
 		return -1, nil, false
 	}
@@ -98,16 +99,16 @@ func (h *Heap) Fields(n Node) []Field {
 	}
 	var out []Field
 	off := 0
-	h.eachDecl(ci, func(decl int32, fd fieldDecl) bool {
+	h.eachField(ci, func(decl int32, fd fieldDecl, name string) bool {
 		size := typeSize(fd.typ, h.idSize)
 		if off+size > len(data) {
 			return false
 		}
-		f := Field{Name: h.fieldName(fd.name), Type: typeNames[fd.typ], Declarer: h.classes[decl].name,
+		f := Field{Name: name, Type: typeNames[fd.typ], Declarer: h.classes[decl].name,
 			Bits: readValue(data[off:], size), Ref: -1}
 		if isObjectType(fd.typ) {
 			f.Ref = h.refNode(f.Bits)
-			f.Strong = !h.isReferent(decl, fd)
+			f.Strong = !h.isReferent(decl, name)
 		}
 		out = append(out, f)
 		off += size
@@ -142,12 +143,12 @@ func (h *Heap) field(n Node, decl, name string) (uint64, byte, bool) {
 	var typ byte
 	found := false
 	off := 0
-	h.eachDecl(ci, func(dc int32, fd fieldDecl) bool {
+	h.eachField(ci, func(dc int32, fd fieldDecl, fname string) bool {
 		size := typeSize(fd.typ, h.idSize)
 		if off+size > len(data) {
 			return false
 		}
-		if (decl == "" || h.classes[dc].name == decl) && h.fieldName(fd.name) == name {
+		if fname == name && (decl == "" || h.classes[dc].name == decl) {
 			bits, typ, found = readValue(data[off:], size), fd.typ, true
 			return false
 		}
@@ -159,7 +160,8 @@ func (h *Heap) field(n Node, decl, name string) (uint64, byte, bool) {
 
 // ArrayLength returns an array node's element count.
 func (h *Heap) ArrayLength(n Node) (int, bool) {
-	off := int(h.offs[n])
+	h.touch()
+	off := h.offs.at(int(n))
 	switch h.s.d[off] {
 	case subObjectArray, subPrimitiveArray, subPrimitiveNoDat:
 		return int(binary.BigEndian.Uint32(h.s.d[off+1+h.idSize+4:])), true
@@ -174,7 +176,7 @@ func (h *Heap) ArrayElements(n Node, from, max int) []Field {
 	if !ok || from < 0 || from >= count {
 		return nil
 	}
-	off := int(h.offs[n])
+	off := h.offs.at(int(n))
 	p := off + 1 + h.idSize + 8
 	end := min(count, from+max)
 	out := make([]Field, 0, end-from)
@@ -198,7 +200,8 @@ func (h *Heap) ArrayElements(n Node, from, max int) []Field {
 // primitiveData returns a primitive array node's element type and bytes
 // (nil for a NODATA array).
 func (h *Heap) primitiveData(n Node) (byte, []byte, bool) {
-	off := int(h.offs[n])
+	h.touch()
+	off := h.offs.at(int(n))
 	tag := h.s.d[off]
 	if tag != subPrimitiveArray && tag != subPrimitiveNoDat {
 		return 0, nil, false
@@ -231,7 +234,7 @@ func (h *Heap) Referrers(n Node) []Node {
 }
 
 func (h *Heap) buildReverse() {
-	n := len(h.offs)
+	n := h.offs.len()
 	off := make([]uint32, n+1)
 	for _, w := range h.outTgt {
 		off[w+1]++

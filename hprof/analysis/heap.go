@@ -21,7 +21,9 @@ package analysis
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // Node is the index of an object in a Heap, 0 to NumNodes()-1.
@@ -45,12 +47,16 @@ type Heap struct {
 	idSize  int
 	version string
 
-	offs    []int64 // node -> offset of its sub-record tag
+	offs    offsets // node -> offset of its sub-record tag
 	index   *idIndex
 	cls     []int32 // node -> index in names
 	shallow []uint32
 	bigSize map[int32]uint64 // shallow sizes that do not fit in 32 bits
 	heapOf  []uint8
+	kinds   []uint8 // node -> its sub-record tag
+	// sortedPos is node -> position in the id index, when nodes are not
+	// in id order.
+	sortedPos []int32
 	heaps   []string
 	roots   []uint64 // bitset: root node or class object (D5)
 
@@ -71,6 +77,7 @@ type Heap struct {
 	nameRet   []uint64 // names index -> histogram retained (D9)
 	reachable int
 
+	reads   atomic.Uint32 // see touch
 	revOnce sync.Once
 	revOff  []uint32
 	revSrc  []int32
@@ -128,16 +135,46 @@ func analyse(m *mapping, opts Options) (*Heap, error) {
 		return nil, err
 	}
 	h.idSize, h.version = s.idSize, s.version
+	// Each phase's temporary arrays are collected before the next phase
+	// allocates its own (the arrays hold no pointers: a collection is
+	// cheap), so the peak is one phase's, not the sum.
+	collect := h.collect
 	h.nodes()
+	collect()
 	if err := h.build(); err != nil {
 		return nil, err
 	}
 	m.release(0, len(m.data))
+	collect()
 	h.dominate()
+	collect()
 	h.paths()
 	h.histogramRetained()
 	m.release(0, len(m.data))
+	m.random()
+	collect()
 	return h, nil
+}
+
+// collect runs the garbage collector between phases of a large analysis
+// and returns the freed memory to the system, so that one phase's
+// temporary arrays are gone before the next phase allocates its own, and
+// the peak is one phase's, not the sum (the arrays hold no pointers: a
+// collection is cheap).
+func (h *Heap) collect() {
+	if len(h.s.d) > 16<<20 {
+		debug.FreeOSMemory()
+	}
+}
+
+// touch is called before each read of an object's bytes after Open: every
+// few hundred reads it gives the file's pages back, so that queries over
+// objects spread through the file never hold the whole file in memory
+// (each page fault maps a neighbourhood of pages).
+func (h *Heap) touch() {
+	if h.reads.Add(1)%32 == 0 {
+		h.m.release(0, len(h.m.data))
+	}
 }
 
 func (h *Heap) phase(name string) func(float64) {
@@ -173,14 +210,14 @@ func (h *Heap) nodes() {
 	if len(dead) > 0 {
 		radixSortInt32(dead)
 		// node = file position minus the dead positions before it.
-		offs = make([]int64, 0, u)
+		offs = newOffsets(len(s.d), u)
 		j := 0
-		for i, o := range s.objOffs {
+		for i := range s.objOffs.len() {
 			if j < len(dead) && dead[j] == int32(i) {
 				j++
 				continue
 			}
-			offs = append(offs, o)
+			offs.add(s.objOffs.at(i))
 		}
 		for i, p := range pos {
 			pos[i] = p - int32(countBelow(dead, p))
@@ -201,8 +238,14 @@ func (h *Heap) nodes() {
 		pos = nil
 	}
 	h.offs = offs
+	if pos != nil {
+		h.sortedPos = make([]int32, len(pos))
+		for i, p := range pos {
+			h.sortedPos[p] = int32(i)
+		}
+	}
 	h.index = newIDIndex(keys, pos)
-	s.objIDs, s.objOffs = nil, nil
+	s.objIDs, s.objOffs = nil, offsets{}
 }
 
 // countBelow returns how many of the sorted values are below v.
@@ -229,7 +272,7 @@ func radixSortInt32(v []int32) {
 }
 
 // NumNodes returns the number of objects (D1).
-func (h *Heap) NumNodes() int { return len(h.offs) }
+func (h *Heap) NumNodes() int { return h.offs.len() }
 
 // IDSize returns the file's identifier size, 4 or 8.
 func (h *Heap) IDSize() int { return h.idSize }
@@ -248,7 +291,12 @@ func (h *Heap) Lookup(id uint64) (Node, bool) {
 }
 
 // ID returns a node's object id.
-func (h *Heap) ID(n Node) uint64 { return h.s.id(int(h.offs[n]) + 1) }
+func (h *Heap) ID(n Node) uint64 {
+	if h.sortedPos != nil {
+		return h.index.at(int(h.sortedPos[n]))
+	}
+	return h.index.at(int(n))
+}
 
 // ClassName returns the node's class name in source form (D3).
 func (h *Heap) ClassName(n Node) string { return h.names[h.cls[n]] }
@@ -293,4 +341,46 @@ func (h *Heap) HeapName(n Node) string { return h.heaps[h.heapOf[n]] }
 func (h *Heap) ReachableCount() int { return h.reachable }
 
 // kind returns the sub-record tag of the node's dump.
-func (h *Heap) kind(n Node) byte { return h.s.d[h.offs[n]] }
+func (h *Heap) kind(n Node) byte { return h.kinds[n] }
+
+// offsets holds file offsets compactly: 32 bits each below 4 GiB.
+type offsets struct {
+	small []uint32
+	big   []int64
+}
+
+func newOffsets(fileSize, capacity int) offsets {
+	if uint64(fileSize) <= 1<<32 {
+		return offsets{small: make([]uint32, 0, capacity)}
+	}
+	return offsets{big: make([]int64, 0, capacity)}
+}
+
+func (o *offsets) add(off int) {
+	if o.big == nil && uint64(off) < 1<<32 {
+		o.small = append(o.small, uint32(off))
+		return
+	}
+	if o.big == nil { // past 4 GiB: widen
+		o.big = make([]int64, len(o.small), len(o.small)+1)
+		for i, v := range o.small {
+			o.big[i] = int64(v)
+		}
+		o.small = nil
+	}
+	o.big = append(o.big, int64(off))
+}
+
+func (o *offsets) at(i int) int {
+	if o.big != nil {
+		return int(o.big[i])
+	}
+	return int(o.small[i])
+}
+
+func (o *offsets) len() int {
+	if o.big != nil {
+		return len(o.big)
+	}
+	return len(o.small)
+}

@@ -46,26 +46,40 @@ func radixSort(keys []uint64, vals []int32) ([]uint64, []int32) {
 	return keys, vals
 }
 
-// idIndex finds the node of an object id: the ids sorted, and a table of
-// buckets over the id range so that a lookup is a binary search over the
-// few ids of one bucket.
+// idIndex finds the node of an object id: the ids sorted (as offsets from
+// the smallest, 32 bits each when they fit), and a table of buckets over
+// the id range so that a lookup is a binary search over the few ids of one
+// bucket.
 type idIndex struct {
-	ids   []uint64 // sorted, unique
-	node  []int32  // node of ids[i]; nil when node i has ids[i]
+	rel   []uint32 // ids - min, sorted, unique; nil when the span needs 64 bits
+	ids   []uint64 // the ids themselves when rel is nil
+	node  []int32  // node of the i-th id; nil when node i has the i-th id
+	n     int
 	min   uint64
 	shift uint
-	start []int32 // bucket b holds ids[start[b]:start[b+1]]
+	start []int32 // bucket b holds ids [start[b], start[b+1])
 }
 
+// idsPerBucket trades the bucket table's size for the binary search's.
+const idsPerBucket = 8
+
 func newIDIndex(ids []uint64, node []int32) *idIndex {
-	x := &idIndex{ids: ids, node: node}
+	x := &idIndex{node: node, n: len(ids)}
 	n := len(ids)
 	if n == 0 {
 		return x
 	}
 	x.min = ids[0]
 	span := ids[n-1] - ids[0]
-	nb := 1 << max(bits.Len(uint(n))-1, 0) // about one id per bucket
+	if span < 1<<32 {
+		x.rel = make([]uint32, n)
+		for i, id := range ids {
+			x.rel[i] = uint32(id - x.min)
+		}
+	} else {
+		x.ids = ids
+	}
+	nb := 1 << max(bits.Len(uint(n/idsPerBucket))-1, 0)
 	for x.shift = 0; span>>x.shift >= uint64(nb); x.shift++ {
 	}
 	buckets := int(span>>x.shift) + 1
@@ -82,31 +96,56 @@ func newIDIndex(ids []uint64, node []int32) *idIndex {
 	return x
 }
 
+// at returns the i-th id in sorted order.
+func (x *idIndex) at(i int) uint64 {
+	if x.rel != nil {
+		return x.min + uint64(x.rel[i])
+	}
+	return x.ids[i]
+}
+
 // lookup returns the node with this id, or -1.
 func (x *idIndex) lookup(id uint64) int32 {
-	if id < x.min || len(x.ids) == 0 {
+	if id < x.min || x.n == 0 {
 		return -1
 	}
-	b := (id - x.min) >> x.shift
+	d := id - x.min
+	b := d >> x.shift
 	if b >= uint64(len(x.start)-1) {
 		return -1
 	}
 	lo, hi := int(x.start[b]), int(x.start[b+1])
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if x.ids[m] < id {
-			lo = m + 1
-		} else {
-			hi = m
+	end := hi
+	if x.rel != nil {
+		r := uint32(d)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if x.rel[m] < r {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo >= end || x.rel[lo] != r {
+			return -1
+		}
+	} else {
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if x.ids[m] < id {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo >= end || x.ids[lo] != id {
+			return -1
 		}
 	}
-	if lo < len(x.ids) && x.ids[lo] == id && lo < int(x.start[b+1]) {
-		if x.node != nil {
-			return x.node[lo]
-		}
-		return int32(lo)
+	if x.node != nil {
+		return x.node[lo]
 	}
-	return -1
+	return int32(lo)
 }
 
 // sortStrings sorts pass 1's strings by id (the first of equal ids first).

@@ -51,7 +51,8 @@ func (h *Heap) PathToRoot(n Node) []PathStep {
 // not hold b.
 func (h *Heap) RefName(a, b Node) string {
 	id := h.ID(b)
-	off := int(h.offs[a])
+	h.touch()
+	off := h.offs.at(int(a))
 	switch h.s.d[off] {
 	case subObjectArray:
 		count, _ := h.ArrayLength(a)

@@ -30,7 +30,7 @@ func (h *Heap) Histogram() []ClassRow {
 		rows[i].Name = name
 		rows[i].Retained = h.nameRet[i]
 	}
-	for x := range h.offs {
+	for x := range h.offs.len() {
 		r := &rows[h.cls[x]]
 		size := h.Shallow(Node(x))
 		r.Instances++
@@ -71,7 +71,7 @@ func (h *Heap) byRetained(nodes []Node) {
 // DominatorChildren returns the nodes n immediately dominates (SuperRoot:
 // the top dominators, D10), by retained size descending, then id.
 func (h *Heap) DominatorChildren(n Node) []Node {
-	slot := domSlot(int32(n), len(h.offs))
+	slot := domSlot(int32(n), h.offs.len())
 	kids := h.domKids[h.domOff[slot]:h.domOff[slot+1]]
 	out := make([]Node, len(kids))
 	for i, k := range kids {
@@ -83,11 +83,27 @@ func (h *Heap) DominatorChildren(n Node) []Node {
 
 // TopDominators returns the first max top dominators (D10); max <= 0: all.
 func (h *Heap) TopDominators(max int) []Node {
-	out := h.DominatorChildren(SuperRoot)
-	if max > 0 && len(out) > max {
-		out = out[:max]
+	n := h.offs.len()
+	kids := h.domKids[h.domOff[n]:h.domOff[n+1]]
+	if max <= 0 || len(kids) <= max {
+		return h.DominatorChildren(SuperRoot)
 	}
-	return out
+	// The max-th largest retained size bounds the candidates, so only
+	// they are sorted (a dump has hundreds of thousands of roots).
+	sizes := make([]uint64, len(kids))
+	for i, k := range kids {
+		sizes[i] = h.retained[k]
+	}
+	slices.Sort(sizes)
+	bound := sizes[len(sizes)-max]
+	var out []Node
+	for _, k := range kids {
+		if h.retained[k] >= bound {
+			out = append(out, Node(k))
+		}
+	}
+	h.byRetained(out)
+	return out[:max]
 }
 
 // Instances returns the nodes of a class name (D3), by retained size
@@ -142,11 +158,14 @@ func (h *Heap) instancesOf(match func(ci int32) bool) []Node {
 		return nil
 	}
 	var out []Node
+	seq := h.sequential()
 	for x, c := range h.cls {
-		if !want[c] || h.idom[x] == -2 || h.kind(Node(x)) != subInstanceDump {
+		if !want[c] || h.idom[x] == -2 || h.kinds[x] != subInstanceDump {
 			continue
 		}
-		if ci := h.classOfInstance(Node(x)); ci >= 0 && ok[ci] {
+		off := h.offs.at(x)
+		seq.at(off)
+		if ci, found := h.classByI[h.s.id(off+1+h.idSize+4)]; found && ok[ci] {
 			out = append(out, Node(x))
 		}
 	}

@@ -124,7 +124,7 @@ type scan struct {
 	loads   map[uint64]uint64 // class id -> name string id (first LOAD CLASS wins)
 	classes []classDump
 	objIDs  []uint64
-	objOffs []int64
+	objOffs offsets
 	roots   []uint64
 	heaps   []heapMark
 
@@ -324,7 +324,7 @@ func (s *scan) subRecord(off, end int) (int, error) {
 
 func (s *scan) object(off, idOff int) {
 	s.objIDs = append(s.objIDs, s.id(idOff))
-	s.objOffs = append(s.objOffs, int64(off))
+	s.objOffs.add(off)
 }
 
 // classDump parses a CLASS DUMP at off and returns its length.

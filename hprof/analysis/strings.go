@@ -20,62 +20,22 @@ type DuplicateString struct {
 // strContent locates a String's characters: its value array's elements
 // [start, start+count), UTF-16 when wide.
 type strContent struct {
+	hash  uint64
+	hash2 uint64
 	node  Node
 	arr   Node
-	start int
-	count int
+	start int32
+	count int32
 	wide  bool
-	hash  uint64
 }
 
 // stringContent applies D13's rules to a String instance.
 func (h *Heap) stringContent(x Node) (strContent, bool) {
-	v, typ, ok := h.field(x, "", "value")
-	if !ok || !isObjectType(typ) {
+	ci, data, ok := h.instance(x)
+	if !ok || ci < 0 {
 		return strContent{}, false
 	}
-	arr := h.refNode(v)
-	if arr < 0 {
-		return strContent{}, false
-	}
-	t, data, ok := h.primitiveData(arr)
-	if !ok || data == nil || (t != typeChar && t != typeByte) {
-		return strContent{}, false
-	}
-	sc := strContent{node: x, arr: arr, wide: t == typeChar}
-	length := len(data)
-	if sc.wide {
-		length /= 2
-	}
-	count := length
-	if c, ct, ok := h.field(x, "", "count"); ok && ct == typeInt {
-		count = int(int32(c))
-	}
-	offset := 0
-	if o, ot, ok := h.field(x, "", "offset"); ok && ot == typeInt {
-		offset = int(int32(o))
-	}
-	if offset < 0 || count < 0 || offset > length || count > length-offset {
-		offset, count = 0, length
-	}
-	sc.start, sc.count = offset, count
-	return sc, true
-}
-
-// units returns the content's UTF-16 code units, Latin-1 widened.
-func (h *Heap) units(sc strContent, buf []uint16) []uint16 {
-	_, data, _ := h.primitiveData(sc.arr)
-	buf = buf[:0]
-	if sc.wide {
-		for i := sc.start; i < sc.start+sc.count; i++ {
-			buf = append(buf, binary.BigEndian.Uint16(data[2*i:]))
-		}
-		return buf
-	}
-	for _, b := range data[sc.start : sc.start+sc.count] {
-		buf = append(buf, uint16(b))
-	}
-	return buf
+	return h.locateContent(x, data, h.stringLayout(ci))
 }
 
 func unitsString(u []uint16) string {
@@ -93,94 +53,226 @@ func (h *Heap) StringValue(x Node) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return unitsString(h.units(sc, nil)), true
+	h.touch()
+	return unitsString(h.unitsOf(sc, nil)), true
+}
+
+// stringFields locates a String class's value, count and offset fields in
+// its instance data (D13), -1 when absent.
+type stringFields struct {
+	value, count, offset int
+}
+
+func (h *Heap) stringLayout(ci int32) stringFields {
+	sf := stringFields{-1, -1, -1}
+	off := 0
+	h.eachField(ci, func(_ int32, f fieldDecl, name string) bool {
+		switch {
+		case name == "value" && isObjectType(f.typ) && sf.value < 0:
+			sf.value = off
+		case name == "count" && f.typ == typeInt && sf.count < 0:
+			sf.count = off
+		case name == "offset" && f.typ == typeInt && sf.offset < 0:
+			sf.offset = off
+		}
+		off += typeSize(f.typ, h.idSize)
+		return true
+	})
+	return sf
 }
 
 // DuplicateStrings returns the groups of 2 or more reachable strings with
 // equal content, by wasted bytes descending, then count descending, then
-// content (D13).
+// content (D13). The file is read in two sequential passes (the strings,
+// then their value arrays in file order), so the pages read can be given
+// back behind the reading; contents are compared by length and a 128-bit
+// hash.
 func (h *Heap) DuplicateStrings() []DuplicateString {
 	progress := h.phase("strings")
-	seed := maphash.MakeSeed()
-	var all []strContent
-	var buf []uint16
-	for _, x := range h.instancesOf(func(ci int32) bool { return h.classes[ci].name == nameString }) {
-		sc, ok := h.stringContent(x)
+	layouts := map[int32]stringFields{}
+	strs := h.instancesOf(func(ci int32) bool { return h.classes[ci].name == nameString })
+	all := make([]strContent, 0, len(strs))
+	seq := h.sequential()
+	for _, x := range strs {
+		off := h.offs.at(int(x))
+		seq.at(off)
+		p := off + 1 + h.idSize + 4
+		ci, ok := h.classByI[h.s.id(p)]
 		if !ok {
 			continue
 		}
-		buf = h.units(sc, buf)
-		sc.hash = maphash.Bytes(seed, unitBytes(buf))
-		all = append(all, sc)
+		lay, ok := layouts[ci]
+		if !ok {
+			lay = h.stringLayout(ci)
+			layouts[ci] = lay
+		}
+		length := int(binary.BigEndian.Uint32(h.s.d[p+h.idSize:]))
+		data := h.s.d[p+h.idSize+4 : p+h.idSize+4+length]
+		if sc, ok := h.locateContent(x, data, lay); ok {
+			all = append(all, sc)
+		}
+	}
+	strs = nil
+	if progress != nil {
+		progress(0.3)
+	}
+	// Hash each content, reading the value arrays in file order.
+	slices.SortFunc(all, func(a, b strContent) int { return cmp.Compare(a.arr, b.arr) })
+	seq = h.sequential()
+	var h1, h2 maphash.Hash
+	for i := range all {
+		sc := &all[i]
+		data := h.arrayBytes(sc.arr, seq)
+		h1.Reset()
+		h2.Reset()
+		h2.WriteByte(0x5a)
+		unit := 1
+		if sc.wide {
+			unit = 2
+		}
+		b := data[int(sc.start)*unit : int(sc.start+sc.count)*unit]
+		if sc.wide {
+			h1.Write(b)
+			h2.Write(b)
+		} else { // Latin-1 hashes as UTF-16, to equal a char[] with the same text
+			for _, c := range b {
+				h1.WriteByte(0)
+				h1.WriteByte(c)
+				h2.WriteByte(0)
+				h2.WriteByte(c)
+			}
+		}
+		sc.hash, sc.hash2 = h1.Sum64(), h2.Sum64()
 	}
 	if progress != nil {
-		progress(0.5)
+		progress(0.6)
 	}
 	slices.SortFunc(all, func(a, b strContent) int {
-		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.node, b.node))
+		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.hash2, b.hash2), cmp.Compare(a.count, b.count), cmp.Compare(a.node, b.node))
 	})
 	var out []DuplicateString
-	var other []uint16
+	var firsts []strContent // each group's first member, for its content
 	for i := 0; i < len(all); {
 		j := i + 1
-		for j < len(all) && all[j].hash == all[i].hash {
+		for j < len(all) && all[j].hash == all[i].hash && all[j].hash2 == all[i].hash2 && all[j].count == all[i].count {
 			j++
 		}
 		if j-i >= 2 {
-			out = h.groupEqual(out, all[i:j], buf, other)
+			var total, least uint64
+			members := make([]Node, j-i)
+			for k := i; k < j; k++ {
+				size := h.Shallow(all[k].arr)
+				total += size
+				if k == i || size < least {
+					least = size
+				}
+				members[k-i] = all[k].node
+			}
+			slices.Sort(members)
+			out = append(out, DuplicateString{Count: j - i, Wasted: total - least, Members: members})
+			firsts = append(firsts, all[i])
 		}
 		i = j
 	}
+	all = nil
+	// The contents, reading the arrays in file order again.
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(firsts[a].arr, firsts[b].arr) })
+	seq = h.sequential()
+	var buf []uint16
+	for _, i := range order {
+		h.arrayBytes(firsts[i].arr, seq)
+		buf = h.unitsOf(firsts[i], buf)
+		out[i].Value = unitsString(buf)
+	}
+	h.m.release(0, len(h.m.data))
 	slices.SortFunc(out, func(a, b DuplicateString) int {
 		return cmp.Or(cmp.Compare(b.Wasted, a.Wasted), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value))
 	})
-	h.m.release(0, len(h.m.data))
 	if progress != nil {
 		progress(1)
 	}
 	return out
 }
 
-// groupEqual splits strings with one hash into groups of equal content
-// (a hash collision gives more than one) and appends the duplicates.
-func (h *Heap) groupEqual(out []DuplicateString, run []strContent, a, b []uint16) []DuplicateString {
-	used := make([]bool, len(run))
-	for i := range run {
-		if used[i] {
-			continue
-		}
-		a = h.units(run[i], a)
-		members := []Node{run[i].node}
-		sizes := []uint64{h.Shallow(run[i].arr)}
-		for j := i + 1; j < len(run); j++ {
-			if used[j] || run[j].count != run[i].count {
-				continue
-			}
-			b = h.units(run[j], b)
-			if slices.Equal(a, b) {
-				used[j] = true
-				members = append(members, run[j].node)
-				sizes = append(sizes, h.Shallow(run[j].arr))
-			}
-		}
-		if len(members) < 2 {
-			continue
-		}
-		var total uint64
-		for _, s := range sizes {
-			total += s
-		}
-		slices.Sort(members)
-		out = append(out, DuplicateString{Value: unitsString(a), Count: len(members),
-			Wasted: total - slices.Min(sizes), Members: members})
+// locateContent applies D13's offset and count rules to a String's field
+// data.
+func (h *Heap) locateContent(x Node, data []byte, lay stringFields) (strContent, bool) {
+	if lay.value < 0 || lay.value+h.idSize > len(data) {
+		return strContent{}, false
 	}
-	return out
+	arr := h.refNode(readID(data[lay.value:], h.idSize))
+	if arr < 0 || h.kinds[arr] != subPrimitiveArray {
+		return strContent{}, false
+	}
+	off := h.offs.at(int(arr))
+	p := off + 1 + h.idSize + 4
+	length := int(binary.BigEndian.Uint32(h.s.d[p:]))
+	t := h.s.d[p+4]
+	if t != typeChar && t != typeByte {
+		return strContent{}, false
+	}
+	count, offset := length, 0
+	if lay.count >= 0 && lay.count+4 <= len(data) {
+		count = int(int32(binary.BigEndian.Uint32(data[lay.count:])))
+	}
+	if lay.offset >= 0 && lay.offset+4 <= len(data) {
+		offset = int(int32(binary.BigEndian.Uint32(data[lay.offset:])))
+	}
+	if offset < 0 || count < 0 || offset > length || count > length-offset {
+		offset, count = 0, length
+	}
+	return strContent{node: x, arr: arr, start: int32(offset), count: int32(count), wide: t == typeChar}, true
 }
 
-func unitBytes(u []uint16) []byte {
-	b := make([]byte, 2*len(u))
-	for i, c := range u {
-		binary.LittleEndian.PutUint16(b[2*i:], c)
+// arrayBytes returns a primitive array's element bytes, reading through a
+// sequential walk.
+func (h *Heap) arrayBytes(n Node, seq *sequential) []byte {
+	off := h.offs.at(int(n))
+	seq.at(off)
+	p := off + 1 + h.idSize + 4
+	count := int(binary.BigEndian.Uint32(h.s.d[p:]))
+	t := h.s.d[p+4]
+	return h.s.d[p+5 : p+5+count*typeSize(t, h.idSize)]
+}
+
+// unitsOf returns the content's UTF-16 code units without counting a read.
+func (h *Heap) unitsOf(sc strContent, buf []uint16) []uint16 {
+	data := h.arrayBytes(sc.arr, &sequential{})
+	buf = buf[:0]
+	if sc.wide {
+		for i := int(sc.start); i < int(sc.start+sc.count); i++ {
+			buf = append(buf, binary.BigEndian.Uint16(data[2*i:]))
+		}
+		return buf
 	}
-	return b
+	for _, b := range data[sc.start : sc.start+sc.count] {
+		buf = append(buf, uint16(b))
+	}
+	return buf
+}
+
+// sequential gives back the file's pages behind a walk whose offsets
+// mostly grow.
+type sequential struct {
+	h        *Heap
+	released int
+}
+
+func (h *Heap) sequential() *sequential { return &sequential{h: h} }
+
+func (s *sequential) at(off int) {
+	if s.h == nil {
+		return
+	}
+	const behind = 4 << 20
+	if off-s.released > 2*behind {
+		s.h.m.release(s.released, off-behind)
+		s.released = off - behind
+	} else if off < s.released-behind { // went back: start over there
+		s.released = max(off-behind, 0)
+	}
 }

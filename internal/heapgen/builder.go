@@ -197,6 +197,17 @@ func (b *Builder) InstanceWithID(id uint64, c *Class, v V) {
 	b.sub(&hprof.InstanceDump{Object: hprof.ID(id), StackSerial: 1, Class: hprof.ID(c.ID), Data: data})
 }
 
+// InstanceData writes an INSTANCE DUMP with the given id and raw field
+// data (generators that lay out their own values).
+func (b *Builder) InstanceData(id uint64, c *Class, data []byte) {
+	b.sub(&hprof.InstanceDump{Object: hprof.ID(id), StackSerial: 1, Class: hprof.ID(c.ID), Data: data})
+}
+
+// PrimitiveArrayWithID writes a PRIMITIVE ARRAY DUMP with the given id.
+func (b *Builder) PrimitiveArrayWithID(id uint64, t hprof.Type, count int, data []byte) {
+	b.sub(&hprof.PrimitiveArrayDump{Array: hprof.ID(id), StackSerial: 1, Type: t, Count: uint32(count), Data: data})
+}
+
 func appendValue(data []byte, v uint64, size int) []byte {
 	switch size {
 	case 1:
