@@ -133,15 +133,32 @@ func (h *Heap) dominate() {
 
 	// Retained sizes bottom-up over DFS numbers (a dominator has a smaller
 	// number than the nodes it dominates).
-	ret := make([]uint64, n)
-	for w := R - 1; w >= 1; w-- {
-		x := vertex[w]
-		ret[x] += h.Shallow(Node(x))
-		if d := idom[w]; d > 0 {
-			ret[vertex[d]] += ret[x]
-		}
+	// 32 bits a size when the whole heap's shallow sizes fit.
+	var total uint64
+	for x := range n {
+		total += h.Shallow(Node(x))
 	}
-	h.retained = ret
+	if total < 1<<32 {
+		ret := make([]uint32, n)
+		for w := R - 1; w >= 1; w-- {
+			x := vertex[w]
+			ret[x] += uint32(h.Shallow(Node(x)))
+			if d := idom[w]; d > 0 {
+				ret[vertex[d]] += ret[x]
+			}
+		}
+		h.retained.small = ret
+	} else {
+		ret := make([]uint64, n)
+		for w := R - 1; w >= 1; w-- {
+			x := vertex[w]
+			ret[x] += h.Shallow(Node(x))
+			if d := idom[w]; d > 0 {
+				ret[vertex[d]] += ret[x]
+			}
+		}
+		h.retained.big = ret
+	}
 	h.idom = pre // reused: node -> dominator node
 	for x := range n {
 		if p := pre[x]; p == 0 {
@@ -208,7 +225,7 @@ func (h *Heap) histogramRetained() {
 		top.next++
 		c := h.cls[x]
 		if onPath[c] == 0 {
-			h.nameRet[c] += h.retained[x]
+			h.nameRet[c] += h.Retained(Node(x))
 		}
 		onPath[c]++
 		stack = append(stack, frame{node: x, next: h.domOff[x]})

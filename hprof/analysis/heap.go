@@ -70,7 +70,7 @@ type Heap struct {
 	classOf  map[int32]int32  // class object node -> classes index
 
 	idom      []int32 // node -> immediate dominator node, -1 super-root, -2 unreachable
-	retained  []uint64
+	retained  sizes
 	bfsParent []int32 // node -> BFS parent, -1 for roots, -2 unreachable
 	domOff    []int32 // dominator tree children; node len(offs) is the super-root
 	domKids   []int32
@@ -322,7 +322,12 @@ func (h *Heap) Shallow(n Node) uint64 {
 func (h *Heap) Reachable(n Node) bool { return h.idom[n] != -2 }
 
 // Retained returns the node's retained size (D8); 0 when unreachable.
-func (h *Heap) Retained(n Node) uint64 { return h.retained[n] }
+func (h *Heap) Retained(n Node) uint64 {
+	if h.retained.big != nil {
+		return h.retained.big[n]
+	}
+	return uint64(h.retained.small[n])
+}
 
 // Dominator returns the node's immediate dominator (D7): SuperRoot for a
 // root node or class object, and false when the node is unreachable.
@@ -383,4 +388,10 @@ func (o *offsets) len() int {
 		return len(o.big)
 	}
 	return len(o.small)
+}
+
+// sizes holds retained sizes: 32 bits each when the heap is below 4 GiB.
+type sizes struct {
+	small []uint32
+	big   []uint64
 }

@@ -98,11 +98,11 @@ func (h *Heap) Report(top int) *Report {
 		r.TruncatedAt = at
 	}
 	for _, d := range h.TopDominators(top) {
-		r.Dominators = append(r.Dominators, DominatorJSON{ID: HexID(h.ID(d)), Class: h.ClassName(d), Of: h.ClassObjectName(d), Retained: h.retained[d]})
+		r.Dominators = append(r.Dominators, DominatorJSON{ID: HexID(h.ID(d)), Class: h.ClassName(d), Of: h.ClassObjectName(d), Retained: h.Retained(Node(d))})
 	}
 	for _, l := range h.Leaks() {
 		r.Leaks = append(r.Leaks, LeakJSON{ID: HexID(h.ID(l.Node)), Class: h.ClassName(l.Node), Kind: l.Kind,
-			Reason: l.Reason, Retained: h.retained[l.Node], Depth: l.Depth, Path: h.PathJSON(l.Path)})
+			Reason: l.Reason, Retained: h.Retained(Node(l.Node)), Depth: l.Depth, Path: h.PathJSON(l.Path)})
 	}
 	dups := h.DuplicateStrings()
 	for _, d := range dups[:min(top, len(dups))] {
@@ -111,7 +111,7 @@ func (h *Heap) Report(top int) *Report {
 	for _, b := range h.Bitmaps() {
 		r.Bitmaps = append(r.Bitmaps, BitmapJSON{ID: HexID(h.ID(b.Node)), Class: h.ClassName(b.Node), Width: b.Width,
 			Height: b.Height, PixelBytes: b.PixelBytes, PixelsInDump: b.PixelsInDump, Source: b.Source,
-			Format: b.Format, Retained: h.retained[b.Node]})
+			Format: b.Format, Retained: h.Retained(Node(b.Node))})
 	}
 	return r
 }

@@ -41,7 +41,7 @@ func (h *Heap) Leaks() []Leak {
 		out[i].Depth = len(out[i].Path)
 	}
 	slices.SortFunc(out, func(a, b Leak) int {
-		return cmp.Or(cmp.Compare(h.retained[b.Node], h.retained[a.Node]), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
+		return cmp.Or(cmp.Compare(h.Retained(Node(b.Node)), h.Retained(Node(a.Node))), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
 	})
 	return out
 }

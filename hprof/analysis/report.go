@@ -64,7 +64,7 @@ func (h *Heap) HeapsByName() []HeapRow {
 // byRetained orders nodes by retained size descending, then id ascending.
 func (h *Heap) byRetained(nodes []Node) {
 	slices.SortFunc(nodes, func(a, b Node) int {
-		return cmp.Or(cmp.Compare(h.retained[b], h.retained[a]), cmp.Compare(h.ID(a), h.ID(b)))
+		return cmp.Or(cmp.Compare(h.Retained(Node(b)), h.Retained(Node(a))), cmp.Compare(h.ID(a), h.ID(b)))
 	})
 }
 
@@ -92,13 +92,13 @@ func (h *Heap) TopDominators(max int) []Node {
 	// they are sorted (a dump has hundreds of thousands of roots).
 	sizes := make([]uint64, len(kids))
 	for i, k := range kids {
-		sizes[i] = h.retained[k]
+		sizes[i] = h.Retained(Node(k))
 	}
 	slices.Sort(sizes)
 	bound := sizes[len(sizes)-max]
 	var out []Node
 	for _, k := range kids {
-		if h.retained[k] >= bound {
+		if h.Retained(Node(k)) >= bound {
 			out = append(out, Node(k))
 		}
 	}

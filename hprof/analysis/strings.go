@@ -268,7 +268,7 @@ func (s *sequential) at(off int) {
 	if s.h == nil {
 		return
 	}
-	const behind = 4 << 20
+	const behind = 1 << 20
 	if off-s.released > 2*behind {
 		s.h.m.release(s.released, off-behind)
 		s.released = off - behind
