@@ -240,7 +240,7 @@ func (h *Heap) paths() {
 	for i := range par {
 		par[i] = -2
 	}
-	queue := make([]int32, 0, h.reachable)
+	queue := make([]int32, 0, n)
 	for r := range n {
 		if h.IsRoot(Node(r)) {
 			par[r] = -1

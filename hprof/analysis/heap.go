@@ -34,9 +34,9 @@ const SuperRoot Node = -1
 
 // Options tune Open.
 type Options struct {
-	// Progress, when set, is called from Open's goroutine with the phase
-	// ("scan", "graph", "dominators", "paths", "strings") and the fraction
-	// of that phase done.
+	// Progress, when set, is called with the phase ("scan", "graph",
+	// "dominators", and "strings" from Report or DuplicateStrings) and the
+	// fraction of that phase done, from the goroutine doing that phase.
 	Progress func(phase string, fraction float64)
 }
 
@@ -146,10 +146,16 @@ func analyse(m *mapping, opts Options) (*Heap, error) {
 	}
 	m.release(0, len(m.data))
 	collect()
+	// The BFS for paths needs only the edges: it runs beside the
+	// dominators, on the other core.
+	bfs := make(chan struct{})
+	go func() {
+		h.paths()
+		close(bfs)
+	}()
 	h.dominate()
-	collect()
-	h.paths()
 	h.histogramRetained()
+	<-bfs
 	m.release(0, len(m.data))
 	m.random()
 	collect()

@@ -92,11 +92,18 @@ func (h *Heap) Report(top int) *Report {
 	}
 	trunc, at := h.Truncated()
 	r := &Report{Version: h.version, IDSize: h.idSize, Objects: h.NumNodes(), Reachable: h.reachable,
-		Truncated: trunc, Heaps: h.HeapsByName(), Classes: h.Histogram(),
-		Dominators: []DominatorJSON{}, Leaks: []LeakJSON{}, DuplicateStrings: []DuplicateJSON{}, Bitmaps: []BitmapJSON{}}
+		Truncated: trunc, Dominators: []DominatorJSON{}, Leaks: []LeakJSON{}, DuplicateStrings: []DuplicateJSON{}, Bitmaps: []BitmapJSON{}}
 	if trunc {
 		r.TruncatedAt = at
 	}
+	r.Heaps, r.Classes = h.HeapsByName(), h.Histogram()
+	// Duplicate strings take the longest: on the other core.
+	var dups []DuplicateString
+	strs := make(chan struct{})
+	go func() {
+		dups = h.DuplicateStrings()
+		close(strs)
+	}()
 	for _, d := range h.TopDominators(top) {
 		r.Dominators = append(r.Dominators, DominatorJSON{ID: HexID(h.ID(d)), Class: h.ClassName(d), Of: h.ClassObjectName(d), Retained: h.Retained(Node(d))})
 	}
@@ -104,7 +111,7 @@ func (h *Heap) Report(top int) *Report {
 		r.Leaks = append(r.Leaks, LeakJSON{ID: HexID(h.ID(l.Node)), Class: h.ClassName(l.Node), Kind: l.Kind,
 			Reason: l.Reason, Retained: h.Retained(Node(l.Node)), Depth: l.Depth, Path: h.PathJSON(l.Path)})
 	}
-	dups := h.DuplicateStrings()
+	<-strs
 	for _, d := range dups[:min(top, len(dups))] {
 		r.DuplicateStrings = append(r.DuplicateStrings, DuplicateJSON{Value: d.Value, Count: d.Count, Wasted: d.Wasted})
 	}
