@@ -182,8 +182,10 @@ func requireFlags(c *cli.Context, names ...string) error {
 	case 0:
 		return nil
 	case 1:
+		//lint:ignore ST1005 urfave/cli's own wording, as before the subcommands
 		return fmt.Errorf("Required flag %q not set", missing[0])
 	}
+	//lint:ignore ST1005 urfave/cli's own wording, as before the subcommands
 	return fmt.Errorf("Required flags %q not set", strings.Join(missing, ", "))
 }
 

@@ -31,7 +31,7 @@ func hprofSubcommands() []*cli.Command {
 // so collecting garbage often costs little, and this one-shot command's
 // peak memory stays near what the analysis holds (docs/PERFORMANCE.md).
 func openHeap(file string) (*analysis.Heap, error) {
-	debug.SetGCPercent(10)
+	debug.SetGCPercent(50)
 	h, err := analysis.Open(file, analysis.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", safetext.Terminal(file), err)

@@ -88,14 +88,9 @@ func (h *Heap) classSetup() {
 	}
 }
 
-// eachDecl calls fn for the instance fields of class ci and its
+// eachField calls fn for the instance fields of class ci and its
 // superclasses in data order (the class's own first), with the declaring
-// class, until fn returns false.
-func (h *Heap) eachDecl(ci int32, fn func(decl int32, f fieldDecl) bool) {
-	h.eachField(ci, func(decl int32, f fieldDecl, _ string) bool { return fn(decl, f) })
-}
-
-// eachField is eachDecl with the field's name.
+// class and the field's name, until fn returns false.
 func (h *Heap) eachField(ci int32, fn func(decl int32, f fieldDecl, name string) bool) {
 	for steps := 0; ci >= 0 && steps <= len(h.classes); steps++ {
 		c := &h.classes[ci]

@@ -69,15 +69,6 @@ func (h *Heap) instance(n Node) (int32, []byte, bool) {
 	return ci, data, true
 }
 
-// classOfInstance returns the classes index of an instance's class, or -1.
-func (h *Heap) classOfInstance(n Node) int32 {
-	ci, _, ok := h.instance(n)
-	if !ok {
-		return -1
-	}
-	return ci
-}
-
 // Fields lists an instance's fields or a class object's static fields; nil
 // for arrays (see ArrayElements).
 func (h *Heap) Fields(n Node) []Field {

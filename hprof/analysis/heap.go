@@ -57,8 +57,8 @@ type Heap struct {
 	// sortedPos is node -> position in the id index, when nodes are not
 	// in id order.
 	sortedPos []int32
-	heaps   []string
-	roots   []uint64 // bitset: root node or class object (D5)
+	heaps     []string
+	roots     []uint64 // bitset: root node or class object (D5)
 
 	outOff []uint32 // CSR of strong edges (D4)
 	outTgt []int32
