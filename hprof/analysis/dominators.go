@@ -206,6 +206,7 @@ func domSlot(d int32, n int) int {
 func (h *Heap) histogramRetained() {
 	n := h.offs.len()
 	h.nameRet = make([]uint64, len(h.names))
+	h.classTop = make([]uint64, (n+63)/64)
 	onPath := make([]int32, len(h.names))
 	type frame struct {
 		node int32
@@ -226,6 +227,7 @@ func (h *Heap) histogramRetained() {
 		c := h.cls[x]
 		if onPath[c] == 0 {
 			h.nameRet[c] += h.Retained(Node(x))
+			h.classTop[x>>6] |= 1 << (x & 63)
 		}
 		onPath[c]++
 		stack = append(stack, frame{node: x, next: h.domOff[x]})

@@ -80,6 +80,7 @@ type Heap struct {
 	domOff    []int32 // dominator tree children; node len(offs) is the super-root
 	domKids   []int32
 	nameRet   []uint64 // names index -> histogram retained (D9)
+	classTop  []uint64 // bitset: reachable nodes with no strict dominator of their class name
 	reachable int
 
 	reads   atomic.Uint32 // see touch
