@@ -164,7 +164,6 @@ func analyse(m *mapping, opts Options) (*Heap, error) {
 	h.histogramRetained()
 	<-bfs
 	m.release(0, len(m.data))
-	m.random()
 	collect()
 	return h, nil
 }
