@@ -141,7 +141,7 @@ func (h *Heap) build() error {
 	for k := range workers {
 		w := &workers[k]
 		w.h, w.lo, w.hi = h, n*k/parts, n*(k+1)/parts
-		w.tgt = make([]int32, 0, (w.hi-w.lo)*2)
+		w.tgt = make([]int32, 0, (w.hi-w.lo)*3) // capacity never written costs no memory
 		w.lastCI = -1
 		wg.Add(1)
 		go func() {
