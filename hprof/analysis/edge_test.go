@@ -284,3 +284,18 @@ func TestReportTop(t *testing.T) {
 		t.Errorf("default: %d dominators, %d duplicates", len(r.Dominators), len(r.DuplicateStrings))
 	}
 }
+
+// The diff by class name (D16): missing classes count as 0, unchanged rows
+// are left out, rows by shallow delta, then instances delta, then name.
+func TestDiffHistograms(t *testing.T) {
+	a := []ClassRow{{Name: "A", Instances: 2, Shallow: 20, Retained: 30}, {Name: "B", Instances: 1, Shallow: 8, Retained: 8},
+		{Name: "Same", Instances: 5, Shallow: 5, Retained: 5}, {Name: "Gone", Instances: 1, Shallow: 100, Retained: 100}}
+	b := []ClassRow{{Name: "A", Instances: 3, Shallow: 30, Retained: 40}, {Name: "B", Instances: 2, Shallow: 18, Retained: 8},
+		{Name: "Same", Instances: 5, Shallow: 5, Retained: 5}, {Name: "New", Instances: 4, Shallow: 10, Retained: 12},
+		{Name: "C", Instances: 1, Shallow: 10, Retained: 10}}
+	got := fmt.Sprint(DiffHistograms(a, b))
+	want := "[{New 4 10 12} {A 1 10 10} {B 1 10 0} {C 1 10 10} {Gone -1 -100 -100}]"
+	if got != want {
+		t.Errorf("diff\n got %s\nwant %s", got, want)
+	}
+}
