@@ -12,6 +12,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
 )
@@ -155,8 +156,8 @@ func runServe(c *cli.Context) error {
 
 	sub := store.Bus().Subscribe()
 	defer sub.Close()
-	var feed *proxy.Feed
-	var records <-chan proxy.Record
+	var feed *jdwpspy.Feed
+	var records <-chan jdwpspy.Record
 	if c.Bool("spy") {
 		feed = px.Inspector().Subscribe(4096)
 		defer feed.Close()
@@ -399,11 +400,11 @@ func (o *serveOutput) ports(ports []proxy.PortStatus) {
 	}
 }
 
-func (o *serveOutput) packet(rec proxy.Record) {
+func (o *serveOutput) packet(rec jdwpspy.Record) {
 	if o.json {
 		o.emit(struct {
 			Event string `json:"event"`
-			proxy.Record
+			jdwpspy.Record
 		}{"packet", rec})
 		return
 	}

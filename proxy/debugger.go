@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 )
 
@@ -179,10 +180,10 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	if isDDM {
 		kind = "DDM"
 	}
-	p.insp.observe(observation{at: time.Now(), vm: key, port: port, dir: Session, reset: true,
-		text: "debugger " + remote + " attached", note: fmt.Sprintf("%s VM; %d packet(s) kept from before", kind, len(pre))})
+	p.insp.Observe(jdwpspy.Observation{At: time.Now(), VM: key, Port: port, Dir: jdwpspy.Session, Reset: true,
+		Text: "debugger " + remote + " attached", Note: fmt.Sprintf("%s VM; %d packet(s) kept from before", kind, len(pre))})
 	for _, pk := range pre {
-		p.insp.observe(observation{at: time.Now(), vm: key, port: port, dir: FromVM, pkt: pk, note: "sent by the VM before the debugger attached"})
+		p.insp.Observe(jdwpspy.Observation{At: time.Now(), VM: key, Port: port, Dir: jdwpspy.FromVM, Packet: pk, Note: "sent by the VM before the debugger attached"})
 	}
 
 	var wg sync.WaitGroup
@@ -256,19 +257,19 @@ func (a *attachment) readLoop(ctx context.Context) string {
 		if pk.IsReply() {
 			// VMs never expect a reply (they issue only Event.Composite and
 			// DDM chunks); HotSpot closes the connection on one.
-			a.observe(ToVM, pk, 0, nil, "a reply from the debugger: dropped")
+			a.observe(jdwpspy.ToVM, pk, 0, nil, "a reply from the debugger: dropped")
 			continue
 		}
 		if pk.CommandSet == jdwp.CmdSetVirtualMachine && pk.Command == cmdVMDispose {
 			// Forwarded, Dispose would make HotSpot close the monitor's
 			// connection. The proxy answers it and cleans up itself.
 			now := time.Now()
-			a.observe(ToVM, pk, 0, nil, "answered by ddmtui, not forwarded")
+			a.observe(jdwpspy.ToVM, pk, 0, nil, "answered by ddmtui, not forwarded")
 			rep := jdwp.NewReply(pk.ID, jdwp.ErrNone, nil)
 			a.mu.Lock()
 			a.sendLocked(rep)
 			a.mu.Unlock()
-			a.observe(FromVM, rep, 0, &request{orig: pk.ID, set: pk.CommandSet, cmd: pk.Command, sent: now}, "ddmtui's answer")
+			a.observe(jdwpspy.FromVM, rep, 0, &request{orig: pk.ID, set: pk.CommandSet, cmd: pk.Command, sent: now}, "ddmtui's answer")
 			return "the debugger sent VirtualMachine.Dispose"
 		}
 		a.commandRead()
@@ -305,7 +306,7 @@ func (a *attachment) forward(pk *jdwp.Packet) error {
 		cp.ID = wireID
 		out, rewritten = &cp, wireID
 	}
-	a.observe(ToVM, pk, rewritten, nil, "")
+	a.observe(jdwpspy.ToVM, pk, rewritten, nil, "")
 	a.mu.Lock()
 	req.sent = time.Now()
 	a.mu.Unlock()
@@ -345,7 +346,7 @@ func (a *attachment) fromVM(pk *jdwp.Packet) {
 			fwd := a.forwarding
 			a.mu.Unlock()
 			if fwd {
-				a.observe(FromVM, pk, 0, nil, "a reply to no pending command: dropped")
+				a.observe(jdwpspy.FromVM, pk, 0, nil, "a reply to no pending command: dropped")
 			}
 			return
 		}
@@ -377,14 +378,18 @@ func (a *attachment) fromVM(pk *jdwp.Packet) {
 	if !fwd {
 		note = "not delivered: the debugger left"
 	}
-	a.observe(FromVM, out, rewritten, req, note)
+	a.observe(jdwpspy.FromVM, out, rewritten, req, note)
 	if req != nil && fwd {
 		a.replied(took, idle)
 	}
 }
 
-func (a *attachment) observe(dir Direction, pk *jdwp.Packet, wireID uint32, req *request, note string) {
-	a.p.insp.observe(observation{at: time.Now(), vm: a.key, port: a.port, dir: dir, pkt: pk, wireID: wireID, req: req, note: note})
+func (a *attachment) observe(dir jdwpspy.Direction, pk *jdwp.Packet, wireID uint32, req *request, note string) {
+	o := jdwpspy.Observation{At: time.Now(), VM: a.key, Port: a.port, Dir: dir, Packet: pk, WireID: wireID, Note: note}
+	if req != nil {
+		o.Req = &jdwpspy.Command{Set: req.set, Cmd: req.cmd, Data: req.data, Sent: req.sent}
+	}
+	a.p.insp.Observe(o)
 }
 
 // bigData is the data size from which the writer sends a packet's data

@@ -11,6 +11,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/testpeer"
 	"github.com/ddmtui/ddmtui/internal/wire"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 )
 
 // TestHiddenClassNamesAsJDB: issue 29 #18. A real JVM's lambda classes are
@@ -40,7 +41,7 @@ func TestHiddenClassNamesAsJDB(t *testing.T) {
 		t.Fatalf("jdb listed no Target lambda class:\n%s", out)
 	}
 
-	// What the JVM sends, named by ClassNameFromSignature.
+	// What the JVM sends, named by jdwpspy.ClassNameFromSignature.
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	c, err := jdwp.Dial(ctx, jvm.Addr, jdwp.Options{})
@@ -67,7 +68,7 @@ func TestHiddenClassNamesAsJDB(t *testing.T) {
 			if !strings.Contains(sig, ".0x") {
 				t.Errorf("signature %q: expected the hidden-class '.'", sig)
 			}
-			got[ClassNameFromSignature(sig)] = true
+			got[jdwpspy.ClassNameFromSignature(sig)] = true
 		}
 	}
 	if r.Err() != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/testpeer"
 	"github.com/ddmtui/ddmtui/internal/wire"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 )
 
@@ -159,10 +160,10 @@ func TestJDBThroughProxy(t *testing.T) {
 		}
 
 		// The inspector saw the request and the hits, by name.
-		set := r.waitRecord("EventRequest.Set BREAKPOINT", func(rec Record) bool {
+		set := r.waitRecord("EventRequest.Set BREAKPOINT", func(rec jdwpspy.Record) bool {
 			return rec.Time.After(since) && rec.EventRequest != nil && rec.EventRequest.EventKind == jdwp.EventBreakpoint
 		})
-		var loc *Location
+		var loc *jdwpspy.Location
 		for _, m := range set.EventRequest.Modifiers {
 			if m.Location != nil {
 				loc = m.Location
@@ -174,7 +175,7 @@ func TestJDBThroughProxy(t *testing.T) {
 		if set.Port != p {
 			t.Errorf("breakpoint request recorded on port %d, want %d", set.Port, p)
 		}
-		ev := r.waitRecord("the breakpoint hit", func(rec Record) bool {
+		ev := r.waitRecord("the breakpoint hit", func(rec jdwpspy.Record) bool {
 			return rec.Time.After(since) && rec.Composite != nil && len(rec.Composite.Events) > 0 &&
 				rec.Composite.Events[0].Kind == jdwp.EventBreakpoint
 		})
@@ -185,7 +186,7 @@ func TestJDBThroughProxy(t *testing.T) {
 		if e.ThreadName != "ddmtui-worker" {
 			t.Errorf("hit thread name %q (jdb's threads command named it): %s", e.ThreadName, ev.Line())
 		}
-		left := r.waitRecord("jdb left", func(rec Record) bool { return rec.Time.After(since) && strings.Contains(rec.Summary, "left") })
+		left := r.waitRecord("jdb left", func(rec jdwpspy.Record) bool { return rec.Time.After(since) && strings.Contains(rec.Summary, "left") })
 		t.Logf("%s", left.Line())
 		t.Logf("%s", set.Line())
 		t.Logf("%s", ev.Line())

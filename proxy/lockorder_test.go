@@ -10,6 +10,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 )
 
@@ -127,7 +128,7 @@ func TestSetPassthroughCallsBackIntoProxy(t *testing.T) {
 	for i, want := range []uint8{jdwp.EventVMStart, jdwp.EventThreadStart} {
 		select {
 		case ev := <-dbg.Incoming():
-			c, err := DecodeComposite(ev.Data, fakeSizes, nil)
+			c, err := jdwpspy.DecodeComposite(ev.Data, fakeSizes, nil)
 			if err != nil || len(c.Events) != 1 || c.Events[0].Kind != want {
 				t.Fatalf("packet %d: %v %+v %v; want event kind %d", i, ev, c, err, want)
 			}

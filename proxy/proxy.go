@@ -8,13 +8,12 @@
 // requests it set and resumes what it suspended, and re-opens DDM VMs, since
 // only a closed connection tells an Android VM that the debugger is gone.
 //
-// The Inspector decodes the debugger's traffic live (jdwpspy built in):
-// command names, request/reply pairing and latency, error names, event
-// requests with their modifiers and composite events, with class and method
-// names learned from the debugger's own replies.
+// The proxy hands what it forwards to a jdwpspy.Inspector (package jdwpspy),
+// which decodes the debugger's traffic live for the spy view and `ddmtui
+// serve`; the proxy itself only builds the observations.
 //
-// Main types: Proxy (ports, forwarding, cleanup), Inspector and Record (the
-// decoded log), and the decoders DecodeEventRequest and DecodeComposite.
+// Main types: Proxy (ports, forwarding, cleanup) and its attachments (one
+// per debugger connection, with the tracker of what the debugger changed).
 package proxy
 
 import (
@@ -30,6 +29,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 )
 
@@ -94,8 +94,8 @@ type Options struct {
 	// thread that has to answer it.
 	Spin time.Duration
 	// Inspector receives the decoded traffic (nil: a new one with
-	// DefaultLogSize records).
-	Inspector *Inspector
+	// jdwpspy.DefaultLogSize records).
+	Inspector *jdwpspy.Inspector
 	Logger    *slog.Logger
 }
 
@@ -137,7 +137,7 @@ func (o *Options) fill() {
 		o.CleanupTimeout = 5 * time.Second
 	}
 	if o.Inspector == nil {
-		o.Inspector = NewInspector(DefaultLogSize)
+		o.Inspector = jdwpspy.NewInspector(jdwpspy.DefaultLogSize)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -168,7 +168,7 @@ type PortStatus struct {
 type Proxy struct {
 	engine *monitor.Engine
 	opts   Options
-	insp   *Inspector
+	insp   *jdwpspy.Inspector
 	log    *slog.Logger
 
 	spins spinCounters // busy polls (spin.go)
@@ -239,7 +239,7 @@ func New(engine *monitor.Engine, opts Options) *Proxy {
 }
 
 // Inspector returns the proxy's traffic inspector.
-func (p *Proxy) Inspector() *Inspector { return p.insp }
+func (p *Proxy) Inspector() *jdwpspy.Inspector { return p.insp }
 
 // Changed receives a value whenever ports, the selection or a debugger
 // changed; read Ports then. It never blocks the proxy.
@@ -347,7 +347,7 @@ func (p *Proxy) Run(ctx context.Context) error {
 	idone := make(chan struct{})
 	go func() {
 		defer close(idone)
-		p.insp.run(ictx)
+		p.insp.Run(ictx)
 	}()
 	defer func() {
 		icancel()
@@ -529,7 +529,7 @@ func (p *Proxy) reconcile() {
 		ln.Close()
 	}
 	for _, key := range forget {
-		p.insp.forget(key)
+		p.insp.Forget(key)
 	}
 	for _, b := range binds {
 		p.bind(b.e, b.s)
@@ -682,5 +682,5 @@ func (p *Proxy) keepLocked(e *entry, pk *jdwp.Packet) {
 
 // note records a session event in the inspector.
 func (p *Proxy) note(key string, port int, text, note string) {
-	p.insp.observe(observation{at: time.Now(), vm: key, port: port, dir: Session, text: text, note: note})
+	p.insp.Observe(jdwpspy.Observation{At: time.Now(), VM: key, Port: port, Dir: jdwpspy.Session, Text: text, Note: note})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -21,7 +22,7 @@ func onePort(p int) scan.PortRange { return scan.PortRange{First: p, Last: p} }
 // breakpointSet is the data of an EventRequest.Set for a breakpoint at the
 // spec example's location with the given suspend policy.
 func breakpointSet(policy uint8) []byte {
-	b := []byte{jdwp.EventBreakpoint, policy, 0, 0, 0, 1, ModLocationOnly, 1}
+	b := []byte{jdwp.EventBreakpoint, policy, 0, 0, 0, 1, jdwpspy.ModLocationOnly, 1}
 	b = binary.BigEndian.AppendUint64(b, 0x1a2b)
 	b = binary.BigEndian.AppendUint64(b, 0x70c0ffee)
 	return binary.BigEndian.AppendUint64(b, 0x10)
@@ -134,7 +135,9 @@ func TestDisposeAnsweredByProxy(t *testing.T) {
 			t.Fatal("Dispose reached the VM")
 		}
 	}
-	rec := r.waitRecord("Dispose record", func(r Record) bool { return r.Name == "VirtualMachine.Dispose" && r.Type == TypeCommand })
+	rec := r.waitRecord("Dispose record", func(r jdwpspy.Record) bool {
+		return r.Name == "VirtualMachine.Dispose" && r.Type == jdwpspy.TypeCommand
+	})
 	if !strings.Contains(rec.Note, "not forwarded") {
 		t.Errorf("Dispose record note %q", rec.Note)
 	}
@@ -205,9 +208,9 @@ func TestDebuggerIDsRewrittenOutOfMonitorRange(t *testing.T) {
 	if plain != 1 || len(aliases) != 2 || aliases[0] == aliases[1] {
 		t.Fatalf("ids seen by the VM: plain %d, aliases %#x", plain, aliases)
 	}
-	var recs []Record
+	var recs []jdwpspy.Record
 	waitFor(t, "records of the rewritten commands", 5*time.Second, func() bool {
-		recs = r.records(func(r Record) bool { return r.Type == TypeCommand && r.WireID != 0 })
+		recs = r.records(func(r jdwpspy.Record) bool { return r.Type == jdwpspy.TypeCommand && r.WireID != 0 })
 		return len(recs) >= 2
 	})
 	if len(recs) != 2 || recs[0].ID != jdwp.DefaultIDBase+1 {
@@ -251,7 +254,7 @@ func TestSecondDebuggerRefused(t *testing.T) {
 	if _, err := dbg.Version(ctx); err != nil {
 		t.Fatalf("first debugger after the refusals: %v", err)
 	}
-	var refused []Record
+	var refused []jdwpspy.Record
 	waitFor(t, "refusal records", 5*time.Second, func() bool {
 		refused = r.records(summaryHas("refused"))
 		return len(refused) >= 2
@@ -395,7 +398,7 @@ func TestPreDataDeliveredOnAttach(t *testing.T) {
 	dbg := dialDebugger(t, port, 1)
 	select {
 	case ev := <-dbg.Incoming():
-		c, err := DecodeComposite(ev.Data, fakeSizes, nil)
+		c, err := jdwpspy.DecodeComposite(ev.Data, fakeSizes, nil)
 		if err != nil || len(c.Events) != 1 || c.Events[0].Kind != jdwp.EventVMStart {
 			t.Fatalf("first packet %v: %+v %v", ev, c, err)
 		}
@@ -447,14 +450,14 @@ func TestVMStartKeptForFirstDebugger(t *testing.T) {
 	dbg := dialDebugger(t, port, 1)
 	select {
 	case ev := <-dbg.Incoming():
-		c, err := DecodeComposite(ev.Data, fakeSizes, nil)
+		c, err := jdwpspy.DecodeComposite(ev.Data, fakeSizes, nil)
 		if err != nil || c.SuspendPolicy != 2 || len(c.Events) != 1 || c.Events[0].Kind != jdwp.EventVMStart {
 			t.Fatalf("first packet %v: %+v %v", ev, c, err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("VM_START was not delivered")
 	}
-	rec := r.waitRecord("the kept VM_START", func(r Record) bool { return r.Composite != nil })
+	rec := r.waitRecord("the kept VM_START", func(r jdwpspy.Record) bool { return r.Composite != nil })
 	if !strings.Contains(rec.Note, "before the debugger attached") {
 		t.Errorf("VM_START record note %q", rec.Note)
 	}

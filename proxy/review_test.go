@@ -6,6 +6,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/wire"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 )
 
 // TestCompositeWithoutIDSizes: events that carry no ids (ClassUnload,
@@ -20,7 +21,7 @@ func TestCompositeWithoutIDSizes(t *testing.T) {
 	w.JDWPString("Lcom/example/Gone;")
 	w.U1(jdwp.EventVMDeath)
 	w.S4(0)
-	c, err := DecodeComposite(w.B, jdwp.IDSizes{}, nil)
+	c, err := jdwpspy.DecodeComposite(w.B, jdwp.IDSizes{}, nil)
 	if err != nil || len(c.Events) != 2 || c.Events[0].Signature != "Lcom/example/Gone;" || c.Events[0].RequestID != 7 ||
 		c.Events[1].Kind != jdwp.EventVMDeath {
 		t.Fatalf("ClassUnload + VMDeath without id sizes: %+v %v", c, err)
@@ -32,7 +33,7 @@ func TestCompositeWithoutIDSizes(t *testing.T) {
 	t2.U1(jdwp.EventThreadStart)
 	t2.S4(3)
 	t2.U8(1)
-	if _, err := DecodeComposite(t2.B, jdwp.IDSizes{}, nil); !errors.Is(err, ErrNoIDSizes) {
+	if _, err := jdwpspy.DecodeComposite(t2.B, jdwp.IDSizes{}, nil); !errors.Is(err, jdwpspy.ErrNoIDSizes) {
 		t.Fatalf("ThreadStart without id sizes: %v", err)
 	}
 }

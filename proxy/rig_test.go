@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -183,8 +184,8 @@ func ctxT(t testing.TB) context.Context {
 }
 
 // records returns the inspector's records that match all of the filters.
-func (r *rig) records(match func(Record) bool) []Record {
-	var out []Record
+func (r *rig) records(match func(jdwpspy.Record) bool) []jdwpspy.Record {
+	var out []jdwpspy.Record
 	for _, rec := range r.proxy.Inspector().Records() {
 		if match(rec) {
 			out = append(out, rec)
@@ -193,9 +194,9 @@ func (r *rig) records(match func(Record) bool) []Record {
 	return out
 }
 
-func (r *rig) waitRecord(what string, match func(Record) bool) Record {
+func (r *rig) waitRecord(what string, match func(jdwpspy.Record) bool) jdwpspy.Record {
 	r.t.Helper()
-	var got Record
+	var got jdwpspy.Record
 	waitFor(r.t, what, 10*time.Second, func() bool {
 		recs := r.records(match)
 		if len(recs) == 0 {
@@ -207,6 +208,6 @@ func (r *rig) waitRecord(what string, match func(Record) bool) Record {
 	return got
 }
 
-func summaryHas(s string) func(Record) bool {
-	return func(r Record) bool { return strings.Contains(r.Summary, s) }
+func summaryHas(s string) func(jdwpspy.Record) bool {
+	return func(r jdwpspy.Record) bool { return strings.Contains(r.Summary, s) }
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
@@ -107,7 +108,7 @@ func TestDDMVMDebugSession(t *testing.T) {
 	if n := vm.Stats().NonDDMPackets.Load(); n != sent {
 		t.Fatalf("VM saw %d non-DDM packets, the debugger sent %d", n, sent)
 	}
-	rec := r.waitRecord("the error reply", func(r Record) bool { return r.Name == "EventRequest.Set" && r.Type == TypeReply })
+	rec := r.waitRecord("the error reply", func(r jdwpspy.Record) bool { return r.Name == "EventRequest.Set" && r.Type == jdwpspy.TypeReply })
 	if rec.Error != "NOT_IMPLEMENTED" {
 		t.Errorf("error reply record: %+v", rec)
 	}

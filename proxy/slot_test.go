@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
@@ -64,8 +65,8 @@ func TestQuickReattachIsQueued(t *testing.T) {
 			for i := 0; i < attaches; i++ {
 				dbg := dialDebugger(t, port, 1)
 				if _, err := dbg.Version(ctx); err != nil {
-					for _, rec := range r.records(func(Record) bool { return true }) {
-						if rec.Type == TypeSession {
+					for _, rec := range r.records(func(jdwpspy.Record) bool { return true }) {
+						if rec.Type == jdwpspy.TypeSession {
 							t.Logf("%s %s", rec.Summary, rec.Note)
 						}
 					}
@@ -77,7 +78,7 @@ func TestQuickReattachIsQueued(t *testing.T) {
 				t.Errorf("%d debuggers refused", n)
 			}
 			waitFor(t, "every leave record", 10*time.Second, func() bool { return len(r.records(summaryHas(" left: "))) == attaches })
-			if q := r.records(func(rec Record) bool { return strings.Contains(rec.Summary, "waits") }); len(q) == 0 {
+			if q := r.records(func(rec jdwpspy.Record) bool { return strings.Contains(rec.Summary, "waits") }); len(q) == 0 {
 				t.Logf("no attach had to wait (the cleanups were quicker than the re-attaches)")
 			}
 			r.stop()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 )
 
 // tracker follows what a debugger leaves behind in a VM: the event requests
@@ -118,7 +119,7 @@ func (t *tracker) event(p *jdwp.Packet) {
 	// EVENT_THREAD (or an unknown policy, treated the same): the events of
 	// one set share their thread.
 	t.suspended = true
-	c, _ := DecodeComposite(p.Data, t.sizes, nil)
+	c, _ := jdwpspy.DecodeComposite(p.Data, t.sizes, nil)
 	for _, e := range c.Events {
 		if e.Thread != nil && len(t.threadSuspends) < maxTracked {
 			t.threadSuspends[uint64(*e.Thread)]++

@@ -25,8 +25,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
-	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/tui/clip"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/spyview"
@@ -63,7 +63,7 @@ type Config struct {
 	// (8700) there.
 	OnSelect func(key string)
 	// Inspector, when set, feeds the JDWP traffic pane (J).
-	Inspector *proxy.Inspector
+	Inspector *jdwpspy.Inspector
 	// PortError, when set, says why a VM has no debugger port (e.g. the
 	// port is busy; the proxy retries it); read on the UI goroutine, it
 	// must not block.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/proxy"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 )
 
 // Updater is the part of *tview.Application that background code needs;
@@ -22,7 +22,7 @@ const frame = 33 * time.Millisecond
 // already holds, then new ones in batches, at most one update per frame.
 // Records the view's feed loses when the UI is slow are counted in v's
 // title. It never blocks the proxy.
-func Follow(ctx context.Context, in *proxy.Inspector, app Updater, v *View) {
+func Follow(ctx context.Context, in *jdwpspy.Inspector, app Updater, v *View) {
 	feed := in.Subscribe(4096)
 	defer feed.Close()
 	initial := in.Records()
@@ -34,7 +34,7 @@ func Follow(ctx context.Context, in *proxy.Inspector, app Updater, v *View) {
 
 	tick := time.NewTicker(frame)
 	defer tick.Stop()
-	var batch []proxy.Record
+	var batch []jdwpspy.Record
 	for {
 		select {
 		case <-ctx.Done():

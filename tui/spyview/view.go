@@ -1,11 +1,11 @@
 // Package spyview is the debugger-traffic pane (jdwpspy built in): a tview
-// primitive listing the debugger proxy's decoded records (proxy.Record),
+// primitive listing the debugger proxy's decoded records (jdwpspy.Record),
 // newest at the bottom, coloured by direction — debugger to VM, VM to
 // debugger, session events, errors — and following new traffic until the
 // user moves the selection up; the selected record's decoded detail (event
 // request modifiers, composite events, latency, errors) shows under the list.
 //
-// View is what a dashboard embeds; Follow feeds it from a proxy.Inspector
+// View is what a dashboard embeds; Follow feeds it from a jdwpspy.Inspector
 // through the application's QueueUpdateDraw, at most about 30 times a
 // second. Every string that came from a VM is escaped for tview.
 package spyview
@@ -17,7 +17,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/proxy"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -41,7 +41,7 @@ type View struct {
 	max  int
 	keys *keymap.Map
 
-	recs    []proxy.Record
+	recs    []jdwpspy.Record
 	sel     int  // index of the selected record; -1 when there is none
 	follow  bool // keep the newest record selected and in view
 	top     int  // first record shown
@@ -92,7 +92,7 @@ func (v *View) Keys() *keymap.Map { return v.keys }
 
 // Add appends records (oldest first), dropping the oldest beyond the limit.
 // Call it on the UI goroutine.
-func (v *View) Add(recs ...proxy.Record) {
+func (v *View) Add(recs ...jdwpspy.Record) {
 	v.recs = append(v.recs, recs...)
 	if over := len(v.recs) - v.max; over > 0 {
 		v.recs = append(v.recs[:0:0], v.recs[over:]...)
@@ -108,8 +108,8 @@ func (v *View) Add(recs ...proxy.Record) {
 	}
 }
 
-// SetRecords replaces the records (e.g. with proxy.Inspector.Records).
-func (v *View) SetRecords(recs []proxy.Record) {
+// SetRecords replaces the records (e.g. with jdwpspy.Inspector.Records).
+func (v *View) SetRecords(recs []jdwpspy.Record) {
 	v.recs, v.top = nil, 0
 	if !v.follow {
 		v.sel = 0
@@ -135,9 +135,9 @@ func (v *View) Follow() {
 func (v *View) Following() bool { return v.follow }
 
 // Selected returns the selected record.
-func (v *View) Selected() (proxy.Record, bool) {
+func (v *View) Selected() (jdwpspy.Record, bool) {
 	if v.sel < 0 || v.sel >= len(v.recs) {
-		return proxy.Record{}, false
+		return jdwpspy.Record{}, false
 	}
 	return v.recs[v.sel], true
 }
@@ -175,13 +175,13 @@ func (v *View) colour(c tcell.Color) tcell.Color {
 
 // recordColour: debugger → VM green, VM → debugger aqua, session events
 // yellow, errors red.
-func (v *View) recordColour(r *proxy.Record) tcell.Color {
+func (v *View) recordColour(r *jdwpspy.Record) tcell.Color {
 	switch {
 	case r.Error != "" || r.DecodeError != "":
 		return v.colour(tcell.ColorRed)
-	case r.Dir == proxy.ToVM:
+	case r.Dir == jdwpspy.ToVM:
 		return v.colour(tcell.ColorGreen)
-	case r.Dir == proxy.FromVM:
+	case r.Dir == jdwpspy.FromVM:
 		return v.colour(tcell.ColorAqua)
 	}
 	return v.colour(tcell.ColorYellow)

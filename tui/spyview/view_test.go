@@ -15,6 +15,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/scan"
@@ -110,20 +111,20 @@ var t0 = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
 
 // traffic is n Version round trips, then a breakpoint request, an error
 // reply and a session note whose VM string carries tview tags and ESC.
-func traffic(n int) []proxy.Record {
-	var recs []proxy.Record
+func traffic(n int) []jdwpspy.Record {
+	var recs []jdwpspy.Record
 	for i := 1; i <= n; i++ {
 		at := t0.Add(time.Duration(i) * time.Millisecond)
 		recs = append(recs,
-			proxy.Record{Time: at, VM: "local:8000", Port: 8600, Dir: proxy.ToVM, Type: proxy.TypeCommand, ID: uint32(i), Name: "VirtualMachine.Version", CommandSet: 1, Command: 1, Length: 11},
-			proxy.Record{Time: at, VM: "local:8000", Port: 8600, Dir: proxy.FromVM, Type: proxy.TypeReply, ID: uint32(i), Name: "VirtualMachine.Version", LatencyMS: 0.25, Summary: fmt.Sprintf("JVM 17 #%d", i)})
+			jdwpspy.Record{Time: at, VM: "local:8000", Port: 8600, Dir: jdwpspy.ToVM, Type: jdwpspy.TypeCommand, ID: uint32(i), Name: "VirtualMachine.Version", CommandSet: 1, Command: 1, Length: 11},
+			jdwpspy.Record{Time: at, VM: "local:8000", Port: 8600, Dir: jdwpspy.FromVM, Type: jdwpspy.TypeReply, ID: uint32(i), Name: "VirtualMachine.Version", LatencyMS: 0.25, Summary: fmt.Sprintf("JVM 17 #%d", i)})
 	}
-	er := &proxy.EventRequest{EventKind: 2, EventKindName: "BREAKPOINT", SuspendPolicy: 2, SuspendPolicyName: "ALL", ModifierCount: 1,
-		Modifiers: []proxy.Modifier{{Kind: 7, Name: "LocationOnly", Location: &proxy.Location{TypeTag: 1, ClassID: 0x1a2b, MethodID: 0x70c0ffee, Index: 16, ClassName: "Target", MethodName: "work"}}}}
+	er := &jdwpspy.EventRequest{EventKind: 2, EventKindName: "BREAKPOINT", SuspendPolicy: 2, SuspendPolicyName: "ALL", ModifierCount: 1,
+		Modifiers: []jdwpspy.Modifier{{Kind: 7, Name: "LocationOnly", Location: &jdwpspy.Location{TypeTag: 1, ClassID: 0x1a2b, MethodID: 0x70c0ffee, Index: 16, ClassName: "Target", MethodName: "work"}}}}
 	recs = append(recs,
-		proxy.Record{Time: t0, VM: "local:8000", Port: 8600, Dir: proxy.ToVM, Type: proxy.TypeCommand, ID: 900, Name: "EventRequest.Set", CommandSet: 15, Command: 1, EventRequest: er, Summary: er.String()},
-		proxy.Record{Time: t0, VM: "local:8000", Port: 8600, Dir: proxy.FromVM, Type: proxy.TypeReply, ID: 901, Name: "ThreadReference.Frames", Error: "THREAD_NOT_SUSPENDED", ErrorCode: 13},
-		proxy.Record{Time: t0, VM: "local:8000", Port: 8600, Dir: proxy.Session, Type: proxy.TypeSession, Summary: "thread [red]evil\x1b[2J attached"},
+		jdwpspy.Record{Time: t0, VM: "local:8000", Port: 8600, Dir: jdwpspy.ToVM, Type: jdwpspy.TypeCommand, ID: 900, Name: "EventRequest.Set", CommandSet: 15, Command: 1, EventRequest: er, Summary: er.String()},
+		jdwpspy.Record{Time: t0, VM: "local:8000", Port: 8600, Dir: jdwpspy.FromVM, Type: jdwpspy.TypeReply, ID: 901, Name: "ThreadReference.Frames", Error: "THREAD_NOT_SUSPENDED", ErrorCode: 13},
+		jdwpspy.Record{Time: t0, VM: "local:8000", Port: 8600, Dir: jdwpspy.Session, Type: jdwpspy.TypeSession, Summary: "thread [red]evil\x1b[2J attached"},
 	)
 	return recs
 }

@@ -1,4 +1,4 @@
-package proxy
+package jdwpspy
 
 import (
 	"context"
@@ -175,19 +175,27 @@ func (r *Record) Detail() []string {
 // DefaultLogSize is how many records an Inspector keeps by default.
 const DefaultLogSize = 4096
 
-// observation is what the forwarding path hands the inspector: cheap to
+// Observation is what the forwarding path hands the inspector: cheap to
 // build, decoded later on the inspector's own goroutine.
-type observation struct {
-	at     time.Time
-	vm     string
-	port   int
-	dir    Direction
-	pkt    *jdwp.Packet // the packet with the id the debugger sees
-	wireID uint32       // the VM-side id when rewritten
-	req    *request     // for replies: the command answered
-	text   string       // session records
-	note   string
-	reset  bool // a debugger attached: forget names learned before
+type Observation struct {
+	At     time.Time
+	VM     string // the VM's key
+	Port   int
+	Dir    Direction
+	Packet *jdwp.Packet // the packet with the id the debugger sees (nil: a session record)
+	WireID uint32       // the VM-side id when rewritten
+	Req    *Command     // for replies: the command answered (nil: unpaired)
+	Text   string       // session records
+	Note   string
+	Reset  bool // a debugger attached: forget names learned before
+}
+
+// Command is the command a reply answers, as far as decoding the reply
+// needs it.
+type Command struct {
+	Set, Cmd uint8
+	Data     []byte // the command's data (its ids say what the reply names)
+	Sent     time.Time
 }
 
 // Inspector decodes debuggers' traffic into Records, keeps the newest in a
@@ -201,7 +209,7 @@ type Inspector struct {
 	// decoder takes what accumulated every batchPause, so a stream of
 	// packets costs no goroutine wake-up per packet.
 	qmu     sync.Mutex
-	queue   []observation
+	queue   []Observation
 	idle    bool
 	kick    chan struct{}
 	dropped atomic.Uint64
@@ -238,8 +246,9 @@ const maxObservations = 4096
 // batch before it takes the next.
 const batchPause = 5 * time.Millisecond
 
-// observe queues an observation without blocking.
-func (in *Inspector) observe(o observation) {
+// Observe queues an observation without blocking. The Observation and its
+// packets must not change afterwards.
+func (in *Inspector) Observe(o Observation) {
 	in.qmu.Lock()
 	if len(in.queue) >= maxObservations {
 		in.qmu.Unlock()
@@ -261,11 +270,12 @@ func (in *Inspector) observe(o observation) {
 // Dropped counts observations lost because the decoder fell behind.
 func (in *Inspector) Dropped() uint64 { return in.dropped.Load() }
 
-// run decodes observations until ctx ends.
-func (in *Inspector) run(ctx context.Context) {
+// Run decodes observations until ctx ends; the one owner of the
+// inspector (a Proxy) calls it once.
+func (in *Inspector) Run(ctx context.Context) {
 	pause := time.NewTimer(batchPause)
 	defer pause.Stop()
-	var spare []observation
+	var spare []Observation
 	for {
 		in.qmu.Lock()
 		batch := in.queue
@@ -288,7 +298,7 @@ func (in *Inspector) run(ctx context.Context) {
 			r := in.decode(batch[i])
 			in.namesMu.Unlock()
 			in.add(r)
-			batch[i] = observation{} // let the packet go
+			batch[i] = Observation{} // let the packet go
 		}
 		spare = batch
 		if cap(spare) > maxObservations {
@@ -411,30 +421,30 @@ func (in *Inspector) resolverFor(vm string) *resolver {
 	return r
 }
 
-// forget drops the names of a VM that left for good (its id sizes go
+// Forget drops the names of a VM that left for good (its id sizes go
 // too).
-func (in *Inspector) forget(vm string) {
+func (in *Inspector) Forget(vm string) {
 	in.namesMu.Lock()
 	delete(in.names, vm)
 	in.namesMu.Unlock()
 }
 
-func (in *Inspector) decode(o observation) Record {
-	rec := Record{Time: o.at, VM: o.vm, Port: o.port, Dir: o.dir, Note: o.note}
-	if o.pkt == nil {
+func (in *Inspector) decode(o Observation) Record {
+	rec := Record{Time: o.At, VM: o.VM, Port: o.Port, Dir: o.Dir, Note: o.Note}
+	if o.Packet == nil {
 		rec.Type = TypeSession
-		rec.Summary = o.text
-		if o.reset {
+		rec.Summary = o.Text
+		if o.Reset {
 			// Ids of classes, methods and objects belong to one debugger
 			// connection on Android VMs; the id sizes stay.
-			old := in.resolverFor(o.vm)
-			in.names[o.vm] = newResolver(old.sizes)
+			old := in.resolverFor(o.VM)
+			in.names[o.VM] = newResolver(old.sizes)
 		}
 		return rec
 	}
-	p := o.pkt
-	res := in.resolverFor(o.vm)
-	rec.ID, rec.WireID, rec.Length = p.ID, o.wireID, p.Len()
+	p := o.Packet
+	res := in.resolverFor(o.VM)
+	rec.ID, rec.WireID, rec.Length = p.ID, o.WireID, p.Len()
 	if !p.IsReply() {
 		rec.Type = TypeCommand
 		rec.CommandSet, rec.Command = p.CommandSet, p.Command
@@ -447,20 +457,20 @@ func (in *Inspector) decode(o observation) Record {
 		rec.ErrorCode = uint16(p.ErrorCode)
 		rec.Error = p.ErrorCode.String()
 	}
-	if o.req == nil {
+	if o.Req == nil {
 		rec.Name = "(unpaired)"
 		return rec
 	}
-	rec.CommandSet, rec.Command = o.req.set, o.req.cmd
-	rec.Name = jdwp.CommandName(o.req.set, o.req.cmd)
-	if d := o.at.Sub(o.req.sent); d > 0 {
+	rec.CommandSet, rec.Command = o.Req.Set, o.Req.Cmd
+	rec.Name = jdwp.CommandName(o.Req.Set, o.Req.Cmd)
+	if d := o.At.Sub(o.Req.Sent); d > 0 {
 		rec.LatencyMS = float64(d.Microseconds()) / 1000
 		if rec.LatencyMS == 0 {
 			rec.LatencyMS = 0.001
 		}
 	}
 	if p.ErrorCode == jdwp.ErrNone {
-		in.decodeReply(&rec, o.req, p, res)
+		in.decodeReply(&rec, o.Req, p, res)
 	}
 	return rec
 }
@@ -537,10 +547,10 @@ func leadingID(b []byte, size int) (uint64, bool) {
 }
 
 // decodeReply learns names from successful replies and summarises them.
-func (in *Inspector) decodeReply(rec *Record, req *request, p *jdwp.Packet, res *resolver) {
+func (in *Inspector) decodeReply(rec *Record, req *Command, p *jdwp.Packet, res *resolver) {
 	sz := res.sizes
 	r := wire.NewReader(p.Data, jdwp.HeaderLen)
-	switch [2]uint8{req.set, req.cmd} {
+	switch [2]uint8{req.Set, req.Cmd} {
 	case [2]uint8{jdwp.CmdSetVirtualMachine, jdwp.CmdVMIDSizes}:
 		s, err := jdwp.DecodeIDSizes(p.Data)
 		if err != nil {
@@ -559,12 +569,12 @@ func (in *Inspector) decodeReply(rec *Record, req *request, p *jdwp.Packet, res 
 		if r.Err() == nil {
 			rec.RequestID = &id
 			rec.Summary = fmt.Sprintf("request id %d", id)
-			if len(req.data) > 0 {
-				rec.Summary += " for " + jdwp.EventKindName(req.data[0])
+			if len(req.Data) > 0 {
+				rec.Summary += " for " + jdwp.EventKindName(req.Data[0])
 			}
 		}
 	case [2]uint8{jdwp.CmdSetVirtualMachine, 2}: // ClassesBySignature: tag, id, status
-		sig, _ := jdwp.DecodeString(req.data)
+		sig, _ := jdwp.DecodeString(req.Data)
 		n := r.Count(uint64(r.U4("class count")), 1+maxIDSize(sz.ReferenceTypeID)+4, "classes")
 		var ids []string
 		for i := 0; i < n && sz.Valid(); i++ {
@@ -579,7 +589,7 @@ func (in *Inspector) decodeReply(rec *Record, req *request, p *jdwp.Packet, res 
 		}
 		rec.Summary = fmt.Sprintf("%q → [%s]", ClassNameFromSignature(sig), strings.Join(ids, " "))
 	case [2]uint8{jdwp.CmdSetVirtualMachine, 3}, [2]uint8{jdwp.CmdSetVirtualMachine, 20}: // AllClasses(WithGeneric)
-		generic := req.cmd == 20
+		generic := req.Cmd == 20
 		n := r.Count(uint64(r.U4("class count")), 1+maxIDSize(sz.ReferenceTypeID)+8, "classes")
 		learned := 0
 		for i := 0; i < n && sz.Valid(); i++ {
@@ -599,16 +609,16 @@ func (in *Inspector) decodeReply(rec *Record, req *request, p *jdwp.Packet, res 
 		rec.Summary = fmt.Sprintf("%d classes", learned)
 	case [2]uint8{jdwp.CmdSetReferenceType, jdwp.CmdRTSignature}, [2]uint8{jdwp.CmdSetReferenceType, 13}:
 		sig := r.JDWPString("signature")
-		if id, ok := leadingID(req.data, sz.ReferenceTypeID); ok && r.Err() == nil {
+		if id, ok := leadingID(req.Data, sz.ReferenceTypeID); ok && r.Err() == nil {
 			res.learnClass(id, sig)
 			rec.Summary = fmt.Sprintf("%s = %q", ID(id), sig)
 		}
 	case [2]uint8{jdwp.CmdSetReferenceType, jdwp.CmdRTMethods}, [2]uint8{jdwp.CmdSetReferenceType, 15}:
-		class, ok := leadingID(req.data, sz.ReferenceTypeID)
+		class, ok := leadingID(req.Data, sz.ReferenceTypeID)
 		if !ok {
 			return
 		}
-		generic := req.cmd == 15
+		generic := req.Cmd == 15
 		n := r.Count(uint64(r.U4("method count")), maxIDSize(sz.MethodID)+12, "methods")
 		var names []string
 		for i := 0; i < n; i++ {
@@ -639,7 +649,7 @@ func (in *Inspector) decodeReply(rec *Record, req *request, p *jdwp.Packet, res 
 		}
 	case [2]uint8{jdwp.CmdSetThreadReference, jdwp.CmdThreadName}:
 		name := r.JDWPString("name")
-		if id, ok := leadingID(req.data, sz.ObjectID); ok && r.Err() == nil {
+		if id, ok := leadingID(req.Data, sz.ObjectID); ok && r.Err() == nil {
 			if _, known := res.threads[id]; known || len(res.threads) < maxThreads {
 				res.threads[id] = name
 			}

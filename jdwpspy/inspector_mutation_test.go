@@ -1,4 +1,4 @@
-package proxy
+package jdwpspy
 
 import (
 	"testing"
@@ -8,8 +8,8 @@ import (
 	"github.com/ddmtui/ddmtui/jdwp"
 )
 
-// The inspector's name learning and reply summaries at their edges, and the
-// tracker's packet filter (mutation testing, docs/TESTING.md).
+// The inspector's name learning and reply summaries at their edges
+// (mutation testing, docs/TESTING.md).
 
 // reply decodes a reply to the command (set, cmd, reqData) in a fresh
 // inspector whose VM "v" has artSizes, and returns the record and the names.
@@ -18,8 +18,8 @@ func replyRecord(t *testing.T, in *Inspector, set, cmd uint8, reqData, data []by
 	if in.names["v"] == nil {
 		in.names["v"] = newResolver(artSizes)
 	}
-	return in.decode(observation{at: at, vm: "v", dir: FromVM, pkt: jdwp.NewReply(1, jdwp.ErrNone, data),
-		req: &request{orig: 1, set: set, cmd: cmd, data: reqData, sent: sent}})
+	return in.decode(Observation{At: at, VM: "v", Dir: FromVM, Packet: jdwp.NewReply(1, jdwp.ErrNone, data),
+		Req: &Command{Set: set, Cmd: cmd, Data: reqData, Sent: sent}})
 }
 
 func methodsReply(names ...string) []byte {
@@ -98,8 +98,8 @@ func TestCompositeLearnsFromClassPrepareOnly(t *testing.T) {
 	th := ptr(ID(0x42))
 	send := func(events ...Event) {
 		data := appendComposite(artSizes, 0, events)
-		in.decode(observation{at: time.Now(), vm: "v", dir: FromVM,
-			pkt: jdwp.NewCommand(0x10000001, jdwp.CmdSetEvent, jdwp.CmdEventComposite, data)})
+		in.decode(Observation{At: time.Now(), VM: "v", Dir: FromVM,
+			Packet: jdwp.NewCommand(0x10000001, jdwp.CmdSetEvent, jdwp.CmdEventComposite, data)})
 	}
 	send(Event{Kind: jdwp.EventClassPrepare, RequestID: 1, Thread: th, RefType: &RefType{Tag: 1, ID: 0x11},
 		Signature: "Lcom/example/Foo;", Status: ptr(int32(7))})
@@ -155,50 +155,6 @@ func TestFeedDefaultBuffer(t *testing.T) {
 			t.Errorf("Subscribe(%d): buffer %d, want %d", tc.buffer, c, tc.want)
 		}
 		f.Close()
-	}
-}
-
-// The tracker counts suspensions from Event.Composite packets only.
-func TestTrackerEventOnlyFromComposite(t *testing.T) {
-	tr := newTracker()
-	all := []byte{2, 0, 0, 0, 0} // suspend policy ALL, no events
-	tr.event(jdwp.NewCommand(1, jdwp.CmdSetDDM, jdwp.CmdEventComposite, all))
-	tr.event(jdwp.NewCommand(2, jdwp.CmdSetEvent, jdwp.CmdDDMChunk, all))
-	tr.event(jdwp.NewCommand(3, jdwp.CmdSetEvent, jdwp.CmdEventComposite, nil))
-	if tr.vmSuspends != 0 || tr.suspended {
-		t.Fatalf("counted %d suspensions from packets that are not composites", tr.vmSuspends)
-	}
-	tr.event(jdwp.NewCommand(4, jdwp.CmdSetEvent, jdwp.CmdEventComposite, all))
-	if tr.vmSuspends != 1 || !tr.suspended {
-		t.Fatalf("a composite with policy ALL: %d suspensions", tr.vmSuspends)
-	}
-}
-
-// A composite of one byte (its suspend policy) still counts; EVENT_THREAD
-// counts a suspension of the event's thread, up to maxTracked threads.
-func TestTrackerThreadSuspends(t *testing.T) {
-	tr := newTracker()
-	tr.event(jdwp.NewCommand(1, jdwp.CmdSetEvent, jdwp.CmdEventComposite, []byte{2}))
-	if tr.vmSuspends != 1 {
-		t.Fatalf("a one-byte composite with policy ALL: %d suspensions", tr.vmSuspends)
-	}
-	tr = newTracker()
-	tr.sizes = artSizes
-	hit := func(thread uint64) {
-		data := appendComposite(artSizes, 1, []Event{{Kind: jdwp.EventThreadStart, Thread: ptr(ID(thread))}})
-		tr.event(jdwp.NewCommand(1, jdwp.CmdSetEvent, jdwp.CmdEventComposite, data))
-	}
-	hit(0x42)
-	if tr.threadSuspends[0x42] != 1 || tr.unknownSuspends != 0 {
-		t.Fatalf("EVENT_THREAD on 0x42: %v, %d unknown", tr.threadSuspends, tr.unknownSuspends)
-	}
-	for i := len(tr.threadSuspends); i < maxTracked-1; i++ {
-		tr.threadSuspends[uint64(1<<40+i)] = 1
-	}
-	hit(0x43) // the last one tracked
-	hit(0x44) // past the bound: counted as unknown
-	if tr.threadSuspends[0x43] != 1 || tr.threadSuspends[0x44] != 0 || tr.unknownSuspends != 1 {
-		t.Fatalf("at the bound: 0x43 %d, 0x44 %d, %d unknown", tr.threadSuspends[0x43], tr.threadSuspends[0x44], tr.unknownSuspends)
 	}
 }
 

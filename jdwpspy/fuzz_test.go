@@ -1,4 +1,4 @@
-package proxy
+package jdwpspy
 
 import (
 	"encoding/json"
@@ -72,9 +72,6 @@ func FuzzDecodeComposite(f *testing.F) {
 		if _, jerr := json.Marshal(c); jerr != nil {
 			t.Fatal(jerr)
 		}
-		tr := newTracker()
-		tr.sizes = sz
-		tr.event(&jdwp.Packet{CommandSet: jdwp.CmdSetEvent, Command: jdwp.CmdEventComposite, Data: data})
 		if err != nil {
 			return
 		}

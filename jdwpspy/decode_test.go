@@ -1,4 +1,4 @@
-package proxy
+package jdwpspy
 
 import (
 	"encoding/hex"
@@ -97,14 +97,14 @@ func TestDecodeSpecBreakpointExample(t *testing.T) {
 func TestInspectorResolvesSpecExample(t *testing.T) {
 	in := NewInspector(16)
 	t0 := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
-	feed := func(dir Direction, hexPkt string, req *request, at time.Duration) Record {
+	feed := func(dir Direction, hexPkt string, req *Command, at time.Duration) Record {
 		p, err := jdwp.Decode(unhex(t, hexPkt), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return in.decode(observation{at: t0.Add(at), vm: "adb:emu:42", port: 8600, dir: dir, pkt: p, req: req})
+		return in.decode(Observation{At: t0.Add(at), VM: "adb:emu:42", Port: 8600, Dir: dir, Packet: p, Req: req})
 	}
-	cmd := func(set, c uint8, data []byte) *request { return &request{set: set, cmd: c, data: data, sent: t0} }
+	cmd := func(set, c uint8, data []byte) *Command { return &Command{Set: set, Cmd: c, Data: data, Sent: t0} }
 	reply := func(id uint32, data []byte) string {
 		return hex.EncodeToString(jdwp.NewReply(id, 0, data).Marshal())
 	}
@@ -507,7 +507,7 @@ func TestInspectorRingAndFeeds(t *testing.T) {
 	fast.Close()
 	// Observations beyond the queue are dropped and counted, never block.
 	for i := 0; i < maxObservations+10; i++ {
-		in.observe(observation{})
+		in.Observe(Observation{})
 	}
 	if in.Dropped() != 10 {
 		t.Errorf("dropped %d observations, want 10", in.Dropped())
