@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -149,22 +148,6 @@ func allocsAction(c *cli.Context) error {
 		}
 		return writeAllocsText(c.App.Writer, tab, rows, name, tracking, by, key, c.Int("top"))
 	})
-}
-
-// vmLabel names a VM for messages: "com.example.app (pid 42)", or "pid 42"
-// while its name is not known.
-func vmLabel(vm monitor.VM) string {
-	if vm.App == "" {
-		return "pid " + strconv.Itoa(vm.PID)
-	}
-	return safetext.Terminal(vm.App) + " (pid " + strconv.Itoa(vm.PID) + ")"
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // JSON shapes of `ddmtui allocs --json`.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/threaddump"
-	"github.com/ddmtui/ddmtui/tui/dumpview"
 )
 
 // dumpViewer shows a parsed dump in the terminal; title names its source.
@@ -109,9 +108,4 @@ func readDump(c *cli.Context, path string) (*threaddump.Dump, error) {
 		return nil, fmt.Errorf("anr: %s: no thread dump found (no \"----- pid N at DATE -----\" line)", shown)
 	}
 	return d, nil
-}
-
-// viewDump runs the terminal viewer.
-func viewDump(d *threaddump.Dump, title string) error {
-	return dumpview.Run(d, dumpview.RunOptions{Title: title})
 }

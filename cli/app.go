@@ -1,7 +1,17 @@
 // Package cli is ddmtui's command-line surface: the urfave/cli commands and
-// their flags, one file per command, each gluing its flags to the packages
-// that do the work; helpers several commands share live in files named for
-// them (globalflags.go, logfile.go, …).
+// their flags. Each command has its own file, named for it (list.go,
+// snapshot.go, heap.go, hprof.go with hprof_analyze.go for its
+// subcommands, …; dashboard.go is the default action, and its runner, which
+// demo also uses). A command file parses its flags and calls the packages
+// that do the work; some hold presentation logic of their own (logcat's
+// device and app lookup, allocs' and serve's output lines, chrome.go's live
+// trace events). Helpers several commands share live in files named for
+// them: discovery.go (discovery and session flags, collect, newEngine),
+// vmlookup.go (withVM: one VM by pid) with pickvm.go, flags.go
+// (requireFlags, trailing flags), globalflags.go, logfile.go, config.go,
+// keys.go, output.go (writeOutput, writeJSON), terminal.go, ports.go,
+// proxyflags.go, recording.go (--record), simflags.go, validate.go and
+// errors.go.
 package cli
 
 import (

@@ -4,22 +4,14 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/threaddump"
+	"github.com/ddmtui/ddmtui/tui/dumpview"
 )
-
-// isTerminal reports whether w is a terminal (a tty: /dev/null is a
-// character device but not one).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // showDump prints d as JSON (--json), as a text report when the output is
 // not a terminal (`anr FILE > report.txt`), or opens the viewer. cmd
@@ -86,4 +78,9 @@ func writeDumpText(out io.Writer, r *threaddump.Report) error {
 		fmt.Fprintln(w)
 	}
 	return w.Flush()
+}
+
+// viewDump runs the terminal viewer.
+func viewDump(d *threaddump.Dump, title string) error {
+	return dumpview.Run(d, dumpview.RunOptions{Title: title})
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -85,20 +84,6 @@ func hprofCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// requireFlags fails, as a command line error, when flags are not set.
-func requireFlags(c *cli.Context, names ...string) error {
-	var missing []string
-	for _, n := range names {
-		if !c.IsSet(n) {
-			missing = append(missing, "--"+n)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return onUsageError(c, fmt.Errorf("missing %s", strings.Join(missing, ", ")), true)
 }
 
 // humanSize formats a byte count for progress lines.

@@ -1,109 +1,12 @@
 package cli
 
 import (
-	"fmt"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/monitor"
-	"github.com/ddmtui/ddmtui/scan"
 )
-
-// discoveryFlags are shared by every command that finds VMs.
-func discoveryFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "scan", Value: scan.DefaultLocalRange.String(), Usage: "local ports to probe for JDWP VMs: FIRST-LAST, or off"},
-		&cli.StringSliceFlag{Name: "adb", Usage: "adb server HOST:PORT to follow (repeatable), or off (default: ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037, if it answers or can be started)"},
-		&cli.StringFlag{Name: "adb-path", Value: "adb", Usage: "adb binary used to start the server when none answers"},
-		&cli.IntFlag{Name: "adb-max-devices", Value: scan.DefaultMaxDevices, Usage: "most devices followed at once per adb server (more online: the first by serial; the status line says so)"},
-		&cli.DurationFlag{Name: "scan-interval", Value: 2 * time.Second, Usage: "how often local ports are probed"},
-		&cli.DurationFlag{Name: "thread-interval", Value: time.Second, Usage: "how often each VM's thread status (THST, or /proc where THST goes unanswered) is polled"},
-		&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often a device VM's process memory (dumpsys meminfo) is read; 0 turns it off"},
-		&cli.StringFlag{Name: "processes", Value: "all", Usage: "which processes to show: all (debuggable VMs and, through track-app on Android 12+, profileable apps without JDWP) or debuggable"},
-	}
-}
-
-// processesFromFlags reads --processes.
-func processesFromFlags(c *cli.Context) (headless.Keep, error) {
-	keep, err := headless.ParseProcesses(c.String("processes"))
-	if err != nil {
-		return nil, fmt.Errorf("--%w", err)
-	}
-	return keep, nil
-}
-
-// sessionOptions are the session settings the discovery flags ask for.
-func sessionOptions(c *cli.Context) monitor.SessionOptions {
-	o := monitor.SessionOptions{ThreadInterval: c.Duration("thread-interval"), MeminfoInterval: c.Duration("meminfo-interval")}
-	if o.MeminfoInterval <= 0 {
-		o.MeminfoInterval = -1 // off
-	}
-	return o
-}
-
-// discoveryFromFlags builds the discovery the flags ask for.
-func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
-	var d monitor.Discovery
-	r, on, err := scan.ParseRange(c.String("scan"))
-	if err != nil {
-		return d, &cmdError{msg: "--scan: " + strings.TrimPrefix(err.Error(), "scan: "), err: err}
-	}
-	if on {
-		d.Local = &scan.Local{Ports: r, Interval: c.Duration("scan-interval")}
-	}
-	adbs, err := adbFromFlags(c)
-	if err != nil {
-		return d, err
-	}
-	d.ADB = adbs
-	log, err := commandLog(c)
-	if err != nil {
-		return d, err
-	}
-	if log != nil {
-		for _, r := range d.ADB {
-			if a, ok := r.(*scan.ADB); ok {
-				a.Logger = log
-			}
-		}
-	}
-	return d, nil
-}
-
-// collect runs discovery for the --wait duration and returns what it found
-// at the deadline: working VMs and endpoints that failed. The view is taken
-// before the sessions are stopped, so a VM that answered HELO within the
-// wait is always in it.
-func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.Found, error) {
-	wait := c.Duration("wait")
-	if wait <= 0 {
-		return nil, fmt.Errorf("--wait must be positive")
-	}
-	d, err := discoveryFromFlags(c)
-	if err != nil {
-		return nil, err
-	}
-	keep, err := processesFromFlags(c)
-	if err != nil {
-		return nil, err
-	}
-	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	engine := monitor.NewEngine(monitor.NewStore(monitor.NewBus()), opts)
-	found, err := engine.Collect(ctx, d, wait)
-	out := found[:0]
-	for _, f := range found {
-		if f.Failed != "" || keep(f.VM) {
-			out = append(out, f)
-		}
-	}
-	return out, err
-}
 
 func listCommand() *cli.Command {
 	return &cli.Command{
@@ -125,37 +28,6 @@ func listCommand() *cli.Command {
 				return headless.WriteJSON(c.App.Writer, entries)
 			}
 			return headless.WriteListText(c.App.Writer, entries)
-		},
-	}
-}
-
-func snapshotCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "snapshot",
-		Usage: "print every VM with its threads and heaps",
-		Flags: append(discoveryFlags(),
-			&cli.BoolFlag{Name: "json", Usage: "print JSON (the only format)", Value: true},
-			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look before printing"},
-			&cli.IntFlag{Name: "pid", Usage: "only the VM with this pid"},
-			&cli.BoolFlag{Name: "segments", Usage: "ask for heap segments (summary by kind and solidity arrives at the next GC)"},
-		),
-		Action: func(c *cli.Context) error {
-			opts := sessionOptions(c)
-			opts.Segments = c.Bool("segments")
-			found, err := collect(c, opts)
-			if err != nil {
-				return err
-			}
-			if pid := c.Int("pid"); pid != 0 {
-				var keep []monitor.Found
-				for _, f := range found {
-					if f.VM.PID == pid {
-						keep = append(keep, f)
-					}
-				}
-				found = keep
-			}
-			return headless.WriteJSON(c.App.Writer, headless.SnapshotFound(found))
 		},
 	}
 }

@@ -90,7 +90,7 @@ func runLogcatCommand(c *cli.Context) error {
 	var procs logcat.Processes
 	var vms []monitor.VM
 	if c.Duration("wait") > 0 && (app != "" || c.Bool("json") || strings.Contains(c.String("query"), "package") || strings.Contains(c.String("query"), "process")) {
-		vms = deviceVMs(ctx, client, serial, c.Duration("wait"))
+		vms = deviceVMs(ctx, c, client, serial, c.Duration("wait"))
 		for _, vm := range vms {
 			procs.Set(int32(vm.PID), vm.App)
 		}
@@ -326,13 +326,13 @@ func logcatDevice(ctx context.Context, c *cli.Context) (*adb.Client, string, err
 	return online[0].client, online[0].serial, nil
 }
 
-// deviceVMs runs adb discovery for wait and returns the VMs found on the
-// device (their names come from DDM).
-func deviceVMs(ctx context.Context, client *adb.Client, serial string, wait time.Duration) []monitor.VM {
+// deviceVMs runs adb discovery for wait, with the sessions the flags ask
+// for, and returns the VMs found on the device (their names come from DDM).
+func deviceVMs(ctx context.Context, c *cli.Context, client *adb.Client, serial string, wait time.Duration) []monitor.VM {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	store := monitor.NewStore(monitor.NewBus())
-	engine := monitor.NewEngine(store, monitor.SessionOptions{})
+	engine := newEngine(c, store, sessionOptions(c))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

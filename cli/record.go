@@ -14,15 +14,6 @@ import (
 	"github.com/ddmtui/ddmtui/record"
 )
 
-// recordFlags are the flags of `--record` on serve and the dashboard.
-func recordFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "record", Usage: "record what the monitor receives into FILE (replay it with ddmtui replay FILE)"},
-		&cli.StringFlag{Name: "max-size", Usage: "stop recording when the file reaches SIZE (e.g. 500M, 2G; 0: no limit)"},
-		logcatFlag(),
-	}
-}
-
 // logcatFlag says whether a recording follows the device logs.
 func logcatFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "logcat", Value: true, Usage: "record the device log (logcat) of every device whose VMs are monitored; --logcat=false leaves it out"}
@@ -58,34 +49,6 @@ func followDeviceLogs(ctx context.Context, store *monitor.Store, logs *monitor.L
 			if u, ok := ev.(monitor.VMUpdated); ok && u.VM.Source != "" {
 				follow(u.VM)
 			}
-		}
-	}
-}
-
-// recordLogs starts recording the device logs of the VMs in store into rec
-// when on (--logcat), through logs (the dashboard's, which its log pane
-// reads too) or, when nil, logs of its own; stop ends the following (and
-// its own logs): call it before the recording stops.
-func recordLogs(on bool, store *monitor.Store, d monitor.Discovery, rec *recording, logs *monitor.LogStreams) (stop func()) {
-	if rec == nil || !on {
-		return func() {}
-	}
-	own := logs == nil
-	if own {
-		logs = monitor.NewLogStreams(0)
-	}
-	logs.Recorder = rec.rec
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		followDeviceLogs(ctx, store, logs, d)
-	}()
-	return func() {
-		cancel()
-		<-done
-		if own {
-			logs.Close()
 		}
 	}
 }
@@ -164,30 +127,6 @@ func (r *recording) stop() error {
 	return err
 }
 
-// fullMessage is the line printed when the size limit stops a recording.
-func (r *recording) fullMessage() string {
-	if errors.Is(r.rec.Err(), record.ErrFull) {
-		return fmt.Sprintf("recording stopped: %s reached its size limit (%d bytes)", r.path, r.rec.Written())
-	}
-	return fmt.Sprintf("recording stopped: %s: %v", r.path, r.rec.Err())
-}
-
-// recordingFromFlags starts the --record recording, if asked.
-func recordingFromFlags(c *cli.Context) (*recording, error) {
-	path := c.String("record")
-	if path == "" {
-		if c.IsSet("max-size") {
-			return nil, errors.New("--max-size needs --record FILE")
-		}
-		return nil, nil
-	}
-	r, err := startRecording(path, c.String("max-size"))
-	if err != nil {
-		return nil, fmt.Errorf("--record: %w", err)
-	}
-	return r, nil
-}
-
 func recordCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "record",
@@ -224,7 +163,7 @@ func recordCommand() *cli.Command {
 			opts := sessionOptions(c)
 			opts.Recorder = r.rec
 			store := monitor.NewStore(monitor.NewBus())
-			engine := monitor.NewEngine(store, opts)
+			engine := newEngine(c, store, opts)
 			stopLogs := recordLogs(c.Bool("logcat"), store, d, r, nil)
 			runErr := make(chan error, 1)
 			go func() { runErr <- engine.Run(ctx, d) }()

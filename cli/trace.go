@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
-	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 )
@@ -130,42 +126,6 @@ func traceAction(c *cli.Context) error {
 	return nil
 }
 
-// parseTrailingFlags lets flags follow FILE (`ddmtui trace FILE --json`):
-// urfave/cli v2 stops parsing flags at the first argument, so the arguments
-// are parsed again with the command's flags, and what is found is set on c.
-// It returns the positional arguments.
-func parseTrailingFlags(c *cli.Context) ([]string, error) {
-	args := c.Args().Slice()
-	if len(args) <= 1 {
-		return args, nil
-	}
-	fs := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	for _, f := range c.Command.Flags {
-		if err := f.Apply(fs); err != nil {
-			return nil, err
-		}
-	}
-	var positional []string
-	for rest := args; len(rest) > 0; {
-		if err := fs.Parse(rest); err != nil {
-			return nil, err
-		}
-		rest = fs.Args()
-		if len(rest) > 0 {
-			positional = append(positional, rest[0])
-			rest = rest[1:]
-		}
-	}
-	var setErr error
-	fs.Visit(func(f *flag.Flag) {
-		if err := c.Set(f.Name, f.Value.String()); err != nil && setErr == nil {
-			setErr = err
-		}
-	})
-	return positional, setErr
-}
-
 // openTrace opens a single-file trace, or a key and a data file.
 func openTrace(path, dataPath string) (*trace.Reader, func(), error) {
 	f, err := os.Open(path)
@@ -196,27 +156,6 @@ func openTrace(path, dataPath string) (*trace.Reader, func(), error) {
 		return nil, func() {}, wrapFor("trace", safetext.Terminal(path)+" + "+safetext.Terminal(dataPath), err)
 	}
 	return rd, closeBoth, nil
-}
-
-// writeOutput writes to the file out (through the save path: a
-// temporary file beside it, renamed once complete, so a failure leaves an
-// existing out as it was), or to stdout for "-", through a buffer.
-func writeOutput(stdout io.Writer, out string, write func(io.Writer) error) error {
-	if out == "-" {
-		bw := bufio.NewWriter(stdout)
-		if err := write(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	_, err := savefile.Save(context.Background(), out, savefile.Options{}, func(_ context.Context, w *savefile.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<16)
-		if err := write(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
-	return err
 }
 
 // reportWarnings prints a summary of the trace's warnings to stderr: counts
