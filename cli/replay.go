@@ -14,7 +14,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui"
@@ -253,32 +252,4 @@ type replayController struct{}
 
 var _ tui.Controller = replayController{}
 
-func (replayController) GC(context.Context, string) error { return monitor.ErrNoLiveVM }
-func (replayController) SetSegments(context.Context, string, monitor.SegmentOptions) error {
-	return monitor.ErrNoLiveVM
-}
-func (replayController) Stack(context.Context, string, uint64) ([]ddm.StackFrame, error) {
-	return nil, monitor.ErrNoLiveVM
-}
-func (replayController) StartProfiling(context.Context, string, monitor.ProfileOptions) error {
-	return monitor.ErrNoLiveVM
-}
-func (replayController) StopProfilingTo(context.Context, string, bool, io.Writer) (int64, error) {
-	return 0, monitor.ErrNoLiveVM
-}
-func (replayController) Exit(context.Context, string, int32) error { return monitor.ErrNoLiveVM }
-func (replayController) ThreadDump(context.Context, string) ([]byte, error) {
-	return nil, monitor.ErrNoLiveVM
-}
-func (replayController) AllocTracking(context.Context, string) (bool, error) {
-	return false, monitor.ErrNoLiveVM
-}
-func (replayController) SetAllocTracking(context.Context, string, bool) error {
-	return monitor.ErrNoLiveVM
-}
-func (replayController) Allocations(context.Context, string) (*ddm.Allocations, error) {
-	return nil, monitor.ErrNoLiveVM
-}
-func (replayController) HeapDumpTo(context.Context, string, io.Writer, func(uint64)) (int64, error) {
-	return 0, monitor.ErrNoLiveVM
-}
+func (replayController) VM(string) tui.VMControl { return tui.Unavailable(monitor.ErrNoLiveVM) }

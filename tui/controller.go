@@ -9,127 +9,71 @@ import (
 	"github.com/ddmtui/ddmtui/monitor"
 )
 
-// Controller is what the dashboard asks of VMs. The engine implements it;
-// tests use a fake. Calls are made off the UI goroutine.
+// Controller is what the dashboard asks of VMs: the requests for one VM,
+// by its key. The engine implements it (EngineController); a replay answers
+// with Unavailable; tests use a fake. VM never returns nil.
 type Controller interface {
-	GC(ctx context.Context, key string) error
-	SetSegments(ctx context.Context, key string, o monitor.SegmentOptions) error
-	Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error)
-	StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error
+	VM(key string) VMControl
+}
+
+// VMControl is what the dashboard asks of one VM. *monitor.Session
+// implements it. Calls are made off the UI goroutine.
+type VMControl interface {
+	GC(ctx context.Context) error
+	SetSegmentOptions(ctx context.Context, o monitor.SegmentOptions) error
+	Stack(ctx context.Context, thread uint64) ([]ddm.StackFrame, error)
+	StartProfiling(ctx context.Context, o monitor.ProfileOptions) error
 	// StopProfilingTo stops profiling and writes the trace file to w as it
 	// arrives; it returns the bytes written.
-	StopProfilingTo(ctx context.Context, key string, sampling bool, w io.Writer) (int64, error)
-	Exit(ctx context.Context, key string, status int32) error
-	ThreadDump(ctx context.Context, key string) ([]byte, error)
-	AllocTracking(ctx context.Context, key string) (bool, error)
-	SetAllocTracking(ctx context.Context, key string, on bool) error
-	Allocations(ctx context.Context, key string) (*ddm.Allocations, error)
+	StopProfilingTo(ctx context.Context, sampling bool, w io.Writer) (int64, error)
+	Exit(ctx context.Context, status int32) error
+	ThreadDump(ctx context.Context) ([]byte, error)
+	AllocTracking(ctx context.Context) (bool, error)
+	SetAllocTracking(ctx context.Context, on bool) error
+	Allocations(ctx context.Context) (*ddm.Allocations, error)
 	// HeapDumpTo writes the VM's HPROF dump (Android's variant) to w as it
 	// arrives, through the same fallbacks as `ddmtui hprof` (monitor's
 	// HeapDumpTo), and returns the bytes written.
-	HeapDumpTo(ctx context.Context, key string, w io.Writer, progress func(received uint64)) (int64, error)
+	HeapDumpTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error)
 }
 
-// EngineController adapts a monitor.Engine.
+var _ VMControl = (*monitor.Session)(nil)
+
+// EngineController adapts a monitor.Engine: a VM's requests go to its
+// session.
 type EngineController struct{ Engine *monitor.Engine }
 
 var errNoSession = errors.New("VM is gone")
 
-// GC asks the VM for a garbage collection.
-func (c EngineController) GC(ctx context.Context, key string) error {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return errNoSession
+// VM returns the session of the VM with key, or Unavailable(errNoSession)
+// when it has none (the VM is gone).
+func (c EngineController) VM(key string) VMControl {
+	if s := c.Engine.Session(key); s != nil {
+		return s
 	}
-	return s.GC(ctx)
+	return Unavailable(errNoSession)
 }
 
-// SetSegments asks for exactly the heap maps o names.
-func (c EngineController) SetSegments(ctx context.Context, key string, o monitor.SegmentOptions) error {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return errNoSession
-	}
-	return s.SetSegmentOptions(ctx, o)
-}
+// Unavailable is a VMControl that refuses every request with err: a VM
+// that is gone, or one that is not live (a replay).
+func Unavailable(err error) VMControl { return unavailable{err} }
 
-// Stack fetches one thread's stack.
-func (c EngineController) Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error) {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return nil, errNoSession
-	}
-	return s.Stack(ctx, thread)
-}
+type unavailable struct{ err error }
 
-// StartProfiling starts streaming method profiling.
-func (c EngineController) StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return errNoSession
-	}
-	return s.StartProfiling(ctx, o)
+func (u unavailable) GC(context.Context) error                                        { return u.err }
+func (u unavailable) SetSegmentOptions(context.Context, monitor.SegmentOptions) error { return u.err }
+func (u unavailable) Stack(context.Context, uint64) ([]ddm.StackFrame, error)         { return nil, u.err }
+func (u unavailable) StartProfiling(context.Context, monitor.ProfileOptions) error {
+	return u.err
 }
-
-// StopProfilingTo stops profiling and streams the trace file to w.
-func (c EngineController) StopProfilingTo(ctx context.Context, key string, sampling bool, w io.Writer) (int64, error) {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return 0, errNoSession
-	}
-	return s.StopProfilingTo(ctx, sampling, w)
+func (u unavailable) StopProfilingTo(context.Context, bool, io.Writer) (int64, error) {
+	return 0, u.err
 }
-
-// Exit asks the VM to halt (EXIT).
-func (c EngineController) Exit(ctx context.Context, key string, status int32) error {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return errNoSession
-	}
-	return s.Exit(ctx, status)
-}
-
-// ThreadDump asks the VM's device for a SIGQUIT dump.
-func (c EngineController) ThreadDump(ctx context.Context, key string) ([]byte, error) {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return nil, errNoSession
-	}
-	return s.ThreadDump(ctx)
-}
-
-// AllocTracking asks whether the allocation tracker runs (REAQ).
-func (c EngineController) AllocTracking(ctx context.Context, key string) (bool, error) {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return false, errNoSession
-	}
-	return s.AllocTracking(ctx)
-}
-
-// SetAllocTracking turns the allocation tracker on or off (REAE).
-func (c EngineController) SetAllocTracking(ctx context.Context, key string, on bool) error {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return errNoSession
-	}
-	return s.SetAllocTracking(ctx, on)
-}
-
-// Allocations fetches the recent allocations (REAL).
-func (c EngineController) Allocations(ctx context.Context, key string) (*ddm.Allocations, error) {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return nil, errNoSession
-	}
-	return s.Allocations(ctx)
-}
-
-// HeapDumpTo streams an HPROF dump (Android's variant) of the VM to w.
-func (c EngineController) HeapDumpTo(ctx context.Context, key string, w io.Writer, progress func(uint64)) (int64, error) {
-	s := c.Engine.Session(key)
-	if s == nil {
-		return 0, errNoSession
-	}
-	return s.HeapDumpTo(ctx, w, progress)
+func (u unavailable) Exit(context.Context, int32) error                     { return u.err }
+func (u unavailable) ThreadDump(context.Context) ([]byte, error)            { return nil, u.err }
+func (u unavailable) AllocTracking(context.Context) (bool, error)           { return false, u.err }
+func (u unavailable) SetAllocTracking(context.Context, bool) error          { return u.err }
+func (u unavailable) Allocations(context.Context) (*ddm.Allocations, error) { return nil, u.err }
+func (u unavailable) HeapDumpTo(context.Context, io.Writer, func(uint64)) (int64, error) {
+	return 0, u.err
 }

@@ -166,14 +166,14 @@ func (p *heapPane) updateSegments() {
 	d.job("segments", jobReplace, 3*time.Second, func(ctx context.Context) {
 		if old != "" && old != want {
 			// A VM that is gone has nothing to stop: not worth a message.
-			if err := ctrl.SetSegments(ctx, old, monitor.SegmentOptions{}); err != nil && !d.cancelled(err) && !errors.Is(err, errNoSession) {
+			if err := ctrl.VM(old).SetSegmentOptions(ctx, monitor.SegmentOptions{}); err != nil && !d.cancelled(err) && !errors.Is(err, errNoSession) {
 				d.post(func() { d.flash("heap map: stopping the previous VM's: " + err.Error()) })
 			}
 		}
 		if want == "" {
 			return
 		}
-		if err := ctrl.SetSegments(ctx, want, opts); err != nil && !d.cancelled(err) {
+		if err := ctrl.VM(want).SetSegmentOptions(ctx, opts); err != nil && !d.cancelled(err) {
 			d.post(func() {
 				if p.segOn == want && p.segOpts == opts {
 					p.segOn = "" // asked again at the next change (e.g. the VM's session is ready)
@@ -199,7 +199,7 @@ func (p *heapPane) gc() {
 	p.updateSegments()
 	ctrl := d.cfg.Controller
 	started := d.job("gc:"+vm.Key, jobBusy, 3*time.Second, func(ctx context.Context) {
-		if err := ctrl.GC(ctx, vm.Key); err != nil && !d.cancelled(err) {
+		if err := ctrl.VM(vm.Key).GC(ctx); err != nil && !d.cancelled(err) {
 			d.post(func() { d.flash("GC failed: " + err.Error()) })
 		}
 	})

@@ -261,8 +261,8 @@ func (o *overlays) refreshAllocs() {
 	}
 	ctrl := d.cfg.Controller
 	d.job("allocs", jobReplace, 10*time.Second, func(ctx context.Context) {
-		on, terr := ctrl.AllocTracking(ctx, key)
-		a, err := ctrl.Allocations(ctx, key)
+		on, terr := ctrl.VM(key).AllocTracking(ctx)
+		a, err := ctrl.VM(key).Allocations(ctx)
 		d.post(func() {
 			if key != o.allocKey {
 				return
@@ -291,7 +291,7 @@ func (o *overlays) trackAllocs(on bool) {
 	}
 	ctrl := d.cfg.Controller
 	d.job("alloc-tracking", jobQueue, 5*time.Second, func(ctx context.Context) {
-		err := ctrl.SetAllocTracking(ctx, key, on)
+		err := ctrl.VM(key).SetAllocTracking(ctx, on)
 		d.post(func() {
 			if err != nil {
 				o.allocV.SetMessage("tracking: " + err.Error())

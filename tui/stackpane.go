@@ -99,7 +99,7 @@ func (p *stackPane) fetch() {
 	}
 	ctrl := d.cfg.Controller
 	d.job("stack", jobReplace, 3*time.Second, func(ctx context.Context) {
-		frames, err := ctrl.Stack(ctx, vm.Key, tid)
+		frames, err := ctrl.VM(vm.Key).Stack(ctx, tid)
 		if d.cancelled(err) {
 			return // a newer fetch replaced this one
 		}

@@ -53,7 +53,7 @@ func (p *vmPane) toggleProfiling() {
 		d.job("trace", jobQueue, 2*time.Minute, func(ctx context.Context) {
 			var tr *trace.Profile
 			_, err := savefile.Save(ctx, path, savefile.Trace(&tr), func(ctx context.Context, w *savefile.Writer) error {
-				_, err := ctrl.StopProfilingTo(ctx, prof.key, false, w)
+				_, err := ctrl.VM(prof.key).StopProfilingTo(ctx, false, w)
 				return err
 			})
 			if errors.Is(err, context.Canceled) && d.bg().Err() == nil {
@@ -83,7 +83,7 @@ func (p *vmPane) toggleProfiling() {
 	d.statusP.tracing = profiling{vm.Key, appLabel(vm)}
 	d.flash(fmt.Sprintf("tracing %s — press p again to stop", appLabel(vm)))
 	d.job("trace", jobQueue, 5*time.Second, func(ctx context.Context) {
-		if err := ctrl.StartProfiling(ctx, vm.Key, monitor.ProfileOptions{}); err != nil {
+		if err := ctrl.VM(vm.Key).StartProfiling(ctx, monitor.ProfileOptions{}); err != nil {
 			d.post(func() {
 				if d.statusP.tracing.key == vm.Key {
 					d.statusP.tracing = profiling{}
@@ -104,7 +104,7 @@ func (p *vmPane) askExit() {
 	ctrl := d.cfg.Controller
 	d.confirm = func() {
 		started := d.job("exit:"+vm.Key, jobBusy, 3*time.Second, func(ctx context.Context) {
-			if err := ctrl.Exit(ctx, vm.Key, 1); err != nil && !d.cancelled(err) {
+			if err := ctrl.VM(vm.Key).Exit(ctx, 1); err != nil && !d.cancelled(err) {
 				d.post(func() { d.flash("EXIT failed: " + err.Error()) })
 			}
 		})
@@ -137,7 +137,7 @@ func (p *vmPane) threadDump() {
 	}
 	ctrl := d.cfg.Controller
 	started := d.job("thread-dump:"+vm.Key, jobBusy, 20*time.Second, func(ctx context.Context) {
-		raw, err := ctrl.ThreadDump(ctx, vm.Key)
+		raw, err := ctrl.VM(vm.Key).ThreadDump(ctx)
 		if d.cancelled(err) {
 			return
 		}
@@ -199,7 +199,7 @@ func (p *vmPane) heapDump() {
 			d.post(func() { d.statusP.show(msg) })
 		}
 		res, err := savefile.Save(ctx, path, opts, func(ctx context.Context, w *savefile.Writer) error {
-			_, err := ctrl.HeapDumpTo(ctx, vm.Key, w, w.Progress)
+			_, err := ctrl.VM(vm.Key).HeapDumpTo(ctx, w, w.Progress)
 			return err
 		})
 		if d.bg().Err() != nil {
