@@ -1,33 +1,21 @@
 package cli
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"time"
 
+	"github.com/ddmtui/ddmtui/chrometrace"
 	"github.com/ddmtui/ddmtui/monitor"
 )
 
-// Chrome trace-event JSON of a recording (the JSON Object Format of the
-// Trace Event Format, which Perfetto and chrome://tracing open): one
+// Chrome trace-event JSON of a recording, written through chrometrace (the
+// one writer of the format, which trace's method-call export uses too): one
 // process track per VM, one thread track per thread holding its states as
 // complete ("X") slices, and per VM counters ("C") for each heap (max,
 // size, allocated bytes) and for the process memory (PSS, Java, native
 // KiB). Times are microseconds since the recording started.
-
-type chromeEvent struct {
-	Name string         `json:"name"`
-	Cat  string         `json:"cat,omitempty"`
-	Ph   string         `json:"ph"`
-	Ts   float64        `json:"ts"`
-	Dur  *float64       `json:"dur,omitempty"`
-	Pid  int            `json:"pid"`
-	Tid  uint64         `json:"tid"`
-	Args map[string]any `json:"args,omitempty"`
-}
 
 type chromeThread struct {
 	state string
@@ -44,32 +32,18 @@ type chromeVM struct {
 }
 
 type chromeWriter struct {
-	enc    *json.Encoder
-	w      *bufio.Writer
-	first  bool
+	doc    *chrometrace.Writer
 	vms    map[string]*chromeVM
 	nextID int
-	err    error
 }
 
-func (cw *chromeWriter) emit(e chromeEvent) {
-	if cw.err != nil {
-		return
-	}
-	if !cw.first {
-		cw.w.WriteString(",\n")
-	}
-	cw.first = false
-	cw.err = cw.enc.Encode(e)
-}
+func (cw *chromeWriter) emit(e chrometrace.Event) { cw.doc.Event(e) }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // writeChrome replays rec instant by instant and writes what changed.
 func writeChrome(w io.Writer, rec *monitor.Recording) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	cw := &chromeWriter{w: bw, enc: json.NewEncoder(bw), first: true, vms: map[string]*chromeVM{}}
-	bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[` + "\n")
+	cw := &chromeWriter{doc: chrometrace.NewWriter(w, nil), vms: map[string]*chromeVM{}}
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
 	recs := rec.Records
@@ -105,11 +79,8 @@ func writeChrome(w io.Writer, rec *monitor.Recording) error {
 	for _, k := range keys {
 		cw.gone(k, end)
 	}
-	if cw.err != nil {
-		return cw.err
-	}
-	bw.WriteString("]}\n")
-	return bw.Flush()
+	_, err := cw.doc.Close()
+	return err
 }
 
 // update emits what changed in vm at t.
@@ -123,14 +94,14 @@ func (cw *chromeWriter) update(vm monitor.VM, t time.Duration) {
 	}
 	if v.label != label {
 		v.label = label
-		cw.emit(chromeEvent{Name: "process_name", Ph: "M", Pid: v.pid, Args: map[string]any{"name": label}})
+		cw.emit(chrometrace.Event{Name: "process_name", Ph: "M", Pid: v.pid, Args: map[string]any{"name": label}})
 	}
 	seen := make(map[uint64]bool, len(vm.Threads))
 	for _, th := range vm.Threads {
 		seen[th.ID] = true
 		if v.named[th.ID] != th.Name {
 			v.named[th.ID] = th.Name
-			cw.emit(chromeEvent{Name: "thread_name", Ph: "M", Pid: v.pid, Tid: th.ID, Args: map[string]any{"name": th.Name}})
+			cw.emit(chrometrace.Event{Name: "thread_name", Ph: "M", Pid: v.pid, Tid: th.ID, Args: map[string]any{"name": th.Name}})
 		}
 		cur := v.threads[th.ID]
 		switch {
@@ -153,7 +124,7 @@ func (cw *chromeWriter) update(vm monitor.VM, t time.Duration) {
 			continue
 		}
 		v.heaps[h.ID] = vals
-		cw.emit(chromeEvent{Name: fmt.Sprintf("heap %d (bytes)", h.ID), Ph: "C", Ts: us(t), Pid: v.pid,
+		cw.emit(chrometrace.Event{Name: fmt.Sprintf("heap %d (bytes)", h.ID), Ph: "C", Ts: us(t), Pid: v.pid,
 			Args: map[string]any{"max": h.MaxBytes, "size": h.SizeBytes, "allocated": h.AllocatedBytes}})
 	}
 	if m := vm.Memory; m != nil && !m.Updated.Equal(v.memAt) {
@@ -164,7 +135,7 @@ func (cw *chromeWriter) update(vm monitor.VM, t time.Duration) {
 				args[name] = *p
 			}
 		}
-		cw.emit(chromeEvent{Name: "memory (KiB)", Ph: "C", Ts: us(t), Pid: v.pid, Args: args})
+		cw.emit(chrometrace.Event{Name: "memory (KiB)", Ph: "C", Ts: us(t), Pid: v.pid, Args: args})
 	}
 }
 
@@ -187,5 +158,5 @@ func (cw *chromeWriter) gone(key string, t time.Duration) {
 
 func (cw *chromeWriter) slice(v *chromeVM, tid uint64, th *chromeThread, end time.Duration) {
 	d := us(end - th.since)
-	cw.emit(chromeEvent{Name: th.state, Cat: "thread_state", Ph: "X", Ts: us(th.since), Dur: &d, Pid: v.pid, Tid: tid})
+	cw.emit(chrometrace.Event{Name: th.state, Cat: "thread_state", Ph: "X", Ts: us(th.since), Dur: &d, Pid: v.pid, Tid: tid})
 }

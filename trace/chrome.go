@@ -1,11 +1,12 @@
 package trace
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/ddmtui/ddmtui/chrometrace"
 )
 
 // ChromeWriter collects the calls of a trace (through BuildOptions.OnCall)
@@ -46,10 +47,9 @@ func (cw *ChromeWriter) Collect(c *Call) {
 	})
 }
 
-// WriteTo writes the JSON document. p supplies method and thread names.
+// WriteTo writes the JSON document (through chrometrace, the one writer of
+// the format). p supplies method and thread names.
 func (cw *ChromeWriter) WriteTo(w io.Writer, p *Profile) (int64, error) {
-	cnt := &countingWriter{w: w}
-	bw := bufio.NewWriterSize(cnt, 1<<16)
 	pid := 1
 	if v, ok := cw.hdr.Option("pid"); ok {
 		if n, err := strconv.Atoi(v); err == nil && n > 0 {
@@ -91,18 +91,16 @@ func (cw *ChromeWriter) WriteTo(w io.Writer, p *Profile) (int64, error) {
 		return int(b - a)
 	})
 
-	bw.WriteString(`{"displayTimeUnit":"ms","otherData":{"producer":"ddmtui","clock":`)
 	clockName, _ := json.Marshal(cw.hdr.Clocks.String())
-	bw.Write(clockName)
-	bw.WriteString("},\"traceEvents\":[\n")
+	doc := chrometrace.NewWriter(w, append(append([]byte(`{"producer":"ddmtui","clock":`), clockName...), '}'))
 	procName := "dmtrace"
 	if v, ok := cw.hdr.Option("vm"); ok {
 		procName = v + " pid " + pidText
 	}
 	pn, _ := json.Marshal(procName)
-	bw.WriteString(`{"name":"process_name","ph":"M","pid":` + pidText + `,"tid":0,"args":{"name":`)
-	bw.Write(pn)
-	bw.WriteString("}}")
+	ev := make([]byte, 0, 256)
+	ev = append(append(append(ev, `{"name":"process_name","ph":"M","pid":`+pidText+`,"tid":0,"args":{"name":`...), pn...), "}}"...)
+	doc.Raw(ev)
 	for i := range p.Threads {
 		tp := &p.Threads[i]
 		if tp.Records == 0 {
@@ -113,36 +111,26 @@ func (cw *ChromeWriter) WriteTo(w io.Writer, p *Profile) (int64, error) {
 			name = "thread " + strconv.FormatUint(uint64(tp.ID), 10)
 		}
 		tn, _ := json.Marshal(name)
-		bw.WriteString(",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pidText + ",\"tid\":" + strconv.FormatUint(uint64(tp.ID&0xFFFF), 10) + ",\"args\":{\"name\":")
-		bw.Write(tn)
-		bw.WriteString("}}")
+		ev = append(ev[:0], `{"name":"thread_name","ph":"M","pid":`+pidText+`,"tid":`...)
+		ev = strconv.AppendUint(ev, uint64(tp.ID&0xFFFF), 10)
+		ev = append(append(append(ev, `,"args":{"name":`...), tn...), "}}"...)
+		doc.Raw(ev)
 	}
-	var num []byte
 	for _, k := range order {
 		c := &cw.calls[k]
-		bw.WriteString(",\n{\"name\":")
-		bw.Write(names[c.method])
-		bw.WriteString(`,"cat":"method","ph":"X","pid":`)
-		bw.WriteString(pidText)
-		bw.WriteString(`,"tid":`)
-		num = strconv.AppendUint(num[:0], uint64(c.thread), 10)
-		bw.Write(num)
-		bw.WriteString(`,"ts":`)
-		num = strconv.AppendUint(num[:0], c.ts, 10)
-		bw.Write(num)
-		bw.WriteString(`,"dur":`)
-		num = strconv.AppendUint(num[:0], c.dur, 10)
-		bw.Write(num)
-		bw.WriteString(`,"args":{"signature":`)
-		bw.Write(sigs[c.method])
+		ev = append(append(ev[:0], `{"name":`...), names[c.method]...)
+		ev = append(ev, `,"cat":"method","ph":"X","pid":`+pidText+`,"tid":`...)
+		ev = strconv.AppendUint(ev, uint64(c.thread), 10)
+		ev = append(ev, `,"ts":`...)
+		ev = strconv.AppendUint(ev, c.ts, 10)
+		ev = append(ev, `,"dur":`...)
+		ev = strconv.AppendUint(ev, c.dur, 10)
+		ev = append(append(ev, `,"args":{"signature":`...), sigs[c.method]...)
 		if dual {
-			bw.WriteString(`,"cpu_dur_us":`)
-			num = strconv.AppendUint(num[:0], c.cpuDur, 10)
-			bw.Write(num)
+			ev = append(ev, `,"cpu_dur_us":`...)
+			ev = strconv.AppendUint(ev, c.cpuDur, 10)
 		}
-		bw.WriteString("}}")
+		doc.Raw(append(ev, "}}"...))
 	}
-	bw.WriteString("\n]}\n")
-	err := bw.Flush()
-	return cnt.n, err
+	return doc.Close()
 }
