@@ -9,8 +9,8 @@ import (
 )
 
 // Pane is one component of the dashboard: the VM list, the threads, the
-// heap, the stack and the status line are panes, and so will be the log
-// and the process-memory views. A pane owns its widget, renders it from the
+// heap (with the process-memory view inside it), the stack, the log and
+// the status line are panes. A pane owns its widget, renders it from the
 // dashboard's model, declares its keys (which join the dashboard's key
 // table, so help is generated from them) and runs its actions. The
 // Dashboard only lays panes out, moves the focus between them, pumps
@@ -21,7 +21,7 @@ import (
 // Dashboard.panes. Its key bindings carry stable action names
 // (keymap.Binding.As) so they can be rebound later.
 type Pane interface {
-	// Name is the pane's stable name ("vms", "threads", "heap", "stack",
+	// Name is the pane's stable name ("vms", "threads", "heap", "stack", "log",
 	// "status"): focus, toggles and tests refer to it.
 	Name() string
 	// Title is what help and prompts call it ("VM list", "Threads").
