@@ -102,7 +102,11 @@ func TestInspectorResolvesSpecExample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return in.decode(Observation{At: t0.Add(at), VM: "adb:emu:42", Port: 8600, Dir: dir, Packet: p, Req: req})
+		o := Observation{At: t0.Add(at), VM: "adb:emu:42", Port: 8600, Dir: dir, Packet: p}
+		if req != nil {
+			o.Req, o.Paired = *req, true
+		}
+		return in.decode(o)
 	}
 	cmd := func(set, c uint8, data []byte) *Command { return &Command{Set: set, Cmd: c, Data: data, Sent: t0} }
 	reply := func(id uint32, data []byte) string {

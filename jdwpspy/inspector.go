@@ -184,14 +184,16 @@ type Observation struct {
 	Dir    Direction
 	Packet *jdwp.Packet // the packet with the id the debugger sees (nil: a session record)
 	WireID uint32       // the VM-side id when rewritten
-	Req    *Command     // for replies: the command answered (nil: unpaired)
-	Text   string       // session records
+	Req    Command      // for replies: the command answered, when Paired
+	Paired bool
+	Text   string // session records
 	Note   string
 	Reset  bool // a debugger attached: forget names learned before
 }
 
 // Command is the command a reply answers, as far as decoding the reply
-// needs it.
+// needs it. An Observation holds it by value, so observing a reply
+// allocates nothing.
 type Command struct {
 	Set, Cmd uint8
 	Data     []byte // the command's data (its ids say what the reply names)
@@ -457,7 +459,7 @@ func (in *Inspector) decode(o Observation) Record {
 		rec.ErrorCode = uint16(p.ErrorCode)
 		rec.Error = p.ErrorCode.String()
 	}
-	if o.Req == nil {
+	if !o.Paired {
 		rec.Name = "(unpaired)"
 		return rec
 	}
@@ -470,7 +472,7 @@ func (in *Inspector) decode(o Observation) Record {
 		}
 	}
 	if p.ErrorCode == jdwp.ErrNone {
-		in.decodeReply(&rec, o.Req, p, res)
+		in.decodeReply(&rec, &o.Req, p, res)
 	}
 	return rec
 }

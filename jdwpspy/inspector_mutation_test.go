@@ -19,7 +19,7 @@ func replyRecord(t *testing.T, in *Inspector, set, cmd uint8, reqData, data []by
 		in.names["v"] = newResolver(artSizes)
 	}
 	return in.decode(Observation{At: at, VM: "v", Dir: FromVM, Packet: jdwp.NewReply(1, jdwp.ErrNone, data),
-		Req: &Command{Set: set, Cmd: cmd, Data: reqData, Sent: sent}})
+		Req: Command{Set: set, Cmd: cmd, Data: reqData, Sent: sent}, Paired: true})
 }
 
 func methodsReply(names ...string) []byte {

@@ -387,7 +387,7 @@ func (a *attachment) fromVM(pk *jdwp.Packet) {
 func (a *attachment) observe(dir jdwpspy.Direction, pk *jdwp.Packet, wireID uint32, req *request, note string) {
 	o := jdwpspy.Observation{At: time.Now(), VM: a.key, Port: a.port, Dir: dir, Packet: pk, WireID: wireID, Note: note}
 	if req != nil {
-		o.Req = &jdwpspy.Command{Set: req.set, Cmd: req.cmd, Data: req.data, Sent: req.sent}
+		o.Req, o.Paired = jdwpspy.Command{Set: req.set, Cmd: req.cmd, Data: req.data, Sent: req.sent}, true
 	}
 	a.p.insp.Observe(o)
 }
