@@ -4,14 +4,14 @@
 // subcommands, …; dashboard.go is the default action, and its runner, which
 // demo also uses). A command file parses its flags and calls the packages
 // that do the work; some hold presentation logic of their own (logcat's
-// device and app lookup, allocs' and serve's output lines, chrome.go's live
-// trace events). Helpers several commands share live in files named for
-// them: discovery.go (discovery and session flags, collect, newEngine),
-// vmlookup.go (withVM: one VM by pid) with pickvm.go, flags.go
-// (requireFlags, trailing flags), globalflags.go, logfile.go, config.go,
-// keys.go, output.go (writeOutput, writeJSON), terminal.go, ports.go,
-// proxyflags.go, recording.go (--record), simflags.go, validate.go and
-// errors.go.
+// device and app lookup, allocs' and serve's output lines, and chrome.go,
+// replay's Chrome export of a recording). Helpers several commands share
+// live in files named for them: discovery.go (discovery and session flags,
+// collect, newEngine), vmlookup.go (withVM: one VM by pid) with pickvm.go,
+// flags.go (requireFlags, trailing flags), globalflags.go, logfile.go,
+// config.go, keys.go, output.go (writeOutput, writeJSON), terminal.go,
+// ports.go, proxyflags.go, recording.go (--record), simflags.go,
+// validate.go and errors.go.
 package cli
 
 import (
