@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/allocs"
+	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/allocview"
@@ -85,7 +86,7 @@ func allocsAction(c *cli.Context) error {
 		}
 		if c.Bool("start") {
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, map[string]bool{"tracking": true})
+				return headless.WriteJSON(c.App.Writer, map[string]bool{"tracking": true})
 			}
 			state := "was already on"
 			if turnedOn {
@@ -144,7 +145,7 @@ func allocsAction(c *cli.Context) error {
 		}
 		rows := tab.Filter(c.String("filter"))
 		if c.Bool("json") {
-			return writeJSON(c.App.Writer, allocsReport(tab, rows, key, tracking))
+			return headless.WriteJSON(c.App.Writer, allocsReport(tab, rows, key, tracking))
 		}
 		return writeAllocsText(c.App.Writer, tab, rows, name, tracking, by, key, c.Int("top"))
 	})

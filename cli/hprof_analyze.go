@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 )
@@ -48,7 +49,7 @@ func analyzeHeap(c *cli.Context, file string, jsonOut bool, top int, view heapVi
 	}
 	defer h.Close()
 	if jsonOut {
-		return writeJSON(c.App.Writer, h.Report(top))
+		return headless.WriteJSON(c.App.Writer, h.Report(top))
 	}
 	if terminal(c.App.Writer) {
 		return view(c, h, file, top)
@@ -117,7 +118,7 @@ func hprofPathCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, ps)
+				return headless.WriteJSON(c.App.Writer, ps)
 			}
 			return analysis.WritePathText(c.App.Writer, ps)
 		},
@@ -146,7 +147,7 @@ func hprofDiffCommand() *cli.Command {
 			}
 			rows := analysis.DiffHistograms(hist[0], hist[1])
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, analysis.DiffJSON{Diff: rows})
+				return headless.WriteJSON(c.App.Writer, analysis.DiffJSON{Diff: rows})
 			}
 			return analysis.WriteDiffText(c.App.Writer, rows, c.Int("top"))
 		},

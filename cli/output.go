@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"strconv"
 
@@ -31,13 +30,6 @@ func writeOutput(stdout io.Writer, out string, write func(io.Writer) error) erro
 		return bw.Flush()
 	})
 	return err
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // vmLabel names a VM for messages: "com.example.app (pid 42)", or "pid 42"

@@ -203,10 +203,14 @@ func Snapshot(vms []monitor.VM) []SnapshotEntry {
 	return out
 }
 
-// WriteJSON writes v as indented JSON followed by a newline.
+// WriteJSON writes v as indented JSON followed by a newline: the one JSON
+// document writer of the commands. <, > and & stay as they are (method
+// names such as <init> and generic types read as written); encoding/json
+// still escapes what JSON requires.
 func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 
