@@ -229,6 +229,10 @@ func (t *replayTimeline) SeekEdge(end bool) {
 func (t *replayTimeline) ScaleSpeed(f float64) { t.p.SetSpeed(t.p.Speed() * f) }
 func (t *replayTimeline) Status() string       { return replayStatus(t.p) }
 
+// Position is where the replay is: the dashboard's VM timeline (T) stamps
+// its samples with it (tui.Positioner).
+func (t *replayTimeline) Position() time.Duration { return t.p.Position() }
+
 // replayStatus is the timeline in the status line: position / length,
 // speed, and whether it plays.
 func replayStatus(p *monitor.Replay) string {

@@ -67,7 +67,7 @@ func (d *Dashboard) relayout() {
 	}
 	d.layout.AddItem(body, 0, 1, false)
 	if d.ov.prompting() {
-		d.layout.AddItem(d.ov.prompt, 1, 0, true)
+		d.layout.AddItem(d.ov.bar, 1, 0, true)
 	} else {
 		d.layout.AddItem(d.statusP.view, 1, 0, false)
 	}

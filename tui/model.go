@@ -49,19 +49,26 @@ type model struct {
 	heaps   map[string][]monitor.Heap
 	snaps   map[string]*heap.Snapshot
 	native  map[string]*heap.Snapshot
-	gone    map[string]time.Time // VMs whose session ended, kept listed until goneGrace passes
+	gone    map[string]time.Time  // VMs whose session ended, kept listed until goneGrace passes
+	history map[string]*vmHistory // the timeline's samples (history.go)
 }
 
 func newModel() *model {
 	return &model{threads: map[string][]monitor.Thread{}, died: map[string]map[uint64]deadThread{},
 		heaps: map[string][]monitor.Heap{}, snaps: map[string]*heap.Snapshot{}, native: map[string]*heap.Snapshot{},
-		gone: map[string]time.Time{}}
+		gone: map[string]time.Time{}, history: map[string]*vmHistory{}}
 }
 
-// load starts from the store's state.
-func (m *model) load(vms []monitor.VM, store *monitor.Store) {
+// load starts from the store's state; at starts the VMs' timelines.
+func (m *model) load(vms []monitor.VM, store *monitor.Store, at time.Time) {
 	m.vms = vms
 	for _, vm := range vms {
+		h := m.historyOf(vm.Key, at)
+		h.threads(at, vm.Threads)
+		h.heaps(at, vm.Heaps)
+		if vm.Memory != nil {
+			h.memory(at, *vm.Memory, len(vm.Heaps) > 0)
+		}
 		m.threads[vm.Key] = vm.Threads
 		m.heaps[vm.Key] = vm.Heaps
 		if store == nil {
@@ -76,9 +83,12 @@ func (m *model) load(vms []monitor.VM, store *monitor.Store) {
 	}
 }
 
-// apply folds events in and says what changed.
-func (m *model) apply(evs []monitor.Event, now time.Time) Change {
+// apply folds events in and says what changed. now is the wall clock
+// (blinks, expiries); at the session's clock the timeline samples are
+// stamped with (the replay's position in a replay).
+func (m *model) apply(evs []monitor.Event, now, at time.Time) Change {
 	var ch Change
+	m.record(evs, at)
 	for _, ev := range evs {
 		switch e := ev.(type) {
 		case monitor.VMUpdated:
@@ -172,6 +182,7 @@ func (m *model) expire(now time.Time) (selMoved, dropped bool) {
 		delete(m.heaps, key)
 		delete(m.snaps, key)
 		delete(m.native, key)
+		delete(m.history, key)
 		if m.sel == key {
 			m.sel = ""
 			if len(m.vms) > 0 {

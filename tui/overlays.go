@@ -34,23 +34,47 @@ type overlays struct {
 	prompt   *tview.InputField
 	target   Filterable // what the prompt filters
 	asking   bool
+	// The same prompt is the `:` command prompt (command.go) while
+	// command is set: hint shows the completions beside it, history the
+	// lines run (Up/Down), tab* the Tab cycle.
+	command bool
+	bar     *tview.Flex
+	hint    *tview.TextView
+	history []string
+	histAt  int
+	tabBase string
+	tabLast string
+	tabNext int
 
 	profView *profileview.View
 	dumpView *dumpview.View
 	spyView  *spyview.View
 	allocV   *allocview.View
 	allocKey string // VM whose allocations the allocation view shows
+	timeline *timelineView
 }
 
 func newOverlays(d *Dashboard) *overlays {
 	o := &overlays{d: d}
 	o.prompt = tview.NewInputField()
-	o.prompt.SetDoneFunc(o.promptDone)
+	o.prompt.SetDoneFunc(func(key tcell.Key) {
+		if o.command {
+			o.commandDone(key)
+			return
+		}
+		o.promptDone(key)
+	})
 	o.prompt.SetChangedFunc(func(text string) {
-		if o.asking && o.target != nil {
+		switch {
+		case o.asking && o.command:
+			o.showHint(text)
+		case o.asking && o.target != nil:
 			o.target.SetFilter(text)
 		}
 	})
+	o.prompt.SetInputCapture(o.commandKey)
+	o.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	o.bar = tview.NewFlex().AddItem(o.prompt, 0, 1, true).AddItem(o.hint, 0, 1, false)
 	o.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	o.help.SetBorder(true).SetTitle(" Keys ")
 	o.helpBox = tview.NewFlex()
@@ -67,6 +91,8 @@ func newOverlays(d *Dashboard) *overlays {
 	d.pages.AddPage("spy", o.spyView, true, false)
 	o.allocV = allocview.New(allocview.Options{Palette: d.pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
 	d.pages.AddPage("allocs", o.allocV, true, false)
+	o.timeline = newTimelineView(d)
+	d.pages.AddPage("timeline", o.timeline, true, false)
 	return o
 }
 
@@ -154,6 +180,9 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 	switch o.frontName() {
 	case "profile", "dump", "allocs", "spy":
 		return true, true // the viewer has its own keys; q or Esc returns here
+	case "timeline":
+		o.d.keys.HandleScope(ev, TimelineScope)
+		return false, true
 	case "help", "messages":
 		switch {
 		case ev.Key() == tcell.KeyEscape || ev.Rune() == 'q' ||
@@ -205,7 +234,9 @@ func (o *overlays) openPrompt() {
 		}
 		f = d.panes[d.focus].(Filterable)
 	}
-	o.target = f
+	o.target, o.command = f, false
+	o.hint.SetText("")
+	o.bar.ResizeItem(o.hint, 0, 0)
 	o.prompt.SetLabel(fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title()))
 	o.prompt.SetText(f.Filter())
 	o.asking = true

@@ -191,9 +191,10 @@ func (d *Dashboard) keyTable() *keymap.Map {
 	a := keymap.Alias
 	m := keymap.New(
 		b(tcell.KeyRune, '?', "?", "show or hide this help", gen, d.ov.toggleHelp).As("help"),
-		b(tcell.KeyRune, 'q', "q / Ctrl-C", "quit", gen, d.quit).As("quit"),
+		b(tcell.KeyRune, 'q', "q / Ctrl-C", "quit", gen, d.quit).As("quit").Also("q"),
 		a(tcell.KeyCtrlC, 0, d.quit).As("quit"),
 		b(tcell.KeyRune, '/', "/", "filter the focused list (start with ! to invert)", gen, d.ov.openPrompt).As("filter"),
+		b(tcell.KeyRune, ':', ":", "command: an action by its name (:gc, :threads, :app NAME, :sort COLUMN; Tab completes)", gen, d.ov.openCommand).As("command"),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter / close help", gen, d.escape).As("escape"),
 	)
 	m.Add(d.statusP.Keys()...)
@@ -215,7 +216,9 @@ func (d *Dashboard) keyTable() *keymap.Map {
 	}
 	m.Add(d.vmsP.actionKeys()...)
 	m.Add(d.timelineKeys()...)
+	m.Add(d.ov.timeline.keys()...)
 	m.Add(d.copyKeys()...)
+	m.Add(d.sortKeys()...)
 	return m
 }
 
@@ -242,6 +245,9 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 	}
 	if d.focus == paneLog && d.logP.handle(ev) {
 		return nil // the log pane's own keys while it has the focus
+	}
+	if sc := d.focusScope(); sc != "" && d.keys.HandleScope(ev, sc) {
+		return nil // the focused table's sort keys
 	}
 	if d.keys.Handle(ev) {
 		return nil
@@ -374,14 +380,14 @@ func (d *Dashboard) pump(sub *monitor.Subscription) {
 }
 
 func (d *Dashboard) loadInitial(vms []monitor.VM) {
-	d.m.load(vms, d.cfg.Store)
+	d.m.load(vms, d.cfg.Store, d.sessionClock())
 	d.afterVMsChanged(ChangeAll)
 }
 
 // apply folds events into the model and redraws the panes they concern
 // (UI goroutine).
 func (d *Dashboard) apply(evs []monitor.Event) {
-	ch := d.m.apply(evs, d.now())
+	ch := d.m.apply(evs, d.now(), d.sessionClock())
 	if ch&ChangeVMs != 0 {
 		d.afterVMsChanged(ch)
 		return
@@ -490,14 +496,4 @@ func (d *Dashboard) quit() {
 		return
 	}
 	d.app.Stop()
-}
-
-// postUpdater lets background feeders (spyview.Follow) hand work to the UI
-// goroutine through the dashboard's forwarder, which never blocks once the
-// dashboard is shutting down.
-type postUpdater struct{ d *Dashboard }
-
-func (u postUpdater) QueueUpdateDraw(f func(), _ ...tview.Primitive) *tview.Application {
-	u.d.post(f)
-	return nil
 }

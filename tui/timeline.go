@@ -21,6 +21,25 @@ type Timeline interface {
 	Status() string // e.g. "▶ 0:05.0 / 1:00.0 ×2"
 }
 
+// Positioner is a Timeline that says where in the recording it is: the
+// VM timeline (T) stamps its samples with that position, so a replay draws
+// the session's own time, and a seek back drops what comes after it.
+type Positioner interface {
+	Position() time.Duration
+}
+
+// replayEpoch is the instant a replay's position 0 stands for.
+var replayEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// sessionClock is the time the VM timeline's samples are stamped with:
+// the wall clock live, the replay's position in a replay.
+func (d *Dashboard) sessionClock() time.Time {
+	if p, ok := d.cfg.Timeline.(Positioner); ok {
+		return replayEpoch.Add(p.Position())
+	}
+	return d.now()
+}
+
 // seekStep is how far < and > move in a replay.
 const seekStep = 10 * time.Second
 

@@ -43,10 +43,11 @@ type vmPane struct {
 	folded  map[string]bool // device groups shown as one row
 	// debuggableOnly leaves out profileable processes without JDWP (P).
 	debuggableOnly bool
+	order          listSort // the digit keys' column order (sortkeys.go)
 }
 
 func newVMPane(d *Dashboard) *vmPane {
-	p := &vmPane{d: d, folded: map[string]bool{}, debuggableOnly: d.cfg.DebuggableOnly}
+	p := &vmPane{d: d, folded: map[string]bool{}, debuggableOnly: d.cfg.DebuggableOnly, order: listSort{col: -1}}
 	p.table = &vmTable{Table: tview.NewTable()}
 	p.table.SetSelectable(true, false).SetFixed(1, 0)
 	p.table.SetSelectedStyle(d.pal.Cursor())
@@ -235,6 +236,7 @@ func (p *vmPane) visible() []monitor.VM {
 			out = append(out, vm)
 		}
 	}
+	p.sortVMs(out)
 	return out
 }
 
@@ -306,7 +308,7 @@ func (p *vmPane) render() {
 	}
 	p.ncols = len(cols)
 	for i, h := range cols {
-		cell(0, i, h).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
+		cell(0, i, h+p.sortMark(h)).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
 	}
 	grouped := groupCount(list) > 1
 	selRow, r, group := 0, 0, ""
