@@ -87,7 +87,14 @@ func (h *vmHistory) sampleAt(at time.Time) *timelineSample {
 // push adds s as the newest sample, dropping the oldest when full.
 func (h *vmHistory) push(s timelineSample) *timelineSample {
 	if len(h.buf) < historyCap {
-		h.buf = append(h.buf, s) // below historyCap the ring has not wrapped: start is 0
+		// Below historyCap the ring has not wrapped (start is 0); it
+		// grows by doubling, never past historyCap.
+		if len(h.buf) == cap(h.buf) {
+			grown := make([]timelineSample, len(h.buf), min(max(2*cap(h.buf), 16), historyCap))
+			copy(grown, h.buf)
+			h.buf = grown
+		}
+		h.buf = append(h.buf, s)
 		return h.last()
 	}
 	h.buf[h.start] = s
