@@ -241,6 +241,9 @@ func TestSortKeysPerColumn(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		hs.key(tcell.KeyPgDn, 0)
 	}
-	hs.waitText("threads focused: sort by ID · Name · State · CPU% · utime · stime · Daemon · tid")
-	hs.waitText("VM list focused: sort each device's VMs by source · pid · app · ddm · debugger · port")
+	hs.waitText("Sort the focused table (again: reverse)")
+	hs.waitText("1 2 3 4          threads: by ID · Name · State · CPU%")
+	hs.waitText("5 6 7 8          threads: by utime · stime · Daemon · tid")
+	hs.waitText("1 2 3 4          VM list: by source · pid · app · ddm")
+	hs.waitText("5 6              VM list: by debugger · port")
 }

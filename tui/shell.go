@@ -194,7 +194,7 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'q', "q / Ctrl-C", "quit", gen, d.quit).As("quit").Also("q"),
 		a(tcell.KeyCtrlC, 0, d.quit).As("quit"),
 		b(tcell.KeyRune, '/', "/", "filter the focused list (start with ! to invert)", gen, d.ov.openPrompt).As("filter"),
-		b(tcell.KeyRune, ':', ":", "command prompt: an action by name, :app NAME, :sort COLUMN (Tab completes)", gen, d.ov.openCommand).As("command"),
+		b(tcell.KeyRune, ':', ":", "run an action by name; :app NAME, :sort COLUMN", gen, d.ov.openCommand).As("command"),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter / close help", gen, d.escape).As("escape"),
 	)
 	m.Add(d.statusP.Keys()...)

@@ -32,31 +32,46 @@ type listSort struct {
 	desc bool
 }
 
-// sortKeys are the digit keys of both tables.
+// sortKeys are the digit keys of both tables. Help shows them in rows of
+// four, each naming its columns.
 func (d *Dashboard) sortKeys() []keymap.Binding {
-	const g = "Sort"
+	const g = "Sort the focused table (again: reverse)"
 	var out []keymap.Binding
-	var tnames, vnames []string
-	for i, c := range threadColumns {
-		tnames = append(tnames, c.name)
-		i := i
-		b := keymap.Binding{Key: tcell.KeyRune, Rune: rune('1' + i), Group: g, Hidden: i > 0,
-			Action: func() { d.threadsP.sortColumn(i) }}
-		out = append(out, b.As("sort-threads-"+columnWord(c.name)).In(ThreadsScope))
+	add := func(scope, what string, cols []string, i int, run func()) {
+		b := keymap.Binding{Key: tcell.KeyRune, Rune: rune('1' + i), Group: g, Action: run}
+		if i%4 == 0 {
+			end := min(i+4, len(cols))
+			var keys []string
+			for k := i; k < end; k++ {
+				keys = append(keys, string(rune('1'+k)))
+			}
+			b.Label = strings.Join(keys, " ")
+			b.Help = what + ": by " + strings.Join(cols[i:end], " · ")
+		} else {
+			b.Hidden = true
+		}
+		out = append(out, b.As("sort-"+scopeWord(scope)+"-"+columnWord(cols[i])).In(scope))
 	}
-	for i, c := range vmSortColumns {
-		vnames = append(vnames, c)
-		i := i
-		b := keymap.Binding{Key: tcell.KeyRune, Rune: rune('1' + i), Group: g, Hidden: i > 0,
-			Action: func() { d.vmsP.sortColumn(i) }}
-		out = append(out, b.As("sort-vms-"+c).In(VMListScope))
+	var tcols []string
+	for _, c := range threadColumns {
+		tcols = append(tcols, c.name)
 	}
-	out[0].Label = fmt.Sprintf("1 … %d", len(threadColumns))
-	out[0].Help = "threads focused: sort by " + strings.Join(tnames, " · ") + " (again: reverse)"
-	v := len(threadColumns)
-	out[v].Label = fmt.Sprintf("1 … %d", len(vmSortColumns))
-	out[v].Help = "VM list focused: sort each device's VMs by " + strings.Join(vnames, " · ") + " (again: reverse)"
+	for i := range tcols {
+		i := i
+		add(ThreadsScope, "threads", tcols, i, func() { d.threadsP.sortColumn(i) })
+	}
+	for i := range vmSortColumns {
+		i := i
+		add(VMListScope, "VM list", vmSortColumns, i, func() { d.vmsP.sortColumn(i) })
+	}
 	return out
+}
+
+func scopeWord(scope string) string {
+	if scope == ThreadsScope {
+		return "threads"
+	}
+	return "vms"
 }
 
 // columnWord is a column's name as typed: "CPU%" → "cpu".
