@@ -57,10 +57,11 @@ func (h *vmHistory) last() *timelineSample {
 }
 
 // sampleAt returns the sample for time at to update: the last one when at
-// is within its second, else a new one carrying the last values. A time
+// is in its second (of the clock: samples sit on whole seconds), else a new one carrying the last values. A time
 // before the last sample (a replay sought back) drops the samples after
 // it: playing on records them again.
 func (h *vmHistory) sampleAt(at time.Time) *timelineSample {
+	at = at.Truncate(historyStep) // one column per second of the clock
 	for l := h.last(); l != nil && at.Before(l.at); l = h.last() {
 		h.dropNewest()
 	}

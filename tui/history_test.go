@@ -155,3 +155,20 @@ func TestModelRecordsAndForgetsHistory(t *testing.T) {
 		t.Fatal("a dropped VM's history is kept")
 	}
 }
+
+// TestHistorySamplesSitOnWholeSeconds: one column per second of the clock,
+// however the events fall in it.
+func TestHistorySamplesSitOnWholeSeconds(t *testing.T) {
+	h := newHistory(t0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	h.threads(ms(900), nil)
+	h.threads(ms(1100), make([]monitor.Thread, 1))
+	h.threads(ms(1900), make([]monitor.Thread, 2))
+	h.threads(ms(3050), make([]monitor.Thread, 3))
+	if got := ringTimes(h); len(got) != 4 || got[0] != 0 || got[1] != 1 || got[2] != 2 || got[3] != 3 {
+		t.Fatalf("seconds %v, want 0 1 2 3", got)
+	}
+	if h.At(1).threads != 2 || h.At(2).threads != 2 || h.At(3).threads != 3 {
+		t.Fatalf("threads %d %d %d, want 2 2 3", h.At(1).threads, h.At(2).threads, h.At(3).threads)
+	}
+}
