@@ -212,7 +212,7 @@ func TestSortKeysPerColumn(t *testing.T) {
 	hs.waitText("App▼")
 	order := func(a, b string) bool {
 		s := strings.Join(hs.text(), "\n")
-		return strings.Index(s, a) >= 0 && strings.Index(s, a) < strings.Index(s, b)
+		return strings.Contains(s, a) && strings.Index(s, a) < strings.Index(s, b)
 	}
 	hs.waitFor("maps above mail", func(string) bool { return order("5678 com.example.maps", "1234 com.example.mail") })
 	hs.key(tcell.KeyRune, '2') // pid, ascending
