@@ -284,7 +284,12 @@ func (o *overlays) commandKey(ev *tcell.EventKey) *tcell.EventKey {
 // showHint shows what Tab would complete text to, as it is typed.
 func (o *overlays) showHint(text string) {
 	c := o.d.completions(text)
+	name, _, hasArg := strings.Cut(text, " ")
 	switch {
+	case len(c) == 0 && hasArg && name == "sort":
+		o.hint.SetText("[::d]columns here: " + strings.Join(o.d.sortColumns(), " · ") + "[::-]")
+	case len(c) == 0 && hasArg && name == "app":
+		o.hint.SetText("[::d]no VM's app matches[::-]")
 	case len(c) == 0 && text != "":
 		o.hint.SetText("[::d]no such command[::-]")
 	case len(c) == 0:

@@ -77,6 +77,12 @@ func TestCommandPromptCompletes(t *testing.T) {
 	hs.runes(":sort c")
 	hs.waitLast("Tab → sort cpu")
 	hs.key(tcell.KeyEscape, 0)
+	hs.runes(":sort q")
+	hs.waitLast("columns here: id · name · state · cpu · utime · stime · daemon · tid")
+	hs.key(tcell.KeyEscape, 0)
+	hs.runes(":app qqq")
+	hs.waitLast("no VM's app matches")
+	hs.key(tcell.KeyEscape, 0)
 	hs.waitLast("ddmtui")
 }
 
