@@ -87,6 +87,29 @@ func TestTimelineDrawsKnownSamples(t *testing.T) {
 			t.Fatalf("CPU 10%% column row %d: %q, want %q", y, r, want)
 		}
 	}
+	// The heap strip is scaled to the heap's size (16M): 8M fills the
+	// lower half of its rows exactly, 12M three quarters.
+	pssY, _ := findLine(t, lines, "PSS  now")
+	rows := pssY - heapY - 1
+	if rows%4 != 0 {
+		t.Fatalf("heap chart %d rows at 120x40, want a multiple of 4", rows)
+	}
+	for r := 0; r < rows; r++ {
+		y := pssY - 1 - r // from the bottom
+		want8, want12 := ' ', ' '
+		if r < rows/2 {
+			want8 = '█'
+		}
+		if r < rows*3/4 {
+			want12 = '█'
+		}
+		if got := cellAt(lines[y], col(100)); got != want8 {
+			t.Fatalf("8M column, row %d from the bottom: %q, want %q", r, got, want8)
+		}
+		if got := cellAt(lines[y], col(170)); got != want12 {
+			t.Fatalf("12M column, row %d from the bottom: %q, want %q", r, got, want12)
+		}
+	}
 	if heapY-cpuY-1 < 3 {
 		t.Fatalf("CPU chart only %d rows at 120x40", heapY-cpuY-1)
 	}
