@@ -39,6 +39,7 @@ type vmHistory struct {
 	start  int              // index of the oldest sample
 	first  time.Time        // when the ring was started: ddmtui first saw the VM
 	gcSeen int              // the last HPIF GC count (-1: none yet)
+	hpif   bool             // HPIF reported: meminfo's Java heap is not used
 }
 
 func newHistory(at time.Time) *vmHistory { return &vmHistory{first: at, gcSeen: -1} }
@@ -146,13 +147,14 @@ func (h *vmHistory) heaps(at time.Time, hs []monitor.Heap) {
 		gcs += hp.GCCount
 	}
 	s.heapUsed, s.heapSize = int64(min(used, 1<<62)), int64(min(size, 1<<62))
+	h.hpif = true
 	if h.gcSeen >= 0 && gcs > h.gcSeen {
 		s.gc = true
 	}
 	h.gcSeen = gcs
 }
 
-func (h *vmHistory) memory(at time.Time, m monitor.Memory, hpif bool) {
+func (h *vmHistory) memory(at time.Time, m monitor.Memory) {
 	if len(m.History) == 0 {
 		return
 	}
@@ -161,25 +163,48 @@ func (h *vmHistory) memory(at time.Time, m monitor.Memory, hpif bool) {
 	if r.TotalPSS >= 0 {
 		s.pss = r.TotalPSS * 1024
 	}
-	if !hpif && r.JavaHeap >= 0 {
+	if !h.hpif && r.JavaHeap >= 0 {
 		s.heapUsed = r.JavaHeap * 1024 // no HPIF (API 30+): dumpsys's Java heap
 	}
 }
 
-// record folds an event batch into the VMs' rings (model.apply calls it).
-func (m *model) record(evs []monitor.Event, at time.Time) {
+// recordEvents folds an event batch into the rings of hist, starting a
+// ring for a VM first heard of.
+func recordEvents(hist map[string]*vmHistory, evs []monitor.Event, at time.Time) {
+	of := func(key string) *vmHistory {
+		h := hist[key]
+		if h == nil {
+			h = newHistory(at)
+			hist[key] = h
+		}
+		return h
+	}
 	for _, ev := range evs {
 		switch e := ev.(type) {
 		case monitor.VMUpdated:
-			m.historyOf(e.VM.Key, at)
+			of(e.VM.Key)
 		case monitor.ThreadsUpdated:
-			m.historyOf(e.Key, at).threads(at, e.Threads)
+			of(e.Key).threads(at, e.Threads)
 		case monitor.HeapUpdated:
-			m.historyOf(e.Key, at).heaps(at, e.Heaps)
+			of(e.Key).heaps(at, e.Heaps)
 		case monitor.MemoryUpdated:
-			m.historyOf(e.Key, at).memory(at, e.Memory, len(m.heaps[e.Key]) > 0)
+			of(e.Key).memory(at, e.Memory)
 		}
 	}
+}
+
+// record folds an event batch into the VMs' rings (model.apply calls it),
+// unless the rings were filled from a whole recording (preload).
+func (m *model) record(evs []monitor.Event, at time.Time) {
+	if !m.preloaded {
+		recordEvents(m.history, evs, at)
+	}
+}
+
+// preload replaces the rings with those built from a whole recording: the
+// replay's own events then add nothing.
+func (m *model) preload(hist map[string]*vmHistory) {
+	m.history, m.preloaded = hist, true
 }
 
 func (m *model) historyOf(key string, at time.Time) *vmHistory {

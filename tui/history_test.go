@@ -92,17 +92,17 @@ func TestHistoryOneSampleASecondCarryingValues(t *testing.T) {
 func TestHistoryMemory(t *testing.T) {
 	h := newHistory(t0)
 	mem := monitor.Memory{Info: meminfo.MemInfo{}, History: []monitor.MemorySample{{Time: sec(0), TotalPSS: 2048, JavaHeap: 512, NativeHeap: 9}}}
-	h.memory(sec(0), mem, false)
+	h.memory(sec(0), mem)
 	if s := h.At(0); s.pss != 2048*1024 || s.heapUsed != 512*1024 {
 		t.Fatalf("meminfo without HPIF: %+v", s)
 	}
 	h.heaps(sec(1), []monitor.Heap{{SizeBytes: 4096, AllocatedBytes: 1000}})
 	mem.History = append(mem.History, monitor.MemorySample{Time: sec(2), TotalPSS: 4096, JavaHeap: 7, NativeHeap: 9})
-	h.memory(sec(2), mem, true)
+	h.memory(sec(2), mem)
 	if s := h.At(2); s.pss != 4096*1024 || s.heapUsed != 1000 {
 		t.Fatalf("meminfo with HPIF keeps HPIF's heap: %+v", s)
 	}
-	h.memory(sec(3), monitor.Memory{}, true) // no reading: nothing recorded
+	h.memory(sec(3), monitor.Memory{}) // no reading: nothing recorded
 	if h.Len() != 3 {
 		t.Fatalf("an empty reading made a sample: %d", h.Len())
 	}

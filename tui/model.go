@@ -51,6 +51,8 @@ type model struct {
 	native  map[string]*heap.Snapshot
 	gone    map[string]time.Time  // VMs whose session ended, kept listed until goneGrace passes
 	history map[string]*vmHistory // the timeline's samples (history.go)
+	// preloaded: history holds a whole recording's (Config.History)
+	preloaded bool
 }
 
 func newModel() *model {
@@ -67,7 +69,7 @@ func (m *model) load(vms []monitor.VM, store *monitor.Store, at time.Time) {
 		h.threads(at, vm.Threads)
 		h.heaps(at, vm.Heaps)
 		if vm.Memory != nil {
-			h.memory(at, *vm.Memory, len(vm.Heaps) > 0)
+			h.memory(at, *vm.Memory)
 		}
 		m.threads[vm.Key] = vm.Threads
 		m.heaps[vm.Key] = vm.Heaps

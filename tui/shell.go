@@ -381,6 +381,7 @@ func (d *Dashboard) pump(sub *monitor.Subscription) {
 
 func (d *Dashboard) loadInitial(vms []monitor.VM) {
 	d.m.load(vms, d.cfg.Store, d.sessionClock())
+	d.startPreload()
 	d.afterVMsChanged(ChangeAll)
 }
 

@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"context"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 )
 
@@ -26,6 +28,35 @@ type Timeline interface {
 // the session's own time, and a seek back drops what comes after it.
 type Positioner interface {
 	Position() time.Duration
+}
+
+// Preloader is a Timeline that can give its whole recording's events up
+// front, for the VM timelines: Preload calls add with each second's events
+// in order (at: the second's position in the recording) until the end or
+// until ctx ends. It runs off the UI goroutine. The timelines then show the
+// whole recording, marked where the replay is, and the replay's own events
+// add nothing to them.
+type Preloader interface {
+	Preload(ctx context.Context, add func(at time.Duration, evs []monitor.Event))
+}
+
+// startPreload fills the VM timelines from the Timeline's recording, when
+// it can give one (Preloader).
+func (d *Dashboard) startPreload() {
+	pl, ok := d.cfg.Timeline.(Preloader)
+	if !ok {
+		return
+	}
+	ctx := d.bg()
+	d.spawn(func() {
+		hist := map[string]*vmHistory{}
+		pl.Preload(ctx, func(at time.Duration, evs []monitor.Event) {
+			recordEvents(hist, evs, replayEpoch.Add(at))
+		})
+		if ctx.Err() == nil {
+			d.post(func() { d.m.preload(hist) })
+		}
+	})
 }
 
 // replayEpoch is the instant a replay's position 0 stands for.

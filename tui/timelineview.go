@@ -23,6 +23,7 @@ type timelineView struct {
 	d    *Dashboard
 	back int // columns scrolled back from the newest sample (0: follow)
 	cols int // chart width at the last draw
+	end  int // one past the last sample drawn
 }
 
 // TimelineScope is the scope of the keys that act while the timeline is
@@ -66,7 +67,22 @@ func (v *timelineView) scroll(n int) {
 	if h := v.d.m.history[v.d.m.sel]; h != nil {
 		total = h.Len()
 	}
-	v.back = max(0, min(v.back+n, total-v.cols))
+	cur := v.back
+	if cur == 0 && v.end > 0 {
+		cur = max(0, total-v.end) // following a replay's position: from where it is
+	}
+	v.back = max(0, min(cur+n, total-v.cols))
+}
+
+// replayIndex is the sample at the replay's position, when the timelines
+// hold the whole recording (model.preload).
+func (v *timelineView) replayIndex(h *vmHistory) (int, bool) {
+	p, ok := v.d.cfg.Timeline.(Positioner)
+	if !ok || !v.d.m.preloaded || h.Len() == 0 {
+		return 0, false
+	}
+	at := replayEpoch.Add(p.Position()).Truncate(historyStep)
+	return min(max(int(at.Sub(h.At(0).at)/historyStep), 0), h.Len()-1), true
 }
 
 // metric is one strip of the timeline.
@@ -120,10 +136,22 @@ func (v *timelineView) Draw(screen tcell.Screen) {
 	v.cols = w
 	v.back = max(0, min(v.back, hist.Len()-w))
 	end := hist.Len() - v.back // one past the newest sample shown
+	pos, replay := v.replayIndex(hist)
+	if replay && v.back == 0 {
+		end = min(hist.Len(), max(pos+1+w/4, w)) // follow the replay, a quarter ahead
+	}
+	v.end = end
 	from := max(0, end-w)
 	last := hist.At(end - 1)
 	head := fmt.Sprintf("seen since %s (%s) · 1 column = %s", clockOf(d, hist.first), spanOf(last.at.Sub(hist.first)), historyStep)
-	if v.back > 0 {
+	switch {
+	case replay:
+		head = fmt.Sprintf("the whole recording, %s to %s · 1 column = %s · ◆ replay at %s", clockOf(d, hist.At(0).at),
+			clockOf(d, hist.At(hist.Len()-1).at), historyStep, clockOf(d, hist.At(pos).at))
+		if v.back > 0 {
+			head += " (End: follow it)"
+		}
+	case v.back > 0:
 		head += fmt.Sprintf(" · %s back (End: follow)", spanOf(hist.At(hist.Len()-1).at.Sub(last.at)))
 	}
 	text(x, y, head, dim)
@@ -214,8 +242,14 @@ func (v *timelineView) Draw(screen tcell.Screen) {
 	if cy < y+h {
 		left := clockOf(d, hist.At(from).at)
 		right := clockOf(d, last.at) + " ▲ GC"
+		if replay {
+			right = clockOf(d, last.at) + " ◆ replay ▲ GC"
+		}
 		text(x, cy, left, dim)
 		text(x+max(len(left)+1, w-uniseg.StringWidth(right)), cy, right, dim)
+		if replay && pos >= from && pos < end {
+			screen.SetContent(x+pos-from, cy, '◆', nil, bold.Foreground(d.pal.Accent()))
+		}
 	}
 }
 

@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -168,4 +170,56 @@ func TestTimelineKeyInHelp(t *testing.T) {
 	}
 	hs.waitText("the selected VM's timeline: CPU, heap, PSS, threads, GCs")
 	hs.waitText("timeline: when ddmtui first saw the VM")
+}
+
+// preloadTimeline is a replay clock with a recording to preload: 300
+// seconds of local:8000 with 3 threads, 9 at second 150.
+type preloadTimeline struct{ posTimeline }
+
+func (p *preloadTimeline) Preload(ctx context.Context, add func(time.Duration, []monitor.Event)) {
+	for s := 0; s < 300 && ctx.Err() == nil; s++ {
+		n := 3
+		if s == 150 {
+			n = 9
+		}
+		add(time.Duration(s)*time.Second, []monitor.Event{monitor.ThreadsUpdated{Key: "local:8000", Threads: make([]monitor.Thread, n)}})
+	}
+}
+
+// TestTimelinePreloadedReplayShowsTheWholeRecording: with a Preloader the
+// timeline holds the whole recording, follows and marks the replay's
+// position, scrolls over the rest, and the replay's own events add nothing.
+func TestTimelinePreloadedReplayShowsTheWholeRecording(t *testing.T) {
+	tl := &preloadTimeline{}
+	tl.pos = 100 * time.Second
+	hs := startCfg(t, 120, 40, style.Palette{}, twoVMs, func(c *Config) { c.Timeline = tl })
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, 'T')
+	hs.waitText("the whole recording, 0:00 to 4:59 · 1 column = 1s · ◆ replay at 1:40")
+	// Following the replay: the window ends a quarter of it past 1:40
+	// (seconds 12…129), so the 9 threads of 2:30 are not in it.
+	hs.waitText("Threads  now 3 · max 3")
+	lines := hs.text()
+	_, x0 := findLine(t, lines, "the whole recording")
+	axisY, _ := findLine(t, lines, "◆ replay ▲ GC")
+	if r := cellAt(lines[axisY], x0+100-12); r != '◆' {
+		t.Fatalf("position mark: %q at the replay's column; axis %q", r, lines[axisY])
+	}
+	if !strings.Contains(lines[axisY], "0:12") || !strings.Contains(lines[axisY], "2:09") {
+		t.Fatalf("axis %q, want 0:12 … 2:09", lines[axisY])
+	}
+	// The replay's own events add nothing to a preloaded timeline.
+	hs.store.SetThreads("local:8000", make([]monitor.Thread, 7))
+	hs.waitFor("the 7 threads in the model", func(string) bool {
+		n := 0
+		hs.dash.App().QueueUpdate(func() { n = len(hs.dash.m.threads["local:8000"]) })
+		return n == 7
+	})
+	hs.waitText("Threads  now 3 · max 3")
+	// A screen forward, from where it follows: seconds 130…247.
+	hs.key(tcell.KeyPgDn, 0)
+	hs.waitText("Threads  now 3 · max 9")
+	hs.waitText("(End: follow it)")
+	hs.key(tcell.KeyEnd, 0)
+	hs.waitText("Threads  now 3 · max 3")
 }
