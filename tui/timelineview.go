@@ -143,6 +143,10 @@ func (v *timelineView) Draw(screen tcell.Screen) {
 	v.end = end
 	from := max(0, end-w)
 	last := hist.At(end - 1)
+	current := last // "now" in the labels: the newest second, or the replay's
+	if replay {
+		current = hist.At(pos)
+	}
 	head := fmt.Sprintf("seen since %s (%s) · 1 column = %s", clockOf(d, hist.first), spanOf(last.at.Sub(hist.first)), historyStep)
 	switch {
 	case replay:
@@ -195,7 +199,7 @@ func (v *timelineView) Draw(screen tcell.Screen) {
 		scale := max(peak, ceil)
 		label := mt.name + "  "
 		cx := text(x, cy, label, bold)
-		switch now := mt.value(last); {
+		switch now := mt.value(current); {
 		case !any:
 			text(cx, cy, mt.none, dim)
 		default:

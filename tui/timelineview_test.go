@@ -179,8 +179,11 @@ type preloadTimeline struct{ posTimeline }
 func (p *preloadTimeline) Preload(ctx context.Context, add func(time.Duration, []monitor.Event)) {
 	for s := 0; s < 300 && ctx.Err() == nil; s++ {
 		n := 3
-		if s == 150 {
+		switch s {
+		case 150:
 			n = 9
+		case 100:
+			n = 4 // where the replay is
 		}
 		add(time.Duration(s)*time.Second, []monitor.Event{monitor.ThreadsUpdated{Key: "local:8000", Threads: make([]monitor.Thread, n)}})
 	}
@@ -197,8 +200,9 @@ func TestTimelinePreloadedReplayShowsTheWholeRecording(t *testing.T) {
 	hs.key(tcell.KeyRune, 'T')
 	hs.waitText("the whole recording, 0:00 to 4:59 · 1 column = 1s · ◆ replay at 1:40")
 	// Following the replay: the window ends a quarter of it past 1:40
-	// (seconds 12…129), so the 9 threads of 2:30 are not in it.
-	hs.waitText("Threads  now 3 · max 3")
+	// (seconds 12…129), so the 9 threads of 2:30 are not in it; "now" is
+	// the replay's second.
+	hs.waitText("Threads  now 4 · max 4")
 	lines := hs.text()
 	_, x0 := findLine(t, lines, "the whole recording")
 	axisY, _ := findLine(t, lines, "◆ replay ▲ GC")
@@ -215,11 +219,11 @@ func TestTimelinePreloadedReplayShowsTheWholeRecording(t *testing.T) {
 		hs.dash.App().QueueUpdate(func() { n = len(hs.dash.m.threads["local:8000"]) })
 		return n == 7
 	})
-	hs.waitText("Threads  now 3 · max 3")
+	hs.waitText("Threads  now 4 · max 4")
 	// A screen forward, from where it follows: seconds 130…247.
 	hs.key(tcell.KeyPgDn, 0)
-	hs.waitText("Threads  now 3 · max 9")
+	hs.waitText("Threads  now 4 · max 9")
 	hs.waitText("(End: follow it)")
 	hs.key(tcell.KeyEnd, 0)
-	hs.waitText("Threads  now 3 · max 3")
+	hs.waitText("Threads  now 4 · max 4")
 }
