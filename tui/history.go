@@ -8,9 +8,11 @@ import (
 
 // The timeline (timelineview.go) draws a VM's life from a ring of samples
 // the model keeps per VM: one sample a second at most (events within one
-// second update that second's sample), historyCap of them (20 minutes of a
-// busy VM, about 60 KB), the oldest dropped first. A VM's ring goes when
-// the VM is dropped from the list.
+// second update that second's sample; silent seconds repeat the last),
+// historyCap of them (20 minutes, about 85 KB), the oldest dropped first.
+// A VM's ring goes when the VM is dropped from the list; a replay's rings,
+// built from the whole recording (model.preload), are one per VM of the
+// recording.
 const (
 	historyCap  = 1200
 	historyStep = time.Second
