@@ -207,7 +207,7 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 				alloc[i] = s.AllocatedBytes
 			}
 			first, last := hp.History[0], hp.History[len(hp.History)-1]
-			label := fmt.Sprintf(" allocated over %d GCs: %s → %s", len(hp.History), humanBytes(first.AllocatedBytes), humanBytes(last.AllocatedBytes))
+			label := fmt.Sprintf(" allocated over %d GCs: %s → %s", gcsSpanned(first, last), humanBytes(first.AllocatedBytes), humanBytes(last.AllocatedBytes))
 			sw := max(1, w-len([]rune(label)))
 			text(spark(alloc, sw) + "[::d]" + label)
 		}
@@ -397,4 +397,16 @@ func (p *heapMap) drawHistogram(screen tcell.Screen, snap *heap.Snapshot, x, y, 
 		tview.Print(screen, strings.Repeat("█", n), x+labelW, y+1+i, barW, tview.AlignLeft, p.pal.Accent())
 		tview.Print(screen, fmt.Sprintf("%10s %10s", groupDigits(b.Count), humanBytes(b.Bytes)), x+labelW+barW, y+1+i, countW, tview.AlignRight, tcell.ColorDefault)
 	}
+}
+
+// gcsSpanned counts the GCs from the history's first sample to its last,
+// the first one included when it was a GC's report: the report asked for
+// at connect (GC count 0) is not a GC, so the line agrees with the
+// header's count.
+func gcsSpanned(first, last monitor.HeapSample) int {
+	n := last.GCCount - first.GCCount
+	if first.GCCount > 0 {
+		n++
+	}
+	return max(n, 0)
 }

@@ -107,14 +107,23 @@ func (p *logPane) toggleVM() {
 		p.d.setFocus(paneLog)
 		return
 	}
+	if !p.d.show[paneLog] {
+		p.device = false
+	}
 	p.d.toggle(paneLog)
 }
 
+// toggleDevice shows the whole device's log; pressed again on it, it
+// closes the pane, as l closes the app's log.
 func (p *logPane) toggleDevice() {
-	p.device = !p.device || !p.d.show[paneLog]
-	if !p.d.show[paneLog] {
+	switch {
+	case !p.d.show[paneLog]:
+		p.device = true
 		p.d.toggle(paneLog)
-	} else {
+	case p.device:
+		p.d.toggle(paneLog)
+	default:
+		p.device = true
 		p.attach()
 		p.d.setFocus(paneLog)
 	}

@@ -100,10 +100,12 @@ type headRow struct {
 type vmTable struct {
 	*tview.Table
 	heads []headRow
+	drawnH int // the inner height of the last draw
 }
 
 // Draw draws the table, then each device's row that is in view.
 func (t *vmTable) Draw(screen tcell.Screen) {
+	t.unscrollOnGrowth()
 	t.Table.Draw(screen)
 	x, y, w, h := t.GetInnerRect()
 	rowOff, _ := t.GetOffset()
@@ -143,6 +145,24 @@ func (t *vmTable) Draw(screen tcell.Screen) {
 			col += g.Width()
 			i += len(g.Str())
 		}
+	}
+}
+
+// unscrollOnGrowth gives back the rows a smaller pane scrolled away once
+// the pane is taller again: the offset drops to the least that keeps the
+// selection in view (tview keeps any offset that still shows it).
+func (t *vmTable) unscrollOnGrowth() {
+	_, _, _, h := t.GetInnerRect()
+	grew := h > t.drawnH
+	t.drawnH = h
+	if !grew {
+		return
+	}
+	off, col := t.GetOffset()
+	sel, _ := t.GetSelection()
+	least := max(0, sel-(h-1)) // row 0 is the fixed header
+	if off > least {
+		t.SetOffset(least, col)
 	}
 }
 
