@@ -99,7 +99,7 @@ type headRow struct {
 // hold, so it is drawn over the table's own rows.
 type vmTable struct {
 	*tview.Table
-	heads []headRow
+	heads  []headRow
 	drawnH int // the inner height of the last draw
 }
 
