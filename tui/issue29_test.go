@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,4 +68,58 @@ func TestVMListUnscrollsWhenItGrows(t *testing.T) {
 	hs.waitFor("the log pane closed", func(s string) bool { return !strings.Contains(s, "┌Log") })
 	hs.waitText(" local:8000 ")
 	hs.waitText("▶ local:8005")
+}
+
+// noLiveController is a replay's controller: every request is refused.
+type noLiveController struct {
+	*fakeController
+	segments atomic.Int32
+}
+
+func (c *noLiveController) SetSegments(context.Context, string, monitor.SegmentOptions) error {
+	c.segments.Add(1)
+	return monitor.ErrNoLiveVM
+}
+
+type fixedTimeline struct{}
+
+func (fixedTimeline) TogglePlay()          {}
+func (fixedTimeline) Step()                {}
+func (fixedTimeline) SeekBy(time.Duration) {}
+func (fixedTimeline) SeekEdge(bool)        {}
+func (fixedTimeline) ScaleSpeed(float64)   {}
+func (fixedTimeline) Status() string       { return "▶ 0:05.0 / 1:00.0 ×1" }
+
+// A replay says once that its heap maps are only the recorded ones, asks
+// no more, and the replay position stays on a 120-column status line
+// while the message shows (#4).
+func TestReplayHeapMapSaidOncePositionKept(t *testing.T) {
+	ctrl := &noLiveController{fakeController: &fakeController{}}
+	hs := startCfg(t, 120, 40, style.Palette{}, twoVMs, func(c *Config) {
+		c.Controller, c.Timeline = ctrl, fixedTimeline{}
+		c.Discovery = "replay of /tmp/a-long-recording-name.ddmrec (3 devices, 9 VMs)"
+	})
+	hs.waitText("heap maps are only what was recorded")
+	hs.waitText("0:05.0 / 1:00.0")
+	for i := 0; i < 6; i++ { // changes and seeks used to ask (and say it) again
+		hs.store.SetThreads("local:8001", []monitor.Thread{{ID: 1, Name: fmt.Sprintf("t%d", i), Status: 3}})
+		hs.key(tcell.KeyRune, 'j')
+		hs.key(tcell.KeyRune, 'k')
+		time.Sleep(20 * time.Millisecond)
+	}
+	hs.waitText("0:05.0 / 1:00.0")
+	said := 0
+	hs.dash.App().QueueUpdate(func() {
+		for _, m := range hs.dash.statusP.history {
+			if strings.Contains(m.text, "heap map") {
+				said++
+			}
+		}
+	})
+	if said != 1 {
+		t.Errorf("the heap map message went to the history %d times, want once", said)
+	}
+	if n := ctrl.segments.Load(); n > 2 {
+		t.Errorf("segments asked %d times of a replayed VM", n)
+	}
 }
