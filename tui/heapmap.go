@@ -161,14 +161,14 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			return
 		}
 		if snap == nil {
-			text("[::d]native heap: segments arrive at the next GC (g causes one); only Dalvik reports native allocations")
+			dim("native heap: segments arrive at the next GC (g causes one); only Dalvik reports native allocations")
 			return
 		}
 		st := snap.Stats
 		text(fmt.Sprintf("[::b]native heap[::-]  used [::b]%s[::-]  free %s  in %d pieces", humanBytes(st.UsedUnits()*uint64(st.UnitSize)),
 			humanBytes(st.FreeUnits()*uint64(st.UnitSize)), st.Segments))
 		if snap.Units() == 0 {
-			text("[::d]this VM reports no native allocations (ART sends NHST/NHEN with nothing between)")
+			dim("this VM reports no native allocations (ART sends NHST/NHEN with nothing between)")
 			return
 		}
 	} else if len(p.heaps) == 0 {
@@ -288,12 +288,13 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			mode = "native (NHSG)"
 		}
 		// Most useful first: a narrow pane drops the tail, never cuts a part.
+		// The free space and its fragmentation come before the geometry.
 		text("[::d]" + fitParts([]string{
 			fmt.Sprintf("rows %d-%d of %d", p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows),
-			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
-			mode,
 			fmt.Sprintf("free %s in %s runs", humanBytes(st.FreeUnits()*unit), groupDigits(st.FreeRuns)),
 			st.FragmentationLabel(),
+			mode,
+			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
 			"zoom " + zoom,
 			fmt.Sprintf("1 cell = %s units", groupDigits(per)),
 		}, " · ", w))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -122,4 +123,90 @@ func TestReplayHeapMapSaidOncePositionKept(t *testing.T) {
 	if n := ctrl.segments.Load(); n > 2 {
 		t.Errorf("segments asked %d times of a replayed VM", n)
 	}
+}
+
+// A filtered thread title wider than its pane is cut at its end with '…',
+// not at both ends (it lost its first letter, "┌hreads"), and the native
+// heap's note wraps between words (#14).
+func TestTitlesAndNotesCutAtTheEnd(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		twoVMs(s)
+		s.UpdateVM("local:8000", func(vm *monitor.VM) { vm.App = "com.example.averyveryverylongapplicationname" })
+	})
+	hs.waitText("AsyncTask #1")
+	hs.key(tcell.KeyTab, 0)
+	hs.runes("/Binder:1234")
+	hs.key(tcell.KeyEnter, 0)
+	hs.waitGone("AsyncTask #1")
+	hs.waitFor("the title cut at its end", func(s string) bool {
+		l := lineWith(s, "╔ Threads · com.example.averyvery")
+		return l != "" && strings.HasSuffix(l, "·… ╗")
+	})
+	// The native heap before its first segments: the note wraps by words.
+	hs.key(tcell.KeyEscape, 0)
+	hs.key(tcell.KeyRune, 'n')
+	hs.waitText("native heap: segments arrive at the next GC")
+	lines := hs.text()
+	var note []string
+	for i, l := range lines {
+		if strings.Contains(l, "native heap: segments") {
+			for _, nl := range lines[i : i+3] {
+				f := strings.Split(nl, "│") // the heap pane is the first on its line
+				if len(f) > 1 && strings.TrimSpace(f[1]) != "" {
+					note = append(note, strings.TrimSpace(f[1]))
+				}
+			}
+			break
+		}
+	}
+	const want = "native heap: segments arrive at the next GC (g causes one); only Dalvik reports native allocations"
+	if got := strings.Join(note, " "); got != want || len(note) < 2 {
+		t.Fatalf("the note is %q in %d lines, want it wrapped between words: %q", got, len(note), want)
+	}
+}
+
+// The status line is cut with '…' when it cannot hold its parts (#14).
+func TestFitStatus(t *testing.T) {
+	parts := func() []statusPart {
+		return []statusPart{
+			{open: "[::b]ddmtui[::-] [::d]", text: "?:help q:quit", close: "[::-]", keep: keepBrand},
+			{open: "[yellow]", text: "a message [red] that is long enough to be cut", close: "[-]", keep: keepMessage, cut: true},
+			{text: "2 VMs", keep: keepCount},
+			{open: "[::b]", text: "▶ 0:05.0 / 1:00.0", close: "[::-]", keep: keepPosition},
+			{text: "scan 127.0.0.1:8000-8100", keep: keepDiscovery, cut: true},
+		}
+	}
+	for _, c := range []struct {
+		w    int
+		want string
+	}{
+		{0, "[::b]ddmtui[::-] [::d]?:help q:quit[::-] · [yellow]a message [[:]red] that is long enough to be cut[-] · 2 VMs · [::b]▶ 0:05.0 / 1:00.0[::-] · scan 127.0.0.1:8000-8100"},
+		{112, "[::b]ddmtui[::-] [::d]?:help q:quit[::-] · [yellow]a message [[:]red] that is long enough to be cut[-] · 2 VMs · [::b]▶ 0:05.0 / 1:00.0[::-] · scan 127.0.0…"},
+		{100, "[::b]ddmtui[::-] [::d]?:help q:quit[::-] · [yellow]a message [[:]red] that is long enough to be cut[-] · 2 VMs · [::b]▶ 0:05.0 / 1:00.0[::-]"},
+		{80, "[::b]ddmtui[::-] [::d]?:help q:quit[::-] · [yellow]a message [[:]red] that is long enough …[-] · [::b]▶ 0:05.0 / 1:00.0[::-]"},
+		{50, "[::b]ddmtui[::-] [::d]?:help q:quit[::-] · [::b]▶ 0:05.0 / 1:00.0[::-]"},
+		{30, "[::b]ddmtui[::-] [::d]?:help q:quit[::-]"},
+		{12, "[::b]ddmtui[::-] [::d]?:he…[::-]"},
+	} {
+		got := fitStatus(parts(), c.w)
+		if got != c.want {
+			t.Errorf("w %d:\n got %q\nwant %q", c.w, got, c.want)
+		}
+		if c.w > 0 && tview.TaggedStringWidth(got) > c.w {
+			t.Errorf("w %d: %d cells wide", c.w, tview.TaggedStringWidth(got))
+		}
+	}
+}
+
+// The heap footer keeps the free space and its fragmentation before the
+// geometry when the pane cannot hold every part (#14).
+func TestHeapFooterKeepsFragmentation(t *testing.T) {
+	hs := start(t, 80, 24, style.Palette{}, twoVMs)
+	hs.waitText("91,234")
+	hs.store.SetSegments("local:8000", specSnapshot(t))
+	hs.waitText("1-byte[]")
+	hs.waitFor("fragmentation in the footer", func(s string) bool {
+		l := lineWith(s, "rows 1-2 of 2")
+		return strings.Contains(l, "free ") && strings.Contains(l, "fragmentation ")
+	})
 }

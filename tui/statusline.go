@@ -168,8 +168,8 @@ func fitStatus(parts []statusPart, w int) string {
 			}
 		}
 		pt := &parts[low]
-		if pw := uniseg.StringWidth(pt.text); pt.cut && pw > least {
-			pt.text = truncate(pt.text, max(least, pw-(width()-w)))
+		if pw := uniseg.StringWidth(pt.text); pt.cut && pw-(width()-w) >= least {
+			pt.text = truncate(pt.text, pw-(width()-w))
 		} else {
 			parts = append(parts[:low], parts[low+1:]...)
 		}
