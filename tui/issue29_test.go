@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -209,4 +210,50 @@ func TestHeapFooterKeepsFragmentation(t *testing.T) {
 		l := lineWith(s, "rows 1-2 of 2")
 		return strings.Contains(l, "free ") && strings.Contains(l, "fragmentation ")
 	})
+}
+
+// A half-typed log query only marks the prompt; the complete one applies
+// with no error left on the status line or in the history; Enter on a
+// wrong one says why once (#7).
+func TestLogQueryCheckedOnEnter(t *testing.T) {
+	r := startLogRig(t, 120, 40, style.Palette{})
+	r.add(100, logcat.Info, "A", "hello one")
+	r.add(100, logcat.Warn, "A", "careful two")
+	r.selectApp()
+	r.key(tcell.KeyRune, 'l')
+	r.waitText("hello one")
+	r.key(tcell.KeyRune, '/')
+	r.runes("level:")
+	r.waitText("Esc clears): ✗ level:")
+	r.runes("W")
+	r.waitText("Esc clears): level:W")
+	r.waitGone("hello one")
+	r.key(tcell.KeyEnter, 0)
+	r.waitText("/level:W")
+	history := func() []string {
+		var out []string
+		r.dash.App().QueueUpdate(func() {
+			for _, m := range r.dash.statusP.history {
+				out = append(out, m.text)
+			}
+		})
+		return out
+	}
+	if h := history(); len(h) != 0 {
+		t.Fatalf("typing a valid query left messages: %q", h)
+	}
+	s := strings.Join(r.text(), "\n")
+	if l := r.text()[len(r.text())-1]; strings.Contains(l, "level") {
+		t.Fatalf("status line after a valid query: %q\n%s", l, s)
+	}
+	r.key(tcell.KeyRune, '/')
+	r.runes("Q") // level:WQ
+	r.waitText("Esc clears): ✗ level:WQ")
+	r.key(tcell.KeyEnter, 0)
+	r.waitText("unknown level")
+	r.waitText("/level:W ") // the last good query stays
+	r.waitText("careful two")
+	if h := history(); len(h) != 1 {
+		t.Fatalf("history after one wrong query: %q", h)
+	}
 }

@@ -271,6 +271,12 @@ func (p *logPane) step() {
 // Filter and SetFilter: the / prompt types the query.
 func (p *logPane) Filter() string { return p.qsrc }
 
+// CheckFilter says whether src compiles as a query (FilterChecker).
+func (p *logPane) CheckFilter(src string) error {
+	_, err := logcat.Compile(src, logcat.QueryOptions{})
+	return err
+}
+
 func (p *logPane) SetFilter(src string) {
 	q, err := logcat.Compile(src, logcat.QueryOptions{})
 	if err != nil {

@@ -33,6 +33,10 @@ type overlays struct {
 	messages *tview.TextView
 	prompt   *tview.InputField
 	target   Filterable // what the prompt filters
+	// promptLabel is the prompt's label; promptStyle the field's own style,
+	// which a half-typed query that does not compile replaces (checkPrompt).
+	promptLabel string
+	promptStyle tcell.Style
 	asking   bool
 
 	profView *profileview.View
@@ -47,10 +51,11 @@ func newOverlays(d *Dashboard) *overlays {
 	o.prompt = tview.NewInputField()
 	o.prompt.SetDoneFunc(o.promptDone)
 	o.prompt.SetChangedFunc(func(text string) {
-		if o.asking && o.target != nil {
+		if o.asking && o.target != nil && o.checkPrompt(text) {
 			o.target.SetFilter(text)
 		}
 	})
+	o.promptStyle = o.prompt.GetFieldStyle()
 	o.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	o.help.SetBorder(true).SetTitle(" Keys ")
 	o.helpBox = tview.NewFlex()
@@ -206,17 +211,23 @@ func (o *overlays) openPrompt() {
 		f = d.panes[d.focus].(Filterable)
 	}
 	o.target = f
-	o.prompt.SetLabel(fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title()))
+	o.promptLabel = fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title())
+	o.prompt.SetLabel(o.promptLabel)
 	o.prompt.SetText(f.Filter())
+	o.checkPrompt(f.Filter())
 	o.asking = true
 	d.relayout()
 	d.app.SetFocus(o.prompt)
 }
 
 func (o *overlays) promptDone(key tcell.Key) {
-	if key == tcell.KeyEscape && o.target != nil {
+	switch {
+	case key == tcell.KeyEscape && o.target != nil:
 		o.target.SetFilter("")
+	case key == tcell.KeyEnter && o.target != nil && !o.checkPrompt(o.prompt.GetText()):
+		o.target.SetFilter(o.prompt.GetText()) // says why, once, and keeps the last good filter
 	}
+	o.markPrompt(false)
 	o.asking = false
 	o.d.relayout()
 }
@@ -305,4 +316,37 @@ func (o *overlays) trackAllocs(on bool) {
 func (o *overlays) closeAllocs() {
 	o.allocKey = ""
 	o.close("allocs")
+}
+
+// FilterChecker is a Filterable whose filter can be wrong (the log pane's
+// query language): while it is typed, a text that does not compile only
+// marks the prompt; Enter says why.
+type FilterChecker interface {
+	CheckFilter(string) error
+}
+
+// checkPrompt says whether text is a filter the target takes, marking the
+// prompt when it is not.
+func (o *overlays) checkPrompt(text string) bool {
+	c, ok := o.target.(FilterChecker)
+	bad := ok && c.CheckFilter(text) != nil
+	o.markPrompt(bad)
+	return !bad
+}
+
+// markPrompt marks the prompt's field as holding a filter that does not
+// compile: "✗" in the label (seen without colour too), the field in red
+// and underlined.
+func (o *overlays) markPrompt(bad bool) {
+	if !bad {
+		o.prompt.SetLabel(o.promptLabel)
+		o.prompt.SetFieldStyle(o.promptStyle)
+		return
+	}
+	o.prompt.SetLabel(o.promptLabel + "✗ ")
+	st := o.promptStyle.Underline(true)
+	if !o.d.pal.NoColor {
+		st = st.Foreground(tcell.ColorRed)
+	}
+	o.prompt.SetFieldStyle(st)
 }
