@@ -37,7 +37,7 @@ type overlays struct {
 	// which a half-typed query that does not compile replaces (checkPrompt).
 	promptLabel string
 	promptStyle tcell.Style
-	asking   bool
+	asking      bool
 
 	profView *profileview.View
 	dumpView *dumpview.View
