@@ -25,6 +25,21 @@ func capNone(vm monitor.VM, f monitor.Feature) (string, bool) {
 	return style.Escape(why), true
 }
 
+// unable reports whether vm was decided unable to do f, saying why on the
+// status line ("no <what>: <reason>") instead of opening an empty viewer.
+func (d *Dashboard) unable(vm monitor.VM, f monitor.Feature, what string) bool {
+	c, has := vm.Capabilities[f]
+	if !has || c.Source != monitor.SourceNone {
+		return false
+	}
+	why := c.Reason
+	if why == "" {
+		why = "not available for this VM"
+	}
+	d.flash("no " + what + ": " + why)
+	return true
+}
+
 // sourceLabel names a source as the pane titles show it.
 func sourceLabel(s monitor.Source) string {
 	switch s {

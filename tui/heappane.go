@@ -199,11 +199,8 @@ func (p *heapPane) updateSegments() {
 
 func (p *heapPane) gc() {
 	d := p.d
-	if vm, ok := d.m.selected(); ok {
-		if c, has := vm.Capabilities[monitor.FeatGC]; has && c.Source == monitor.SourceNone && c.Reason != "" {
-			d.flash("no GC: " + c.Reason)
-			return
-		}
+	if vm, ok := d.m.selected(); ok && d.unable(vm, monitor.FeatGC, "GC") {
+		return
 	}
 	vm, ok := d.selectedDDM("GC")
 	if !ok {

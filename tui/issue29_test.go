@@ -257,3 +257,26 @@ func TestLogQueryCheckedOnEnter(t *testing.T) {
 		t.Fatalf("history after one wrong query: %q", h)
 	}
 }
+
+// What a VM cannot do opens no empty viewer: the key says why (#20).
+func TestUnableVMSaysWhyInsteadOfViewer(t *testing.T) {
+	const why = "allocation tracking needs the DDM heap handler, which Android 11 and later no longer register"
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		modernVMs(s)
+		s.UpdateVM("adb:emu-5556:4321", func(vm *monitor.VM) {
+			vm.Capabilities[monitor.FeatAllocations] = monitor.Capability{Source: monitor.SourceNone, Reason: why}
+			vm.Capabilities[monitor.FeatMethodTrace] = monitor.Capability{Source: monitor.SourceNone, Reason: "no [streaming] trace"}
+		})
+	})
+	hs.waitText("mainthr")
+	hs.key(tcell.KeyRune, 'a')
+	hs.waitText("no allocation tracker: allocation tracking needs the DDM heap handler")
+	if s := strings.Join(hs.text(), "\n"); strings.Contains(s, "tracking ?") || strings.Contains(s, "asking") {
+		t.Fatalf("an allocation viewer opened:\n%s", s)
+	}
+	hs.key(tcell.KeyRune, 'p')
+	hs.waitText("no method trace: no [streaming] trace")
+	if hs.ctrl.called("reaq adb:emu-5556:4321") || hs.ctrl.called("profile start adb:emu-5556:4321") {
+		t.Fatal("a VM that cannot was asked")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/ddmtui/ddmtui/allocs"
+	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/allocview"
@@ -253,7 +254,7 @@ func (o *overlays) openSpy() {
 
 func (o *overlays) openAllocs() {
 	vm, ok := o.d.selectedDDM("the allocation tracker")
-	if !ok {
+	if !ok || o.d.unable(vm, monitor.FeatAllocations, "allocation tracker") {
 		return
 	}
 	o.allocKey = vm.Key

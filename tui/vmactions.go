@@ -73,7 +73,7 @@ func (p *vmPane) toggleProfiling() {
 		return
 	}
 	vm, ok := d.selectedDDM("a method trace")
-	if !ok {
+	if !ok || d.unable(vm, monitor.FeatMethodTrace, "method trace") {
 		return
 	}
 	if err := savefile.Check(savePath(d.cfg.TraceDir, appLabel(vm), d.now(), ".trace")); err != nil {
@@ -132,7 +132,7 @@ func (p *vmPane) nextScanMode() {
 func (p *vmPane) threadDump() {
 	d := p.d
 	vm, ok := d.m.selected()
-	if !ok || d.cfg.Controller == nil {
+	if !ok || d.cfg.Controller == nil || d.unable(vm, monitor.FeatThreadDump, "thread dump") {
 		return
 	}
 	ctrl := d.cfg.Controller
@@ -174,7 +174,7 @@ const heapDumpTimeout = 5 * time.Minute
 func (p *vmPane) heapDump() {
 	d := p.d
 	vm, ok := d.selectedDDM("a heap dump")
-	if !ok {
+	if !ok || d.unable(vm, monitor.FeatHPROF, "heap dump") {
 		return
 	}
 	ctrl, app, name := d.cfg.Controller, appLabel(vm), "heap-dump:"+vm.Key
