@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -278,5 +280,34 @@ func TestUnableVMSaysWhyInsteadOfViewer(t *testing.T) {
 	hs.waitText("no method trace: no [streaming] trace")
 	if hs.ctrl.called("reaq adb:emu-5556:4321") || hs.ctrl.called("profile start adb:emu-5556:4321") {
 		t.Fatal("a VM that cannot was asked")
+	}
+}
+
+// longStackErr is a controller whose stacks fail with a long reason.
+type longStackErr struct{ *fakeController }
+
+func (longStackErr) Stack(context.Context, string, uint64) ([]ddm.StackFrame, error) {
+	return nil, errors.New("the thread is suspended by another debugger, its kernel state=S, so no stack can be read now")
+}
+
+// The stack pane wraps its text between words (#16).
+func TestStackPaneWrapsBetweenWords(t *testing.T) {
+	hs := startCfg(t, 120, 40, style.Palette{}, twoVMs, func(c *Config) { c.Controller = longStackErr{&fakeController{}} })
+	hs.waitText("AsyncTask #1")
+	hs.key(tcell.KeyTab, 0)
+	hs.key(tcell.KeyEnter, 0)
+	hs.waitText("the thread is")
+	var text []string
+	for _, l := range hs.text() {
+		f := strings.Split(l, "│")
+		if len(f) >= 5 { // heap pane │…││ stack pane │
+			if s := strings.TrimSpace(f[3]); s != "" {
+				text = append(text, s)
+			}
+		}
+	}
+	const want = "the thread is suspended by another debugger, its kernel state=S, so no stack can be read now"
+	if got := strings.Join(text, " "); got != want || len(text) < 2 {
+		t.Fatalf("stack pane text %q in %d lines, want %q wrapped between words", got, len(text), want)
 	}
 }
