@@ -235,7 +235,12 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 		p.drawLegend(screen, x, y+line, w)
 		line++
 	}
+	// The kinds' line, then the figures on one line, or two when the pane
+	// is tall enough to spare one.
 	footer := 2
+	if h-line-3 >= 8 {
+		footer = 3
+	}
 	if h-line-footer < 2 {
 		footer = 0
 	}
@@ -289,7 +294,7 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 		}
 		// Most useful first: a narrow pane drops the tail, never cuts a part.
 		// The free space and its fragmentation come before the geometry.
-		text("[::d]" + fitParts([]string{
+		for _, l := range packParts([]string{
 			fmt.Sprintf("rows %d-%d of %d", p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows),
 			fmt.Sprintf("free %s in %s runs", humanBytes(st.FreeUnits()*unit), groupDigits(st.FreeRuns)),
 			st.FragmentationLabel(),
@@ -297,7 +302,9 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
 			"zoom " + zoom,
 			fmt.Sprintf("1 cell = %s units", groupDigits(per)),
-		}, " · ", w))
+		}, " · ", w, footer-1) {
+			text("[::d]" + l)
+		}
 	}
 }
 
