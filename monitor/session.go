@@ -205,6 +205,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		Route: s.route})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
+	parent := ctx // discovery's: its end is not the peer's failure
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
@@ -219,14 +220,15 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	s.input(s.begin)
 	reason := "connection closed"
 	defer func() {
+		stopped := parent.Err() != nil // discovery ended the session, not the peer
 		if s.stopping != nil {
 			select {
 			case <-s.stopping: // the monitor stops, not the VM
-				reason = ReasonStopped
+				reason, stopped = ReasonStopped, true
 			default:
 			}
 		}
-		s.input(func(now time.Time) { s.end(now, reason) })
+		s.input(func(now time.Time) { s.end(now, reason, !stopped && !s.isDDM && !s.refused) })
 	}()
 	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.

@@ -466,6 +466,7 @@ func (p *Proxy) reconcile() {
 		debugPort int
 		inStore   bool
 		src, app  string
+		working   bool
 	}
 	now := time.Now()
 	keys := p.engine.Keys()
@@ -478,7 +479,7 @@ func (p *Proxy) reconcile() {
 			continue
 		}
 		vm, ok := store.VM(key)
-		vms = append(vms, vmState{key, s, vm.DebugPort, ok, vm.Source, vm.App})
+		vms = append(vms, vmState{key, s, vm.DebugPort, ok, vm.Source, vm.App, s.Working()})
 		present[key] = true
 	}
 
@@ -498,6 +499,12 @@ func (p *Proxy) reconcile() {
 	changed := false
 	for _, vm := range vms {
 		e, ok := p.entries[vm.key]
+		if !ok && !vm.working {
+			// HELO undecided, or an endpoint that is no VM (it handshook,
+			// then sent garbage): no port yet. The session keeps what the
+			// VM sends before a passthrough is set (Session.SetPassthrough).
+			continue
+		}
 		if !ok {
 			first, seen := p.firstSeen[vm.key]
 			if !seen {

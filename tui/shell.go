@@ -87,6 +87,11 @@ type Config struct {
 	// Log, when set, gives a VM's device log (read on the UI goroutine; it
 	// must not block), or why it has none (e.g. a local-port VM).
 	Log func(vm monitor.VM) (*monitor.DeviceLog, string)
+	// SimDump, when set, gives the thread dump of a simulated VM that has
+	// no device shell to ask (the demo's local-port VMs): what its
+	// simulator writes on SIGQUIT. It runs off the UI goroutine; ok false
+	// when vm is not one of the simulator's.
+	SimDump func(ctx context.Context, vm monitor.VM) (dump []byte, ok bool, err error)
 }
 
 // Dashboard is the running UI. Its fields are touched only on the UI
@@ -392,8 +397,9 @@ func (d *Dashboard) apply(evs []monitor.Event) {
 // afterVMsChanged selects the list's first VM until the user chose one,
 // and redraws.
 func (d *Dashboard) afterVMsChanged(ch Change) {
-	if len(d.m.vms) > 0 && (d.m.sel == "" || !d.chosen && d.m.sel != d.m.vms[0].Key) {
-		d.m.sel = d.m.vms[0].Key
+	_, selFailed := d.m.isFailed(d.m.sel)
+	if first := d.m.firstWorking(); d.m.sel != first && (d.m.sel == "" || !d.chosen || selFailed) {
+		d.m.sel = first // failed endpoints are not selected for the user
 		d.selectionChanged()
 		ch |= ChangeSelection
 	}
