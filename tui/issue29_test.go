@@ -311,3 +311,56 @@ func TestStackPaneWrapsBetweenWords(t *testing.T) {
 		t.Fatalf("stack pane text %q in %d lines, want %q wrapped between words", got, len(text), want)
 	}
 }
+
+// An endpoint that handshakes and then sends garbage is a failed row:
+// greyed, "failed: why", no port, never selected (#5).
+func TestFailedEndpointRow(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		s.UpdateVM("local:7999", func(vm *monitor.VM) { vm.Source = "local:7999" }) // sorts first
+		twoVMs(s)
+	})
+	hs.waitText("com.example.mail")
+	hs.store.RemoveFailed("local:7999", "bad packet length 7")
+	hs.waitText("failed: bad packet")
+	hs.waitText("selected: com.example.mail")
+	// A retry re-lists it: still failed, still not selected.
+	hs.store.UpdateVM("local:7999", func(vm *monitor.VM) { vm.Source, vm.DebugPort = "local:7999", 8650 })
+	hs.waitText("failed: bad packet")
+	line := lineWith(strings.Join(hs.text(), "\n"), "failed: bad packet")
+	if strings.Contains(line, "8650") || strings.Contains(line, "gone") || strings.Contains(line, "▶") {
+		t.Fatalf("failed row %q", line)
+	}
+	if st, ok := hs.styleOf("failed: bad packet"); !ok {
+		t.Fatal("no failed row")
+	} else if _, _, attr := st.Decompose(); attr&tcell.AttrDim == 0 {
+		t.Fatalf("failed row not dimmed: %v", attr)
+	}
+	hs.key(tcell.KeyRune, 'k') // up from the first working VM: nothing to select above
+	hs.key(tcell.KeyRune, 'j')
+	hs.key(tcell.KeyRune, 'k')
+	hs.waitText("selected: com.example.mail")
+	if s := strings.Join(hs.text(), "\n"); !strings.Contains(lineWith(s, "local:8000"), "▶") {
+		t.Fatalf("cursor not on the working VM:\n%s", s)
+	}
+	// It answers as a VM at last: an ordinary row again.
+	hs.store.UpdateVM("local:7999", func(vm *monitor.VM) { vm.PID, vm.App, vm.DDM = 4242, "com.example.late", true })
+	hs.waitGone("failed: bad packet")
+	hs.waitText("com.example.late")
+}
+
+func TestPackParts(t *testing.T) {
+	parts := []string{"rows 1-2 of 2", "free 80B in 1 runs", "fragmentation 0.0%", "merged runs (HPSG)"}
+	for _, c := range []struct {
+		w, lines int
+		want     []string
+	}{
+		{200, 2, []string{"rows 1-2 of 2 · free 80B in 1 runs · fragmentation 0.0% · merged runs (HPSG)"}},
+		{40, 2, []string{"rows 1-2 of 2 · free 80B in 1 runs", "fragmentation 0.0% · merged runs (HPSG)"}},
+		{40, 1, []string{"rows 1-2 of 2 · free 80B in 1 runs"}},
+		{10, 2, nil},
+	} {
+		if got := packParts(parts, " · ", c.w, c.lines); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("w %d lines %d: %q, want %q", c.w, c.lines, got, c.want)
+		}
+	}
+}
