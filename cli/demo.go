@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/tui"
 )
 
@@ -109,7 +112,7 @@ func demoCommand() *cli.Command {
 			go dev.Run(ctx, c.Duration("interval"))
 			go modern.Run(ctx, c.Duration("interval"))
 			d, what := demoDiscovery(dev, modern, lns, c.Duration("interval"))
-			return runDashboard(c, d, what, log, demoNotice)
+			return runDashboard(c, d, what, log, demoNotice, func(cfg *tui.Config) { cfg.SimDump = simDump(dev) })
 		},
 	}
 }
@@ -179,5 +182,26 @@ func buildDemoVMs(ctx context.Context, wg *sync.WaitGroup, log *slog.Logger, dev
 				}
 			}
 		}()
+	}
+}
+
+// simDump gives the thread dump of dev's VMs served on local ports, which
+// have no device shell to ask: what the simulated VM writes on SIGQUIT
+// (the Dalvik VM's shows its deadlock).
+func simDump(dev *sim.Device) func(ctx context.Context, vm monitor.VM) ([]byte, bool, error) {
+	return func(_ context.Context, vm monitor.VM) ([]byte, bool, error) {
+		v := dev.VM(vm.PID)
+		if v == nil || !strings.HasPrefix(vm.Source, "local:") {
+			return nil, false, nil
+		}
+		style := threaddump.StyleART14
+		if v.Spec().Family == sim.Dalvik {
+			style = threaddump.StyleDalvik
+		}
+		var b bytes.Buffer
+		if err := threaddump.Format(&b, v.ThreadDump(time.Now()), style); err != nil {
+			return nil, true, err
+		}
+		return b.Bytes(), true, nil
 	}
 }

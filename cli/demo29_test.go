@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/threaddump"
 )
 
 // Issue 29 #6: on a modern demo (--api 34) every VM is a device VM with
@@ -59,5 +61,37 @@ func TestModernDemoVMsAreDeviceVMs(t *testing.T) {
 			t.Fatalf("%d DDM VMs of the API 34 device; without /proc threads or dumpsys memory: %q", n, bad)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Issue 29 #11: the demo's Dalvik VM on a local port has no device shell;
+// its simulator's dump shows the deadlock the README promises.
+func TestSimDumpOfDalvikVMHasDeadlock(t *testing.T) {
+	dev := sim.NewDevice("emulator-sim")
+	defer dev.Close()
+	var pid int
+	for _, s := range sim.Scenario(1, 7) {
+		dev.Add(sim.NewVM(s))
+		if s.Deadlock {
+			pid = s.PID
+		}
+	}
+	if pid == 0 {
+		t.Fatal("the scenario has no deadlocked VM")
+	}
+	dump := simDump(dev)
+	if _, ok, _ := dump(context.Background(), monitor.VM{Source: "adb:x", PID: pid}); ok {
+		t.Fatal("a device VM's dump came from the simulator")
+	}
+	raw, ok, err := dump(context.Background(), monitor.VM{Source: "local:8004", PID: pid})
+	if !ok || err != nil {
+		t.Fatalf("simDump: %v %v", ok, err)
+	}
+	d, err := threaddump.Parse(bytes.NewReader(raw))
+	if err != nil || len(d.Processes) != 1 {
+		t.Fatalf("parse: %v", err)
+	}
+	if a := threaddump.Analyze(d.Processes[0]); len(a.Deadlocks) != 1 {
+		t.Fatalf("%d deadlocks in\n%s", len(a.Deadlocks), raw)
 	}
 }

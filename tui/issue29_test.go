@@ -364,3 +364,31 @@ func TestPackParts(t *testing.T) {
 		}
 	}
 }
+
+// A simulated VM with no device shell (the demo's Dalvik VM on a local
+// port) shows the thread dump its simulator writes, deadlock marked,
+// instead of "not on an adb device" (#11).
+func TestSimDumpShowsDeadlock(t *testing.T) {
+	asked := make(chan string, 1)
+	hs := startCfg(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		twoVMs(s)
+		s.UpdateVM("local:8000", func(vm *monitor.VM) {
+			vm.Capabilities = monitor.Capabilities{monitor.FeatThreadDump: {Source: monitor.SourceNone, Reason: "thread dumps need an adb device (debuggerd -j or kill -3)"}}
+		})
+	}, func(c *Config) {
+		c.SimDump = func(_ context.Context, vm monitor.VM) ([]byte, bool, error) {
+			asked <- vm.Key
+			raw, err := (&fakeController{}).ThreadDump(context.Background(), vm.Key) // a two-thread deadlock
+			return raw, true, err
+		}
+	})
+	hs.waitText("AsyncTask #1")
+	hs.key(tcell.KeyRune, 'd')
+	hs.waitText("DEADLOCK")
+	if k := <-asked; k != "local:8000" {
+		t.Fatalf("SimDump asked for %s", k)
+	}
+	if hs.ctrl.called("dump local:8000") {
+		t.Fatal("the controller was asked too")
+	}
+}

@@ -132,12 +132,26 @@ func (p *vmPane) nextScanMode() {
 func (p *vmPane) threadDump() {
 	d := p.d
 	vm, ok := d.m.selected()
-	if !ok || d.cfg.Controller == nil || d.unable(vm, monitor.FeatThreadDump, "thread dump") {
+	if !ok || d.cfg.Controller == nil {
+		return
+	}
+	// A simulated VM without a device shell: its simulator writes the dump
+	// (the demo's Dalvik VM shows its deadlock this way).
+	fromSim := d.cfg.SimDump != nil && vm.Capabilities.Source(monitor.FeatThreadDump) == monitor.SourceNone
+	if !fromSim && d.unable(vm, monitor.FeatThreadDump, "thread dump") {
 		return
 	}
 	ctrl := d.cfg.Controller
 	started := d.job("thread-dump:"+vm.Key, jobBusy, 20*time.Second, func(ctx context.Context) {
-		raw, err := ctrl.ThreadDump(ctx, vm.Key)
+		var raw []byte
+		var err error
+		ok := false
+		if fromSim {
+			raw, ok, err = d.cfg.SimDump(ctx, vm)
+		}
+		if !ok {
+			raw, err = ctrl.ThreadDump(ctx, vm.Key)
+		}
 		if d.cancelled(err) {
 			return
 		}
@@ -156,6 +170,10 @@ func (p *vmPane) threadDump() {
 	})
 	if !started {
 		d.flash(fmt.Sprintf("busy: a thread dump of %s is under way", appLabel(vm)))
+		return
+	}
+	if fromSim {
+		d.flash(fmt.Sprintf("thread dump of %s from its simulator (no device shell to ask)…", appLabel(vm)))
 		return
 	}
 	d.flash(fmt.Sprintf("asking %s for a thread dump…", appLabel(vm)))
