@@ -18,7 +18,8 @@ const methodNameWidth = 56
 // until scrolled to.
 type methodTable struct {
 	tview.TableContentReadOnly
-	v *View
+	v     *View
+	shown []trace.Clock // the clocks whose columns fit, decided before each draw (fit)
 }
 
 func (mt *methodTable) clocks() []trace.Clock {
@@ -30,14 +31,79 @@ func (mt *methodTable) clocks() []trace.Clock {
 
 func (mt *methodTable) GetRowCount() int { return len(mt.v.rows) + 1 }
 
-func (mt *methodTable) GetColumnCount() int { return 2 + 4*len(mt.clocks()) }
+func (mt *methodTable) GetColumnCount() int { return 2 + 4*len(mt.shownClocks()) }
+
+// shownClocks are the clocks fit decided on (all before the first draw).
+func (mt *methodTable) shownClocks() []trace.Clock {
+	if mt.shown == nil {
+		return mt.clocks()
+	}
+	return mt.shown
+}
+
+// fit decides, before the table is drawn, which clocks' four columns fit
+// it whole (the sorted clock first when not all do; at least one): tview
+// would cut the last column, header included, in the middle. The other
+// clock's columns come back on a wider terminal or when it is sorted on.
+func (mt *methodTable) fit() {
+	mt.shown = nil
+	if mt.v.p != nil {
+		mt.shown = mt.fitting()
+	}
+}
+
+func (mt *methodTable) fitting() []trace.Clock {
+	all := mt.clocks()
+	_, _, w, h := mt.v.methods.GetInnerRect()
+	if len(all) < 2 || w <= 0 {
+		return all
+	}
+	first, _ := mt.v.methods.GetOffset()
+	last := min(len(mt.v.rows), first+h)
+	colW := func(col int, clocks []trace.Clock) int {
+		n := tview.TaggedStringWidth(mt.cell(0, col, clocks).Text)
+		for r := first + 1; r <= last; r++ {
+			if c := mt.cell(r, col, clocks); c != nil {
+				n = max(n, tview.TaggedStringWidth(c.Text))
+			}
+		}
+		if col == 0 {
+			n = min(n, methodNameWidth)
+		}
+		return n + 1 // the gap after it
+	}
+	order := all
+	if all[0] != mt.v.clock {
+		order = []trace.Clock{mt.v.clock}
+		for _, c := range all {
+			if c != mt.v.clock {
+				order = append(order, c)
+			}
+		}
+	}
+	used := colW(0, order) + colW(1, order)
+	for g := range order {
+		for k := 0; k < 4; k++ {
+			used += colW(2+4*g+k, order)
+		}
+		if used-1 > w {
+			return order[:max(g, 1)]
+		}
+	}
+	return all
+}
 
 func (mt *methodTable) GetCell(row, col int) *tview.TableCell {
-	v := mt.v
-	if v.p == nil {
+	if mt.v.p == nil {
 		return nil
 	}
-	clocks := mt.clocks()
+	return mt.cell(row, col, mt.shownClocks())
+}
+
+// cell is the table's cell at row and col when its time columns are those
+// of clocks.
+func (mt *methodTable) cell(row, col int, clocks []trace.Clock) *tview.TableCell {
+	v := mt.v
 	if row == 0 {
 		return headerCell(mt.headerText(col, clocks), col > 0)
 	}

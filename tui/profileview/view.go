@@ -78,7 +78,12 @@ func New(opt Options) *View {
 	})
 
 	v.methods = tview.NewTable().SetSelectable(true, false).SetFixed(1, 1)
-	v.methods.SetContent(&methodTable{v: v})
+	mt := &methodTable{v: v}
+	v.methods.SetContent(mt)
+	v.methods.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		mt.fit() // runs before the table draws its cells
+		return x, y, w, h
+	})
 	v.calls = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
 	v.threads = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
 	v.keys = v.keyTable()
