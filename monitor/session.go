@@ -96,6 +96,19 @@ func (o *SessionOptions) fill() {
 	}
 }
 
+// endReason is why the session ends: ReasonStopped when the monitor is
+// stopping, else reason.
+func (s *Session) endReason(reason string) string {
+	if s.stopping != nil {
+		select {
+		case <-s.stopping: // the monitor stops, not the VM
+			return ReasonStopped
+		default:
+		}
+	}
+	return reason
+}
+
 // ReasonStopped is why a session ended when the monitor itself stopped (the
 // user quit, a recording's duration ran out) rather than the VM. A replay
 // does not apply such an end: past it, the VM is as it was last seen live.
@@ -220,15 +233,10 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	s.input(s.begin)
 	reason := "connection closed"
 	defer func() {
-		stopped := parent.Err() != nil // discovery ended the session, not the peer
-		if s.stopping != nil {
-			select {
-			case <-s.stopping: // the monitor stops, not the VM
-				reason, stopped = ReasonStopped, true
-			default:
-			}
-		}
-		s.input(func(now time.Time) { s.end(now, reason, !stopped && !s.isDDM && !s.refused) })
+		why := s.endReason(reason)
+		// Discovery or the monitor ended it, not the peer: not a failure.
+		stopped := parent.Err() != nil || why == ReasonStopped
+		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.isDDM && !s.refused) })
 	}()
 	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
