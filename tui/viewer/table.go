@@ -437,7 +437,7 @@ type tableContent struct {
 	t *Table
 }
 
-func (c *tableContent) GetRowCount() int    { return c.t.n + 1 }
+func (c *tableContent) GetRowCount() int { return c.t.n + 1 }
 func (c *tableContent) GetColumnCount() int {
 	if c.t.shown > 0 {
 		return min(c.t.shown, len(c.t.cols))
