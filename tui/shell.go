@@ -453,25 +453,6 @@ func (d *Dashboard) selectionChanged() {
 	d.heapP.selectionChanged()
 }
 
-// selectedDDM returns the selected VM when requests can be made of it (a
-// controller exists and the VM speaks DDM); otherwise it says why in the
-// status line. what names the action, e.g. "GC".
-func (d *Dashboard) selectedDDM(what string) (monitor.VM, bool) {
-	vm, ok := d.m.selected()
-	if !ok || d.cfg.Controller == nil {
-		return vm, false
-	}
-	if d.m.isGone(vm.Key) {
-		d.flash(what + ": the VM's session ended; waiting for it to return")
-		return vm, false
-	}
-	if !vm.DDM {
-		d.flash(what + " needs a VM that speaks DDM (this one is a plain JDWP VM)")
-		return vm, false
-	}
-	return vm, true
-}
-
 func (d *Dashboard) flash(msg string) { d.statusP.flash(msg) }
 
 // portError says why a VM has no debugger port ("" when it has one or
