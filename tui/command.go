@@ -236,6 +236,7 @@ func (o *overlays) openCommand() {
 	o.target, o.command = nil, true
 	o.tabBase, o.tabNext, o.histAt = "", 0, len(o.history)
 	o.prompt.SetLabel(":")
+	o.prompt.SetFieldStyle(o.promptStyle) // not a filter's mark of a bad query
 	o.prompt.SetText("")
 	o.asking = true
 	o.bar.ResizeItem(o.hint, 0, 2) // the completions take two thirds

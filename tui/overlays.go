@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/ddmtui/ddmtui/allocs"
+	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/allocview"
@@ -33,7 +34,11 @@ type overlays struct {
 	messages *tview.TextView
 	prompt   *tview.InputField
 	target   Filterable // what the prompt filters
-	asking   bool
+	// promptLabel is the prompt's label; promptStyle the field's own style,
+	// which a half-typed query that does not compile replaces (checkPrompt).
+	promptLabel string
+	promptStyle tcell.Style
+	asking      bool
 	// The same prompt is the `:` command prompt (command.go) while
 	// command is set: hint shows the completions beside it, history the
 	// lines run (Up/Down), tab* the Tab cycle.
@@ -68,10 +73,11 @@ func newOverlays(d *Dashboard) *overlays {
 		switch {
 		case o.asking && o.command:
 			o.showHint(text)
-		case o.asking && o.target != nil:
+		case o.asking && o.target != nil && o.checkPrompt(text):
 			o.target.SetFilter(text)
 		}
 	})
+	o.promptStyle = o.prompt.GetFieldStyle()
 	o.prompt.SetInputCapture(o.commandKey)
 	o.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	o.bar = tview.NewFlex().AddItem(o.prompt, 0, 1, true).AddItem(o.hint, 0, 1, false)
@@ -237,17 +243,23 @@ func (o *overlays) openPrompt() {
 	o.target, o.command = f, false
 	o.hint.SetText("")
 	o.bar.ResizeItem(o.hint, 0, 0)
-	o.prompt.SetLabel(fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title()))
+	o.promptLabel = fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title())
+	o.prompt.SetLabel(o.promptLabel)
 	o.prompt.SetText(f.Filter())
+	o.checkPrompt(f.Filter())
 	o.asking = true
 	d.relayout()
 	d.app.SetFocus(o.prompt)
 }
 
 func (o *overlays) promptDone(key tcell.Key) {
-	if key == tcell.KeyEscape && o.target != nil {
+	switch {
+	case key == tcell.KeyEscape && o.target != nil:
 		o.target.SetFilter("")
+	case key == tcell.KeyEnter && o.target != nil && !o.checkPrompt(o.prompt.GetText()):
+		o.target.SetFilter(o.prompt.GetText()) // says why, once, and keeps the last good filter
 	}
+	o.markPrompt(false)
 	o.asking = false
 	o.d.relayout()
 }
@@ -273,7 +285,7 @@ func (o *overlays) openSpy() {
 
 func (o *overlays) openAllocs() {
 	vm, ok := o.d.selectedDDM("the allocation tracker")
-	if !ok {
+	if !ok || o.d.unable(vm, monitor.FeatAllocations, "allocation tracker") {
 		return
 	}
 	o.allocKey = vm.Key
@@ -336,4 +348,37 @@ func (o *overlays) trackAllocs(on bool) {
 func (o *overlays) closeAllocs() {
 	o.allocKey = ""
 	o.close("allocs")
+}
+
+// FilterChecker is a Filterable whose filter can be wrong (the log pane's
+// query language): while it is typed, a text that does not compile only
+// marks the prompt; Enter says why.
+type FilterChecker interface {
+	CheckFilter(string) error
+}
+
+// checkPrompt says whether text is a filter the target takes, marking the
+// prompt when it is not.
+func (o *overlays) checkPrompt(text string) bool {
+	c, ok := o.target.(FilterChecker)
+	bad := ok && c.CheckFilter(text) != nil
+	o.markPrompt(bad)
+	return !bad
+}
+
+// markPrompt marks the prompt's field as holding a filter that does not
+// compile: "✗" in the label (seen without colour too), the field in red
+// and underlined.
+func (o *overlays) markPrompt(bad bool) {
+	if !bad {
+		o.prompt.SetLabel(o.promptLabel)
+		o.prompt.SetFieldStyle(o.promptStyle)
+		return
+	}
+	o.prompt.SetLabel(o.promptLabel + "✗ ")
+	st := o.promptStyle.Underline(true)
+	if !o.d.pal.NoColor {
+		st = st.Foreground(tcell.ColorRed)
+	}
+	o.prompt.SetFieldStyle(st)
 }

@@ -87,6 +87,11 @@ type Config struct {
 	// Log, when set, gives a VM's device log (read on the UI goroutine; it
 	// must not block), or why it has none (e.g. a local-port VM).
 	Log func(vm monitor.VM) (*monitor.DeviceLog, string)
+	// SimDump, when set, gives the thread dump of a simulated VM that has
+	// no device shell to ask (the demo's local-port VMs): what its
+	// simulator writes on SIGQUIT. It runs off the UI goroutine; ok false
+	// when vm is not one of the simulator's.
+	SimDump func(ctx context.Context, vm monitor.VM) (dump []byte, ok bool, err error)
 }
 
 // Dashboard is the running UI. Its fields are touched only on the UI
@@ -399,8 +404,9 @@ func (d *Dashboard) apply(evs []monitor.Event) {
 // afterVMsChanged selects the list's first VM until the user chose one,
 // and redraws.
 func (d *Dashboard) afterVMsChanged(ch Change) {
-	if len(d.m.vms) > 0 && (d.m.sel == "" || !d.chosen && d.m.sel != d.m.vms[0].Key) {
-		d.m.sel = d.m.vms[0].Key
+	_, selFailed := d.m.isFailed(d.m.sel)
+	if first := d.m.firstWorking(); d.m.sel != first && (d.m.sel == "" || !d.chosen || selFailed) {
+		d.m.sel = first // failed endpoints are not selected for the user
 		d.selectionChanged()
 		ch |= ChangeSelection
 	}
@@ -452,25 +458,6 @@ func (d *Dashboard) selectionChanged() {
 	d.threadsP.selectionChanged()
 	d.stackP.clear()
 	d.heapP.selectionChanged()
-}
-
-// selectedDDM returns the selected VM when requests can be made of it (a
-// controller exists and the VM speaks DDM); otherwise it says why in the
-// status line. what names the action, e.g. "GC".
-func (d *Dashboard) selectedDDM(what string) (monitor.VM, bool) {
-	vm, ok := d.m.selected()
-	if !ok || d.cfg.Controller == nil {
-		return vm, false
-	}
-	if d.m.isGone(vm.Key) {
-		d.flash(what + ": the VM's session ended; waiting for it to return")
-		return vm, false
-	}
-	if !vm.DDM {
-		d.flash(what + " needs a VM that speaks DDM (this one is a plain JDWP VM)")
-		return vm, false
-	}
-	return vm, true
 }
 
 func (d *Dashboard) flash(msg string) { d.statusP.flash(msg) }
