@@ -145,7 +145,7 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 	p.Play()
 	runDone := make(chan error, 1)
 	go func() { runDone <- p.Run(ctx) }()
-	tl := newReplayTimeline(ctx, p)
+	tl := newReplayTimeline(ctx, p, rec)
 	dash := tui.New(tui.Config{
 		Store:      store,
 		Controller: replayController{},
@@ -168,12 +168,13 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 // while a dozen are queued is dropped.
 type replayTimeline struct {
 	p    *monitor.Replay
+	rec  *monitor.Recording
 	jobs chan func()
 	done chan struct{}
 }
 
-func newReplayTimeline(ctx context.Context, p *monitor.Replay) *replayTimeline {
-	t := &replayTimeline{p: p, jobs: make(chan func(), 12), done: make(chan struct{})}
+func newReplayTimeline(ctx context.Context, p *monitor.Replay, rec *monitor.Recording) *replayTimeline {
+	t := &replayTimeline{p: p, rec: rec, jobs: make(chan func(), 12), done: make(chan struct{})}
 	go func() {
 		defer close(t.done)
 		for {
@@ -227,6 +228,33 @@ func (t *replayTimeline) SeekEdge(end bool) {
 
 func (t *replayTimeline) ScaleSpeed(f float64) { t.p.SetSpeed(t.p.Speed() * f) }
 func (t *replayTimeline) Status() string       { return replayStatus(t.p) }
+
+// Position is where the replay is: the dashboard's VM timeline (T) marks
+// it (tui.Positioner).
+func (t *replayTimeline) Position() time.Duration { return t.p.Position() }
+
+// Preload gives the dashboard's VM timelines the whole recording
+// (tui.Preloader): a replay of its own, into a store of its own, advanced a
+// second at a time, each second's events handed to add.
+func (t *replayTimeline) Preload(ctx context.Context, add func(time.Duration, []monitor.Event)) {
+	replaySeconds(ctx, t.rec, add)
+}
+
+// replaySeconds replays rec into a store of its own a second at a time and
+// hands add each second's events (coalesced within the second, as the
+// dashboard would draw them), stamped with the second's start.
+func replaySeconds(ctx context.Context, rec *monitor.Recording, add func(time.Duration, []monitor.Event)) {
+	store := monitor.NewStore(monitor.NewBus())
+	sub := store.Bus().Subscribe()
+	defer sub.Close()
+	p := monitor.NewReplay(rec, store)
+	for at := time.Duration(0); at <= rec.Duration() && ctx.Err() == nil; at += time.Second {
+		p.Seek(at + time.Second - 1) // everything in [at, at+1s)
+		if evs := sub.Drain(); len(evs) > 0 {
+			add(at, evs)
+		}
+	}
+}
 
 // replayStatus is the timeline in the status line: position / length,
 // speed, and whether it plays.

@@ -162,6 +162,10 @@ type VMUpdated struct{ VM VM }
 type VMGone struct {
 	Key    string
 	Reason string
+	// Failed says the endpoint never worked as a VM (HELO unanswered, not
+	// JDWP after the handshake, a protocol error before HELO's reply):
+	// `list` reports it as failed, and so does the dashboard.
+	Failed bool
 }
 
 // ThreadsUpdated carries a VM's thread table.

@@ -218,6 +218,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		Route: s.route})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
+	parent := ctx // discovery's: its end is not the peer's failure
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
@@ -231,7 +232,12 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 
 	s.input(s.begin)
 	reason := "connection closed"
-	defer func() { s.input(func(now time.Time) { s.end(now, s.endReason(reason)) }) }()
+	defer func() {
+		why := s.endReason(reason)
+		// Discovery or the monitor ended it, not the peer: not a failure.
+		stopped := parent.Err() != nil || why == ReasonStopped
+		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.isDDM && !s.refused) })
+	}()
 	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
