@@ -62,8 +62,11 @@ func (p perKey) HeapDumpTo(ctx context.Context, w io.Writer, progress func(uint6
 }
 
 // Each fake's VM method hands its own requests (with its overrides) to
-// the dashboard.
-func (f *fakeController) VM(key string) VMControl  { return perKey{f, key} }
-func (c *slowController) VM(key string) VMControl  { return perKey{c, key} }
-func (c *failingSegments) VM(key string) VMControl { return perKey{c, key} }
-func (c *orderController) VM(key string) VMControl { return perKey{c, key} }
+// the dashboard. A fake that embeds another and overrides a request must
+// declare its own VM: the promoted one would hand the embedded fake's.
+func (f *fakeController) VM(key string) VMControl   { return perKey{f, key} }
+func (c *slowController) VM(key string) VMControl   { return perKey{c, key} }
+func (c *failingSegments) VM(key string) VMControl  { return perKey{c, key} }
+func (c *orderController) VM(key string) VMControl  { return perKey{c, key} }
+func (c *noLiveController) VM(key string) VMControl { return perKey{c, key} }
+func (c longStackErr) VM(key string) VMControl      { return perKey{c, key} }
