@@ -225,7 +225,7 @@ func ParseArg(s string) (ddm.ViewArg, error) {
 		}
 		a.Value = math.Float64bits(f)
 	default:
-		return bad(errors.New("give its type, as Z:, B:, C:, S:, I:, J:, F: or D:"))
+		return bad(errors.New("give its type: Z, B, C, S, I, J, F or D, as in I:8"))
 	}
 	return a, nil
 }

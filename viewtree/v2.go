@@ -184,7 +184,6 @@ type v2Decoder struct {
 	r       *wire.Reader
 	scratch [][]Property // a view's properties until its map ends, by depth
 	nested  map[[2]int16]string
-	cut     bool
 }
 
 // errCut marks the end of the data inside a view: the dump was cut short.
