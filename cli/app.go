@@ -31,6 +31,7 @@ func NewApp() *cli.App {
 			demoCommand(),
 			profileCommand(),
 			dumpCommand(),
+			viewsCommand(),
 			heapCommand(),
 			hprofCommand(),
 			allocsCommand(),
