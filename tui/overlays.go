@@ -19,6 +19,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
+	"github.com/ddmtui/ddmtui/tui/viewsview"
 )
 
 // overlays are what covers the panes: the help, the message history, the
@@ -39,6 +40,7 @@ type overlays struct {
 	spyView  *spyview.View
 	allocV   *allocview.View
 	allocKey string // VM whose allocations the allocation view shows
+	viewsV   *viewsview.View
 }
 
 func newOverlays(d *Dashboard) *overlays {
@@ -66,6 +68,8 @@ func newOverlays(d *Dashboard) *overlays {
 	d.pages.AddPage("spy", o.spyView, true, false)
 	o.allocV = allocview.New(allocview.Options{Palette: d.pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
 	d.pages.AddPage("allocs", o.allocV, true, false)
+	o.viewsV = newViewsPane(d, func() { o.close("views") })
+	d.pages.AddPage("views", o.viewsV, true, false)
 	return o
 }
 
@@ -151,7 +155,7 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 		return true, true // the prompt takes every key; Enter/Esc end it
 	}
 	switch o.frontName() {
-	case "profile", "dump", "allocs", "spy":
+	case "profile", "dump", "allocs", "spy", "views":
 		return true, true // the viewer has its own keys; q or Esc returns here
 	case "help", "messages":
 		switch {
