@@ -206,9 +206,13 @@ func (b *treeBox) Draw(s tcell.Screen) {
 		tview.Print(s, safetext.Tview(text), x, y+r, w, tview.AlignLeft, col)
 		if v.top+r == v.sel {
 			st := v.opt.Palette.Cursor()
-			for cx := x; cx < x+w; cx++ {
-				mainc, combc, _, _ := s.GetContent(cx, y+r)
-				s.SetContent(cx, y+r, mainc, combc, st)
+			for cx := x; cx < x+w; {
+				str, _, width := s.Get(cx, y+r)
+				if str == "" {
+					str = " "
+				}
+				s.Put(cx, y+r, str, st)
+				cx += max(width, 1)
 			}
 		}
 	}
