@@ -35,7 +35,8 @@ func (e *TextError) Unwrap() error { return e.Err }
 // ended by DONE. A dump without DONE. keeps the views read (Truncated).
 func DecodeText(data []byte) (*Tree, error) {
 	t := &Tree{Format: FormatText, raw: data}
-	names := map[string]string{}
+	names := &textNames{index: map[string]int32{}}
+	t.Props = make([]Property, 0, len(data)/16)
 	var stack []int32 // node index by depth
 	rest, line, done := data, 0, false
 	for len(rest) > 0 {
@@ -97,7 +98,40 @@ func DecodeText(data []byte) (*Tree, error) {
 
 // textLine reads one view's line (after its indentation); off is where it
 // starts in the dump.
-func (t *Tree) textLine(l []byte, off int, parent int32, depth int, names map[string]string) error {
+// textNames interns a text dump's property names: views of one class list
+// the same names in the same order, so the previous line's name at the
+// same place is tried before the map.
+type textNames struct {
+	index  map[string]int32
+	fields []field // what each name means, by index in Tree.names
+	prev   []int32 // the names of the previous line, in order
+	cur    []int32 // this line's
+}
+
+func (nm *textNames) lookup(t *Tree, raw []byte, pos int) (int32, field) {
+	if pos < len(nm.prev) {
+		if i := nm.prev[pos]; t.names[i] == string(raw) {
+			nm.cur = append(nm.cur, i)
+			return i, nm.fields[i]
+		}
+	}
+	i, ok := nm.index[string(raw)]
+	if !ok {
+		i = int32(len(t.names))
+		name := string(raw)
+		t.names = append(t.names, name)
+		nm.index[name] = i
+		short := name
+		if c := strings.IndexByte(short, ':'); c >= 0 {
+			short = short[c+1:]
+		}
+		nm.fields = append(nm.fields, textFields[short])
+	}
+	nm.cur = append(nm.cur, i)
+	return i, nm.fields[i]
+}
+
+func (t *Tree) textLine(l []byte, off int, parent int32, depth int, names *textNames) error {
 	sp := bytes.IndexByte(l, ' ')
 	head := l
 	if sp >= 0 {
@@ -116,6 +150,8 @@ func (t *Tree) textLine(l []byte, off int, parent int32, depth int, names map[st
 	var right, bottom int32
 	var haveW, haveH, haveR, haveB bool
 	i := len(head)
+	names.prev, names.cur = names.cur, names.prev[:0]
+	pos := 0
 	for {
 		for i < len(l) && l[i] == ' ' {
 			i++
@@ -142,24 +178,17 @@ func (t *Tree) textLine(l []byte, off int, parent int32, depth int, names map[st
 		if !ok {
 			return fmt.Errorf("property %q: value of %d units runs past the line", clip(rawName), units)
 		}
-		name, ok := names[string(rawName)]
-		if !ok {
-			name = string(rawName)
-			names[name] = name
-		}
-		p := Property{Name: name, Kind: 'T', off: int32(off + i), n: int32(nb)}
+		ni, fld := names.lookup(t, rawName, pos)
+		pos++
+		p := Property{name: ni, Kind: 'T', bits: strBits(off+i, nb)}
 		val := l[i : i+nb]
 		i += nb
 		if i < len(l) && l[i] != ' ' {
 			return fmt.Errorf("property %q: value longer than its length %d", clip(rawName), units)
 		}
 		t.Props = append(t.Props, p)
-		short := name
-		if c := strings.IndexByte(short, ':'); c >= 0 {
-			short = short[c+1:]
-		}
 		num, isNum := atoi(val)
-		switch textFields[short] {
+		switch fld {
 		case fID:
 			if s := string(val); s != "NO_ID" && s != "-1" && s != "null" {
 				n.ID = t.Value(p)

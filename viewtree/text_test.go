@@ -35,7 +35,7 @@ func TestDecodeTextVector(t *testing.T) {
 	}
 	props := tr.Properties(1)
 	last := props[len(props)-1]
-	if last.Name != "accessibility:getContentDescription()" || tr.Value(last) != "null" || last.Category() != "accessibility" {
+	if tr.Name(last) != "accessibility:getContentDescription()" || tr.Value(last) != "null" || Category(tr.Name(last)) != "accessibility" {
 		t.Errorf("null property %+v %q", last, tr.Value(last))
 	}
 	if got := tr.Children(0); len(got) != 2 {

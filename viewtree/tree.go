@@ -113,7 +113,8 @@ type Tree struct {
 
 	raw      []byte    // the dump: string values point into it
 	children []int32   // every node's children, each node a range
-	names    nameTable // v2: property names by id
+	names    []string  // property names, by Property.name
+	index    nameTable // v2: what each property id means
 }
 
 // Node is one view.
@@ -252,21 +253,30 @@ func (t *Tree) finish() {
 // 'F', 'D', 'R'), or 'T' for a text dump's value.
 type Kind byte
 
-// Property is one property of a view. Names carry their category
-// ("layout:left", "drawing:getAlpha()"); one nested in a map (layout
-// params, the theme) is named "outer/inner".
+// Property is one property of a view: Tree.Name gives its name, Tree.Value
+// its value. It holds no pointer (a 2,000-view tree has ~100,000 of them).
 type Property struct {
-	Name string
+	name int32 // index in Tree.names
 	Kind Kind
-	bits uint64 // numbers
-	off  int32  // strings: their bytes in the dump
-	n    int32
+	bits uint64 // a number; a string's offset in the dump (high 32 bits) and length
 }
 
-// Category is the name's prefix before ':' ("misc" when it has none; the
-// nested ones of a map take the map's).
-func (p Property) Category() string {
-	name := p.Name
+func strBits(off, n int) uint64 { return uint64(off)<<32 | uint64(uint32(n)) }
+
+// span is a string value's bytes in the dump.
+func (p Property) span(raw []byte) []byte {
+	off, n := int(p.bits>>32), int(uint32(p.bits))
+	return raw[off : off+n]
+}
+
+// Name is a property's name with its category ("layout:left",
+// "drawing:getAlpha()"); one nested in a map (layout params, the theme) is
+// named "outer/inner".
+func (t *Tree) Name(p Property) string { return t.names[p.name] }
+
+// Category is a property name's prefix before ':' ("misc" when it has
+// none; the nested ones of a map take the map's).
+func Category(name string) string {
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name = name[:i]
 	}
@@ -276,9 +286,8 @@ func (p Property) Category() string {
 	return "misc"
 }
 
-// Short is the name without its category.
-func (p Property) Short() string {
-	name := p.Name
+// Short is a property name without its category.
+func Short(name string) string {
 	slash := strings.IndexByte(name, '/')
 	if i := strings.IndexByte(name, ':'); i >= 0 && (slash < 0 || i < slash) {
 		return name[i+1:]
@@ -303,9 +312,9 @@ func (p Property) value(raw []byte) string {
 	case 'D':
 		return strconv.FormatFloat(f64(p.bits), 'g', -1, 64)
 	case 'R':
-		return string(raw[p.off : p.off+p.n])
+		return string(p.span(raw))
 	case 'T':
-		return unescapeText(string(raw[p.off : p.off+p.n]))
+		return unescapeText(string(p.span(raw)))
 	}
 	return ""
 }

@@ -108,10 +108,12 @@ func DecodeV2(data []byte) (*Tree, error) {
 	}
 	start := at - 5
 	t := &Tree{Format: FormatV2, raw: data}
-	if err := t.names.read(data, start); err != nil {
+	if err := t.index.read(data, start); err != nil {
 		return nil, fmt.Errorf("v2 dump: property index: %w", err)
 	}
-	d := v2Decoder{t: t, r: wire.NewReader(data[:start], 0), nested: map[[2]int16]string{}}
+	t.names = append([]string(nil), t.index.names...)
+	t.Props = make([]Property, 0, start/8) // a key and its value: 5 bytes at least, 8 for an int
+	d := v2Decoder{t: t, b: data[:start], nested: map[[2]int16]int32{}, unnamed: map[int16]int32{}}
 	if err := d.body(); err != nil {
 		return nil, fmt.Errorf("v2 dump: %w", err)
 	}
@@ -179,25 +181,54 @@ func (nt *nameTable) read(data []byte, start int) error {
 	return nil
 }
 
+// v2Decoder reads the views with a plain cursor over the bytes (the
+// stream's values are few bytes each; a 2,000-view dump holds ~100,000).
 type v2Decoder struct {
 	t       *Tree
-	r       *wire.Reader
+	b       []byte // the stream before the property index
+	off     int
 	scratch [][]Property // a view's properties until its map ends, by depth
-	nested  map[[2]int16]string
+	nested  map[[2]int16]int32
+	unnamed map[int16]int32
 }
 
 // errCut marks the end of the data inside a view: the dump was cut short.
 var errCut = errors.New("cut short")
 
+func (d *v2Decoder) bad(off int, what string, err error) error {
+	return &wire.FormatError{Offset: off, What: what, Err: err}
+}
+
+// key reads a key: 'S' and a property id.
+func (d *v2Decoder) key() (int16, error) {
+	if d.off+3 > len(d.b) {
+		return 0, errCut
+	}
+	if tag := d.b[d.off]; tag != tagShort {
+		return 0, d.bad(d.off, "key tag", fmt.Errorf("%q, want 'S'", tag))
+	}
+	id := int16(uint16(d.b[d.off+1])<<8 | uint16(d.b[d.off+2]))
+	d.off += 3
+	return id, nil
+}
+
+// tag reads a value's tag.
+func (d *v2Decoder) tag() (byte, error) {
+	if d.off >= len(d.b) {
+		return 0, errCut
+	}
+	d.off++
+	return d.b[d.off-1], nil
+}
+
 // body reads the top-level pairs and the root view's map.
 func (d *v2Decoder) body() error {
-	r := d.r
 	sawRoot := false
-	for r.Len() > 0 {
-		tag := r.U1("tag")
-		switch {
+	for d.off < len(d.b) {
+		switch tag := d.b[d.off]; {
 		case tag == tagMap && !sawRoot:
 			sawRoot = true
+			d.off++
 			if err := d.view(0, -1); err != nil {
 				if errors.Is(err, errCut) {
 					d.t.Truncated = true
@@ -206,22 +237,26 @@ func (d *v2Decoder) body() error {
 				return err
 			}
 		case tag == tagShort && !sawRoot:
-			id := r.S2("key")
-			var p Property
-			if err := d.value(&p, r.U1("value tag"), id, 0); err != nil {
+			id, err := d.key()
+			if err != nil {
 				return err
 			}
-			switch d.t.names.field(id) {
+			vt, err := d.tag()
+			if err != nil {
+				return err
+			}
+			var p Property
+			if err := d.value(&p, vt, id, 0); err != nil {
+				return err
+			}
+			switch d.t.index.field(id) {
 			case fWindowLeft:
 				d.t.WindowLeft = int32(p.bits)
 			case fWindowTop:
 				d.t.WindowTop = int32(p.bits)
 			}
 		default:
-			return &wire.FormatError{Offset: r.Offset() - 1, What: "top level", Err: fmt.Errorf("unexpected tag %q", tag)}
-		}
-		if err := r.Err(); err != nil {
-			return err
+			return d.bad(d.off, "top level", fmt.Errorf("unexpected tag %q", tag))
 		}
 	}
 	return nil
@@ -230,10 +265,10 @@ func (d *v2Decoder) body() error {
 // view reads one view's map (its 'M' already read).
 func (d *v2Decoder) view(depth int, parent int32) error {
 	if depth >= MaxDepth {
-		return &wire.FormatError{Offset: d.r.Offset(), What: "view", Err: ErrTooDeep}
+		return d.bad(d.off, "view", ErrTooDeep)
 	}
 	if len(d.t.Nodes) >= MaxNodes {
-		return &wire.FormatError{Offset: d.r.Offset(), What: "view", Err: ErrTooMany}
+		return d.bad(d.off, "view", ErrTooMany)
 	}
 	idx := int32(len(d.t.Nodes))
 	d.t.Nodes = append(d.t.Nodes, Node{Parent: parent, Depth: int32(depth), Alpha: 1})
@@ -242,43 +277,36 @@ func (d *v2Decoder) view(depth int, parent int32) error {
 	}
 	d.scratch[depth] = d.scratch[depth][:0]
 	defer d.close(idx, depth)
-	r := d.r
 	for {
-		if r.Len() == 0 {
-			return errCut
-		}
-		off := r.Offset()
-		if tag := r.U1("key tag"); tag != tagShort {
-			return &wire.FormatError{Offset: off, What: "key tag", Err: fmt.Errorf("%q, want 'S'", tag)}
-		}
-		id := r.S2("key")
-		if r.Err() != nil {
-			return errCut
+		id, err := d.key()
+		if err != nil {
+			return err
 		}
 		if id == 0 {
 			return nil
 		}
-		if r.Len() == 0 {
-			return errCut
+		tag, err := d.tag()
+		if err != nil {
+			return err
 		}
-		tag := r.U1("value tag")
-		if tag == tagMap && d.t.names.field(id) == fChild {
-			if err := d.view(depth+1, idx); err != nil {
+		if tag == tagMap {
+			if d.t.index.field(id) == fChild {
+				err = d.view(depth+1, idx)
+			} else {
+				err = d.nestedMap(id, depth, 1)
+			}
+			if err != nil {
 				return err
 			}
 			continue
 		}
 		var p Property
-		if tag == tagMap {
-			if err := d.nestedMap(id, depth, 1); err != nil {
-				return err
-			}
-			continue
-		}
 		if err := d.value(&p, tag, id, 0); err != nil {
 			return err
 		}
-		d.apply(&d.t.Nodes[idx], &p, id)
+		if f := d.t.index.field(id); f != fNone {
+			d.apply(&d.t.Nodes[idx], &p, f)
+		}
 		d.scratch[depth] = append(d.scratch[depth], p)
 	}
 }
@@ -295,29 +323,21 @@ func (d *v2Decoder) close(idx int32, depth int) {
 // nestedMap reads a property map inside a view (layout params, the
 // theme); its properties join the view's, named outer/inner.
 func (d *v2Decoder) nestedMap(outer int16, depth, level int) error {
-	r := d.r
 	if level > maxMapDepth {
-		return &wire.FormatError{Offset: r.Offset(), What: "property map", Err: ErrTooDeep}
+		return d.bad(d.off, "property map", ErrTooDeep)
 	}
 	for {
-		if r.Len() == 0 {
-			return errCut
-		}
-		off := r.Offset()
-		if tag := r.U1("key tag"); tag != tagShort {
-			return &wire.FormatError{Offset: off, What: "map key tag", Err: fmt.Errorf("%q, want 'S'", tag)}
-		}
-		id := r.S2("key")
-		if r.Err() != nil {
-			return errCut
+		id, err := d.key()
+		if err != nil {
+			return err
 		}
 		if id == 0 {
 			return nil
 		}
-		if r.Len() == 0 {
-			return errCut
+		tag, err := d.tag()
+		if err != nil {
+			return err
 		}
-		tag := r.U1("value tag")
 		if tag == tagMap {
 			if err := d.nestedMap(id, depth, level+1); err != nil {
 				return err
@@ -334,64 +354,93 @@ func (d *v2Decoder) nestedMap(outer int16, depth, level int) error {
 
 // value reads one non-map value into p and names it.
 func (d *v2Decoder) value(p *Property, tag byte, id, outer int16) error {
-	r := d.r
+	b, o := d.b, d.off
 	p.Kind = Kind(tag)
+	var n int
 	switch tag {
 	case tagBool, tagByte:
-		p.bits = uint64(r.U1("value"))
+		n = 1
 	case tagShort:
-		p.bits = uint64(int64(r.S2("value")))
+		n = 2
 	case tagInt, tagFloat:
-		p.bits = uint64(r.U4("value"))
-		if tag == tagInt {
-			p.bits = uint64(int64(int32(p.bits)))
-		}
+		n = 4
 	case tagLong, tagDouble:
-		p.bits = r.U8("value")
+		n = 8
 	case tagString:
-		n := int(r.U2("string length"))
-		if n > maxV2String && r.Err() == nil {
-			return &wire.FormatError{Offset: r.Offset() - 2, What: "string length", Err: wire.ErrTooLong}
+		if o+2 > len(b) {
+			return errCut
 		}
-		p.off = int32(r.Offset())
-		r.Skip(n, "string")
-		p.n = int32(n)
+		sn := int(b[o])<<8 | int(b[o+1])
+		if sn > maxV2String {
+			return d.bad(o, "string length", wire.ErrTooLong)
+		}
+		if o+2+sn > len(b) {
+			return errCut
+		}
+		p.bits = strBits(o+2, sn)
+		d.off = o + 2 + sn
+		p.name = d.name(id, outer)
+		return nil
 	default:
-		return &wire.FormatError{Offset: r.Offset() - 1, What: "value tag", Err: fmt.Errorf("unknown tag %q", tag)}
+		return d.bad(o-1, "value tag", fmt.Errorf("unknown tag %q", tag))
 	}
-	if r.Err() != nil {
+	if o+n > len(b) {
 		return errCut
 	}
-	p.Name = d.name(id, outer)
+	var v uint64
+	for _, c := range b[o : o+n] {
+		v = v<<8 | uint64(c)
+	}
+	switch tag {
+	case tagShort:
+		v = uint64(int64(int16(v)))
+	case tagInt:
+		v = uint64(int64(int32(v)))
+	}
+	p.bits = v
+	d.off = o + n
+	p.name = d.name(id, outer)
 	return nil
 }
 
-func (d *v2Decoder) name(id, outer int16) string {
+// name is the index in t.names of property id (nested in the map of
+// property outer when not 0).
+func (d *v2Decoder) name(id, outer int16) int32 {
 	if outer == 0 {
-		name, ok := d.t.names.name(id)
-		if !ok {
-			d.t.Unnamed++
+		if _, ok := d.t.index.name(id); ok {
+			return int32(id)
 		}
-		return name
+		d.t.Unnamed++
+		if i, ok := d.unnamed[id]; ok {
+			return i
+		}
+		i := d.add(fmt.Sprintf("#%d", id))
+		d.unnamed[id] = i
+		return i
 	}
 	key := [2]int16{outer, id}
-	if s, ok := d.nested[key]; ok {
-		return s
+	if i, ok := d.nested[key]; ok {
+		return i
 	}
-	o, ok1 := d.t.names.name(outer)
-	in, ok2 := d.t.names.name(id)
+	o, ok1 := d.t.index.name(outer)
+	in, ok2 := d.t.index.name(id)
 	if !ok1 || !ok2 {
 		d.t.Unnamed++
 	}
-	s := o + "/" + in
-	d.nested[key] = s
-	return s
+	i := d.add(o + "/" + in)
+	d.nested[key] = i
+	return i
+}
+
+func (d *v2Decoder) add(name string) int32 {
+	d.t.names = append(d.t.names, name)
+	return int32(len(d.t.names) - 1)
 }
 
 // apply sets the node's own fields from a property.
-func (d *v2Decoder) apply(n *Node, p *Property, id int16) {
+func (d *v2Decoder) apply(n *Node, p *Property, f field) {
 	num := int32(p.bits)
-	switch d.t.names.field(id) {
+	switch f {
 	case fClass:
 		if p.Kind == tagString {
 			n.Class = d.intern(p)
@@ -441,7 +490,7 @@ func (d *v2Decoder) apply(n *Node, p *Property, id int16) {
 
 // intern returns a class name shared by every view of that class.
 func (d *v2Decoder) intern(p *Property) string {
-	b := d.t.raw[p.off : p.off+p.n]
+	b := p.span(d.t.raw)
 	for i := len(d.t.Nodes) - 2; i >= 0 && i >= len(d.t.Nodes)-8; i-- {
 		if c := d.t.Nodes[i].Class; c == string(b) {
 			return c

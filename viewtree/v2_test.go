@@ -90,7 +90,7 @@ func TestDecodeV2Vector(t *testing.T) {
 		"layoutParams/layout_width": "-1", "misc:enabled": "true", "text:text": "Hi\nthere", "drawing:alpha": "0.5"}
 	got := map[string]string{}
 	for _, p := range tr.Properties(1) {
-		got[p.Name] = tr.Value(p)
+		got[tr.Name(p)] = tr.Value(p)
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -100,9 +100,9 @@ func TestDecodeV2Vector(t *testing.T) {
 	// The root's properties after its children stay its own.
 	var clip bool
 	for _, p := range tr.Properties(0) {
-		if p.Name == "drawing:clipChildren" {
+		if tr.Name(p) == "drawing:clipChildren" {
 			clip = true
-			if p.Category() != "drawing" || p.Short() != "clipChildren" || tr.Value(p) != "false" {
+			if Category(tr.Name(p)) != "drawing" || Short(tr.Name(p)) != "clipChildren" || tr.Value(p) != "false" {
 				t.Errorf("clipChildren %+v %q", p, tr.Value(p))
 			}
 		}
@@ -174,7 +174,7 @@ func TestDecodeV2IndexOrderAndGaps(t *testing.T) {
 	}
 	found := false
 	for _, p := range tr.Properties(1) {
-		found = found || p.Name == "#17"
+		found = found || tr.Name(p) == "#17"
 	}
 	if !found {
 		t.Error("the unnamed id is not shown as #17")

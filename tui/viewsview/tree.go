@@ -23,6 +23,12 @@ func (v *View) relist() {
 		return
 	}
 	if v.filter == "" {
+		if len(v.closed) == 0 {
+			for i := range t.Nodes {
+				v.rows = append(v.rows, int32(i))
+			}
+			return
+		}
 		for i := 0; i < len(t.Nodes); {
 			v.rows = append(v.rows, int32(i))
 			if v.closed[t.Nodes[i].Name()] {
@@ -275,7 +281,8 @@ func (v *View) propsText() string {
 	props := t.Properties(i)
 	cats := map[string][]viewtree.Property{}
 	for _, p := range props {
-		cats[p.Category()] = append(cats[p.Category()], p)
+		c := viewtree.Category(t.Name(p))
+		cats[c] = append(cats[c], p)
 	}
 	names := make([]string, 0, len(cats))
 	for c := range cats {
@@ -285,7 +292,7 @@ func (v *View) propsText() string {
 	for _, c := range names {
 		fmt.Fprintf(&b, "\n[::b]%s[::-]\n", esc(c))
 		for _, p := range cats[c] {
-			fmt.Fprintf(&b, "  %s = %s\n", esc(p.Short()), esc(t.Value(p)))
+			fmt.Fprintf(&b, "  %s = %s\n", esc(viewtree.Short(t.Name(p))), esc(t.Value(p)))
 		}
 	}
 	return b.String()
