@@ -72,7 +72,7 @@ func TestViewsCommand(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	m := regexp.MustCompile(`android\.widget\.TextView@[0-9a-f]+ id/clock \[760,40 272x88\] "12:`).FindString(out)
-	if m == "" || !strings.Contains(out, `id/label [208,24 800x96] "Item 1\nsecond line"`) || !strings.Contains(out, "id/empty [340,1000 400x60] INVISIBLE") {
+	if m == "" || !strings.Contains(out, `id/label [208,8 800x96] "Item 1\nsecond line"`) || !strings.Contains(out, "id/empty [340,1000 400x60] INVISIBLE") {
 		t.Fatalf("text tree:\n%s", out)
 	}
 	clock := strings.Fields(m)[0]

@@ -93,10 +93,10 @@ func (vm *VM) buildUILocked() {
 	toolbar := vm.newView("androidx.appcompat.widget.Toolbar", "id/toolbar", 0, 0, screenW, 168, title, clock)
 	var rows []*simView
 	for i := 0; i < 12; i++ {
-		icon := vm.newView("android.widget.ImageView", "id/icon", 32, 24, 144, 144)
-		label := vm.textView("id/label", fmt.Sprintf("Item %d\nsecond line", i+1), 208, 24, 800, 96)
-		sub := vm.textView("id/subtitle", fmt.Sprintf("%d KB", 12+vm.rng.IntN(900)), 208, 120, 400, 48)
-		row := vm.newView("android.widget.LinearLayout", "", 0, int32(i)*192, screenW, 192, icon, label, sub)
+		icon := vm.newView("android.widget.ImageView", "id/icon", 32, 8, 144, 144)
+		label := vm.textView("id/label", fmt.Sprintf("Item %d\nsecond line", i+1), 208, 8, 800, 96)
+		sub := vm.textView("id/subtitle", fmt.Sprintf("%d KB", 12+vm.rng.IntN(900)), 208, 104, 400, 48)
+		row := vm.newView("android.widget.LinearLayout", "", 0, int32(i)*160, screenW, 160, icon, label, sub)
 		row.lpW, row.lpH = -1, -2
 		if i == 7 {
 			sub.vis = int32(viewtree.Gone)
@@ -146,7 +146,7 @@ func (vm *VM) stepUILocked() {
 	s := fmt.Sprintf("12:%02d:%02d", (vm.steps/60)%60, vm.steps%60)
 	ui.clock.text = &s
 	if vm.steps%7 == 0 {
-		ui.list.scrollY = int32(vm.rng.IntN(6)) * 96
+		ui.list.scrollY = int32(vm.rng.IntN(3)) * 8
 	}
 	shown := len(ui.windows) > 1
 	if want := vm.steps%40 >= 30; want != shown {

@@ -15,11 +15,9 @@
 package viewsview
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"image"
-	"image/png"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -70,6 +68,8 @@ type View struct {
 	tree   *treeBox
 	pic    *picBox
 	props  *tview.TextView
+	body   *tview.Flex
+	shape  [3]int // the body's layout: width, height, wireframe columns
 	help   *tview.TextView
 	footer *viewer.Footer
 	keys   *keymap.Map
@@ -107,11 +107,10 @@ func New(opt Options) *View {
 	v.pic.SetBorder(true).SetBorderColor(opt.Palette.Accent())
 	v.props = tview.NewTextView().SetDynamicColors(true).SetWrap(false).SetScrollable(true)
 	v.props.SetBorder(true).SetBorderColor(opt.Palette.Accent()).SetTitle(" Properties ")
-	right := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(v.pic, 0, 3, false).AddItem(v.props, 0, 2, false)
-	body := tview.NewFlex().AddItem(v.tree, 0, 1, false).AddItem(right, 0, 1, false)
+	v.body = tview.NewFlex()
 	v.keys = v.keyTable()
 	v.help = viewer.HelpView("Views keys (press ? or Esc to close)", v.keys)
-	v.pages = tview.NewPages().AddPage("body", body, true, true).AddPage("help", v.help, true, false)
+	v.pages = tview.NewPages().AddPage("body", v.body, true, true).AddPage("help", v.help, true, false)
 	v.Flex = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.header, 1, 0, false).AddItem(v.pages, 0, 1, false).AddItem(v.footer, 1, 0, false)
 	v.update()
@@ -145,6 +144,44 @@ func (v *View) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'q', "q", "back to the dashboard", gen, v.quit).As("quit"),
 	)
 	return m
+}
+
+// wideLayout is the width from which the wireframe gets a column of its
+// own between the tree and the properties.
+const wideLayout = 110
+
+// Draw lays the body out for the screen's size, then draws.
+func (v *View) Draw(s tcell.Screen) {
+	_, _, w, h := v.GetRect()
+	v.layout(w, h)
+	v.Flex.Draw(s)
+}
+
+// layout puts the tree, the wireframe and the properties side by side
+// when the terminal is wide (the wireframe as wide as the window's shape
+// needs at that height), else the wireframe over the properties.
+func (v *View) layout(w, h int) {
+	ww, wh := int32(9), int32(20) // a phone, until a dump says
+	if v.t != nil && len(v.t.Nodes) > 0 && v.t.Nodes[0].Width > 0 && v.t.Nodes[0].Height > 0 {
+		ww, wh = v.t.Nodes[0].Width, v.t.Nodes[0].Height
+	}
+	cols := 0
+	if w >= wideLayout {
+		inner := max(h-4, 1) // header, footer, borders
+		cols = min(w/3, max(minPictureW, int(int64(inner)*2*int64(ww)/int64(wh))+2))
+	}
+	if shape := [3]int{w, h, cols}; shape == v.shape {
+		return
+	} else {
+		v.shape = shape
+	}
+	v.body.Clear()
+	if cols > 0 {
+		v.body.AddItem(v.tree, 0, 1, false).AddItem(v.pic, cols, 0, false).AddItem(v.props, 0, 1, false)
+		return
+	}
+	right := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(v.pic, 0, 3, false).AddItem(v.props, 0, 2, false)
+	v.body.AddItem(v.tree, 0, 1, false).AddItem(right, 0, 1, false)
 }
 
 // Keys returns the pane's key table.
@@ -291,125 +328,6 @@ func (v *View) clearPicture() {
 func (v *View) flash(msg string) {
 	v.message = msg
 	v.update()
-}
-
-// toggleCapture fetches the selected view's capture and draws it, or goes
-// back to the wireframe.
-func (v *View) toggleCapture() {
-	name := v.selectedName()
-	if v.showCapture && v.captureOf == name {
-		v.showCapture = false
-		v.update()
-		return
-	}
-	v.fetchCapture(name, nil)
-}
-
-func (v *View) fetchCapture(name string, then func()) {
-	if name == "" || v.src == nil {
-		return
-	}
-	win, src := v.window(), v.src
-	v.flash("capturing " + name + "…")
-	v.opt.Go("views-capture", func(ctx context.Context) func() {
-		data, err := src.Capture(ctx, win, name)
-		var img image.Image
-		if err == nil {
-			img, err = png.Decode(bytes.NewReader(data))
-		}
-		return func() {
-			if v.src != src {
-				return
-			}
-			if err != nil {
-				v.flash("capture: " + err.Error())
-				return
-			}
-			v.capture, v.captureOf, v.capturePNG, v.showCapture = img, name, data, true
-			v.message = ""
-			v.update()
-			if then != nil {
-				then()
-			}
-		}
-	})
-}
-
-func (v *View) save() {
-	name := v.selectedName()
-	if name == "" {
-		return
-	}
-	store := func() {
-		path, err := v.opt.Save(name, v.capturePNG)
-		if err != nil {
-			v.flash("save: " + err.Error())
-			return
-		}
-		v.flash("capture saved to " + path)
-	}
-	if v.captureOf == name && v.capturePNG != nil {
-		store()
-		return
-	}
-	v.fetchCapture(name, store)
-}
-
-func (v *View) doProfile() {
-	i := v.selected()
-	if i < 0 || v.src == nil {
-		return
-	}
-	name, win, src := v.t.Nodes[i].Name(), v.window(), v.src
-	v.flash("profiling " + name + "…")
-	v.opt.Go("views-profile", func(ctx context.Context) func() {
-		ts, err := src.Profile(ctx, win, name)
-		return func() {
-			if err != nil {
-				v.flash("profile: " + err.Error())
-				return
-			}
-			v.profile, v.profileOf, v.message = ts, name, ""
-			v.update()
-		}
-	})
-}
-
-func (v *View) toggleVisibility() {
-	i := v.selected()
-	if i < 0 {
-		return
-	}
-	to := viewtree.Invisible
-	if v.t.Nodes[i].Visibility != viewtree.Visible {
-		to = viewtree.Visible
-	}
-	v.invokeArgs("setVisibility", []ddm.ViewArg{{Type: 'I', Value: uint64(uint32(int32(to)))}})
-}
-
-func (v *View) invoke(method string) { v.invokeArgs(method, nil) }
-
-// invokeArgs calls a method on the selected view, then dumps again.
-func (v *View) invokeArgs(method string, args []ddm.ViewArg) {
-	i := v.selected()
-	if i < 0 || v.src == nil {
-		return
-	}
-	name, win, src := v.t.Nodes[i].Name(), v.window(), v.src
-	v.flash(method + " on " + name + "…")
-	v.opt.Go("views-act", func(ctx context.Context) func() {
-		_, err := src.Invoke(ctx, win, name, method, args)
-		if err != nil {
-			return func() { v.flash(method + ": " + err.Error()) }
-		}
-		t, derr := src.Dump(ctx, win)
-		return func() {
-			if v.src == src && v.window() == win {
-				v.SetTree(t, derr)
-				v.flash(method + " done on " + name)
-			}
-		}
-	})
 }
 
 func (v *View) toggleHelp() {
