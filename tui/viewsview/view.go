@@ -180,7 +180,11 @@ func (v *View) layout(w, h int) {
 		v.body.AddItem(v.tree, 0, 1, false).AddItem(v.pic, cols, 0, false).AddItem(v.props, 0, 1, false)
 		return
 	}
-	right := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(v.pic, 0, 3, false).AddItem(v.props, 0, 2, false)
+	pic, props := 3, 2
+	if h < 30 {
+		pic, props = 2, 1 // a small terminal: the wireframe needs the rows
+	}
+	right := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(v.pic, 0, pic, false).AddItem(v.props, 0, props, false)
 	v.body.AddItem(v.tree, 0, 1, false).AddItem(right, 0, 1, false)
 }
 
