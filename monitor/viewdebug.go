@@ -35,7 +35,18 @@ const (
 	maxViewWindows = 32
 	// maxWindowName bounds a window name in a views record.
 	maxWindowName = 4096
+	// modernViewOpsAPI is the first API level whose handler numbers VUOP
+	// as today (Android 5); Android 4.4's numbers invalidate, request
+	// layout and profile 3, 4 and 5, and invokes nothing else.
+	modernViewOpsAPI = 21
 )
+
+// legacyViewOps reports whether the VM's device runs Android 4.4's handler
+// (known from its API level; VMs on local ports count as current).
+func (s *Session) legacyViewOps() bool {
+	vm, _ := s.store.VM(s.key)
+	return vm.API > 0 && vm.API < modernViewOpsAPI
+}
 
 // ErrNoViewDebug says the VM registers no view debugging handler.
 var ErrNoViewDebug = errors.New("the VM has no view debugging handler (no view-hierarchy in FEAT: not an Android app VM)")
@@ -245,7 +256,11 @@ func (s *Session) CaptureView(ctx context.Context, window, view string) ([]byte,
 // ProfileView measures a view's subtree (VUOP op 3 on Android 10+):
 // measure, layout and draw times per view in pre-order.
 func (s *Session) ProfileView(ctx context.Context, window, view string) ([]viewtree.Timing, error) {
-	data, err := s.viewOp(ctx, &ddm.ViewOpRequest{Op: ddm.ViewProfile, ViewRoot: window, View: view})
+	req := &ddm.ViewOpRequest{Op: ddm.ViewProfile, ViewRoot: window, View: view}
+	if s.legacyViewOps() {
+		req.Op, req.Legacy = ddm.ViewLegacyProfile, true
+	}
+	data, err := s.viewOp(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", view, err)
 	}
@@ -277,8 +292,18 @@ func (s *Session) silentOp(ctx context.Context, req *ddm.ViewOpRequest) (data []
 // invalidate, requestLayout, setVisibility with an int…). ret is the
 // return value when the framework sends it (API 34+), nil otherwise.
 func (s *Session) InvokeViewMethod(ctx context.Context, window, view, method string, args []ddm.ViewArg) (*viewtree.Return, error) {
-	data, replied, err := s.silentOp(ctx, &ddm.ViewOpRequest{Op: ddm.ViewInvokeMethod, ViewRoot: window, View: view,
-		Method: method, Args: args})
+	req := &ddm.ViewOpRequest{Op: ddm.ViewInvokeMethod, ViewRoot: window, View: view, Method: method, Args: args}
+	if s.legacyViewOps() {
+		switch {
+		case method == "invalidate" && len(args) == 0:
+			req = &ddm.ViewOpRequest{Op: ddm.ViewLegacyInvalidate, ViewRoot: window, View: view, Legacy: true}
+		case method == "requestLayout" && len(args) == 0:
+			req = &ddm.ViewOpRequest{Op: ddm.ViewLegacyRequestLayout, ViewRoot: window, View: view, Legacy: true}
+		default:
+			return nil, fmt.Errorf("invoke %s on %s: %w: Android 4.4 only invalidates and requests layouts", method, view, viewtree.ErrUnknownOp)
+		}
+	}
+	data, replied, err := s.silentOp(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("invoke %s on %s: %w", method, view, err)
 	}
@@ -295,6 +320,9 @@ func (s *Session) InvokeViewMethod(ctx context.Context, window, view, method str
 // SetViewLayoutParam sets an int field of a view's layout params and
 // requests a layout (VUOP op 5).
 func (s *Session) SetViewLayoutParam(ctx context.Context, window, view, field string, value int32) error {
+	if s.legacyViewOps() {
+		return fmt.Errorf("set %s of %s: %w: Android 4.4 cannot set layout parameters", field, view, viewtree.ErrUnknownOp)
+	}
 	_, _, err := s.silentOp(ctx, &ddm.ViewOpRequest{Op: ddm.ViewSetLayoutParam, ViewRoot: window, View: view,
 		Param: field, Value: value})
 	if err != nil {

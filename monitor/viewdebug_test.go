@@ -265,3 +265,59 @@ func TestViewDumpRecordedAndReplayed(t *testing.T) {
 		t.Errorf("replay errors %v", errs)
 	}
 }
+
+// On an Android 4.4 device (API 19, its level read from the device) the
+// handler numbers profile 5 and invalidate 3 and cannot invoke anything
+// else: the session sends the old numbers, and refuses what 4.4 lacks
+// before asking.
+func TestViewDebugAndroid44Numbering(t *testing.T) {
+	leakcheck.Check(t)
+	dev := sim.NewDevice("kitkat")
+	dev.SetAPI(19)
+	dev.Add(sim.NewVM(sim.VMSpec{PID: 4400, App: "com.example.kitkat", Family: sim.Dalvik, API: 19, Seed: 7}))
+	defer dev.Close()
+	store := NewStore(NewBus())
+	e := NewEngine(store, SessionOptions{ThreadInterval: 100 * time.Millisecond, MeminfoInterval: -1})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx, Discovery{ADB: []Runner{&sim.Endpoints{Device: dev}}}) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	var key string
+	waitFor(t, "the API level", 10*time.Second, func() bool {
+		vms := store.VMs()
+		if len(vms) == 1 && vms[0].API == 19 && len(vms[0].Features) > 0 {
+			key = vms[0].Key
+			return true
+		}
+		return false
+	})
+	s := e.Session(key)
+	wins, err := s.ViewWindows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := s.DumpWindow(ctx, wins[0])
+	if err != nil || tr.Format != viewtree.FormatText {
+		t.Fatalf("dump: %v", err)
+	}
+	list := findID(tr, "id/list")
+	prof, err := s.ProfileView(ctx, wins[0], tr.Nodes[list].Name())
+	if err != nil || len(prof) != tr.Subtree(list)-list {
+		t.Fatalf("profile as op 5: %d timings, %v", len(prof), err)
+	}
+	if _, err := s.InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "invalidate", nil); err != nil {
+		t.Errorf("invalidate as op 3: %v", err)
+	}
+	if _, err := s.InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "requestLayout", nil); err != nil {
+		t.Errorf("requestLayout as op 4: %v", err)
+	}
+	if _, err := s.InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "setVisibility", []ddm.ViewArg{{Type: 'I'}}); !errors.Is(err, viewtree.ErrUnknownOp) {
+		t.Errorf("setVisibility on 4.4: %v", err)
+	}
+	if err := s.SetViewLayoutParam(ctx, wins[0], tr.Nodes[list].Name(), "width", 1); !errors.Is(err, viewtree.ErrUnknownOp) {
+		t.Errorf("set layout on 4.4: %v", err)
+	}
+}

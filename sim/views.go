@@ -27,7 +27,14 @@ const (
 	// invokeReplyAPI is the first API level whose framework answers an
 	// invoked method with its return value; below it, success is silent.
 	invokeReplyAPI = 34
+	// modernViewOpsAPI is the first API level with today's VUOP numbers;
+	// Android 4.4 (API 19, 20) numbers invalidate, request layout and
+	// profile 3, 4 and 5, with no data.
+	modernViewOpsAPI = 21
 )
+
+// legacyViews reports whether the VM runs Android 4.4's view handler.
+func (vm *VM) legacyViews() bool { return vm.spec.API > 0 && vm.spec.API < modernViewOpsAPI }
 
 // simView is one view of a simulated window.
 type simView struct {
@@ -242,18 +249,29 @@ func (vm *VM) viewOpLocked(c *vmConn, p *jdwp.Packet, m *ddm.ViewOpRequest) {
 		c.replyChunk(p, fail(viewtree.FailBadArgument, "Invalid target view"))
 		return
 	}
+	if m.Legacy {
+		switch m.Op {
+		case ddm.ViewCapture:
+			c.replyChunk(p, &ddm.ViewOpData{Data: vm.capturePNG(v)})
+		case ddm.ViewDumpDisplayList, ddm.ViewLegacyRequestLayout:
+			c.replyEmpty(p)
+		case ddm.ViewLegacyInvalidate:
+			v.invalid++
+			c.replyEmpty(p)
+		case ddm.ViewLegacyProfile:
+			c.replyChunk(p, &ddm.ViewOpData{Data: vm.profileLocked(v)})
+		default:
+			c.replyChunk(p, fail(viewtree.FailUnknownOp, fmt.Sprintf("Unknown view operation: %d", m.Op)))
+		}
+		return
+	}
 	switch m.Op {
 	case ddm.ViewCapture:
 		c.replyChunk(p, &ddm.ViewOpData{Data: vm.capturePNG(v)})
 	case ddm.ViewDumpDisplayList:
 		c.replyEmpty(p) // output goes to the log; ART sends nothing
 	case ddm.ViewProfile:
-		var ts []viewtree.Timing
-		v.walk(func(sv *simView, depth int, _, _ int32) {
-			n := int64(len(sv.children) + 1)
-			ts = append(ts, viewtree.Timing{Measure: 4000 * n * int64(1+vm.rng.IntN(3)), Layout: 2500 * n, Draw: 9000 * n})
-		}, 0, 0, 0)
-		c.replyChunk(p, &ddm.ViewOpData{Data: viewtree.FormatProfile(ts)})
+		c.replyChunk(p, &ddm.ViewOpData{Data: vm.profileLocked(v)})
 	case ddm.ViewInvokeMethod:
 		if err := invoke(v, m.Method, m.Args); err != nil {
 			c.replyChunk(p, err)
@@ -286,6 +304,17 @@ func (vm *VM) viewOpLocked(c *vmConn, p *jdwp.Packet, m *ddm.ViewOpRequest) {
 	default:
 		c.replyChunk(p, fail(viewtree.FailUnknownOp, fmt.Sprintf("Unknown view operation: %d", m.Op)))
 	}
+}
+
+// profileLocked times a subtree (made-up times that grow with a view's
+// children).
+func (vm *VM) profileLocked(v *simView) []byte {
+	var ts []viewtree.Timing
+	v.walk(func(sv *simView, depth int, _, _ int32) {
+		n := int64(len(sv.children) + 1)
+		ts = append(ts, viewtree.Timing{Measure: 4000 * n * int64(1+vm.rng.IntN(3)), Layout: 2500 * n, Draw: 9000 * n})
+	}, 0, 0, 0)
+	return viewtree.FormatProfile(ts)
 }
 
 // invoke runs one of the methods ddmtui sends (the framework finds any
