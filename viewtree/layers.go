@@ -34,7 +34,8 @@ type Layer struct {
 // DecodeLayers reads a capture-layers stream: s4 width, s4 height, then per
 // view u1 1, a Java writeUTF name, u1 visible, s4 left, s4 top, s4 length
 // and the PNG; u1 2 ends it. PNG lengths are checked against the bytes
-// present; a stream cut inside a record keeps the records before it.
+// present (a claim past the end is a cut); a stream cut inside a record
+// keeps the records before it.
 func DecodeLayers(data []byte) (*Layers, error) {
 	r := wire.NewReader(data, 0)
 	l := &Layers{Width: r.S4("width"), Height: r.S4("height")}
@@ -67,8 +68,12 @@ func DecodeLayers(data []byte) (*Layers, error) {
 		v.Visible = r.U1("visible") != 0
 		v.Left, v.Top = r.S4("left"), r.S4("top")
 		n := r.S4("png length")
-		if r.Err() == nil && (n < 0 || int(n) > r.Len()) {
-			return nil, fmt.Errorf("capture layers: view %d: PNG of %d bytes, %d left", len(l.Views), n, r.Len())
+		if r.Err() == nil && n < 0 {
+			return nil, fmt.Errorf("capture layers: view %d: PNG of %d bytes", len(l.Views), n)
+		}
+		if r.Err() == nil && int(n) > r.Len() {
+			l.Truncated = true // cut inside the picture: a PNG claims more than is left
+			return l, nil
 		}
 		v.PNG = r.Bytes(int(n), "png")
 		if r.Err() != nil {

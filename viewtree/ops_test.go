@@ -38,8 +38,13 @@ func TestDecodeLayersVector(t *testing.T) {
 	if err != nil || !cut.Truncated || len(cut.Views) != 1 {
 		t.Errorf("cut: %v %+v", err, cut)
 	}
+	// Cut inside the first picture: its length claims more than is left.
+	cut, err = DecodeLayers(layersVector[:30])
+	if err != nil || !cut.Truncated || len(cut.Views) != 0 {
+		t.Errorf("cut in a picture: %v %+v", err, cut)
+	}
 	for name, in := range map[string][]byte{
-		"png past end": append(append([]byte{}, layersVector[:28]...), 0x7f, 0, 0, 0),
+		"negative png": append(append([]byte{}, layersVector[:25]...), 0xff, 0, 0, 0),
 		"bad marker":   append(append([]byte{}, layersVector[:8]...), 7),
 		"trailing":     append(append([]byte{}, layersVector...), 0),
 		"negative":     {0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 2},
