@@ -15,6 +15,7 @@ import (
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/viewtree"
 )
 
 // V opens the selected VM's views through the real engine and a simulated
@@ -75,4 +76,27 @@ func TestViewsPaneThroughEngine(t *testing.T) {
 	})
 	hs.runes("q")
 	hs.waitGone("Wireframe")
+}
+
+// In a replay the pane shows the dumps the model holds (recorded ones) and
+// refuses to act: a recording cannot ask the app.
+func TestViewsPaneInReplay(t *testing.T) {
+	tr, err := viewtree.DecodeText([]byte("a.Root@1 mID=5,NO_ID layout:getWidth()=3,100 layout:getHeight()=3,200 \n b.Text@2 mID=6,id/clk text:mText=5,12:00 \nDONE.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := &fakeTimeline{}
+	hs := startCfg(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		s.UpdateVM("local:8000", func(vm *monitor.VM) {
+			vm.Key, vm.Source, vm.PID, vm.App, vm.DDM = "local:8000", "local:8000", 42, "com.example.replayed", true
+			vm.Views = []monitor.WindowDump{{Window: "com.example/Main/android.view.ViewRootImpl@9", Tree: tr}}
+		})
+	}, func(c *Config) { c.Timeline = tl })
+	hs.waitText("com.example.replayed")
+	hs.runes("V")
+	hs.waitText("2 views, text dump")
+	hs.waitText(`Text clk "12:00"`)
+	hs.runes("j")
+	hs.runes("i")
+	hs.waitText("a replay shows the dumps taken while recording")
 }
