@@ -23,8 +23,12 @@ func adbFromFlags(c *cli.Context) ([]monitor.Runner, error) {
 	if len(addrs) == 1 && addrs[0] == "off" {
 		return nil, nil
 	}
+	maxDev := c.Int("adb-max-devices")
+	if c.IsSet("adb-max-devices") && maxDev < 1 {
+		return nil, fmt.Errorf("--adb-max-devices %d: must be at least 1", maxDev)
+	}
 	if len(addrs) == 0 {
-		return []monitor.Runner{&scan.ADB{Client: &adb.Client{ADBPath: path}, StartServer: true}}, nil
+		return []monitor.Runner{&scan.ADB{Client: &adb.Client{ADBPath: path}, StartServer: true, MaxDevices: maxDev}}, nil
 	}
 	var out []monitor.Runner
 	for _, a := range addrs {
@@ -34,7 +38,7 @@ func adbFromFlags(c *cli.Context) ([]monitor.Runner, error) {
 		if !strings.Contains(a, ":") {
 			return nil, fmt.Errorf("--adb %q: want HOST:PORT or off", a)
 		}
-		d := &scan.ADB{Client: &adb.Client{Addr: a, ADBPath: path}, Required: true}
+		d := &scan.ADB{Client: &adb.Client{Addr: a, ADBPath: path}, Required: true, MaxDevices: maxDev}
 		ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
 		_, err := d.Check(ctx)
 		cancel()

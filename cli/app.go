@@ -1,6 +1,7 @@
 // Package cli is ddmtui's command-line surface: the urfave/cli commands and
 // their flags, one file per command, each gluing its flags to the packages
-// that do the work. It holds no protocol or model logic of its own.
+// that do the work; helpers several commands share live in files named for
+// them (globalflags.go, logfile.go, …).
 package cli
 
 import (
@@ -20,8 +21,10 @@ func NewApp() *cli.App {
 		Usage:                "a terminal Dalvik/ART debug monitor",
 		Version:              version,
 		EnableBashCompletion: true,
-		Flags:                append(append(discoveryFlags(), uiFlags()...), configFlag()),
+		Flags:                append(append(discoveryFlags(), uiFlags()...), logFlag(), configFlag()),
 		Before:               applyConfig,
+		After:                closeRunLog,
+		OnUsageError:         onUsageError,
 		Action:               dashboardAction,
 		Commands: []*cli.Command{
 			versionCommand(),
@@ -46,6 +49,8 @@ func NewApp() *cli.App {
 			logcatCommand(),
 		},
 	}
+	withLogFlag(app.Commands)
 	withConfig(app.Commands)
+	withUsageErrors(app.Commands)
 	return app
 }

@@ -57,6 +57,13 @@ func configFile(c *cli.Context) (*config.File, error) {
 // unset the values the configuration file sets. It is every command's
 // Before hook.
 func applyConfig(c *cli.Context) error {
+	if c.Command == nil || c.Command.Name == c.App.Name {
+		if isCommandRun(c) {
+			return nil // the command applies it to its own flags
+		}
+	} else if err := inheritGlobalFlags(c); err != nil {
+		return err
+	}
 	f, err := configFile(c)
 	if err != nil {
 		return err

@@ -3,12 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -24,34 +21,9 @@ import (
 
 func uiFlags() []cli.Flag {
 	return append(append(proxyFlags(), recordFlags()...),
-		&cli.StringFlag{Name: "log", Usage: "log file (default: ddmtui.log in the user cache directory; - for none)"},
 		&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks (off: the terminal's own selection works)"},
 		&cli.StringFlag{Name: "out-dir", Value: ".", Usage: "the `DIR` where traces (p) and heap dumps (H) are saved"},
 	)
-}
-
-// openLog returns a logger writing to the --log file, and its closer.
-func openLog(c *cli.Context) (*slog.Logger, func(), error) {
-	path := c.String("log")
-	if path == "-" {
-		return slog.New(slog.NewTextHandler(io.Discard, nil)), func() {}, nil
-	}
-	if path == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return slog.New(slog.NewTextHandler(io.Discard, nil)), func() {}, nil
-		}
-		dir = filepath.Join(dir, "ddmtui")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, nil, err
-		}
-		path = filepath.Join(dir, "ddmtui.log")
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--log: %w", err)
-	}
-	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo})), func() { f.Close() }, nil
 }
 
 // runDashboard runs discovery d and the dashboard until the user quits.
@@ -227,26 +199,6 @@ func dashboardAction(c *cli.Context) error {
 		}
 	}
 	return runDashboard(c, d, discoveryLabel(c, d), log, "")
-}
-
-// freeLocalRange finds n consecutive free loopback ports from first upward.
-func freeLocalRange(first, n int) (int, error) {
-	for base := first; base+n <= 65535; base++ {
-		ok := true
-		for p := base; p < base+n; p++ {
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				ok = false
-				base = p // skip past the busy port
-				break
-			}
-			ln.Close()
-		}
-		if ok {
-			return base, nil
-		}
-	}
-	return 0, fmt.Errorf("no %d free consecutive ports from %d", n, first)
 }
 
 // deviceLog finds the log of vm's device: through the adb server that

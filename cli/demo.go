@@ -57,6 +57,9 @@ func demoCommand() *cli.Command {
 			&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often the modern device's process memory (dumpsys meminfo) is read; 0 turns it off"},
 		),
 		Action: func(c *cli.Context) error {
+			if err := checkSimFlags(c); err != nil {
+				return err
+			}
 			// Before any port is taken: without a terminal, fail cleanly.
 			if err := tui.CheckTerminal(); err != nil {
 				return fmt.Errorf("demo: the dashboard %w", err)
@@ -67,9 +70,6 @@ func demoCommand() *cli.Command {
 			}
 			defer closeLog()
 			n := c.Int("vms")
-			if n < 1 || n > 1000 {
-				return fmt.Errorf("--vms must be within 1..1000")
-			}
 			if err := c.Set("vms", fmt.Sprint(n)); err != nil {
 				return err
 			}
@@ -106,29 +106,6 @@ func demoCommand() *cli.Command {
 			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log, demoNotice)
 		},
 	}
-}
-
-// listenLocalRange listens on n consecutive free loopback ports from first
-// upward and returns the listeners, lowest port first.
-func listenLocalRange(first, n int) ([]net.Listener, error) {
-	for base := first; base+n <= 65535; base++ {
-		lns := make([]net.Listener, 0, n)
-		for p := base; p < base+n; p++ {
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				base = p // skip past the busy port
-				break
-			}
-			lns = append(lns, ln)
-		}
-		if len(lns) == n {
-			return lns, nil
-		}
-		for _, ln := range lns {
-			ln.Close()
-		}
-	}
-	return nil, fmt.Errorf("no %d free consecutive ports from %d", n, first)
 }
 
 // buildDemoVMs builds the demo's VMs on as many goroutines as there are

@@ -103,3 +103,35 @@ func TestWrapForKeepsTheChain(t *testing.T) {
 		t.Errorf("message %q, want %q", got, want)
 	}
 }
+
+// A bad command line is one line of error, no usage text on stdout, and
+// exit status 2 (issue 29 #8: `list --bogus --json | jq` got 21 lines of
+// usage).
+func TestUsageErrorIsOneLineAndStatus2(t *testing.T) {
+	for _, args := range [][]string{
+		{"list", "--bogus", "--json"},
+		{"--bogus"},
+		{"list", "--wait", "xyz"},
+		{"hprof"}, // required flags missing
+	} {
+		stdout, stderr, err := runAppSplit(t, args...)
+		if stdout != "" || stderr != "" {
+			t.Errorf("%q printed stdout %q, stderr %q; want only the returned error", args, stdout, stderr)
+		}
+		if got := ExitStatus(err); got != 2 {
+			t.Errorf("%q: exit status %d (err %v), want 2", args, got, err)
+		}
+		if err != nil && strings.Count(err.Error(), "\n") != 0 {
+			t.Errorf("%q: error spans lines: %q", args, err)
+		}
+	}
+	if _, _, err := runAppSplit(t, "list", "--bogus"); err == nil || !strings.Contains(err.Error(), "see ddmtui list --help") {
+		t.Errorf("error does not point at the command's help: %v", err)
+	}
+	if got := ExitStatus(errors.New("x")); got != 1 {
+		t.Errorf("ExitStatus(other) = %d, want 1", got)
+	}
+	if got := ExitStatus(nil); got != 0 {
+		t.Errorf("ExitStatus(nil) = %d", got)
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -28,7 +29,7 @@ func keyContexts() map[string][]keymap.Binding {
 		"thread dump":      dumpview.New(dumpview.Options{Palette: pal}).Keys().Declared(),
 		"profile":          profileview.New(profileview.Options{Palette: pal}).Keys().Declared(),
 		"allocations":      allocview.New(allocview.Options{Palette: pal}).Keys().Declared(),
-		"views":            viewsview.New(viewsview.Options{Palette: pal, Save: func(string, []byte) (string, error) { return "", nil }}).Keys().Declared(),
+		"views":            viewsview.New(viewsview.Options{Palette: pal, Save: func(context.Context, string, []byte) (string, error) { return "", nil }}).Keys().Declared(),
 	}
 }
 

@@ -19,6 +19,7 @@ func TestConfigKeysAndThemeErrors(t *testing.T) {
 		{"[keys]\nquit = [\"Ctrl-Nope\"]\n", `:2: keys.quit: unknown key "Ctrl-Nope"`},
 		{"[keys]\n\nquit = [\"h\"]\n", `:3: keys.quit: key "h" is also bound to "toggle-heap" here (in the dashboard)`},
 		{"[keys]\nquit = [\"g\"]\n", `:2: keys.quit: key "g" is also bound to "group by class → site → stack → thread → none" here (in the allocations)`},
+		{"[keys]\nquit = [\"Exit\"]\nhelp = [\"Ctrl-C\"]\n", `:3: keys.help: key "Ctrl-C" always quits; it cannot be bound to another action`},
 		{"[theme]\naccent = \"blue\"\ncurser = \"red\"\n", ":3: theme.curser: unknown colour role"},
 		{"[theme]\ncursor = 300\n", ":2: theme.cursor: colour index 300 is not in 0..255"},
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ func discoveryFlags() []cli.Flag {
 		&cli.StringFlag{Name: "scan", Value: scan.DefaultLocalRange.String(), Usage: "local ports to probe for JDWP VMs: FIRST-LAST, or off"},
 		&cli.StringSliceFlag{Name: "adb", Usage: "adb server HOST:PORT to follow (repeatable), or off (default: ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037, if it answers or can be started)"},
 		&cli.StringFlag{Name: "adb-path", Value: "adb", Usage: "adb binary used to start the server when none answers"},
+		&cli.IntFlag{Name: "adb-max-devices", Value: scan.DefaultMaxDevices, Usage: "most devices followed at once per adb server (more online: the first by serial; the status line says so)"},
 		&cli.DurationFlag{Name: "scan-interval", Value: 2 * time.Second, Usage: "how often local ports are probed"},
 		&cli.DurationFlag{Name: "thread-interval", Value: time.Second, Usage: "how often each VM's thread status (THST, or /proc where THST goes unanswered) is polled"},
 		&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often a device VM's process memory (dumpsys meminfo) is read; 0 turns it off"},
@@ -40,7 +42,7 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 	var d monitor.Discovery
 	r, on, err := scan.ParseRange(c.String("scan"))
 	if err != nil {
-		return d, fmt.Errorf("--scan: %w", err)
+		return d, &cmdError{msg: "--scan: " + strings.TrimPrefix(err.Error(), "scan: "), err: err}
 	}
 	if on {
 		d.Local = &scan.Local{Ports: r, Interval: c.Duration("scan-interval")}
@@ -50,6 +52,17 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 		return d, err
 	}
 	d.ADB = adbs
+	log, err := commandLog(c)
+	if err != nil {
+		return d, err
+	}
+	if log != nil {
+		for _, r := range d.ADB {
+			if a, ok := r.(*scan.ADB); ok {
+				a.Logger = log
+			}
+		}
+	}
 	return d, nil
 }
 

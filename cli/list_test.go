@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 
@@ -15,22 +14,11 @@ import (
 // freePorts finds n consecutive free loopback ports.
 func freePorts(t *testing.T, n int) int {
 	t.Helper()
-	for base := 40000; base < 60000; base += n + 13 {
-		ok := true
-		for p := base; p < base+n && ok; p++ {
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				ok = false
-				continue
-			}
-			ln.Close()
-		}
-		if ok {
-			return base
-		}
+	base, err := freeLocalRange(40000, n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free ports")
-	return 0
+	return base
 }
 
 func TestListAndSnapshotJSONAgainstSimulator(t *testing.T) {

@@ -77,7 +77,7 @@ func runLogcatCommand(c *cli.Context) error {
 	if app != "" {
 		mine = []string{app}
 	}
-	query, err := logcat.Compile(c.String("query"), logcat.QueryOptions{Mine: mine})
+	query, err := logcat.Compile(c.String("query"), logcat.QueryOptions{Mine: mine, MineHint: "package:mine is the app --app names: give --app NAME"})
 	if err != nil {
 		return fmt.Errorf("--query: %w", err)
 	}
@@ -118,30 +118,7 @@ func runLogcatCommand(c *cli.Context) error {
 		}
 		return true
 	}
-	var class logcat.Classifier
-	var e logcat.Entry
-	// A dump: age: counts back from the newest entry's time.
-	var all []logcat.Entry
-	for {
-		err := stream.Next(&e)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return fmt.Errorf("logcat: %w", err)
-		}
-		procs.Observe(&e)
-		if e.App == "" {
-			e.App = procs.App(e.PID)
-		}
-		class.Classify(&e)
-		if keep(&e) {
-			all = append(all, e)
-			if len(all) > logcat.DefaultRingSize {
-				all = all[1:]
-			}
-		}
-	}
+	all, readErr := readLogDump(stream.Next, &procs, keep, logcat.NewRing(logcat.DefaultRingSize))
 	var now time.Time
 	if len(all) > 0 {
 		now = all[len(all)-1].Time
@@ -153,7 +130,37 @@ func runLogcatCommand(c *cli.Context) error {
 			}
 		}
 	}
-	return nil
+	return readErr
+}
+
+// readLogDump reads a dump (logcat -d) to its end and returns the last entries
+// that pass keep, as many as kept holds: it is bounded as a device's ring
+// is (entries and bytes of text: an endless log of 4 KB entries must not
+// fill memory). A stream that fails (a frame with a lying length) still
+// gives what it read before, with the error.
+func readLogDump(next func(*logcat.Entry) error, procs *logcat.Processes, keep func(*logcat.Entry) bool, kept *logcat.Ring) ([]logcat.Entry, error) {
+	var class logcat.Classifier
+	var e logcat.Entry
+	var readErr error
+	for {
+		err := next(&e)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = fmt.Errorf("logcat: %w", err)
+			}
+			break
+		}
+		procs.Observe(&e)
+		if e.App == "" {
+			e.App = procs.App(e.PID)
+		}
+		class.Classify(&e)
+		if keep(&e) {
+			kept.AppendClassified(e)
+		}
+	}
+	all, _, _ := kept.Read(nil, 0, 0)
+	return all, readErr
 }
 
 // followLog is logcat -f: the engine's device log (one stream, re-opened

@@ -45,11 +45,27 @@ func startMetrics(ctx context.Context, c *cli.Context, engine *monitor.Engine) (
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "ddmtui: metrics at http://%s/metrics\n", ln.Addr())
+	fmt.Fprintf(c.App.ErrWriter, "ddmtui: metrics at %s\n", metricsURL(addr, ln.Addr()))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		metrics.Serve(ctx, ln, metrics.Handler(metrics.Registry(metrics.NewCollector(engine, label))))
 	}()
 	return func() { <-done }, nil
+}
+
+// metricsURL is where the metrics are, as the user named the address: the
+// host asked for (an unspecified one, 0.0.0.0 or ::, is every interface,
+// which the listener would print as [::]) and the port it got.
+func metricsURL(asked string, got net.Addr) string {
+	host, _, err := net.SplitHostPort(asked)
+	_, port, err2 := net.SplitHostPort(got.String())
+	if err != nil || err2 != nil {
+		return "http://" + got.String() + "/metrics"
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/metrics"
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		url += " (every interface)"
+	}
+	return url
 }

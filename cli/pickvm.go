@@ -17,7 +17,7 @@ import (
 // than one.
 func vmPickFlags() []cli.Flag {
 	return append(discoveryFlags(),
-		&cli.StringFlag{Name: "serial", Aliases: []string{"s"}, Usage: "the device (adb serial) whose VM --pid names, when a pid is on more than one"},
+		&cli.StringFlag{Name: "serial", Aliases: []string{"s"}, Usage: "the device (adb serial) whose VM --pid names, when a pid is on more than one; or a source as list prints it (local:8000, adb:SERIAL)"},
 	)
 }
 
@@ -31,7 +31,7 @@ func pickVM(vms []monitor.VM, pid int, serial string, w io.Writer, warned map[st
 		if vm.PID != pid {
 			continue
 		}
-		if serial != "" && vm.Source != "adb:"+serial {
+		if serial != "" && !sourceIs(vm.Source, serial) {
 			continue
 		}
 		match = append(match, vm)
@@ -53,4 +53,11 @@ func pickVM(vms []monitor.VM, pid int, serial string, w io.Writer, warned map[st
 		}
 	}
 	return match[0], true
+}
+
+// sourceIs reports whether a VM's source ("adb:SERIAL", "local:PORT",
+// "sim:SERIAL") is the one --serial names: an adb serial, or the source as
+// list prints it.
+func sourceIs(source, serial string) bool {
+	return source == serial || source == "adb:"+serial || source == "sim:"+serial
 }

@@ -40,3 +40,30 @@ func TestPickVMSerialAndAmbiguousPID(t *testing.T) {
 		t.Fatalf("unique pid: %v", vm.Key)
 	}
 }
+
+// The advice "say which with --serial" works for every source list prints
+// (issue 29 #10: --serial local:23120 found nothing).
+func TestPickVMBySourceAsListPrintsIt(t *testing.T) {
+	vms := []monitor.VM{
+		{Key: "local:23120", Source: "local:23120", PID: 7},
+		{Key: "local:23121", Source: "local:23121", PID: 7},
+		{Key: "sim:emulator-5554:7", Source: "sim:emulator-5554", PID: 7},
+		{Key: "adb:emulator-5556:7", Source: "adb:emulator-5556", PID: 7},
+	}
+	for serial, want := range map[string]string{
+		"local:23121":       "local:23121",
+		"local:23120":       "local:23120",
+		"adb:emulator-5556": "adb:emulator-5556:7",
+		"emulator-5556":     "adb:emulator-5556:7",
+		"emulator-5554":     "sim:emulator-5554:7",
+		"sim:emulator-5554": "sim:emulator-5554:7",
+	} {
+		vm, ok := pickVM(vms, 7, serial, nil, map[string]bool{})
+		if !ok || vm.Key != want {
+			t.Errorf("--serial %s picked %q (%v), want %s", serial, vm.Key, ok, want)
+		}
+	}
+	if _, ok := pickVM(vms, 7, "23120", nil, map[string]bool{}); ok {
+		t.Error("a bare port matched a local source")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -109,7 +110,7 @@ func replayAt(rec *monitor.Recording, t time.Duration) []monitor.VM {
 
 func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duration) error {
 	if at > rec.Duration() {
-		fmt.Fprintf(c.App.ErrWriter, "ddmtui: --at %s is past the recording's end (%s): showing its end\n",
+		fmt.Fprintf(c.App.ErrWriter, "ddmtui: --at %s is past the recording's end (%s): showing the last live state\n",
 			at, rec.Duration().Round(time.Millisecond))
 	}
 	vms := replayAt(rec, at)
@@ -137,15 +138,7 @@ func writeChromeFile(c *cli.Context, rec *monitor.Recording, out string) error {
 	if out == "-" {
 		return writeChrome(c.App.Writer, rec)
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := writeChrome(f, rec); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeOutput(c.App.Writer, out, func(w io.Writer) error { return writeChrome(w, rec) })
 }
 
 // runReplayDashboard opens the dashboard on a replay of rec, playing at
@@ -279,8 +272,8 @@ func (replayController) Stack(context.Context, string, uint64) ([]ddm.StackFrame
 func (replayController) StartProfiling(context.Context, string, monitor.ProfileOptions) error {
 	return monitor.ErrNoLiveVM
 }
-func (replayController) StopProfiling(context.Context, string, bool) ([]byte, error) {
-	return nil, monitor.ErrNoLiveVM
+func (replayController) StopProfilingTo(context.Context, string, bool, io.Writer) (int64, error) {
+	return 0, monitor.ErrNoLiveVM
 }
 func (replayController) Exit(context.Context, string, int32) error { return monitor.ErrNoLiveVM }
 func (replayController) ThreadDump(context.Context, string) ([]byte, error) {
@@ -295,6 +288,6 @@ func (replayController) SetAllocTracking(context.Context, string, bool) error {
 func (replayController) Allocations(context.Context, string) (*ddm.Allocations, error) {
 	return nil, monitor.ErrNoLiveVM
 }
-func (replayController) HeapDump(context.Context, string, func(uint64)) ([]byte, error) {
-	return nil, monitor.ErrNoLiveVM
+func (replayController) HeapDumpTo(context.Context, string, io.Writer, func(uint64)) (int64, error) {
+	return 0, monitor.ErrNoLiveVM
 }

@@ -167,6 +167,7 @@ func TestRecordReplayEqualsLive(t *testing.T) {
 		t.Errorf("%d of %d instants differ", mismatches, len(snaps))
 	}
 
+	t.Run("past the end", func(t *testing.T) { testReplayPastTheEnd(t, path, last) })
 	t.Run("truncated", func(t *testing.T) { testTruncatedReplay(t, path) })
 	t.Run("chrome", func(t *testing.T) { testChrome(t, path) })
 }
@@ -483,4 +484,37 @@ func TestReplayTimelineDrivesTheReplay(t *testing.T) {
 	}
 	cancel()
 	tl.wait()
+}
+
+// Past the end, and at the length replay itself reports, is the last live
+// state: every VM of the last live snapshot, not the recording's close
+// (issue 29 #9: --at 100s printed [] and --at LENGTH was refused).
+func testReplayPastTheEnd(t *testing.T, path string, last []headless.SnapshotEntry) {
+	rec, err := loadRecording(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []string{rec.Duration().String(), "100s"} {
+		got, stderr, err := runAppSplit(t, "replay", path, "--at", at, "--json")
+		if err != nil {
+			t.Fatalf("--at %s: %v", at, err)
+		}
+		var vms []headless.SnapshotEntry
+		if err := json.Unmarshal([]byte(got), &vms); err != nil {
+			t.Fatalf("--at %s: %v\n%s", at, err, got)
+		}
+		want := map[string]bool{}
+		for _, e := range last {
+			want[fmt.Sprintf("%s/%d", e.Source, e.PID)] = true
+		}
+		for _, e := range vms {
+			delete(want, fmt.Sprintf("%s/%d", e.Source, e.PID))
+		}
+		if len(vms) == 0 || len(want) != 0 {
+			t.Errorf("--at %s: %d VMs, missing %v of the last live snapshot", at, len(vms), want)
+		}
+		if past := at == "100s"; past != strings.Contains(stderr, "past the recording's end") {
+			t.Errorf("--at %s: stderr %q", at, stderr)
+		}
+	}
 }

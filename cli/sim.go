@@ -36,13 +36,22 @@ func simCommand() *cli.Command {
 			&cli.IntFlag{Name: "adbd", Usage: "also serve the VMs as a simulated adb device on this loopback port (then: adb connect 127.0.0.1:PORT)"},
 		),
 		Action: func(c *cli.Context) error {
+			if err := checkSimFlags(c); err != nil {
+				return err
+			}
+			if c.Int("local") == 0 && c.Int("adbd") == 0 {
+				return fmt.Errorf("nothing to serve: give --local PORT and/or --adbd PORT")
+			}
+			if p, n := c.Int("local"), c.Int("vms"); p < 0 || p+n-1 > 65535 {
+				return fmt.Errorf("--local %d: the %d VMs need ports %d..%d, within 1..65535", p, n, p, p+n-1)
+			}
+			if p := c.Int("adbd"); p < 0 || p > 65535 {
+				return fmt.Errorf("--adbd %d: not a port (1..65535, or 0 for none)", p)
+			}
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			dev := newSimDevice(c)
 			defer dev.Close()
-			if c.Int("local") == 0 && c.Int("adbd") == 0 {
-				return fmt.Errorf("nothing to serve: give --local PORT and/or --adbd PORT")
-			}
 			if c.Int("local") != 0 {
 				addrs, err := dev.ServeLocal("127.0.0.1", c.Int("local"))
 				if err != nil {
@@ -72,6 +81,39 @@ func simCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// Bounds of the simulator's flags, checked before anything starts.
+const (
+	maxSimVMs = 1000
+	// maxSimAPI is the newest Android API level the simulator models
+	// (Android 16); 0 leaves the level unset (an old device).
+	maxSimAPI    = 36
+	maxSimThread = 10000 // ddmtui itself caps a VM's thread table there
+	maxSimHeapMB = 64 << 10
+)
+
+// checkSimFlags refuses simulator flags that cannot describe a device, for
+// sim and demo alike: a count of VMs outside 1..1000 (a negative one
+// panicked, zero served nothing without a word), an API level no Android
+// has, negative threads or heap, a step that is not positive.
+func checkSimFlags(c *cli.Context) error {
+	if n := c.Int("vms"); n < 1 || n > maxSimVMs {
+		return fmt.Errorf("--vms %d: must be within 1..%d", n, maxSimVMs)
+	}
+	if api := c.Int("api"); api != 0 && (api < 1 || api > maxSimAPI) {
+		return fmt.Errorf("--api %d: not an Android API level the simulator knows (1..%d, or 0 for an unset level)", api, maxSimAPI)
+	}
+	if n := c.Int("threads"); n < 0 || n > maxSimThread {
+		return fmt.Errorf("--threads %d: must be within 0..%d (0: varied per VM)", n, maxSimThread)
+	}
+	if mb := c.Int("heap-mb"); mb < 0 || mb > maxSimHeapMB {
+		return fmt.Errorf("--heap-mb %d: must be within 0..%d (0: varied per VM)", mb, maxSimHeapMB)
+	}
+	if d := c.Duration("interval"); d <= 0 {
+		return fmt.Errorf("--interval %s: must be positive", d)
+	}
+	return nil
 }
 
 // newSimDevice builds the simulated device the sim flags describe.

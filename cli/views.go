@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/viewtree"
 )
 
@@ -61,6 +61,11 @@ func viewsAction(c *cli.Context) error {
 	}
 	if c.String("capture") != "" && c.String("output") == "" {
 		return errors.New("views: --capture needs -o FILE.png")
+	}
+	if out := c.String("output"); c.String("capture") != "" {
+		if err := savefile.Check(out); err != nil {
+			return err
+		}
 	}
 	w := c.App.Writer
 	return withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
@@ -172,7 +177,7 @@ func viewAct(c *cli.Context, ctx context.Context, s *monitor.Session, windows []
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(c.String("output"), pic, 0o644); err != nil {
+		if _, err := savefile.SaveBytes(ctx, c.String("output"), pic, savefile.Options{}); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "wrote %s (%d bytes): %s\n", c.String("output"), len(pic), safeView)

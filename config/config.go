@@ -13,10 +13,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -43,6 +45,7 @@ type Discovery struct {
 	Scan            *string  `toml:"scan"`
 	ADB             []string `toml:"adb"`
 	ADBPath         *string  `toml:"adb_path"`
+	ADBMaxDevices   *int     `toml:"adb_max_devices"`
 	ScanInterval    *string  `toml:"scan_interval"`
 	ThreadInterval  *string  `toml:"thread_interval"`
 	MeminfoInterval *string  `toml:"meminfo_interval"`
@@ -111,8 +114,25 @@ const maxSize = 1 << 20
 
 // Load reads and checks the file at path. A missing file is an error here;
 // callers that read the default path treat os.ErrNotExist as "no file".
+// The path must name a regular file (a FIFO would block, a device such as
+// /dev/zero never end), and at most maxSize bytes are read from it: the
+// size is checked on what was read, not trusted from the file system.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+	// writer; it has no effect on a regular file.
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{Path: path, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(st.Mode()))}
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, maxSize+1))
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +140,24 @@ func Load(path string) (*File, error) {
 		return nil, &Error{Path: path, Msg: fmt.Sprintf("larger than %d bytes", maxSize)}
 	}
 	return Parse(path, b)
+}
+
+// fileKind names what a non-regular file is, for errors.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	default:
+		return m.Type().String()
+	}
 }
 
 // Parse checks a configuration document; path names it in errors.
@@ -176,6 +214,7 @@ func (f *File) Settings() []Setting {
 		out = append(out, Setting{"discovery.adb", "adb", f.Discovery.ADB})
 	}
 	str("discovery.adb_path", "adb-path", f.Discovery.ADBPath)
+	num("discovery.adb_max_devices", "adb-max-devices", f.Discovery.ADBMaxDevices)
 	str("discovery.scan_interval", "scan-interval", f.Discovery.ScanInterval)
 	str("discovery.thread_interval", "thread-interval", f.Discovery.ThreadInterval)
 	str("discovery.meminfo_interval", "meminfo-interval", f.Discovery.MeminfoInterval)
@@ -233,6 +272,7 @@ var Keys = []Key{
 	{"discovery", "scan", "scan"},
 	{"discovery", "adb", "adb"},
 	{"discovery", "adb_path", "adb-path"},
+	{"discovery", "adb_max_devices", "adb-max-devices"},
 	{"discovery", "scan_interval", "scan-interval"},
 	{"discovery", "thread_interval", "thread-interval"},
 	{"discovery", "meminfo_interval", "meminfo-interval"},

@@ -68,6 +68,7 @@ func TestKeysMatchSettings(t *testing.T) {
 scan = "a"
 adb = ["b"]
 adb_path = "c"
+adb_max_devices = 9
 scan_interval = "d"
 thread_interval = "e"
 meminfo_interval = "f"

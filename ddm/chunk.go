@@ -1,12 +1,8 @@
 package ddm
 
 import (
-	"bytes"
-	"compress/zlib"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ddmtui/ddmtui/internal/wire"
@@ -58,7 +54,7 @@ const (
 	TypeVUOP Type = 'V'<<24 | 'U'<<16 | 'O'<<8 | 'P' // view server: view operations
 	TypeVUGL Type = 'V'<<24 | 'U'<<16 | 'G'<<8 | 'L' // OpenGL tracing on/off
 	TypeDBGD Type = 'D'<<24 | 'B'<<16 | 'G'<<8 | 'D' // draft only: debugger disconnected; never implemented
-	TypeZLIB Type = 'Z'<<24 | 'L'<<16 | 'I'<<8 | 'B' // draft only: compressed chunk; never implemented
+	TypeZLIB Type = 'Z'<<24 | 'L'<<16 | 'I'<<8 | 'B' // draft only: compressed chunk; never implemented, never inflated (ParseChunks)
 )
 
 // String returns the four characters, with bytes outside printable ASCII
@@ -98,15 +94,17 @@ const DefaultMaxChunkLen = 64 << 20
 // reply". A chunk length larger than the remaining data, a length above
 // maxLen, or trailing bytes too few for a chunk header are format errors.
 //
-// ZLIB chunks (a design-draft feature no VM implements) are decompressed
-// defensively: their body is u4 original type, u4 original length, then a
-// zlib stream. The original length must not exceed maxLen and must match the
-// decompressed size exactly; the output buffer grows in bounded steps and
-// never beyond that claim, so a zip bomb is an error, not an allocation.
-// The returned chunk carries the original type and the decompressed body.
+// ZLIB chunks are not decompressed: they are returned as they came (type
+// ZLIB, compressed body), which the decoders treat as an unknown chunk to
+// be ignored. Compressed chunks are a design-draft feature that no VM, no
+// ddmlib and no framework ever implemented (spec/ddm-chunks.md §2), so the
+// only peer that sends one is a hostile one, and inflating it would let a
+// packet turn into many times its size in memory (160 chunks of one 16 MiB
+// packet, each inflating to the packet's length, held 3 GiB): refusing costs
+// no real VM anything and leaves a packet's memory at its length, which the
+// connection's budget already bounds.
 //
-// Bodies of uncompressed chunks alias data. maxLen <= 0 means
-// DefaultMaxChunkLen.
+// Bodies alias data. maxLen <= 0 means DefaultMaxChunkLen.
 func ParseChunks(data []byte, maxLen int) ([]Chunk, error) {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxChunkLen
@@ -129,87 +127,9 @@ func ParseChunks(data []byte, maxLen int) ([]Chunk, error) {
 			return nil, &wire.FormatError{Offset: start + 4, What: t.String() + " chunk length",
 				Err: fmt.Errorf("%d bytes, limit %d: %w", n, maxLen, wire.ErrTooLong)}
 		}
-		body := r.Bytes(int(n), "chunk body")
-		if t == TypeZLIB {
-			c, err := inflateChunk(body, start+ChunkHeaderLen, maxLen)
-			if err != nil {
-				return nil, err
-			}
-			chunks = append(chunks, c)
-			continue
-		}
-		chunks = append(chunks, Chunk{Type: t, Data: body})
+		chunks = append(chunks, Chunk{Type: t, Data: r.Bytes(int(n), "chunk body")})
 	}
 	return chunks, nil
-}
-
-// zlibStep is the first output buffer size when inflating; the buffer then
-// doubles, never beyond the claimed length.
-const zlibStep = 64 << 10
-
-// ErrZipBomb is wrapped by the FormatError returned for ZLIB chunks that
-// inflate to more than their stated length.
-var ErrZipBomb = errors.New("decompressed data exceeds its stated length")
-
-// inflateChunk decodes a ZLIB chunk body whose first byte is at packet
-// offset base (the draft's layout; see ParseChunks).
-func inflateChunk(body []byte, base, maxLen int) (Chunk, error) {
-	r := wire.NewReader(body, base)
-	orig := Type(r.U4("ZLIB original type"))
-	size := r.U4("ZLIB original length")
-	if err := r.Err(); err != nil {
-		return Chunk{}, err
-	}
-	fail := func(what string, err error) (Chunk, error) {
-		return Chunk{}, &wire.FormatError{Offset: base + 8, What: what, Err: err}
-	}
-	if orig == TypeZLIB {
-		return fail("ZLIB original type", errors.New("nested ZLIB chunk"))
-	}
-	if uint64(size) > uint64(maxLen) {
-		return fail("ZLIB original length", fmt.Errorf("%d bytes, limit %d: %w", size, maxLen, wire.ErrTooLong))
-	}
-	src := bytes.NewReader(r.Rest())
-	zr, err := zlib.NewReader(src)
-	if err != nil {
-		return fail("ZLIB data", err)
-	}
-	want := int(size)
-	out := make([]byte, 0, min(want, zlibStep))
-	for {
-		if len(out) == cap(out) {
-			if len(out) == want {
-				// Everything claimed has arrived: the stream must end here.
-				var probe [1]byte
-				n, err := io.ReadFull(zr, probe[:])
-				if n > 0 {
-					return fail("ZLIB data", fmt.Errorf("more than %d bytes: %w", want, ErrZipBomb))
-				}
-				if err != io.EOF {
-					return fail("ZLIB data", err)
-				}
-				break
-			}
-			grown := make([]byte, len(out), min(2*cap(out), want))
-			copy(grown, out)
-			out = grown
-		}
-		n, err := zr.Read(out[len(out):cap(out)])
-		out = out[:len(out)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fail("ZLIB data", err)
-		}
-	}
-	if len(out) != want {
-		return fail("ZLIB data", fmt.Errorf("inflated to %d bytes, header says %d: %w", len(out), want, wire.ErrShort))
-	}
-	if src.Len() != 0 {
-		return fail("ZLIB data", fmt.Errorf("%d bytes after the zlib stream: %w", src.Len(), wire.ErrTrailing))
-	}
-	return Chunk{Type: orig, Data: out}, nil
 }
 
 // AppendChunk appends one chunk (type, length, body) to dst.

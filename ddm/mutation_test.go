@@ -2,7 +2,6 @@ package ddm
 
 import (
 	"bytes"
-	"compress/zlib"
 	"errors"
 	"reflect"
 	"testing"
@@ -34,35 +33,6 @@ func TestParseChunksLengthAtLimit(t *testing.T) {
 	var fe *wire.FormatError
 	if !errors.As(err, &fe) || !errors.Is(err, wire.ErrTooLong) || fe.Offset != 4 {
 		t.Fatalf("chunk above maxLen: %v", err)
-	}
-}
-
-// Errors inside a ZLIB chunk's body are reported at packet offsets: the
-// body starts after the chunk header, its zlib stream 8 bytes later.
-func TestZLIBErrorOffsets(t *testing.T) {
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	zw.Write([]byte("abc"))
-	zw.Close()
-	lead := hx("48454C4F 00000000") // an empty HELO first: the ZLIB chunk starts at 8
-	nested := append(append([]byte{}, lead...), hx("5A4C4942 00000008 5A4C4942 00000003")...)
-	_, err := ParseChunks(nested, 0)
-	var fe *wire.FormatError
-	if !errors.As(err, &fe) || fe.Offset != 8+8+8 || fe.What != "ZLIB original type" {
-		t.Fatalf("nested ZLIB: %v", err)
-	}
-	short := append(append([]byte{}, lead...), hx("5A4C4942 00000006 48454C4F 0000")...)
-	_, err = ParseChunks(short, 0)
-	if !errors.As(err, &fe) || !errors.Is(err, wire.ErrShort) || fe.Offset != 8+8+4 || fe.What != "ZLIB original length" {
-		t.Fatalf("ZLIB header cut short: %v", err)
-	}
-	body := append(hx("48454C4F 00000003"), z.Bytes()...)
-	ok := append(append([]byte{}, lead...), hx("5A4C4942")...)
-	ok = append(ok, byte(len(body)>>24), byte(len(body)>>16), byte(len(body)>>8), byte(len(body)))
-	ok = append(ok, body...)
-	chunks, err := ParseChunks(ok, 0)
-	if err != nil || len(chunks) != 2 || chunks[1].Type != TypeHELO || string(chunks[1].Data) != "abc" {
-		t.Fatalf("ZLIB chunk: %v, %v", chunks, err)
 	}
 }
 

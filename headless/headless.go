@@ -230,8 +230,12 @@ func WriteListText(w io.Writer, entries []ListEntry) error {
 		if e.DebugPort != 0 {
 			port = fmt.Sprint(e.DebugPort)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%v\t%s\t%s\n", safetext.Terminal(e.Source), e.PID, safetext.Terminal(e.App),
-			safetext.Terminal(e.VM), e.DDM, e.Debugger, port)
+		ddm := "no" // as the dashboard's DDM column says it
+		if e.DDM {
+			ddm = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", safetext.Terminal(e.Source), e.PID, safetext.Terminal(e.App),
+			safetext.Terminal(e.VM), ddm, e.Debugger, port)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -10,6 +10,7 @@
 package heap
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sort"
@@ -64,6 +65,7 @@ type Snapshot struct {
 	unitStart []uint64
 	Stats     Stats
 	Complete  time.Time
+	charge    *charge // what the snapshot holds of its assembler's Budget
 }
 
 // Units is the total number of allocation units the snapshot covers.
@@ -80,9 +82,9 @@ var ErrSetTooLarge = errors.New("heap: segment set too large")
 
 // Default bounds of one segment set (see Assembler).
 const (
-	DefaultMaxUnits    = 1 << 36   // 512 GiB at 8-byte units
-	DefaultMaxBytes    = 256 << 20 // usage data kept for one set
-	DefaultMaxSegments = 1 << 18   // a 4 GiB heap is about 16 k chunks
+	DefaultMaxUnits    = 1 << 36  // 512 GiB at 8-byte units
+	DefaultMaxBytes    = 64 << 20 // usage data kept for one set: a 512 MiB heap's worst real map
+	DefaultMaxSegments = 1 << 18  // a 4 GiB heap is about 16 k chunks
 	// segmentOverhead is what one kept segment costs beside its usage data
 	// (the HeapSegment value and its chunk header), counted in the bytes.
 	segmentOverhead = 64
@@ -102,6 +104,13 @@ const (
 // size (HPIF). Past a bound Add returns an error wrapping ErrSetTooLarge,
 // drops the set, and ignores that set's further segments; its End returns
 // an error too.
+//
+// Segment data is copied as it is added (a decoded segment aliases its
+// packet, which may hold much more than the segment), and charged to
+// Budget, shared by every assembler of a process: a set that would pass it
+// is dropped as one that passes its own bounds. The charge moves to the
+// snapshot End returns until that is released; Close gives back an
+// unfinished set's.
 type Assembler struct {
 	open     bool
 	dropped  bool // the open set passed a bound and was dropped
@@ -114,6 +123,9 @@ type Assembler struct {
 	MaxBytes uint64
 	// MaxSegments bounds a set's segment count (0: DefaultMaxSegments).
 	MaxSegments int
+	// Budget is the process-wide budget the sets draw from (nil: none).
+	Budget      *Budget
+	closed      bool   // Close was called: segments are ignored
 	heapMax     uint64 // announced maximum heap size in bytes; 0 unknown
 	units       uint64
 	bytes       uint64
@@ -166,13 +178,25 @@ func (a *Assembler) reset() {
 		clear(a.segments)
 		a.segments = a.segments[:0]
 	}
+	a.Budget.give(a.bytes)
 	a.units, a.bytes, a.droppedSegs = 0, 0, 0
+}
+
+// Close drops the set being assembled and gives its bytes back to the
+// budget; segments that arrive later are ignored. Call it when the VM's
+// session ends.
+func (a *Assembler) Close() {
+	a.reset()
+	a.open, a.dropped, a.closed = false, false, true
 }
 
 // Add takes one decoded (and therefore validated) segment chunk. The
 // segment's Data must stay valid: decoders alias the packet, which the
 // session does not reuse.
 func (a *Assembler) Add(s *ddm.HeapSegment) error {
+	if a.closed {
+		return nil
+	}
 	if !a.open {
 		a.Start(s.HeapID, s.Type)
 	}
@@ -206,10 +230,19 @@ func (a *Assembler) Add(s *ddm.HeapSegment) error {
 		a.dropped = true
 		return fmt.Errorf("%w: heap %d: %d segments exceed %s; set dropped", ErrSetTooLarge, s.HeapID, n, over)
 	}
+	if !a.Budget.take(cost) {
+		n, held := len(a.segments)+1, a.bytes
+		a.reset()
+		a.dropped = true
+		return fmt.Errorf("%w: %w: heap %d: %d segments (%d bytes) would pass %d bytes for all VMs; set dropped",
+			ErrSetTooLarge, ErrBudget, s.HeapID, n, held+cost, a.Budget.limit)
+	}
 	a.units += uint64(s.Units)
 	a.bytes += cost
 	a.typ = s.Type
-	a.segments = append(a.segments, *s)
+	seg := *s
+	seg.Data = bytes.Clone(s.Data)
+	a.segments = append(a.segments, seg)
 	return nil
 }
 
@@ -231,8 +264,14 @@ func (a *Assembler) End(heapID uint32) (*Snapshot, error) {
 	}
 	segs := make([]ddm.HeapSegment, len(a.segments))
 	copy(segs, a.segments)
+	held := a.bytes
+	a.bytes = 0 // the snapshot holds them now
 	a.reset()
-	return NewSnapshot(heapID, a.typ, segs), nil
+	snap := NewSnapshot(heapID, a.typ, segs)
+	if a.Budget != nil && held > 0 {
+		snap.charge = &charge{b: a.Budget, n: held}
+	}
+	return snap, nil
 }
 
 // NewSnapshot sorts segs by address and computes the statistics: from each

@@ -39,8 +39,11 @@ var ErrQuery = errors.New("logcat query")
 
 // QueryOptions give a query what it cannot know from the entries.
 type QueryOptions struct {
-	// Mine are the package names package:mine stands for.
-	Mine []string
+	// Mine are the package names package:mine stands for. With none,
+	// package:mine is a compile error (it would match nothing), which
+	// MineHint completes with how to name them (e.g. "give --app NAME").
+	Mine     []string
+	MineHint string
 }
 
 // Query is a compiled query; safe for concurrent use.
@@ -76,7 +79,11 @@ func Compile(src string, opts QueryOptions) (*Query, error) {
 		return nil, err
 	}
 	if p.i < len(p.toks) {
-		return nil, fmt.Errorf("%w: unexpected %q", ErrQuery, p.toks[p.i].text)
+		t := p.toks[p.i]
+		if t.kind == tokClose {
+			return nil, fmt.Errorf("%w: ')' at column %d closes no '('", ErrQuery, p.col(t.pos))
+		}
+		return nil, fmt.Errorf("%w: unexpected %q at column %d", ErrQuery, t.text, p.col(t.pos))
 	}
 	q.root = root
 	return q, nil
@@ -249,6 +256,7 @@ type token struct {
 	kind tokKind
 	text string // the term as written (for errors)
 	neg  bool
+	pos  int    // byte offset of the token in the source
 	key  string // "" for a plain word
 	op   byte
 	val  string
@@ -260,6 +268,9 @@ type queryParser struct {
 	toks []token
 	i    int
 }
+
+// col is the column (in characters, from 1) of the byte offset pos.
+func (p *queryParser) col(pos int) int { return utf8.RuneCountInString(p.src[:pos]) + 1 }
 
 var queryKeys = map[string]bool{"tag": true, "message": true, "package": true, "process": true, "level": true, "age": true, "is": true}
 
@@ -273,30 +284,30 @@ func (p *queryParser) tokenize() error {
 			i++
 			continue
 		case c == '|':
-			p.toks = append(p.toks, token{kind: tokOr, text: "|"})
+			p.toks = append(p.toks, token{kind: tokOr, text: "|", pos: i})
 			i++
 			continue
 		case c == '&':
-			p.toks = append(p.toks, token{kind: tokAnd, text: "&"})
+			p.toks = append(p.toks, token{kind: tokAnd, text: "&", pos: i})
 			i++
 			continue
 		case c == '-' && i+1 < len(s) && s[i+1] == '(':
-			p.toks = append(p.toks, token{kind: tokNot, text: "-"})
+			p.toks = append(p.toks, token{kind: tokNot, text: "-", pos: i})
 			i++
 			continue
 		case c == '(':
 			depth++
-			p.toks = append(p.toks, token{kind: tokOpen, text: "("})
+			p.toks = append(p.toks, token{kind: tokOpen, text: "(", pos: i})
 			i++
 			continue
 		case c == ')':
 			depth--
-			p.toks = append(p.toks, token{kind: tokClose, text: ")"})
+			p.toks = append(p.toks, token{kind: tokClose, text: ")", pos: i})
 			i++
 			continue
 		}
 		start := i
-		t := token{kind: tokTerm}
+		t := token{kind: tokTerm, pos: i}
 		if c == '-' && i+1 < len(s) && s[i+1] != ' ' {
 			t.neg = true
 			i++
@@ -320,7 +331,7 @@ func (p *queryParser) tokenize() error {
 		}
 		val, n, err := readValue(s[i:], depth)
 		if err != nil {
-			return fmt.Errorf("%w: %v at column %d", ErrQuery, err, i+1)
+			return fmt.Errorf("%w: %v at column %d", ErrQuery, err, p.col(i))
 		}
 		i += n
 		t.val = val
@@ -393,7 +404,7 @@ func (p *queryParser) parseAnd() (node, error) {
 		}
 		if t.kind == tokAnd {
 			if len(and) == 0 {
-				return nil, fmt.Errorf("%w: '&' without a term before it", ErrQuery)
+				return nil, fmt.Errorf("%w: '&' at column %d has no term before it", ErrQuery, p.col(t.pos))
 			}
 			p.i++
 			continue
@@ -406,7 +417,7 @@ func (p *queryParser) parseAnd() (node, error) {
 	}
 	switch len(and) {
 	case 0:
-		return nil, fmt.Errorf("%w: missing term", ErrQuery)
+		return nil, p.missingTerm()
 	case 1:
 		return and[0], nil
 	}
@@ -414,12 +425,28 @@ func (p *queryParser) parseAnd() (node, error) {
 	return and, nil
 }
 
+// missingTerm says where a term was wanted: after the token before it (the
+// '(' of "(", the '|' of "a |"), or before the one that came instead.
+func (p *queryParser) missingTerm() error {
+	if p.i > 0 {
+		prev := p.toks[p.i-1]
+		where := "at the end of the query"
+		if p.i < len(p.toks) {
+			next := p.toks[p.i]
+			where = fmt.Sprintf("before %q at column %d", next.text, p.col(next.pos))
+		}
+		return fmt.Errorf("%w: missing term after %q at column %d (%s)", ErrQuery, prev.text, p.col(prev.pos), where)
+	}
+	next := p.toks[p.i]
+	return fmt.Errorf("%w: missing term before %q at column %d", ErrQuery, next.text, p.col(next.pos))
+}
+
 func (p *queryParser) parseUnary() (node, error) {
 	t := p.toks[p.i]
 	p.i++
 	if t.kind == tokNot {
 		if p.i >= len(p.toks) || p.toks[p.i].kind != tokOpen {
-			return nil, fmt.Errorf("%w: '-' without a term", ErrQuery)
+			return nil, fmt.Errorf("%w: '-' at column %d without a term", ErrQuery, p.col(t.pos))
 		}
 		n, err := p.parseUnary()
 		if err != nil {
@@ -433,7 +460,7 @@ func (p *queryParser) parseUnary() (node, error) {
 			return nil, err
 		}
 		if p.i >= len(p.toks) || p.toks[p.i].kind != tokClose {
-			return nil, fmt.Errorf("%w: missing ')'", ErrQuery)
+			return nil, fmt.Errorf("%w: missing ')' for the '(' at column %d", ErrQuery, p.col(t.pos))
 		}
 		p.i++
 		return n, nil
@@ -489,6 +516,13 @@ func (p *queryParser) term(t token) (node, error) {
 	case "package", "process":
 		tn.f = fieldApp
 		if t.key == "package" && t.op == ':' && t.val == "mine" {
+			if len(p.opts.Mine) == 0 {
+				msg := "no app is yours here, so it would match nothing"
+				if p.opts.MineHint != "" {
+					msg += " (" + p.opts.MineHint + ")"
+				}
+				return nil, bad("%s", msg)
+			}
 			tn.isMin, tn.mine = true, p.opts.Mine
 			return tn, nil
 		}

@@ -183,3 +183,36 @@ func TestRegexpPrefilterAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryErrorsSayWhere: issue 29 #19. "(" said only "missing term", and
+// package:mine with no app of one's own compiled into a query that matched
+// nothing. Each error now names the place, or why.
+func TestQueryErrorsSayWhere(t *testing.T) {
+	for _, c := range []struct{ q, want string }{
+		{"(", `logcat query: missing term after "(" at column 1 (at the end of the query)`},
+		{"tag:a |", `logcat query: missing term after "|" at column 7 (at the end of the query)`},
+		{"tag:a | )", `logcat query: missing term after "|" at column 7 (before ")" at column 9)`},
+		{"| tag:a", `logcat query: missing term before "|" at column 1`},
+		{"()", `logcat query: missing term after "(" at column 1 (before ")" at column 2)`},
+		{"é (tag:a", `logcat query: missing ')' for the '(' at column 3`},
+		{"tag:a )", `logcat query: ')' at column 7 closes no '('`},
+		{"& tag:a", `logcat query: '&' at column 1 has no term before it`},
+		{"tag:a -(", `logcat query: missing term after "(" at column 8 (at the end of the query)`},
+		{`é tag:"open`, `logcat query: unterminated quote at column 7`},
+		{"package:mine", `logcat query: package:mine: no app is yours here, so it would match nothing`},
+		{"level:W | -package:mine", `package:mine: no app is yours here`},
+	} {
+		_, err := Compile(c.q, QueryOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.q, err, c.want)
+		}
+	}
+	_, err := Compile("package:mine", QueryOptions{MineHint: "give --app NAME"})
+	if err == nil || !strings.HasSuffix(err.Error(), "(give --app NAME)") {
+		t.Errorf("hint: %v", err)
+	}
+	q, err := Compile("package:mine", QueryOptions{Mine: []string{"com.example.mail"}})
+	if err != nil || !q.Match(&Entry{App: "com.example.mail"}, time.Time{}) || q.Match(&Entry{App: "com.other"}, time.Time{}) {
+		t.Errorf("package:mine with an app: %v", err)
+	}
+}

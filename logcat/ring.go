@@ -1,35 +1,123 @@
 package logcat
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // DefaultRingSize is how many entries a device's Ring keeps by default.
 const DefaultRingSize = 200_000
 
+// DefaultRingBytes bounds the text (tag, message, app) a Ring keeps by
+// default: 200,000 entries of ordinary log lines (under 100 bytes of text
+// each) fit, 200,000 of 4 KB do not.
+const DefaultRingBytes = 32 << 20
+
+// DefaultProcessLogBytes is the budget the rings of one process share
+// (LogStreams: one ring per device followed).
+const DefaultProcessLogBytes = 96 << 20
+
+// entryOverhead is what an entry's slot costs beside its text, counted in
+// its bytes (the ring's slots themselves are allocated once, by entries).
+const entryOverhead = 16
+
+// Cost is the bytes an entry counts for in a Ring's byte bound.
+func (e *Entry) Cost() int64 {
+	return int64(len(e.Tag)+len(e.Message)+len(e.App)) + entryOverhead
+}
+
+// Budget is a byte budget several Rings share (one per device of a
+// process). A ring that cannot take an entry's bytes from it drops its own
+// oldest entries first; an entry that finds its ring empty and the budget
+// still spent is kept anyway, so the budget is passed by at most one entry
+// (≤ 5 KiB, LOGGER_ENTRY_MAX_LEN) per ring. Nil is no budget.
+type Budget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+// NewBudget returns a budget of limit bytes.
+func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
+
+// Used is the bytes the rings hold now.
+func (b *Budget) Used() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.used.Load()
+}
+
+func (b *Budget) take(n int64, force bool) bool {
+	if b == nil {
+		return true
+	}
+	for {
+		u := b.used.Load()
+		if !force && b.limit > 0 && u+n > b.limit {
+			return false
+		}
+		if b.used.CompareAndSwap(u, u+n) {
+			return true
+		}
+	}
+}
+
+func (b *Budget) give(n int64) {
+	if b != nil {
+		b.used.Add(-n)
+	}
+}
+
 // Ring is a device's bounded log history. Entries get increasing sequence
 // numbers (from 1); a reader keeps the sequence it has seen and asks for
 // what came after, so views can follow the log without the ring knowing
-// them. When the ring is full the oldest entries are dropped; a reader that
-// fell behind learns how many it missed. Append runs the Classifier, so
-// entries in a ring carry their crash and stack-trace flags. Safe for
-// concurrent use.
+// them. When the ring is full — by entries, by the bytes of their text
+// (SetLimit), or by a budget shared with other rings — the oldest entries
+// are dropped; a reader that fell behind learns how many it missed. Append
+// runs the Classifier, so entries in a ring carry their crash and
+// stack-trace flags. Safe for concurrent use.
 type Ring struct {
-	mu      sync.Mutex
-	buf     []Entry
-	next    uint64 // sequence of the next entry
-	class   Classifier
-	changed chan struct{}
+	mu       sync.Mutex
+	buf      []Entry
+	first    uint64 // sequence of the oldest entry held
+	next     uint64 // sequence of the next entry
+	bytes    int64  // Cost of the entries held
+	maxBytes int64
+	budget   *Budget
+	class    Classifier
+	changed  chan struct{}
 }
 
-// NewRing returns a ring of capacity entries (DefaultRingSize when <= 0).
+// NewRing returns a ring of capacity entries (DefaultRingSize when <= 0)
+// and DefaultRingBytes of text.
 func NewRing(capacity int) *Ring {
 	if capacity <= 0 {
 		capacity = DefaultRingSize
 	}
-	return &Ring{buf: make([]Entry, capacity), next: 1, changed: make(chan struct{})}
+	return &Ring{buf: make([]Entry, capacity), first: 1, next: 1, maxBytes: DefaultRingBytes, changed: make(chan struct{})}
 }
 
-// Cap is the ring's capacity.
+// SetLimit bounds the bytes of the entries' text the ring keeps (≤ 0:
+// DefaultRingBytes) and makes it draw them from budget (nil: none). Call it
+// before the first Append.
+func (r *Ring) SetLimit(maxBytes int64, budget *Budget) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if maxBytes <= 0 {
+		maxBytes = DefaultRingBytes
+	}
+	r.maxBytes, r.budget = maxBytes, budget
+}
+
+// Cap is the ring's capacity in entries.
 func (r *Ring) Cap() int { return len(r.buf) }
+
+// Bytes is the Cost of the entries held.
+func (r *Ring) Bytes() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes
+}
 
 // Append classifies e, stores it with the next sequence number, and returns
 // that number.
@@ -37,12 +125,55 @@ func (r *Ring) Append(e Entry) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.class.Classify(&e)
+	return r.storeLocked(e)
+}
+
+// AppendClassified stores e as the caller classified it (its own
+// Classifier saw the entries this ring does not keep).
+func (r *Ring) AppendClassified(e Entry) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.storeLocked(e)
+}
+
+func (r *Ring) storeLocked(e Entry) uint64 {
+	cost := e.Cost()
+	if r.next-r.first == uint64(len(r.buf)) {
+		r.dropLocked()
+	}
+	for r.first < r.next && r.bytes+cost > r.maxBytes {
+		r.dropLocked()
+	}
+	for !r.budget.take(cost, r.first == r.next) {
+		r.dropLocked()
+	}
 	e.Seq = r.next
 	r.buf[r.next%uint64(len(r.buf))] = e
+	r.bytes += cost
 	r.next++
 	close(r.changed)
 	r.changed = make(chan struct{})
 	return e.Seq
+}
+
+// dropLocked drops the oldest entry (the ring is not empty).
+func (r *Ring) dropLocked() {
+	slot := &r.buf[r.first%uint64(len(r.buf))]
+	cost := slot.Cost()
+	r.bytes -= cost
+	r.budget.give(cost)
+	*slot = Entry{} // its strings go
+	r.first++
+}
+
+// Close drops every entry and gives their bytes back to the budget; the
+// ring stays usable.
+func (r *Ring) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.first < r.next {
+		r.dropLocked()
+	}
 }
 
 // Bounds returns the oldest sequence still held and the sequence the next
@@ -50,14 +181,7 @@ func (r *Ring) Append(e Entry) uint64 {
 func (r *Ring) Bounds() (first, next uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.firstLocked(), r.next
-}
-
-func (r *Ring) firstLocked() uint64 {
-	if n := uint64(len(r.buf)); r.next > n {
-		return r.next - n
-	}
-	return 1
+	return r.first, r.next
 }
 
 // Len is the number of entries held.
@@ -72,7 +196,7 @@ func (r *Ring) Len() int {
 func (r *Ring) Read(dst []Entry, from uint64, max int) (out []Entry, next uint64, missed uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	first := r.firstLocked()
+	first := r.first
 	if from < first {
 		missed = first - from
 		from = first

@@ -100,3 +100,81 @@ func TestClassifierBounded(t *testing.T) {
 		t.Fatalf("%d open crashes, want %d", len(c.open), maxCrashPIDs)
 	}
 }
+
+// TestRingBoundedByBytes: issue 30 #12. A ring bounded only by entries held
+// 200,000 entries of 4 KB (800 MB); the bytes of their text now bound it
+// too: the oldest entries go first, readers learn what they missed, and the
+// strings of dropped entries are let go.
+func TestRingBoundedByBytes(t *testing.T) {
+	r := NewRing(1000)
+	big := string(make([]byte, 4000))
+	cost := (&Entry{Tag: "T", Message: big}).Cost()
+	r.SetLimit(10*cost, nil)
+	for range 100 {
+		r.Append(Entry{Tag: "T", Message: big})
+	}
+	first, next := r.Bounds()
+	if next-first != 10 || first != 91 || r.Bytes() != 10*cost {
+		t.Fatalf("held [%d, %d), %d bytes; want the last 10 entries, %d bytes", first, next, r.Bytes(), 10*cost)
+	}
+	// Small entries push out a big one only as far as needed.
+	r.Append(Entry{Tag: "T", Message: "small"})
+	if first, next := r.Bounds(); next-first != 10 || first != 92 {
+		t.Fatalf("after a small entry: [%d, %d)", first, next)
+	}
+	_, _, missed := r.Read(nil, 1, 0)
+	if missed != 91 {
+		t.Fatalf("a reader from 1 missed %d, want 91", missed)
+	}
+	for i, e := range r.buf {
+		if seq := uint64(i); e.Message != "" && (e.Seq < 92) {
+			t.Fatalf("slot %d keeps dropped entry %d's text", seq, e.Seq)
+		}
+	}
+	// An entry larger than the whole bound is still kept, alone.
+	r.SetLimit(100, nil)
+	r.Append(Entry{Message: big})
+	if first, next := r.Bounds(); next-first != 1 {
+		t.Fatalf("an entry over the bound: [%d, %d)", first, next)
+	}
+}
+
+// TestRingsShareBudget: the rings of one process draw from one budget; a
+// device that floods takes its own oldest entries out, then other rings'
+// room, and never more than the budget plus one entry per ring.
+func TestRingsShareBudget(t *testing.T) {
+	msg := string(make([]byte, 1000))
+	cost := (&Entry{Message: msg}).Cost()
+	b := NewBudget(50 * cost)
+	quiet, flood := NewRing(1000), NewRing(1000)
+	quiet.SetLimit(40*cost, b)
+	flood.SetLimit(40*cost, b)
+	for range 20 {
+		quiet.Append(Entry{Message: msg})
+	}
+	for range 500 {
+		flood.Append(Entry{Message: msg})
+		if b.Used() > 50*cost {
+			t.Fatalf("budget passed: %d > %d", b.Used(), 50*cost)
+		}
+	}
+	if flood.Len() != 30 || quiet.Len() != 20 {
+		t.Fatalf("flood holds %d, quiet %d; want 30 and 20", flood.Len(), quiet.Len())
+	}
+	if b.Used() != quiet.Bytes()+flood.Bytes() {
+		t.Fatalf("budget %d, rings %d", b.Used(), quiet.Bytes()+flood.Bytes())
+	}
+	// The quiet ring's next entries now find the budget spent: it drops
+	// its own oldest, never grows past it.
+	for range 10 {
+		quiet.Append(Entry{Message: msg})
+	}
+	if quiet.Len() != 20 || b.Used() != 50*cost {
+		t.Fatalf("quiet holds %d, budget %d", quiet.Len(), b.Used())
+	}
+	quiet.Close()
+	flood.Close()
+	if b.Used() != 0 {
+		t.Fatalf("%d bytes charged after Close", b.Used())
+	}
+}

@@ -11,10 +11,12 @@
 package metrics
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -94,14 +96,51 @@ func Serial(vm monitor.VM) string {
 	return vm.Source
 }
 
+// LabelValue makes s a valid Prometheus label value: label values must be
+// UTF-8, and a device serial, an app name or a thread state comes from a
+// device or a VM, which may send any bytes. Each byte that is not part of
+// valid UTF-8 is written as \xNN, so distinct serials stay distinct, and a
+// backslash is doubled so that an escape can never be forged by the text.
+func LabelValue(s string) string {
+	if utf8.ValidString(s) && !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// send sends one series. A series whose labels the client library refuses
+// is left out of this scrape rather than panicking the exporter (the label
+// values are made valid by LabelValue, so this is a last resort).
+func send(ch chan<- prometheus.Metric, d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
+	m, err := prometheus.NewConstMetric(d, t, v, labels...)
+	if err != nil {
+		return
+	}
+	ch <- m
+}
+
 // Collect reads the model once and sends every series.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	vms := c.model.Store().VMs()
 	now := c.now()
+	host := LabelValue(c.host)
 	perDevice := map[string]int{}
 	seen := map[string]bool{} // label sets already sent: two VMs must never collide
 	for _, vm := range vms {
-		serial := Serial(vm)
+		serial := LabelValue(Serial(vm))
 		pid := strconv.Itoa(vm.PID)
 		id := serial + "\x00" + pid
 		if seen[id] {
@@ -109,17 +148,17 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		seen[id] = true
 		perDevice[serial]++
-		l := []string{c.host, serial, pid, vm.App}
+		l := []string{host, serial, pid, LabelValue(vm.App)}
 		gauge := func(d *prometheus.Desc, v float64, extra ...string) {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append(l[:4:4], extra...)...)
+			send(ch, d, prometheus.GaugeValue, v, append(l[:4:4], extra...)...)
 		}
-		gauge(c.vmInfo, 1, vm.Family, strconv.FormatBool(vm.DDM))
+		gauge(c.vmInfo, 1, LabelValue(vm.Family), strconv.FormatBool(vm.DDM))
 
 		byState := map[string]int{}
 		since := map[string]time.Time{} // earliest change among the threads in each state
 		var ticks int
 		for _, t := range vm.Threads {
-			state := t.State
+			state := LabelValue(t.State)
 			if state == "" {
 				state = "unknown"
 			}
@@ -149,7 +188,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.heapSize, float64(h.SizeBytes), id)
 			gauge(c.heapAlloc, float64(h.AllocatedBytes), id)
 			gauge(c.heapObj, float64(h.Objects), id)
-			ch <- prometheus.MustNewConstMetric(c.gcs, prometheus.CounterValue, float64(h.GCCount), append(l[:4:4], id)...)
+			send(ch, c.gcs, prometheus.CounterValue, float64(h.GCCount), append(l[:4:4], id)...)
 		}
 		if m := vm.Memory; m != nil {
 			for _, kv := range []struct {
@@ -168,12 +207,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	sort.Strings(serials)
 	for _, s := range serials {
-		ch <- prometheus.MustNewConstMetric(c.deviceVMs, prometheus.GaugeValue, float64(perDevice[s]), c.host, s)
+		send(ch, c.deviceVMs, prometheus.GaugeValue, float64(perDevice[s]), host, s)
 	}
-	ch <- prometheus.MustNewConstMetric(c.vms, prometheus.GaugeValue, float64(len(seen)), c.host)
+	send(ch, c.vms, prometheus.GaugeValue, float64(len(seen)), host)
 	st := c.model.Stats()
-	ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.CounterValue, float64(st.Sessions), c.host)
-	ch <- prometheus.MustNewConstMetric(c.reopens, prometheus.CounterValue, float64(st.Reopens), c.host)
-	ch <- prometheus.MustNewConstMetric(c.decodeErrs, prometheus.CounterValue, float64(st.DecodeErrors), c.host)
-	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.CounterValue, float64(st.BytesRead), c.host)
+	send(ch, c.sessions, prometheus.CounterValue, float64(st.Sessions), host)
+	send(ch, c.reopens, prometheus.CounterValue, float64(st.Reopens), host)
+	send(ch, c.decodeErrs, prometheus.CounterValue, float64(st.DecodeErrors), host)
+	send(ch, c.bytes, prometheus.CounterValue, float64(st.BytesRead), host)
 }

@@ -32,6 +32,8 @@ func (s *Session) end(now time.Time, reason string) {
 		s.flushTimer = nil
 	}
 	s.pending = false
+	s.asm.Close() // an unfinished heap map gives its bytes back (heap.Budget)
+	s.nasm.Close()
 	s.mu.Unlock()
 	s.rec.add(now, record.KindGone, s.key, []byte(reason))
 	s.store.Remove(s.key, reason)

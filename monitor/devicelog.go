@@ -326,20 +326,26 @@ type LogStreams struct {
 	// afterwards (each under the Source of its device's VMs).
 	Recorder *Recorder
 
-	size int
-	ctx  context.Context
-	stop context.CancelFunc
+	size   int
+	budget *logcat.Budget // shared by the rings (logcat.DefaultProcessLogBytes)
+	ctx    context.Context
+	stop   context.CancelFunc
 
 	mu   sync.Mutex
 	logs map[string]*DeviceLog
 	wg   sync.WaitGroup
 }
 
-// NewLogStreams returns an empty set; each device log keeps size entries.
+// NewLogStreams returns an empty set; each device log keeps size entries
+// and logcat.DefaultRingBytes of text, and all of them together
+// logcat.DefaultProcessLogBytes.
 func NewLogStreams(size int) *LogStreams {
 	ctx, stop := context.WithCancel(context.Background())
-	return &LogStreams{size: size, ctx: ctx, stop: stop, logs: map[string]*DeviceLog{}}
+	return &LogStreams{size: size, budget: logcat.NewBudget(logcat.DefaultProcessLogBytes), ctx: ctx, stop: stop, logs: map[string]*DeviceLog{}}
 }
+
+// Budget is the byte budget the device logs share.
+func (l *LogStreams) Budget() *logcat.Budget { return l.budget }
 
 // Device returns the log of serial on client's server, starting its stream
 // on first use.
@@ -351,6 +357,7 @@ func (l *LogStreams) Device(client *adb.Client, serial string) *DeviceLog {
 		return d
 	}
 	d := NewDeviceLog(client, serial, l.size)
+	d.ring.SetLimit(0, l.budget)
 	d.TextOnly = l.TextOnly
 	d.rec, d.recName = l.Recorder, "adb:"+serial
 	l.logs[key] = d

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -19,6 +20,7 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	stopping <-chan struct{} // Run's context: done when the monitor stops
 	counters engineCounters
 	failed   map[string]failure // endpoints that were not working VMs, by key (bounded)
 }
@@ -32,6 +34,9 @@ func NewEngine(store *Store, opts SessionOptions) *Engine {
 	if opts.StreamBudget == nil {
 		opts.StreamBudget = jdwp.NewBudget(jdwp.DefaultStreamBudget)
 	}
+	if opts.SegmentBudget == nil {
+		opts.SegmentBudget = heap.NewBudget(heap.DefaultProcessBudget)
+	}
 	return &Engine{store: store, opts: opts, devices: NewDeviceCache(), sessions: map[string]*Session{}, failed: map[string]failure{}}
 }
 
@@ -44,6 +49,7 @@ func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
 	s := NewSession(ep, e.store, e.opts)
 	s.src.devices = e.devices
 	e.mu.Lock()
+	s.stopping = e.stopping
 	if _, dup := e.sessions[ep.Key]; dup {
 		e.mu.Unlock()
 		ep.Conn.Close()
@@ -96,6 +102,9 @@ type Runner interface {
 
 // Run runs discovery until ctx ends and waits for every session to finish.
 func (e *Engine) Run(ctx context.Context, d Discovery) error {
+	e.mu.Lock()
+	e.stopping = ctx.Done()
+	e.mu.Unlock()
 	runners := append([]Runner(nil), d.ADB...)
 	if d.Local != nil {
 		runners = append(runners, d.Local)

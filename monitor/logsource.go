@@ -32,6 +32,7 @@ func (l *LogStreams) Source(key string, open func(ctx context.Context) (EntryRea
 		return d
 	}
 	d := NewSourceLog(open, l.size)
+	d.ring.SetLimit(0, l.budget)
 	d.rec, d.recName = l.Recorder, key
 	l.logs[key] = d
 	if l.ctx.Err() == nil {

@@ -277,6 +277,9 @@ func (p *Replay) applyLocked(r record.Record) error {
 		s.begin(now)
 		return nil
 	case record.KindGone:
+		if string(r.Data) == ReasonStopped {
+			return nil // the recording's close, not the VM's end
+		}
 		if s != nil {
 			delete(p.sessions, r.Key)
 			s.end(now, string(r.Data))

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/record"
+	"github.com/ddmtui/ddmtui/sim"
 )
 
 // recordingOf builds a recording from records in memory.
@@ -113,4 +115,70 @@ func FuzzReplayRecords(f *testing.F) {
 		p.Seek(at / 2)
 		p.Close()
 	})
+}
+
+// The sessions a stopping monitor ends (ReasonStopped) are the recording's
+// close, not their VMs' end: past it the VMs are as last seen live. A VM
+// whose session ended for itself is gone.
+func TestReplayStopIsNotTheVMsEnd(t *testing.T) {
+	a, b := "local:8000", "local:8001"
+	rec := recordingOf(
+		record.Record{Time: 0, Kind: record.KindEndpoint, Key: a, Data: []byte(`{"source":"local:8000","pid":0}`)},
+		record.Record{Time: 0, Kind: record.KindEndpoint, Key: b, Data: []byte(`{"source":"local:8001","pid":0}`)},
+		record.Record{Time: 10 * time.Millisecond, Kind: record.KindChunk, Key: a, Data: chunkData(&ddm.Hello{ClientVersion: 1, PID: 1, VMIdent: "Dalvik v2.1.0", AppName: "com.a"})},
+		record.Record{Time: 10 * time.Millisecond, Kind: record.KindChunk, Key: b, Data: chunkData(&ddm.Hello{ClientVersion: 1, PID: 2, VMIdent: "Dalvik v2.1.0", AppName: "com.b"})},
+		record.Record{Time: 2 * time.Second, Kind: record.KindChunk, Key: b, Data: chunkData(&ddm.Features{Names: []string{"x"}})},
+		record.Record{Time: 3 * time.Second, Kind: record.KindGone, Key: a, Data: []byte("connection closed")},
+		record.Record{Time: 3 * time.Second, Kind: record.KindGone, Key: b, Data: []byte(ReasonStopped)},
+	)
+	store := NewStore(NewBus())
+	p := NewReplay(rec, store)
+	p.Seek(time.Hour)
+	if vm, ok := store.VM(a); ok {
+		t.Errorf("com.a's connection closed at 3s but it is live at the end: %+v", vm)
+	}
+	if vm, ok := store.VM(b); !ok || vm.App != "com.b" || len(vm.Features) != 1 {
+		t.Errorf("com.b at the end: %+v %v, want its last live state", vm, ok)
+	}
+}
+
+// Engine.Run's end is the sessions' ReasonStopped; a VM that goes away
+// while the engine runs ends with its connection.
+func TestEngineStopEndsSessionsAsStopped(t *testing.T) {
+	leakcheck.Check(t)
+	var buf bytes.Buffer
+	rec, err := NewRecorder(&buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := []sim.VMSpec{
+		{PID: 101, App: "com.example.a", Family: sim.ART, Threads: 2, Seed: 1},
+		{PID: 102, App: "com.example.b", Family: sim.ART, Threads: 2, Seed: 2},
+	}
+	r := startRig(t, specs, 0, SessionOptions{Recorder: rec})
+	for i := range specs {
+		waitFor(t, "both VMs", 5*time.Second, func() bool { vm, ok := r.store.VM(r.key(i)); return ok && vm.App != "" })
+	}
+	r.dev.Remove(101)
+	waitFor(t, "the killed VM's end", 5*time.Second, func() bool { _, ok := r.store.VM(r.key(0)); return !ok })
+	r.stop()
+	if err := rec.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRecording(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, x := range got.Records {
+		if x.Kind == record.KindGone {
+			reasons[x.Key] = string(x.Data)
+		}
+	}
+	if reasons[r.key(0)] == ReasonStopped || reasons[r.key(0)] == "" {
+		t.Errorf("killed VM ended with %q", reasons[r.key(0)])
+	}
+	if reasons[r.key(1)] != ReasonStopped {
+		t.Errorf("VM ended by the engine's stop: %q, want %q", reasons[r.key(1)], ReasonStopped)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +42,10 @@ type SessionOptions struct {
 	// (streamed transfers); nil: none. NewEngine gives its sessions two
 	// they share.
 	Budget, StreamBudget *jdwp.Budget
+	// SegmentBudget bounds the heap maps (HPSG/NHSG data) of all sessions
+	// together: the sets being assembled and the last one kept per VM
+	// (nil: none; NewEngine gives its sessions one they share).
+	SegmentBudget *heap.Budget
 	// HeapDumpWait is how long a DDM heap dump (HPDS/HPDU) of a VM on an
 	// adb device may go without the dump arriving before the device's `am
 	// dumpheap` is used instead (modern VMs never answer). Default 5s.
@@ -50,6 +53,10 @@ type SessionOptions struct {
 	// MeminfoInterval is how often a device VM's `dumpsys meminfo PID` is
 	// read (default 5s; negative: never).
 	MeminfoInterval time.Duration
+	// MaxDeviceFile bounds a file pulled from the VM's device (am dumpheap
+	// and HPDU heap dumps, traces written on the device); default
+	// DefaultMaxDeviceFile. A pull past it fails.
+	MaxDeviceFile int64
 	// ProbeTimeout bounds the wait for the first THST reply, after which a
 	// device VM's threads come from /proc (default 1s).
 	ProbeTimeout time.Duration
@@ -96,6 +103,11 @@ func (o *SessionOptions) fill() {
 	}
 }
 
+// ReasonStopped is why a session ended when the monitor itself stopped (the
+// user quit, a recording's duration ran out) rather than the VM. A replay
+// does not apply such an end: past it, the VM is as it was last seen live.
+const ReasonStopped = "monitor stopped"
+
 // Session monitors one VM over its JDWP connection. It decides from the HELO
 // reply whether the VM speaks DDM: if it does, only DDM packets are ever sent
 // (any other JDWP command would make an Android VM believe a debugger
@@ -110,6 +122,7 @@ type Session struct {
 	store       *Store
 	opts        SessionOptions
 	log         *slog.Logger
+	stopping    <-chan struct{} // the engine's: done when the monitor stops (nil outside Engine.Run)
 
 	jc     *jdwp.Conn
 	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM (and, if it does, its identity and FEAT are stored)
@@ -162,6 +175,7 @@ func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	}
 	s.src.device = deviceKey(ep)
 	s.src.caps.device, s.src.caps.memOff = ep.Shell != nil, opts.MeminfoInterval < 0
+	s.asm.Budget, s.nasm.Budget = opts.SegmentBudget, opts.SegmentBudget
 	return s
 }
 
@@ -202,7 +216,16 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 
 	s.input(s.begin)
 	reason := "connection closed"
-	defer func() { s.input(func(now time.Time) { s.end(now, reason) }) }()
+	defer func() {
+		if s.stopping != nil {
+			select {
+			case <-s.stopping: // the monitor stops, not the VM
+				reason = ReasonStopped
+			default:
+			}
+		}
+		s.input(func(now time.Time) { s.end(now, reason) })
+	}()
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
 	go func() {
@@ -481,56 +504,52 @@ func isSoftTimeout(ctx context.Context, err error) bool {
 // key text followed by the binary data). It waits until ctx ends for the
 // data, which can be large.
 func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, error) {
-	if err := s.waitReady(ctx); err != nil {
+	var h heldBytes // read whole, not diverted (collectStreamedTo)
+	if _, err := s.StopProfilingTo(ctx, sampling, &h); err != nil {
 		return nil, err
 	}
+	return h.b, nil
+}
+
+// StopProfilingTo is StopProfiling writing the trace to w as it arrives:
+// an MPSE chunk that comes as one large packet in pieces of 64 KiB
+// (hpdsstream.go), a trace written on the device through sync: RECV
+// (bounded by MaxDeviceFile). It returns the bytes written.
+func (s *Session) StopProfilingTo(ctx context.Context, sampling bool, w io.Writer) (int64, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return 0, err
+	}
 	if !s.isDDM {
-		return nil, ErrNotDDM
+		return 0, ErrNotDDM
 	}
 	s.mu.Lock()
 	toFile := s.traceFile
 	s.traceFile = false
 	s.mu.Unlock()
 	if toFile {
-		return s.stopFileTrace(ctx)
+		return s.stopFileTrace(ctx, w)
 	}
 	var req ddm.Message = &ddm.MethodTraceStreamStopRequest{}
 	if sampling {
 		req = &ddm.SamplingStopRequest{}
 	}
-	return s.collectStreamed(ctx, ddm.TypeMPSE, req, "method trace", nil)
+	return s.collectStreamedTo(ctx, ddm.TypeMPSE, req, "method trace", w, nil)
 }
 
-// deviceTracePath is where MPRS makes the VM write its trace, as ddmlib
-// does: /sdcard/<app name up to ':'>.trace.
-func (s *Session) deviceTracePath() string {
-	app := "trace"
-	if vm, ok := s.store.VM(s.key); ok && vm.App != "" {
-		app = vm.App
-	}
-	if i := strings.IndexByte(app, ':'); i >= 0 {
-		app = app[:i]
-	}
-	app = strings.Map(func(r rune) rune {
-		if r == '/' || r <= ' ' || r == '\'' || r == '"' || r == '\\' || r == '$' || r == '`' {
-			return '_'
-		}
-		return r
-	}, app)
-	return "/sdcard/" + app + ".trace"
-}
-
-// stopFileTrace ends a file trace (MPRE) and reads the file back from the
-// device (sync: RECV, or cat where sync is unavailable).
-func (s *Session) stopFileTrace(ctx context.Context) ([]byte, error) {
+// stopFileTrace ends a file trace (MPRE) and copies the file from the
+// device to w (sync: RECV, or cat where the device refuses sync:).
+func (s *Session) stopFileTrace(ctx context.Context, w io.Writer) (int64, error) {
 	m, err := s.request(ctx, &ddm.MethodTraceStopRequest{})
 	if err != nil && !isSoftTimeout(ctx, err) {
-		return nil, err
+		return 0, err
 	}
 	if r, ok := m.(*ddm.MethodTraceResult); ok && r.Result != 0 {
-		return nil, errors.New("the VM could not write the trace file")
+		return 0, errors.New("the VM could not write the trace file")
 	}
-	return s.readDeviceFile(ctx, s.deviceTracePath())
+	if _, held := w.(*heldBytes); held {
+		return s.readDeviceFileTo(ctx, s.deviceTracePath(), w, min(s.opts.MaxDeviceFile, maxHeldDeviceFile))
+	}
+	return s.readDeviceFileTo(ctx, s.deviceTracePath(), w, s.opts.MaxDeviceFile)
 }
 
 // ThreadDump returns the VM's Java stacks as the runtime prints them
@@ -568,20 +587,6 @@ func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) 
 // read. It returns the bytes written; on error w may hold part of the dump.
 func (s *Session) HeapDumpTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error) {
 	return s.heapDump(ctx, w, progress)
-}
-
-// collectStreamed sends req and returns the payload of the unsolicited
-// chunk of type t that the VM sends before its reply (MPSE after MPSE/SPSE,
-// HPDS after HPDS: spec/ddm-chunks.md §7.6, §8). The reply itself is empty,
-// absent (modern ART) or a FAIL, whose reason is returned. progress, when
-// set, is told the bytes received so far while the (single, possibly huge)
-// packet arrives.
-func (s *Session) collectStreamed(ctx context.Context, t ddm.Type, req ddm.Message, what string, progress func(uint64)) ([]byte, error) {
-	var h heldBytes // read whole, not diverted (collectStreamedTo)
-	if _, err := s.collectStreamedTo(ctx, t, req, what, &h, progress); err != nil {
-		return nil, err
-	}
-	return h.b, nil
 }
 
 // deliver hands an unsolicited data chunk to the collectStreamed waiting

@@ -104,30 +104,35 @@ func (s *Store) SetHeaps(key string, heaps []Heap) {
 	}
 }
 
-// SetSegments stores the latest segment snapshot of a VM's heap.
+// SetSegments stores the latest segment snapshot of a VM's heap. The
+// snapshot it replaces is released (heap.Budget), as is snap itself when
+// the VM is gone.
 func (s *Store) SetSegments(key string, snap *heap.Snapshot) {
-	s.mu.Lock()
-	_, ok := s.vms[key]
-	if ok {
-		s.snaps[key] = snap
-	}
-	s.mu.Unlock()
-	if ok {
-		s.bus.Publish(SegmentsUpdated{Key: key, Snapshot: snap})
-	}
+	s.setSnapshot(s.snaps, key, snap, func() Event { return SegmentsUpdated{Key: key, Snapshot: snap} })
 }
 
-// SetNativeSegments stores the latest native-heap snapshot of a VM.
+// SetNativeSegments stores the latest native-heap snapshot of a VM, as
+// SetSegments does.
 func (s *Store) SetNativeSegments(key string, snap *heap.Snapshot) {
+	s.setSnapshot(s.native, key, snap, func() Event { return NativeSegmentsUpdated{Key: key, Snapshot: snap} })
+}
+
+func (s *Store) setSnapshot(m map[string]*heap.Snapshot, key string, snap *heap.Snapshot, event func() Event) {
 	s.mu.Lock()
 	_, ok := s.vms[key]
+	old := m[key]
 	if ok {
-		s.native[key] = snap
+		m[key] = snap
 	}
 	s.mu.Unlock()
-	if ok {
-		s.bus.Publish(NativeSegmentsUpdated{Key: key, Snapshot: snap})
+	if !ok {
+		snap.Release()
+		return
 	}
+	if old != snap {
+		old.Release()
+	}
+	s.bus.Publish(event())
 }
 
 // NativeSegments returns the latest native-heap snapshot of a VM, or nil.
@@ -148,6 +153,8 @@ func (s *Store) Segments(key string) *heap.Snapshot {
 func (s *Store) Remove(key, reason string) {
 	s.mu.Lock()
 	_, ok := s.vms[key]
+	s.snaps[key].Release()
+	s.native[key].Release()
 	delete(s.vms, key)
 	delete(s.snaps, key)
 	delete(s.native, key)

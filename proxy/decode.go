@@ -646,9 +646,12 @@ func readValue(r *wire.Reader, sz jdwp.IDSizes) (*Value, error) {
 	return v, nil
 }
 
-// ClassNameFromSignature turns a JNI type signature into a Java name:
-// "Ljava/lang/Thread;" → "java.lang.Thread", "[I" → "int[]". Anything else
-// is returned as is.
+// ClassNameFromSignature turns a JNI type signature into a Java name, as
+// jdb prints it: "Ljava/lang/Thread;" → "java.lang.Thread", "[I" → "int[]".
+// A hidden class (a lambda's, JDK 15+) has a '.' before its suffix in the
+// signature, where its name has a '/': "LT$$Lambda.0x0800;" →
+// "T$$Lambda/0x0800" (a '.' is never part of a class name's identifiers,
+// so it can only be that separator). Anything else is returned as is.
 func ClassNameFromSignature(sig string) string {
 	dims := 0
 	for dims < len(sig) && sig[dims] == '[' {
@@ -658,7 +661,12 @@ func ClassNameFromSignature(sig string) string {
 	var name string
 	switch {
 	case len(base) >= 2 && base[0] == 'L' && base[len(base)-1] == ';':
-		name = strings.ReplaceAll(base[1:len(base)-1], "/", ".")
+		body := base[1 : len(base)-1]
+		hidden := ""
+		if i := strings.LastIndexByte(body, '.'); i >= 0 {
+			body, hidden = body[:i], "/"+body[i+1:]
+		}
+		name = strings.ReplaceAll(body, "/", ".") + hidden
 	case len(base) == 1:
 		prim := map[byte]string{'Z': "boolean", 'B': "byte", 'C': "char", 'S': "short", 'I': "int",
 			'J': "long", 'F': "float", 'D': "double", 'V': "void"}

@@ -468,6 +468,10 @@ func TestClassNameFromSignature(t *testing.T) {
 	for sig, want := range map[string]string{
 		"Ljava/lang/Thread;": "java.lang.Thread", "[I": "int[]", "[[Ljava/lang/String;": "java.lang.String[][]",
 		"LTarget;": "Target", "Z": "boolean", "": "", "L": "L", "Q": "Q", "[": "[",
+		// Hidden classes (lambdas): jdb prints a '/' before the suffix (issue 29 #18).
+		"Lcom/example/Main$$Lambda.0x000001000c00a000;": "com.example.Main$$Lambda/0x000001000c00a000",
+		"LMain$$Lambda$14.0x0000000801001000;":          "Main$$Lambda$14/0x0000000801001000",
+		"[Lp/Q$$Lambda.0x10;":                           "p.Q$$Lambda/0x10[]",
 	} {
 		if got := ClassNameFromSignature(sig); got != want {
 			t.Errorf("%q → %q, want %q", sig, got, want)

@@ -28,10 +28,14 @@ type ADB struct {
 	// Retry is the pause between reconnection attempts (default 1s).
 	Retry  time.Duration
 	Logger *slog.Logger
+	// MaxDevices caps the devices followed at once (0: DefaultMaxDevices);
+	// see adbcap.go.
+	MaxDevices int
 
 	mu      sync.Mutex
 	state   string // "connecting", "connected", "unreachable: …"
 	devices int
+	skipped int // online devices not followed: over MaxDevices
 }
 
 func (a *ADB) setState(state string, devices int) {
@@ -49,6 +53,9 @@ func (a *ADB) Status() string {
 	case "":
 		return "adb " + a.Name() + ": connecting"
 	case "connected":
+		if a.skipped > 0 {
+			return fmt.Sprintf("adb %s: %d devices, following %d (--adb-max-devices)", a.Name(), a.devices, a.devices-a.skipped)
+		}
 		if a.devices == 1 {
 			return "adb " + a.Name() + ": 1 device"
 		}
@@ -164,10 +171,7 @@ func (a *ADB) trackOnce(ctx context.Context, h Handler) error {
 				delete(devices, serial)
 			}
 		}
-		for serial := range online {
-			if _, ok := devices[serial]; ok {
-				continue
-			}
+		for _, serial := range a.admit(online, devices) {
 			dctx, dcancel := context.WithCancel(ctx)
 			devices[serial] = dcancel
 			wg.Add(1)
@@ -301,6 +305,6 @@ func (f adbFiles) Stat(ctx context.Context, path string) (adb.FileInfo, error) {
 	return f.c.Stat(ctx, f.serial, path)
 }
 
-func (f adbFiles) Pull(ctx context.Context, path string, limit int64) ([]byte, error) {
-	return f.c.Pull(ctx, f.serial, path, limit)
+func (f adbFiles) PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error) {
+	return f.c.PullTo(ctx, f.serial, path, w, limit)
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -40,8 +41,10 @@ type Endpoint struct {
 type DeviceFiles interface {
 	// Stat describes path; a missing file matches fs.ErrNotExist.
 	Stat(ctx context.Context, path string) (adb.FileInfo, error)
-	// Pull reads path whole, at most limit bytes (≤ 0: no limit).
-	Pull(ctx context.Context, path string, limit int64) ([]byte, error)
+	// PullTo copies path to w as it arrives, at most limit bytes (≤ 0: no
+	// limit), and returns the bytes written. An error wrapping
+	// adb.ErrSyncUnavailable says the device refuses sync: altogether.
+	PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error)
 }
 
 // Handler runs a session on an endpoint and returns when it ends. It owns

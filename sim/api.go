@@ -164,8 +164,8 @@ func (d *Device) procAndDumpsys(words []string, out io.Writer) (int, bool) {
 }
 
 // Endpoints hands every VM of a device to a scan.Handler as if it had been
-// found through adb — a JDWP stream (OpenJDWP) and a device shell (Shell)
-// — without an adb server or a socket: `ddmtui demo` uses it to show a
+// found through adb — a JDWP stream (OpenJDWP), a device shell (Shell)
+// and its files (SyncFiles) — without an adb server or a socket: `ddmtui demo` uses it to show a
 // modern device on a machine with no adb. It is a monitor.Runner.
 type Endpoints struct {
 	Device *Device
@@ -209,6 +209,7 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 				Source: source,
 				PID:    pid,
 				Conn:   nc,
+				Files:  e.Device.SyncFiles(),
 				Shell: func(ctx context.Context, cmd string) ([]byte, error) {
 					var b bytes.Buffer
 					_, err := e.Device.Shell(ctx, cmd, &b)

@@ -164,14 +164,33 @@ func (d *Device) amCommand(ctx context.Context, args []string, out io.Writer) in
 		return 255
 	}
 	args = args[1:]
+	bitmaps := ""
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-g", "-n", "-m":
 			args = args[1:]
 		case "--user", "-b":
+			if args[0] == "-b" && d.API() < 35 {
+				// -b (bitmap pixels in the dump) came with Android 15.
+				fmt.Fprintf(out, "Error: Unknown option: %s\n", args[0])
+				return 255
+			}
 			if len(args) < 2 {
 				fmt.Fprintf(out, "Error: option %s requires an argument\n", args[0])
 				return 255
+			}
+			if args[0] == "-b" {
+				switch args[1] {
+				case "png", "jpg":
+					bitmaps = args[1]
+				case "webp":
+					// No WebP encoder here: the pixels are stored as PNG
+					// and DumpData.format says so.
+					bitmaps = "png"
+				default:
+					fmt.Fprintf(out, "Error: bitmap format must be png, jpg or webp, not %s\n", args[1])
+					return 255
+				}
 			}
 			args = args[2:]
 		default:
@@ -190,7 +209,7 @@ func (d *Device) amCommand(ctx context.Context, args []string, out io.Writer) in
 		return 255
 	}
 	vm.mu.Lock()
-	data, err := vm.hprofLocked()
+	data, err := vm.hprofLocked(bitmaps)
 	vm.mu.Unlock()
 	if err != nil {
 		fmt.Fprintf(out, "HEAP DUMP FAILED on process %s\n", proc)

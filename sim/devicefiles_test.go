@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/internal/hprofref"
 	"github.com/ddmtui/ddmtui/threaddump"
 )
 
@@ -79,5 +82,63 @@ func TestDeviceCommands(t *testing.T) {
 	}
 	if out, code := shellOut(t, d, "debuggerd -j 11"); code == 0 || !strings.HasPrefix(out, "usage:") {
 		t.Errorf("debuggerd -j on an old VM: %d %q", code, out)
+	}
+}
+
+// The simulated app's heap dump is a scene: its leaks are there. `am
+// dumpheap -b png` is Android 15's: accepted from API 35 on, with the
+// bitmaps' pixels in Bitmap.dumpData; older devices reject the option.
+func TestDumpheapScene(t *testing.T) {
+	d := NewDevice("t")
+	defer d.Close()
+	d.SetAPI(34)
+	d.Add(NewVM(VMSpec{PID: 10, App: "com.example.a", Package: "com.example.a", Family: ART, API: 34, Threads: 2, Seed: 1}))
+	if out, code := shellOut(t, d, "am dumpheap -b png 10 /data/local/tmp/p.hprof"); code != 255 || out != "Error: Unknown option: -b\n" {
+		t.Fatalf("-b on API 34: %d %q", code, out)
+	}
+	analyse := func(path string) *hprofref.Result {
+		t.Helper()
+		b, err := fs.ReadFile(d.Files(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dump, err := hprofref.Read(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dump.Analyze().Result()
+	}
+	if out, code := shellOut(t, d, "am dumpheap 10 /data/local/tmp/a.hprof"); code != 0 {
+		t.Fatalf("am dumpheap: %d %q", code, out)
+	}
+	r := analyse("data/local/tmp/a.hprof")
+	var leaks []string
+	for _, l := range r.Leaks {
+		leaks = append(leaks, l.Class+" "+l.Reason)
+	}
+	sort.Strings(leaks)
+	want := []string{"com.example.a.ComposeActivity finished", "com.example.a.InboxActivity destroyed",
+		"com.example.a.SettingsActivity destroyed", "com.example.a.legacy.PrefsFragment detached",
+		"com.example.a.ui.MessageListFragment detached"}
+	if !reflect.DeepEqual(leaks, want) {
+		t.Errorf("leaks %q, want %q", leaks, want)
+	}
+	if len(r.Bitmaps) != 2 || r.Bitmaps[0].PixelsInDump || r.Bitmaps[1].PixelsInDump {
+		t.Errorf("API 34 bitmaps: %+v", r.Bitmaps)
+	}
+
+	d.SetAPI(35)
+	for _, bad := range []string{"-b gif 10 /x", "-b"} {
+		if out, code := shellOut(t, d, "am dumpheap "+bad); code != 255 || !strings.HasPrefix(out, "Error: ") {
+			t.Errorf("am dumpheap %s: %d %q", bad, code, out)
+		}
+	}
+	if out, code := shellOut(t, d, "am dumpheap -b png 10 /data/local/tmp/p.hprof"); code != 0 {
+		t.Fatalf("-b png on API 35: %d %q", code, out)
+	}
+	r = analyse("data/local/tmp/p.hprof")
+	if len(r.Bitmaps) != 2 || !r.Bitmaps[0].PixelsInDump || r.Bitmaps[0].Format != "png" || r.Bitmaps[0].Source != "dumpData" ||
+		r.Bitmaps[1].PixelsInDump {
+		t.Errorf("API 35 -b png bitmaps: %+v", r.Bitmaps)
 	}
 }

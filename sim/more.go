@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/trace"
 )
@@ -123,7 +124,7 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 			fail(vm.spec.HeapDumpFails)
 			break
 		}
-		data, err := vm.hprofLocked()
+		data, err := vm.hprofLocked("")
 		if err != nil {
 			fail("heap dump failed: " + err.Error())
 			break
@@ -139,7 +140,7 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 		if vm.spec.HeapDumpSilent {
 			break
 		}
-		data, err := vm.hprofLocked()
+		data, err := vm.hprofLocked("")
 		if err != nil || m.FileName == "" {
 			c.replyChunk(p, &ddm.HeapDumpResult{Result: 0xFF})
 			break
@@ -228,9 +229,13 @@ func (vm *VM) hasFeatureLocked(name string) bool {
 	return false
 }
 
-// hprofLocked builds a real Android HPROF (JAVA PROFILE 1.0.3) whose app
-// heap holds the VM's live objects by kind, as classes and instances.
-func (vm *VM) hprofLocked() ([]byte, error) {
+// hprofLocked builds a real Android HPROF (JAVA PROFILE 1.0.3): a scene
+// (hprof/scene: leaked activities through a static listener, a Handler
+// message and a thread's Runnable, detached fragments, duplicate strings,
+// bitmaps) in an app heap that also holds the VM's live objects by kind.
+// bitmaps is `am dumpheap -b`'s format ("" without -b): on API 35+ the
+// bitmaps' pixels are then in Bitmap.dumpData.
+func (vm *VM) hprofLocked(bitmaps string) ([]byte, error) {
 	counts := map[ddm.Kind]int{}
 	for _, a := range vm.heap.allocs {
 		if a.state != ddm.StateFree {
@@ -249,5 +254,14 @@ func (vm *VM) hprofLocked() ([]byte, error) {
 		{Name: "java.lang.String", Instances: scale(counts[ddm.KindArray2])},
 	}
 	vm.prof.runs++
-	return hprof.Synth{Seed: vm.spec.Seed*31 + vm.prof.runs, Heap: heap, Timestamp: uint64(time.Now().UnixMilli())}.Bytes()
+	api := vm.spec.API
+	if api == 0 && vm.spec.Family == Dalvik {
+		api = 19
+	}
+	if bitmaps != "" {
+		api = max(api, 35) // `am dumpheap -b` exists from Android 15 on
+	}
+	data, _, err := scene.Android(scene.Options{Seed: vm.spec.Seed*31 + vm.prof.runs, API: api, BitmapFormat: bitmaps,
+		Package: pkg, Filler: heap, Timestamp: uint64(time.Now().UnixMilli())})
+	return data, err
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // capNone returns the reason a feature has no source on vm, escaped for
@@ -22,7 +22,7 @@ func capNone(vm monitor.VM, f monitor.Feature) (string, bool) {
 	if why == "" {
 		why = "not available for this VM"
 	}
-	return safetext.Tview(why), true
+	return style.Escape(why), true
 }
 
 // sourceLabel names a source as the pane titles show it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,13 +70,18 @@ func (f *fakeController) StartProfiling(_ context.Context, key string, o monitor
 	return nil
 }
 
-func (f *fakeController) StopProfiling(_ context.Context, key string, sampling bool) ([]byte, error) {
+func (f *fakeController) StopProfilingTo(_ context.Context, key string, sampling bool, w io.Writer) (int64, error) {
 	f.record("profile stop " + key)
 	tr, err := trace.Synth{Seed: 1, Records: 4000, NamedThreads: []trace.Thread{{ID: 1, Name: "main"}}}.Trace()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return tr.MarshalBinary()
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 func (f *fakeController) Exit(_ context.Context, key string, status int32) error {
@@ -127,10 +133,15 @@ func (f *fakeController) Allocations(_ context.Context, key string) (*ddm.Alloca
 	}}, nil
 }
 
-func (f *fakeController) HeapDump(_ context.Context, key string, progress func(uint64)) ([]byte, error) {
+func (f *fakeController) HeapDumpTo(_ context.Context, key string, w io.Writer, progress func(uint64)) (int64, error) {
 	f.record("hpds " + key)
 	progress(1234)
-	return hprof.Synth{Seed: 1}.Bytes()
+	b, err := hprof.Synth{Seed: 1}.Bytes()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 type harness struct {

@@ -10,9 +10,9 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // heapPane is the selected VM's heap: the HPIF summary, the segment bitmap
@@ -110,7 +110,7 @@ func (p *heapPane) render() {
 
 // heapTitle names the VM and the sources of what the pane shows.
 func heapTitle(vm monitor.VM, hpif, mem bool) string {
-	title := " Heap · " + safetext.Tview(truncate(appLabel(vm), 40)) + " "
+	title := " Heap · " + style.Escape(truncate(appLabel(vm), 40)) + " "
 	var srcs []string
 	if hpif && vm.Capabilities.Source(monitor.FeatHeapSummary) == monitor.SourceDDM {
 		srcs = append(srcs, "DDM")

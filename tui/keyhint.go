@@ -1,8 +1,8 @@
 package tui
 
 import (
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // keyHint is the first key bound to an action, as the status line names
@@ -15,5 +15,5 @@ func keyHint(keys *keymap.Map, action string) string {
 	if !ok {
 		return "?"
 	}
-	return safetext.Tview(keymap.LabelOf(keymap.Binding{Key: b.Key, Rune: b.Rune, Mod: b.Mod}))
+	return style.Escape(keymap.LabelOf(keymap.Binding{Key: b.Key, Rune: b.Rune, Mod: b.Mod}))
 }

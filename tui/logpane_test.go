@@ -146,9 +146,17 @@ func TestLogPaneQueryFollowSaveCrash(t *testing.T) {
 	r.waitText("following")
 
 	// [ jumps to the crash banner.
+	// The key and the look at the selection travel on different queues of
+	// the application, so wait for the key to have been handled.
 	r.key(tcell.KeyRune, '[')
 	var msg string
-	r.onUI(func(p *logPane) { msg = p.all[p.shown[p.sel]].Message })
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got := make(chan string, 1)
+		r.onUI(func(p *logPane) { got <- p.all[p.shown[p.sel]].Message })
+		if msg = <-got; msg == "FATAL EXCEPTION: main" || time.Now().After(deadline) {
+			break
+		}
+	}
 	if msg != "FATAL EXCEPTION: main" {
 		t.Fatalf("[ went to %q", msg)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/android/meminfo"
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // The heap pane's process-memory view: what `dumpsys meminfo PID` reports,
@@ -157,7 +157,7 @@ func (p *heapMap) drawMemory(screen tcell.Screen, x, y, w, h, line int) int {
 		sort.Strings(keys)
 		parts := make([]string, 0, len(keys))
 		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s %s", safetext.Tview(meminfo.ObjectLabel(k)), groupDigits(uint64(max(mi.Objects[k], 0)))))
+			parts = append(parts, fmt.Sprintf("%s %s", style.Escape(meminfo.ObjectLabel(k)), groupDigits(uint64(max(mi.Objects[k], 0)))))
 		}
 		lines := wrapParts(parts, " · ", max(1, w-9))
 		for i, l := range lines {

@@ -19,6 +19,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
+	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewsview"
 )
 
@@ -128,7 +129,7 @@ func (o *overlays) fit(w, h int) {
 		text, width = strings.Join(lines, "\n"), 2*colW+3
 	}
 	// The help text is ours (no VM strings): only tview's tag syntax needs escaping.
-	o.help.SetText(tview.Escape(text))
+	o.help.SetText(style.EscapeTags(text))
 	o.helpBox.Clear().
 		AddItem(nil, 0, 1, false).
 		AddItem(o.help, min(width+4, w), 0, true).

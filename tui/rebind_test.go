@@ -66,3 +66,29 @@ func gcCalled(f *fakeController) bool {
 	}
 	return false
 }
+
+// TestCtrlCQuitsFromEverywhere: Ctrl-C quits the dashboard even with quit
+// rebound to a key no terminal sends and the help overlay (which swallowed
+// every other key) open (issue 30 #6).
+func TestCtrlCQuitsFromEverywhere(t *testing.T) {
+	r, errs := keymap.ParseRebinding(map[string][]string{"quit": {"Exit"}})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	keymap.Use(r)
+	t.Cleanup(func() { keymap.Use(nil) })
+	hs := start(t, 120, 40, style.Palette{}, twoVMs)
+	hs.waitText("Binder:1234_1")
+	hs.key(tcell.KeyRune, '?')
+	hs.waitText("Exit / Ctrl-C")
+	hs.screen.InjectKey(tcell.KeyCtrlC, 0, tcell.ModCtrl)
+	select {
+	case err := <-hs.done:
+		if err != nil {
+			t.Fatalf("quit: %v", err)
+		}
+		hs.done <- nil
+	case <-time.After(3 * time.Second):
+		t.Fatal("Ctrl-C over the help overlay did not quit")
+	}
+}

@@ -215,6 +215,10 @@ func (d *Dashboard) keyTable() *keymap.Map {
 }
 
 func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
+	if ev.Key() == tcell.KeyCtrlC {
+		d.quit() // always, whatever is open and however keys are bound (keymap.QuitAction)
+		return nil
+	}
 	if pass, handled := d.ov.capture(ev); handled {
 		if pass {
 			return ev

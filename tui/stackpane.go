@@ -12,9 +12,9 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // stackPane shows the stack of the thread under the thread table's cursor
@@ -130,13 +130,13 @@ func (p *stackPane) render() {
 	case none:
 		b.WriteString(dimLines(why, p.width))
 	case errors.As(p.err, &notServed) && p.key == d.m.sel:
-		b.WriteString(dimLines(safetext.Tview(notServed.Reason), p.width))
+		b.WriteString(dimLines(style.Escape(notServed.Reason), p.width))
 	case !vm.DDM:
 		b.WriteString("[::d]stacks of VMs without DDM need a debugger (attach one through the proxy)")
 	case p.key != d.m.sel:
 		b.WriteString("[::d]select a thread and press Enter")
 	case p.err != nil:
-		b.WriteString("[::d]" + safetext.Tview(p.err.Error()))
+		b.WriteString("[::d]" + style.Escape(p.err.Error()))
 	case p.frames == nil:
 		b.WriteString("[::d]asking the VM…")
 	default:
@@ -157,7 +157,7 @@ func (p *stackPane) render() {
 	if p.key == d.m.sel && p.key != "" {
 		for _, t := range d.m.threads[d.m.sel] {
 			if t.ID == p.tid {
-				title = fmt.Sprintf(" Stack · %s ", safetext.Tview(truncate(t.Name, 40)))
+				title = fmt.Sprintf(" Stack · %s ", style.Escape(truncate(t.Name, 40)))
 			}
 		}
 	}
@@ -172,12 +172,12 @@ func (p *stackPane) render() {
 func frameLines(class, method, loc string, w int) string {
 	const indent = "    "
 	full := "at " + class + "." + method + "(" + loc + ")"
-	style := func(qual, meth string) string {
-		return safetext.Tview(qual) + "[::b]" + safetext.Tview(meth) + "[::-]"
+	styled := func(qual, meth string) string {
+		return style.Escape(qual) + "[::b]" + style.Escape(meth) + "[::-]"
 	}
-	locText := "([::d]" + safetext.Tview(loc) + "[::-])"
+	locText := "([::d]" + style.Escape(loc) + "[::-])"
 	if w <= 0 || uniseg.StringWidth(full) <= w {
-		return "at " + style(class+".", method) + locText + "\n"
+		return "at " + styled(class+".", method) + locText + "\n"
 	}
 	var lines []string
 	head := "at " + class + "." + method
@@ -191,22 +191,22 @@ func frameLines(class, method, loc string, w int) string {
 				continue
 			}
 			if uniseg.StringWidth(cur+part) > w && cur != prefix && cur != indent {
-				lines = append(lines, safetext.Tview(cur))
+				lines = append(lines, style.Escape(cur))
 				cur = indent
 			}
 			cur += part
 		}
 		if uniseg.StringWidth(cur+method) > w && cur != prefix && cur != indent {
-			lines = append(lines, safetext.Tview(cur))
+			lines = append(lines, style.Escape(cur))
 			cur = indent
 		}
 		lead := prefix
 		if len(lines) > 0 {
 			lead = indent
 		}
-		lines = append(lines, lead+style(strings.TrimPrefix(cur, lead), method))
+		lines = append(lines, lead+styled(strings.TrimPrefix(cur, lead), method))
 	} else {
-		lines = append(lines, "at "+style(qual, method))
+		lines = append(lines, "at "+styled(qual, method))
 	}
 	lines = append(lines, indent+locText)
 	return strings.Join(lines, "\n") + "\n"

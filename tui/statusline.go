@@ -8,8 +8,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 const (
@@ -62,6 +62,13 @@ func (p *statusLine) flash(text string) {
 	p.render()
 }
 
+// show shows msg like flash without adding it to the history: a
+// progress line that replaces itself.
+func (p *statusLine) show(text string) {
+	p.msg = message{at: p.d.now(), text: text}
+	p.render()
+}
+
 // historyText is the message history, newest last.
 func (p *statusLine) historyText() string {
 	if len(p.history) == 0 {
@@ -69,7 +76,7 @@ func (p *statusLine) historyText() string {
 	}
 	var b strings.Builder
 	for _, m := range p.history {
-		fmt.Fprintf(&b, "[::d]%s[::-]  %s\n", m.at.Format("15:04:05"), safetext.Tview(m.text))
+		fmt.Fprintf(&b, "[::d]%s[::-]  %s\n", m.at.Format("15:04:05"), style.Escape(m.text))
 	}
 	return b.String()
 }
@@ -81,28 +88,28 @@ func (p *statusLine) render() {
 	n := len(d.m.vms)
 	parts := []string{"[::b]ddmtui[::-] [::d]" + keyHint(p.d.keys, "help") + ":help " + keyHint(p.d.keys, "quit") + ":quit[::-]"}
 	if p.msg.text != "" && d.now().Sub(p.msg.at) < messageFor {
-		parts = append(parts, "[yellow]"+safetext.Tview(p.msg.text)+"[-]")
+		parts = append(parts, "[yellow]"+style.Escape(p.msg.text)+"[-]")
 	}
 	parts = append(parts, fmt.Sprintf("%d VM%s", n, plural(n)))
 	if vm, ok := d.m.selected(); ok {
-		parts = append(parts, "selected: "+safetext.Tview(vmLabel(vm, 30)))
+		parts = append(parts, "selected: "+style.Escape(vmLabel(vm, 30)))
 		if vm.Err != "" {
-			parts = append(parts, "[red]"+safetext.Tview(truncate(vm.Err, 60))+"[-]")
+			parts = append(parts, "[red]"+style.Escape(truncate(vm.Err, 60))+"[-]")
 		}
 		if e := d.portError(vm.Key); e != "" && vm.DebugPort == 0 {
-			parts = append(parts, "[red]"+safetext.Tview(truncate(e, 70))+" (retrying)[-]")
+			parts = append(parts, "[red]"+style.Escape(truncate(e, 70))+" (retrying)[-]")
 		}
 	}
 	if p.tracing.key != "" {
-		parts = append(parts, "[red]● tracing "+safetext.Tview(truncate(p.tracing.app, 24))+"[-]")
+		parts = append(parts, "[red]● tracing "+style.Escape(truncate(p.tracing.app, 24))+"[-]")
 	}
 	if d.cfg.Timeline != nil {
-		parts = append(parts, "[::b]"+safetext.Tview(d.cfg.Timeline.Status())+"[::-]")
+		parts = append(parts, "[::b]"+style.Escape(d.cfg.Timeline.Status())+"[::-]")
 	}
-	parts = append(parts, safetext.Tview(d.cfg.Discovery))
+	parts = append(parts, style.Escape(d.cfg.Discovery))
 	if d.cfg.ADBStatus != nil {
 		if st := d.cfg.ADBStatus(); st != "" {
-			parts = append(parts, safetext.Tview(st))
+			parts = append(parts, style.Escape(st))
 		}
 	}
 	p.view.SetText(" " + strings.Join(parts, " · "))

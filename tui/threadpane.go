@@ -8,9 +8,9 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/android/procfs"
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // threadColumns are the thread table's columns; descending says which
@@ -236,7 +236,7 @@ func threadState(t monitor.Thread) string {
 		if name := procfs.StateName(t.ProcState[0]); name != "" {
 			return name
 		}
-		return safetext.Tview(t.ProcState)
+		return style.Escape(t.ProcState)
 	}
 	return t.State
 }
@@ -332,9 +332,9 @@ func (p *threadPane) render() {
 	}
 	nameW := max(10, p.width-others)
 	for i, name := range names {
-		t.GetCell(i+1, colName).SetText(safetext.Tview(truncate(name, nameW)))
+		t.GetCell(i+1, colName).SetText(style.Escape(truncate(name, nameW)))
 	}
-	title := fmt.Sprintf(" Threads · %s · %d ", safetext.Tview(vmLabel(vm, 32)), len(m.threads[m.sel]))
+	title := fmt.Sprintf(" Threads · %s · %d ", style.Escape(vmLabel(vm, 32)), len(m.threads[m.sel]))
 	if src := threadSource(vm, m.threads[m.sel]); src != "" {
 		title += "· " + src + " "
 	}
@@ -342,10 +342,10 @@ func (p *threadPane) render() {
 		p.showReason(why)
 	}
 	if m.isGone(vm.Key) {
-		title = fmt.Sprintf(" Threads · %s · gone; waiting for it ", safetext.Tview(vmLabel(vm, 32)))
+		title = fmt.Sprintf(" Threads · %s · gone; waiting for it ", style.Escape(vmLabel(vm, 32)))
 	}
 	if p.filter != "" {
-		title += "· filter " + safetext.Tview(p.filter) + " "
+		title += "· filter " + style.Escape(p.filter) + " "
 	}
 	t.SetTitle(title)
 	if len(rows) > 0 {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/tui/viewsview"
 	"github.com/ddmtui/ddmtui/viewtree"
 )
@@ -156,10 +156,9 @@ func newViewsPane(d *Dashboard, quit func()) *viewsview.View {
 				}
 			})
 		},
-		Save: func(view string, data []byte) (string, error) {
-			vm, _ := d.m.selected()
-			path := savePath(d.cfg.TraceDir, appLabel(vm)+"-"+view, d.now(), ".png")
-			if err := os.WriteFile(path, data, 0o644); err != nil {
+		Save: func(ctx context.Context, name string, data []byte) (string, error) {
+			path := savePath(d.cfg.TraceDir, name, d.now(), ".png")
+			if _, err := savefile.SaveBytes(ctx, path, data, savefile.Options{}); err != nil {
 				return "", fmt.Errorf("saving the capture: %w", err)
 			}
 			return path, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // maxAppWidth bounds the App column's share when the layout allots the VM
@@ -350,7 +351,7 @@ func (p *vmPane) render() {
 		if grouped && deviceGroup(vm) != "local" {
 			source = "" // its device's row names it
 		}
-		cell(r, 1, safetext.Tview(source))
+		cell(r, 1, style.Escape(source))
 		cell(r, 2, pidLabel(vm.PID)).SetAlign(tview.AlignRight)
 		cell(r, 3, "").SetExpansion(1) // cut to fit below
 		cell(r, 4, ddmText)
@@ -373,8 +374,8 @@ func (p *vmPane) render() {
 	appW := max(8, p.width-others)
 	for _, vr := range vmRows {
 		name := appLabel(vr.vm)
-		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(safetext.Tview(name)), maxAppWidth))
-		t.GetCell(vr.r, 3).SetText(safetext.Tview(truncate(name, appW)))
+		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(style.Escape(name)), maxAppWidth))
+		t.GetCell(vr.r, 3).SetText(style.Escape(truncate(name, appW)))
 	}
 	// A device's row is drawn across the columns after the fold mark
 	// (vmTable.Draw), so its serial, API level and model show whole.
@@ -385,7 +386,7 @@ func (p *vmPane) render() {
 			msg = "no VM matches the filter"
 		}
 		t.SetCell(1, 0, tview.NewTableCell("").SetSelectable(false))
-		t.SetCell(1, 3, tview.NewTableCell(safetext.Tview(msg)).SetSelectable(false).SetAttributes(tcell.AttrDim))
+		t.SetCell(1, 3, tview.NewTableCell(style.Escape(msg)).SetSelectable(false).SetAttributes(tcell.AttrDim))
 		t.SetTitle(" VMs ")
 		return
 	}
@@ -401,7 +402,7 @@ func (p *vmPane) render() {
 	t.Select(selRow, 0)
 	title := fmt.Sprintf(" VMs (%d) ", len(list))
 	if p.filter != "" {
-		title = fmt.Sprintf(" VMs (%d of %d) · filter %s ", len(list), len(m.vms), safetext.Tview(p.filter))
+		title = fmt.Sprintf(" VMs (%d of %d) · filter %s ", len(list), len(m.vms), style.Escape(p.filter))
 	}
 	t.SetTitle(title)
 }

@@ -1,17 +1,17 @@
 // Package safetext makes strings that come from a VM (thread names, app
-// names, class names, dump lines) safe to show: control characters cannot
-// reach the terminal, and tview colour/region tags are neutralised.
+// names, class names, dump lines) safe to show on a terminal: control
+// characters and the bidirectional overrides cannot reach it.
 //
-// Every string received from a peer is data. Views call Tview before handing
-// text to a tview widget; plain-text output (JSON aside, which encodes its own
-// escapes) calls Terminal.
+// Every string received from a peer is data. Plain-text output (JSON aside,
+// which encodes its own escapes) calls Terminal. Views that hand text to a
+// tview widget call tui/style.Escape, which also neutralises tview's tags;
+// this package stays free of any UI package, so the codecs that use it
+// link none.
 package safetext
 
 import (
 	"strings"
 	"unicode/utf8"
-
-	"github.com/rivo/tview"
 )
 
 // Terminal replaces every control character (C0, DEL, C1), and the Unicode
@@ -44,11 +44,6 @@ func Terminal(s string) string {
 	}
 	return b.String()
 }
-
-// Tview makes s safe for a tview widget with dynamic colours enabled: control
-// characters are escaped as by Terminal, then square-bracket tags are escaped
-// so "[red]" prints literally.
-func Tview(s string) string { return tview.Escape(Terminal(s)) }
 
 func hexByte(c byte) string {
 	const digits = "0123456789abcdef"

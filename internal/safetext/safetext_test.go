@@ -1,6 +1,12 @@
 package safetext
 
-import "testing"
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestTerminal(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -22,10 +28,26 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
-func TestTview(t *testing.T) {
-	got := Tview("[red]evil\x1b]0;pwned\x07")
-	want := `[red[]evil\x1b]0;pwned\x07`
-	if got != want {
-		t.Fatalf("Tview = %q, want %q", got, want)
+// safetext is a leaf: the codecs and analyses that escape text for a
+// terminal (trace, hprof, headless) must not link a UI package through it.
+// The tview escaping lives in tui/style.
+func TestNoUIImports(t *testing.T) {
+	names, err := filepath.Glob("*.go")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no sources: %v", err)
+	}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p := strings.Trim(imp.Path.Value, `"`); p != "strings" && p != "unicode/utf8" {
+				t.Errorf("%s imports %s: safetext uses only the standard library", name, p)
+			}
+		}
 	}
 }

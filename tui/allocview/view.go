@@ -21,7 +21,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/allocs"
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -321,7 +320,7 @@ func (v *View) Selected() (*allocs.Group, []int) {
 func (v *View) updateHeader() {
 	parts := []string{"ddmtui allocs"}
 	if v.opt.Title != "" {
-		parts = append(parts, safetext.Tview(v.opt.Title))
+		parts = append(parts, style.Escape(v.opt.Title))
 	}
 	switch {
 	case !v.trackingKnown:
@@ -333,7 +332,7 @@ func (v *View) updateHeader() {
 	}
 	total := v.tab.Len()
 	if v.filter != "" {
-		parts = append(parts, fmt.Sprintf("filter %s: %d of %d allocations, %s", safetext.Tview(strconv.Quote(v.filter)),
+		parts = append(parts, fmt.Sprintf("filter %s: %d of %d allocations, %s", style.Escape(strconv.Quote(v.filter)),
 			len(v.rows), total, humanBytes(v.bytes)))
 	} else {
 		parts = append(parts, fmt.Sprintf("%d allocations, %s", total, humanBytes(v.bytes)))
@@ -380,7 +379,7 @@ func (v *View) updateStatus() {
 		v.footer.SetStatus(keys)
 		return
 	}
-	v.footer.SetStatus(safetext.Tview(msg) + "  │  " + keys)
+	v.footer.SetStatus(style.Escape(msg) + "  │  " + keys)
 }
 
 // humanBytes renders n as "512 B", "1.5 KiB", "12.0 MiB".
@@ -451,9 +450,9 @@ func (c *content) GetCell(row, col int) *tview.TableCell {
 		case 2:
 			text = strconv.Itoa(int(e.ThreadID))
 		case 3:
-			text = safetext.Tview(e.Class)
+			text = style.Escape(e.Class)
 		case 4:
-			text = safetext.Tview(v.tab.Site(v.rows[row-1]))
+			text = style.Escape(v.tab.Site(v.rows[row-1]))
 		}
 	} else {
 		g := &v.groups[row-1]
@@ -473,9 +472,9 @@ func (c *content) GetCell(row, col int) *tview.TableCell {
 			text = groupLabel(g)
 		case 5:
 			if v.by == allocs.ByClass {
-				text = safetext.Tview(g.Site)
+				text = style.Escape(g.Site)
 			} else {
-				text = safetext.Tview(g.Class)
+				text = style.Escape(g.Class)
 			}
 		}
 	}
@@ -490,7 +489,7 @@ func (c *content) GetCell(row, col int) *tview.TableCell {
 func groupLabel(g *allocs.Group) string {
 	switch g.By {
 	case allocs.ByStack:
-		s := safetext.Tview(g.Site)
+		s := style.Escape(g.Site)
 		if n := len(g.Frames); n > 1 {
 			s += " [::d](+" + plural(n-1, "frame") + ")[::-]"
 		}
@@ -498,7 +497,7 @@ func groupLabel(g *allocs.Group) string {
 	case allocs.ByThread:
 		return "tid " + strconv.Itoa(int(g.ThreadID))
 	}
-	return safetext.Tview(g.Key)
+	return style.Escape(g.Key)
 }
 
 // toggleStacks shows or hides the stacks of the selected row.
@@ -530,12 +529,12 @@ func (v *View) showStacks() {
 	if g == nil {
 		e := &v.tab.Entries[rows[0]]
 		v.stacks.SetTitle(fmt.Sprintf(" Allocation #%d ", e.Index))
-		fmt.Fprintf(&b, "[::b]#%d %s[::-], %d bytes, thread %d\n\n", e.Index, safetext.Tview(e.Class), e.Size, e.ThreadID)
+		fmt.Fprintf(&b, "[::b]#%d %s[::-], %d bytes, thread %d\n\n", e.Index, style.Escape(e.Class), e.Size, e.ThreadID)
 		writeStack(&b, e.Frames)
 	} else {
 		label := groupLabel(g)
 		if g.By == allocs.ByStack {
-			label = safetext.Tview(g.Site)
+			label = style.Escape(g.Site)
 		}
 		v.stacks.SetTitle(" Stacks · " + label + " ")
 		sts := v.tab.StacksOf(rows)
@@ -560,7 +559,7 @@ func writeStack(b *strings.Builder, frames []allocs.Frame) {
 		b.WriteString("  " + allocs.NoSite + "\n")
 	}
 	for _, f := range frames {
-		b.WriteString("  at " + safetext.Tview(f.String()) + "\n")
+		b.WriteString("  at " + style.Escape(f.String()) + "\n")
 	}
 }
 

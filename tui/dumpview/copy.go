@@ -6,6 +6,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/clip"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // CopyText is the selected thread's name line and its stack, as the dump
@@ -32,5 +33,5 @@ func (v *View) copyRow() {
 	for i, l := range lines {
 		lines[i] = safetext.Terminal(l)
 	}
-	v.setStatus(safetext.Tview(clip.Do(what, strings.Join(lines, "\n"))))
+	v.setStatus(style.Escape(clip.Do(what, strings.Join(lines, "\n"))))
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -262,7 +261,7 @@ func (v *View) showProcess() {
 func (v *View) updateHeader() {
 	parts := []string{"ddmtui anr"}
 	if v.opt.Title != "" {
-		parts = append(parts, safetext.Tview(v.opt.Title))
+		parts = append(parts, style.Escape(v.opt.Title))
 	}
 	p := v.process()
 	if p == nil {
@@ -273,7 +272,7 @@ func (v *View) updateHeader() {
 	if v.reverse {
 		order = "▲"
 	}
-	parts = append(parts, fmt.Sprintf("pid %d %s", p.PID, safetext.Tview(p.CmdLine)))
+	parts = append(parts, fmt.Sprintf("pid %d %s", p.PID, style.Escape(p.CmdLine)))
 	// What a narrow terminal must still show comes first.
 	if p.Truncated {
 		parts = append(parts, "[::b]TRUNCATED[::-]")
@@ -283,11 +282,11 @@ func (v *View) updateHeader() {
 	}
 	parts = append(parts, fmt.Sprintf("sort %s %s", v.sortKey, order))
 	if v.filter != "" {
-		parts = append(parts, fmt.Sprintf("filter %s (%d of %d)", safetext.Tview(strconv.Quote(v.filter)), len(v.rows), len(p.Threads)))
+		parts = append(parts, fmt.Sprintf("filter %s (%d of %d)", style.Escape(strconv.Quote(v.filter)), len(v.rows), len(p.Threads)))
 	} else {
 		parts = append(parts, fmt.Sprintf("%d threads", len(p.Threads)))
 	}
-	parts = append(parts, p.VM.String(), safetext.Tview(p.Date))
+	parts = append(parts, p.VM.String(), style.Escape(p.Date))
 	v.header.SetText(strings.Join(parts, " │ "))
 }
 
@@ -298,7 +297,7 @@ func (v *View) updateProcessBar() {
 	}
 	var parts []string
 	for i, p := range v.d.Processes {
-		s := fmt.Sprintf("%d %s", p.PID, safetext.Tview(p.CmdLine))
+		s := fmt.Sprintf("%d %s", p.PID, style.Escape(p.CmdLine))
 		if i == v.proc {
 			s = "[::r] " + s + " [::-]"
 		}
@@ -309,7 +308,7 @@ func (v *View) updateProcessBar() {
 
 // threadLabel renders `"name" (tid N)` safely for tview.
 func threadLabel(t *threaddump.Thread) string {
-	s := `"` + safetext.Tview(t.Name) + `"`
+	s := `"` + style.Escape(t.Name) + `"`
 	if t.Unattached {
 		return s + fmt.Sprintf(" (sysTid %d)", t.SysTID)
 	}
@@ -338,7 +337,7 @@ func (v *View) updateBanner() {
 			if i > 0 {
 				b.WriteString(", which")
 			}
-			fmt.Fprintf(&b, " waits for %s held by %s", safetext.Tview(e.Lock.ObjectText()), threadLabel(p.Threads[e.Owner]))
+			fmt.Fprintf(&b, " waits for %s held by %s", style.Escape(e.Lock.ObjectText()), threadLabel(p.Threads[e.Owner]))
 		}
 	}
 	v.banner.SetText(b.String())
@@ -354,7 +353,7 @@ func (v *View) updateMainLine() {
 	if m.Idle {
 		label = "[::b]main thread (idle):[::-] "
 	}
-	v.mainLine.SetText(label + safetext.Tview(m.Summary) + "  (m: jump)")
+	v.mainLine.SetText(label + style.Escape(m.Summary) + "  (m: jump)")
 }
 
 // refreshTable recomputes the rows and cells, keeping thread keep (or the
@@ -385,7 +384,7 @@ func (v *View) refreshTable(keep int) {
 		if t.Unattached {
 			tid, state = "-", info.Name
 		}
-		name := safetext.Tview(t.Name)
+		name := style.Escape(t.Name)
 		if t.Daemon {
 			name += " [::d](daemon)[::-]"
 		}
@@ -396,7 +395,7 @@ func (v *View) refreshTable(keep int) {
 		cells := []*tview.TableCell{
 			tview.NewTableCell(tid).SetAlign(tview.AlignRight),
 			tview.NewTableCell(strconv.Itoa(t.SysTID)).SetAlign(tview.AlignRight),
-			tview.NewTableCell(safetext.Tview(state)).SetTextColor(v.opt.Palette.ThreadState(info.Class)),
+			tview.NewTableCell(style.Escape(state)).SetTextColor(v.opt.Palette.ThreadState(info.Class)),
 			tview.NewTableCell(strconv.Itoa(t.CPU())).SetAlign(tview.AlignRight),
 			tview.NewTableCell(strconv.Itoa(t.Priority)).SetAlign(tview.AlignRight),
 			nameCell,
@@ -452,11 +451,11 @@ func (v *View) showSelected() {
 		return
 	}
 	t := p.Threads[i]
-	v.stack.SetTitle(" Stack · " + safetext.Tview(t.Name) + " ")
+	v.stack.SetTitle(" Stack · " + style.Escape(t.Name) + " ")
 	v.stack.SetText(v.stackText(p, i))
 	v.stack.ScrollToBeginning()
 	info := t.StateInfo()
-	v.setStatus(safetext.Tview(info.Name) + ": " + info.Explanation)
+	v.setStatus(style.Escape(info.Name) + ": " + info.Explanation)
 }
 
 func (v *View) setStatus(detail string) {
@@ -485,7 +484,7 @@ func (v *View) stackText(p *threaddump.Process, i int) string {
 	pal := v.opt.Palette
 	info := t.StateInfo()
 	var b strings.Builder
-	header := `"` + safetext.Tview(t.Name) + `"`
+	header := `"` + style.Escape(t.Name) + `"`
 	if t.Daemon {
 		header += " daemon"
 	}
@@ -493,18 +492,18 @@ func (v *View) stackText(p *threaddump.Process, i int) string {
 	if t.Unattached {
 		header += " (not attached)"
 	} else {
-		header += fmt.Sprintf(" tid=%d %s", t.TID, safetext.Tview(t.State))
+		header += fmt.Sprintf(" tid=%d %s", t.TID, style.Escape(t.State))
 	}
 	for _, f := range t.HeaderFlags {
-		header += " " + safetext.Tview(f)
+		header += " " + style.Escape(f)
 	}
 	fmt.Fprintf(&b, "[::b]%s[::-]\n", header)
 	stateTag := colourTag(pal.ThreadState(info.Class))
-	fmt.Fprintf(&b, "%s%s[-]: %s\n", stateTag, safetext.Tview(info.Name), info.Explanation)
+	fmt.Fprintf(&b, "%s%s[-]: %s\n", stateTag, style.Escape(info.Name), info.Explanation)
 	details := []string{fmt.Sprintf("sysTid=%d", t.SysTID), fmt.Sprintf("nice=%d", t.Nice)}
 	for _, kv := range [][2]string{{"group", t.Group}, {"cgrp", t.Cgroup}, {"sched", t.Sched}, {"state", t.KernelState}} {
 		if kv[1] != "" {
-			details = append(details, kv[0]+"="+safetext.Tview(kv[1]))
+			details = append(details, kv[0]+"="+style.Escape(kv[1]))
 		}
 	}
 	details = append(details, fmt.Sprintf("utm=%d stm=%d core=%d", t.Utime, t.Stime, t.Core))
@@ -512,7 +511,7 @@ func (v *View) stackText(p *threaddump.Process, i int) string {
 		details = append(details, fmt.Sprintf("(%.2fs CPU at HZ=%d)", float64(t.CPU())/float64(t.HZ), t.HZ))
 	}
 	if len(t.HeldMutexes) > 0 {
-		details = append(details, "holds "+safetext.Tview(strings.Join(t.HeldMutexes, " ")))
+		details = append(details, "holds "+style.Escape(strings.Join(t.HeldMutexes, " ")))
 	}
 	b.WriteString("[::d]" + strings.Join(details, " ") + "[::-]\n")
 	if t.Truncated {
@@ -523,7 +522,7 @@ func (v *View) stackText(p *threaddump.Process, i int) string {
 	}
 	for _, e := range v.analysis.Edges {
 		if e.Waiter == i && e.Owner >= 0 {
-			fmt.Fprintf(&b, "waits for %s held by %s\n", safetext.Tview(e.Lock.ObjectText()), threadLabel(p.Threads[e.Owner]))
+			fmt.Fprintf(&b, "waits for %s held by %s\n", style.Escape(e.Lock.ObjectText()), threadLabel(p.Threads[e.Owner]))
 		}
 	}
 	b.WriteString("\n")
@@ -545,27 +544,27 @@ func (v *View) stackText(p *threaddump.Process, i int) string {
 					line += " (" + l.HeldByName + ")"
 				}
 			}
-			fmt.Fprintf(&b, "  %s%s[-]\n", tag, safetext.Tview(line))
+			fmt.Fprintf(&b, "  %s%s[-]\n", tag, style.Escape(line))
 		}
 	}
 	writeLocks(-1)
 	for fi, f := range t.Frames {
 		switch f.Kind {
 		case threaddump.FrameJava:
-			fmt.Fprintf(&b, "  at %s\n", safetext.Tview(f.String()))
+			fmt.Fprintf(&b, "  at %s\n", style.Escape(f.String()))
 		case threaddump.FrameNative:
-			fmt.Fprintf(&b, "  [::d]native: %s[::-]\n", safetext.Tview(f.String()))
+			fmt.Fprintf(&b, "  [::d]native: %s[::-]\n", style.Escape(f.String()))
 		case threaddump.FrameKernel:
-			fmt.Fprintf(&b, "  [::d]kernel: %s[::-]\n", safetext.Tview(f.Text))
+			fmt.Fprintf(&b, "  [::d]kernel: %s[::-]\n", style.Escape(f.Text))
 		default:
-			fmt.Fprintf(&b, "  [::d]%s[::-]\n", safetext.Tview(f.Text))
+			fmt.Fprintf(&b, "  [::d]%s[::-]\n", style.Escape(f.Text))
 		}
 		writeLocks(fi)
 	}
 	if len(t.Unknown) > 0 {
 		b.WriteString("\n[::d]lines not understood:[::-]\n")
 		for _, l := range t.Unknown {
-			fmt.Fprintf(&b, "  [::d]%d: %s[::-]\n", l.No, safetext.Tview(l.Text))
+			fmt.Fprintf(&b, "  [::d]%d: %s[::-]\n", l.No, style.Escape(l.Text))
 		}
 	}
 	return b.String()

@@ -54,6 +54,27 @@ func New(b ...Binding) *Map { return &Map{bindings: append([]Binding(nil), b...)
 // Add appends bindings.
 func (m *Map) Add(b ...Binding) { m.bindings = append(m.bindings, b...) }
 
+// Set replaces the map's bindings: a view whose keys are assembled from
+// parts (a viewer frame and its pages) rebuilds its map in place, so whoever
+// holds the *Map sees the change.
+func (m *Map) Set(b ...Binding) {
+	m.mu.Lock()
+	m.bindings = append([]Binding(nil), b...)
+	m.eff = nil
+	m.mu.Unlock()
+}
+
+// Matches reports whether ev is one of the keys bound to the action name
+// (as rebound by the configuration), in any scope.
+func (m *Map) Matches(ev *tcell.EventKey, name string) bool {
+	for _, b := range m.effective() {
+		if b.Name == name && b.matches(ev) {
+			return true
+		}
+	}
+	return false
+}
+
 // Rune is shorthand for a printable-key binding.
 func Rune(r rune, help string, action func()) Binding {
 	return Binding{Key: tcell.KeyRune, Rune: r, Help: help, Action: action}

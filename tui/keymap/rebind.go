@@ -2,6 +2,7 @@ package keymap
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -64,8 +65,18 @@ func (c Chord) same(b Binding) bool {
 // Rebinding maps action names to the keys that replace their defaults.
 type Rebinding map[string][]Chord
 
+// QuitAction is the action Ctrl-C always performs: whatever the
+// configuration binds to quit, Ctrl-C stays one of its keys, and no other
+// action may take Ctrl-C, so a configuration can never leave the dashboard
+// without a way out.
+const QuitAction = "quit"
+
+// quitChord is the key QuitAction keeps.
+var quitChord = Chord{Key: tcell.KeyCtrlC, Name: "Ctrl-C"}
+
 // ParseRebinding reads the configuration's [keys] table: action name to key
-// names. Errors name the action.
+// names. Errors name the action. Ctrl-C is reserved (QuitAction): binding
+// it to another action is an error, and quit keeps it when rebound.
 func ParseRebinding(keys map[string][]string) (Rebinding, map[string]error) {
 	r := Rebinding{}
 	errs := map[string]error{}
@@ -76,14 +87,25 @@ func ParseRebinding(keys map[string][]string) (Rebinding, map[string]error) {
 		}
 		for _, k := range list {
 			c, err := ParseChord(k)
+			if err == nil && name != QuitAction && quitChord.sameChord(c) {
+				err = fmt.Errorf("key %q always quits; it cannot be bound to another action", k)
+			}
 			if err != nil {
 				errs[name] = err
+				delete(r, name)
 				break
 			}
 			r[name] = append(r[name], c)
 		}
 	}
+	if keys, ok := r[QuitAction]; ok && !slices.ContainsFunc(keys, quitChord.sameChord) {
+		r[QuitAction] = append(keys, quitChord)
+	}
 	return r, errs
+}
+
+func (c Chord) sameChord(o Chord) bool {
+	return c.Key == o.Key && (c.Key != tcell.KeyRune || c.Rune == o.Rune) && c.Mod&tcell.ModAlt == o.Mod&tcell.ModAlt
 }
 
 var (

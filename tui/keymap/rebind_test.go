@@ -65,7 +65,6 @@ func TestRebindingReplacesDefaultsAndHelp(t *testing.T) {
 	t.Cleanup(func() { Use(nil) })
 	for _, ev := range []*tcell.EventKey{
 		tcell.NewEventKey(tcell.KeyRune, 'q', 0),
-		tcell.NewEventKey(tcell.KeyCtrlC, 0, tcell.ModCtrl),
 		tcell.NewEventKey(tcell.KeyRune, 'g', 0),
 		tcell.NewEventKey(tcell.KeyPgUp, 0, 0),
 	} {
@@ -79,21 +78,22 @@ func TestRebindingReplacesDefaultsAndHelp(t *testing.T) {
 		tcell.NewEventKey(tcell.KeyCtrlG, 0, tcell.ModCtrl),
 		tcell.NewEventKey(tcell.KeyRune, 'u', 0),
 		tcell.NewEventKey(tcell.KeyPgDn, 0, 0),
+		tcell.NewEventKey(tcell.KeyCtrlC, 0, tcell.ModCtrl), // quit keeps Ctrl-C
 	} {
 		if !m.Handle(ev) {
 			t.Errorf("key %s not handled", ev.Name())
 		}
 	}
-	if want := "quit gc gc pgup pgdn"; strings.Join(got, " ") != want {
+	if want := "quit gc gc pgup pgdn quit"; strings.Join(got, " ") != want {
 		t.Errorf("ran %q, want %q", strings.Join(got, " "), want)
 	}
 	help := strings.Join(strings.Fields(m.HelpText()), " ")
-	for _, want := range []string{"General x quit Move", "PgDn page down / up u page-up VM", "G / Ctrl-G collect garbage"} {
+	for _, want := range []string{"General x / Ctrl-C quit Move", "PgDn page down / up u page-up VM", "G / Ctrl-G collect garbage"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)
 		}
 	}
-	if strings.Contains(help, "Ctrl-C") || strings.Contains(help, "PgUp") {
+	if strings.Contains(help, "q / Ctrl-C") || strings.Contains(help, "PgUp") {
 		t.Errorf("help still names a replaced key:\n%s", help)
 	}
 	Use(nil)
@@ -126,5 +126,40 @@ func TestConflicts(t *testing.T) {
 	}
 	if _, errs := ParseRebinding(map[string][]string{"quit": {"Ctrl-Nope"}}); errs["quit"] == nil {
 		t.Error("a bad key name is accepted")
+	}
+}
+
+// TestCtrlCAlwaysQuits: issue 30 #6. quit = ["Exit"] with help = ["Ctrl-C"]
+// left the dashboard with no key that quits (no terminal sends Exit). Ctrl-C
+// is reserved: another action may not take it, and quit keeps it.
+func TestCtrlCAlwaysQuits(t *testing.T) {
+	r, errs := ParseRebinding(map[string][]string{"quit": {"Exit"}, "help": {"Ctrl-C"}})
+	if err := errs["help"]; err == nil || !strings.Contains(err.Error(), `key "Ctrl-C" always quits; it cannot be bound to another action`) {
+		t.Fatalf("help = [Ctrl-C]: error %v", err)
+	}
+	if _, ok := r["help"]; ok {
+		t.Error("the refused help binding is in the rebinding")
+	}
+	if _, errs := ParseRebinding(map[string][]string{"gc": {"g", "ctrl-c"}}); errs["gc"] == nil {
+		t.Error("ctrl-c (any case) accepted for another action")
+	}
+	var quits int
+	m := New(
+		Bind(tcell.KeyRune, 'q', "q / Ctrl-C", "quit", "General", func() { quits++ }).As("quit"),
+		Alias(tcell.KeyCtrlC, 0, func() { quits++ }).As("quit"),
+		Bind(tcell.KeyRune, '?', "?", "help", "General", nil).As("help"),
+	)
+	Use(r)
+	t.Cleanup(func() { Use(nil) })
+	if !m.Handle(tcell.NewEventKey(tcell.KeyCtrlC, 0, tcell.ModCtrl)) || quits != 1 {
+		t.Fatalf("Ctrl-C after quit = [Exit]: %d quits", quits)
+	}
+	if !m.Handle(tcell.NewEventKey(tcell.KeyExit, 0, 0)) || quits != 2 {
+		t.Fatalf("Exit after quit = [Exit]: %d quits", quits)
+	}
+	// quit = ["Ctrl-C"] alone is not doubled.
+	r, _ = ParseRebinding(map[string][]string{"quit": {"Ctrl-C"}})
+	if len(r["quit"]) != 1 {
+		t.Errorf("quit = [Ctrl-C] gives %d keys", len(r["quit"]))
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/trace"
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // methodNameWidth bounds the method column so the numbers stay on screen.
@@ -47,7 +47,7 @@ func (mt *methodTable) GetCell(row, col int) *tview.TableCell {
 	m := v.rows[row-1]
 	s := v.graph().Stats(m)
 	if col == 0 {
-		return tview.NewTableCell(safetext.Tview(v.p.Name(m))).SetMaxWidth(methodNameWidth).SetExpansion(1)
+		return tview.NewTableCell(style.Escape(v.p.Name(m))).SetMaxWidth(methodNameWidth).SetExpansion(1)
 	}
 	if col == 1 {
 		return numberCell(callsText(s))
@@ -148,7 +148,7 @@ func (v *View) showCalls(m int32) {
 			numberCell(strconv.FormatInt(e.Calls, 10) + "/" + strconv.FormatInt(otherCalls, 10)),
 			numberCell(millis(e.Inclusive[c])),
 			numberCell(percent(e.Inclusive[c], s.Inclusive[c])),
-			tview.NewTableCell(safetext.Tview(v.p.Name(other))),
+			tview.NewTableCell(style.Escape(v.p.Name(other))),
 		}, other)
 	}
 	callers := edgeRows(v.p, g.Callers(m), func(e trace.Edge) int32 { return e.Caller }, c)
@@ -162,7 +162,7 @@ func (v *View) showCalls(m int32) {
 		numberCell(callsText(s)).SetAttributes(tcell.AttrBold),
 		numberCell(millis(s.Inclusive[c])).SetAttributes(tcell.AttrBold),
 		numberCell(percent(s.Inclusive[c], g.Total()[c]) + " of all").SetAttributes(tcell.AttrBold),
-		tview.NewTableCell(safetext.Tview(v.p.Name(m) + " " + v.p.Methods[m].Signature)).SetAttributes(tcell.AttrBold),
+		tview.NewTableCell(style.Escape(v.p.Name(m) + " " + v.p.Methods[m].Signature)).SetAttributes(tcell.AttrBold),
 	}, m)
 	add([]*tview.TableCell{
 		tview.NewTableCell("  "), tview.NewTableCell(""),
@@ -213,7 +213,7 @@ func (v *View) showThreads() {
 	addRow(1, "All threads", v.p.Records, all)
 	for i := range v.p.Threads {
 		tp := &v.p.Threads[i]
-		addRow(i+2, safetext.Tview(threadName(tp)), tp.Records, tp.Total())
+		addRow(i+2, style.Escape(threadName(tp)), tp.Records, tp.Total())
 	}
 	t.Select(v.thread+2, 0)
 	t.SetOffset(0, 0)

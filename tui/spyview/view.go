@@ -17,7 +17,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -215,7 +214,7 @@ func (v *View) Draw(screen tcell.Screen) {
 	if v.help {
 		for i, line := range strings.Split(v.keys.HelpText()+"\n? or q closes this help", "\n") {
 			if i < h {
-				tview.Print(screen, tview.Escape(line), x, y+i, w, tview.AlignLeft, tview.Styles.PrimaryTextColor)
+				tview.Print(screen, style.Escape(line), x, y+i, w, tview.AlignLeft, tview.Styles.PrimaryTextColor)
 			}
 		}
 		return
@@ -271,7 +270,7 @@ func (v *View) Draw(screen tcell.Screen) {
 				}
 			}
 		}
-		tview.Print(screen, marker+safetext.Tview(rec.Text()), x, y+row, w, tview.AlignLeft, v.recordColour(rec))
+		tview.Print(screen, marker+style.Escape(rec.Text()), x, y+row, w, tview.AlignLeft, v.recordColour(rec))
 	}
 	if len(detail) == 0 {
 		return
@@ -282,6 +281,6 @@ func (v *View) Draw(screen tcell.Screen) {
 	}
 	for i, line := range detail {
 		// Detail lines are escaped for the terminal; escape tview tags too.
-		tview.Print(screen, tview.Escape(line), x, sep+1+i, w, tview.AlignLeft, tview.Styles.PrimaryTextColor)
+		tview.Print(screen, style.Escape(line), x, sep+1+i, w, tview.AlignLeft, tview.Styles.PrimaryTextColor)
 	}
 }

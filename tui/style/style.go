@@ -63,7 +63,9 @@ func (p Palette) Cursor() tcell.Style {
 }
 
 // ApplyTview sets tview's global styles for the palette: the terminal's own
-// background always, and no colour at all under NO_COLOR. tview keeps these
+// background and foreground always (tview's defaults draw text in bright
+// white, which a light background cannot show; a theme's "text" role may
+// name a colour), and no colour at all under NO_COLOR. tview keeps these
 // in a package variable, so call it once, before building widgets.
 func ApplyTview(p Palette) {
 	// Write only what changes: several views (and tests) build widgets
@@ -74,8 +76,9 @@ func ApplyTview(p Palette) {
 		}
 	}
 	set(&tview.Styles.PrimitiveBackgroundColor)
+	set(&tview.Styles.GraphicsColor)
 	if !p.NoColor {
-		for c, role := range map[*tcell.Color]string{&tview.Styles.BorderColor: "border", &tview.Styles.TitleColor: "title"} {
+		for c, role := range map[*tcell.Color]string{&tview.Styles.BorderColor: "border", &tview.Styles.TitleColor: "title", &tview.Styles.PrimaryTextColor: "text"} {
 			if want := p.Role(role); *c != want {
 				*c = want
 			}

@@ -32,6 +32,7 @@ var Roles = []Role{
 	{"heap-native", tcell.ColorGray, "heap map: native allocations"},
 	{"accent", tcell.ColorBlue, "titles, the focused pane's frame, highlights"},
 	{"warning", tcell.ColorRed, "banners such as a found deadlock"},
+	{"text", tcell.ColorDefault, "ordinary text: rows, labels (default: the terminal's own foreground, so light and dark backgrounds both read)"},
 	{"border", tcell.ColorDefault, "pane borders (default: the terminal's text colour)"},
 	{"title", tcell.ColorDefault, "pane titles"},
 	{"cursor", tcell.ColorDefault, "the cursor row's background (default: reverse video)"},

@@ -74,6 +74,28 @@ func TestThemeOverridesAndNoColorWins(t *testing.T) {
 	}
 }
 
+// Text is drawn in the terminal's own foreground, with colour or without:
+// tview's default (bright white) cannot be read on a light background
+// (issue 29 #1). A theme may still name a text colour.
+func TestTextUsesTheTerminalsForeground(t *testing.T) {
+	defer func() { UseTheme(nil); ApplyTview(Palette{}) }()
+	tview.Styles.PrimaryTextColor, tview.Styles.GraphicsColor = tcell.ColorWhite, tcell.ColorWhite
+	ApplyTview(Palette{})
+	if tview.Styles.PrimaryTextColor != tcell.ColorDefault || tview.Styles.GraphicsColor != tcell.ColorDefault {
+		t.Errorf("colour palette: text %v, graphics %v; want the terminal's foreground", tview.Styles.PrimaryTextColor, tview.Styles.GraphicsColor)
+	}
+	tview.Styles.PrimaryTextColor = tcell.ColorWhite
+	ApplyTview(Palette{NoColor: true})
+	if tview.Styles.PrimaryTextColor != tcell.ColorDefault {
+		t.Errorf("NO_COLOR: text %v", tview.Styles.PrimaryTextColor)
+	}
+	UseTheme(Theme{"text": tcell.ColorNavy})
+	ApplyTview(Palette{})
+	if tview.Styles.PrimaryTextColor != tcell.ColorNavy {
+		t.Errorf("theme text = %v, want navy", tview.Styles.PrimaryTextColor)
+	}
+}
+
 func TestParseThemeErrors(t *testing.T) {
 	for _, tc := range []struct {
 		in   map[string]any

@@ -97,16 +97,16 @@ func (d drawSignal) Draw(screen tcell.Screen) {
 
 // Go runs work off the UI goroutine, one job at a time (a job asked for
 // while one runs is dropped), and applies the function it returns on the
-// UI goroutine. No job starts once the shell is quitting. Call it on the
-// UI goroutine.
-func (s *Shell) Go(work func() func()) {
+// UI goroutine. No job starts once the shell is quitting. It reports
+// whether the job started. Call it on the UI goroutine.
+func (s *Shell) Go(work func() func()) bool {
 	if s.busy {
-		return
+		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return
+		return false
 	}
 	s.busy = true
 	s.wg.Add(1)
@@ -117,7 +117,11 @@ func (s *Shell) Go(work func() func()) {
 			s.app.QueueUpdateDraw(func() { s.busy = false; apply() })
 		}
 	}()
+	return true
 }
+
+// QueueUpdateDraw runs fn on the UI goroutine, then redraws (Runner).
+func (s *Shell) QueueUpdateDraw(fn func()) { s.app.QueueUpdateDraw(fn) }
 
 // Run shows the view until Quit, Ctrl-C or the context's end.
 //

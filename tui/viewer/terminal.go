@@ -1,9 +1,3 @@
-// Package viewer is the shell ddmtui's full-screen views run in: finding a
-// terminal (or failing with one clear error when there is none), the run
-// loop with background work that never outlives it, and the pieces every
-// view shows: a footer of key hints, the generated help, and the / prompt.
-// The standalone viewers (profile, thread dump, allocations, JDWP traffic)
-// and the dashboard use it instead of each writing their own.
 package viewer
 
 import (

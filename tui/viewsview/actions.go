@@ -62,12 +62,21 @@ func (v *View) save() {
 		return
 	}
 	store := func() {
-		path, err := v.opt.Save(name, v.capturePNG)
-		if err != nil {
-			v.flash("save: " + err.Error())
-			return
+		data, base := v.capturePNG, name
+		if v.title != "" {
+			base = v.title + "-" + name
 		}
-		v.flash("capture saved to " + path)
+		v.flash("saving the capture of " + name + "…")
+		v.opt.Go("views-save", func(ctx context.Context) func() {
+			path, err := v.opt.Save(ctx, base, data)
+			return func() {
+				if err != nil {
+					v.flash("save: " + err.Error())
+					return
+				}
+				v.flash("capture saved to " + path)
+			}
+		})
 	}
 	if v.captureOf == name && v.capturePNG != nil {
 		store()

@@ -9,7 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/viewtree"
 )
 
@@ -186,7 +186,7 @@ func (b *treeBox) Draw(s tcell.Screen) {
 		if msg == "" {
 			msg = "no dump yet (R dumps the window)"
 		}
-		tview.Print(s, safetext.Tview(msg), x, y, w, tview.AlignLeft, tcell.ColorDefault)
+		tview.Print(s, style.Escape(msg), x, y, w, tview.AlignLeft, tcell.ColorDefault)
 		return
 	}
 	if v.sel < v.top {
@@ -209,7 +209,7 @@ func (b *treeBox) Draw(s tcell.Screen) {
 		if v.t.Effective(i) != viewtree.Visible {
 			col = dim
 		}
-		tview.Print(s, safetext.Tview(text), x, y+r, w, tview.AlignLeft, col)
+		tview.Print(s, style.Escape(text), x, y+r, w, tview.AlignLeft, col)
 		if v.top+r == v.sel {
 			st := v.opt.Palette.Cursor()
 			for cx := x; cx < x+w; {
@@ -255,7 +255,7 @@ func (v *View) propsText() string {
 	t := v.t
 	n := &t.Nodes[i]
 	var b strings.Builder
-	esc := safetext.Tview
+	esc := style.Escape
 	fmt.Fprintf(&b, "[::b]%s[::-]\n", esc(n.Name()))
 	id := n.ID
 	if id == "" {

@@ -24,7 +24,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -49,8 +48,10 @@ type Options struct {
 	// Go runs work off the UI goroutine; the function work returns is run
 	// on the UI goroutine. name says which job (a newer one replaces it).
 	Go func(name string, work func(ctx context.Context) func())
-	// Save stores a capture's PNG and returns where (nil: s is not offered).
-	Save func(view string, data []byte) (string, error)
+	// Save stores a capture's PNG under a name made of the title and the
+	// view, and returns where (nil: s is not offered); it runs through Go,
+	// off the UI goroutine.
+	Save func(ctx context.Context, name string, data []byte) (string, error)
 }
 
 // minPicture is the smallest area a capture is drawn in (cells).
@@ -377,7 +378,7 @@ func (v *View) applyFilter(s string) {
 func (v *View) update() {
 	parts := []string{"ddmtui views"}
 	if v.title != "" {
-		parts = append(parts, safetext.Tview(v.title))
+		parts = append(parts, style.Escape(v.title))
 	}
 	if v.t != nil {
 		s := fmt.Sprintf("%d views, %s dump", v.t.Count(), v.t.Format)
@@ -387,7 +388,7 @@ func (v *View) update() {
 		parts = append(parts, s)
 	}
 	if w := v.window(); w != "" {
-		parts = append(parts, fmt.Sprintf("window %d/%d %s", v.win+1, len(v.windows), safetext.Tview(w)))
+		parts = append(parts, fmt.Sprintf("window %d/%d %s", v.win+1, len(v.windows), style.Escape(w)))
 	}
 	v.header.SetText(strings.Join(parts, " │ "))
 	v.props.SetText(v.propsText())
@@ -398,13 +399,13 @@ func (v *View) update() {
 		if d := strings.LastIndexByte(cls, '.'); d >= 0 {
 			cls = cls[d+1:]
 		}
-		title = fmt.Sprintf(" Capture: %s@%x ", safetext.Tview(cls), hash)
+		title = fmt.Sprintf(" Capture: %s@%x ", style.Escape(cls), hash)
 	}
 	v.pic.SetTitle(title)
 	v.tree.SetTitle(fmt.Sprintf(" Views %d/%d ", len(v.rows), v.count()))
 	keys := "? help  Enter fold  / filter  w window  c capture  i/L/v act  R dump  q back"
 	if v.message != "" {
-		v.footer.SetStatus(safetext.Tview(v.message) + "  │  " + keys)
+		v.footer.SetStatus(style.Escape(v.message) + "  │  " + keys)
 		return
 	}
 	v.footer.SetStatus(keys)

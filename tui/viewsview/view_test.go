@@ -144,7 +144,10 @@ func newHarness(t *testing.T, w, h int) *harness {
 				apply()
 			}
 		},
-		Save: func(view string, data []byte) (string, error) { hs.saved[view] = data; return "/tmp/x.png", nil },
+		Save: func(_ context.Context, view string, data []byte) (string, error) {
+			hs.saved[view] = data
+			return "/tmp/x.png", nil
+		},
 	})
 	hs.v.SetRect(0, 0, w, h)
 	hs.v.Open("com.example", hs.app)
@@ -261,7 +264,7 @@ func TestViewsPaneActions(t *testing.T) {
 	hs.keys("c")
 	hs.has("Capture: TextView@c10c", "▀")
 	hs.keys("s")
-	if len(hs.saved["android.widget.TextView@c10c"]) == 0 || hs.app.captures != 1 {
+	if len(hs.saved["com.example-android.widget.TextView@c10c"]) == 0 || hs.app.captures != 1 {
 		t.Fatalf("saved %v after %d captures", hs.saved, hs.app.captures)
 	}
 	hs.has("capture saved to /tmp/x.png")

@@ -1,0 +1,52 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/ddmtui/ddmtui/monitor"
+)
+
+// TestInvalidUTF8LabelsServe: a device whose serial is not valid UTF-8 (and
+// a VM whose app name and thread state are not either) used to panic the
+// exporter at the first scrape (MustNewConstMetric). The scrape now serves
+// every series, with the bad bytes written as \xNN.
+func TestInvalidUTF8LabelsServe(t *testing.T) {
+	m := newModel()
+	m.addVM("adb:emu\xff\xfe:7", "adb:emu\xff\xfe", 7, "com.\xc3(app",
+		[]monitor.Thread{{ID: 1, State: "run\x80"}}, []monitor.Heap{{ID: 1, SizeBytes: 10}})
+	m.addVM("adb:emu\xff\xfd:7", "adb:emu\xff\xfd", 7, "b", nil, nil) // differs only in a bad byte
+	c := NewCollector(m, "h\xff")
+	srv := httpServer(t, Handler(Registry(c)))
+	body := get(t, srv+"/metrics", "text/plain")
+	for _, want := range []string{
+		`ddmtui_vm_info{app="com.\\xc3(app",ddm="true",family="art",host="h\\xff",pid="7",serial="emu\\xff\\xfe"} 1`,
+		`ddmtui_vm_info{app="b",ddm="true",family="art",host="h\\xff",pid="7",serial="emu\\xff\\xfd"} 1`,
+		`ddmtui_vm_threads{app="com.\\xc3(app",host="h\\xff",pid="7",serial="emu\\xff\\xfe",state="run\\x80"} 1`,
+		`ddmtui_vms{host="h\\xff"} 2`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %s in\n%s", want, body)
+		}
+	}
+	if problems, err := testutil.CollectAndLint(c); err != nil || len(problems) > 0 {
+		t.Fatal(problems, err)
+	}
+}
+
+func TestLabelValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"emulator-5554": "emulator-5554",
+		"":              "",
+		"é":             "é",
+		"a\xffb":        `a\xffb`,
+		`a\xffb`:        `a\\xffb`, // the text "\xff" never collides with the byte
+		"\xc3":          `\xc3`,
+	} {
+		if got := LabelValue(in); got != want {
+			t.Errorf("LabelValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

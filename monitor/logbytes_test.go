@@ -1,0 +1,75 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/logcat"
+)
+
+// endlessLog is a device log of 4 KB entries without end (n of them).
+type endlessLog struct {
+	ctx  context.Context
+	n, i int
+	msg  string
+}
+
+func (l *endlessLog) Next(e *logcat.Entry) error {
+	if l.i >= l.n {
+		<-l.ctx.Done()
+		return l.ctx.Err()
+	}
+	l.i++
+	*e = logcat.Entry{Time: time.Unix(int64(l.i), 0), PID: 7, TID: 7, Priority: logcat.Info, Tag: "Flood", Message: l.msg}
+	return nil
+}
+
+func (l *endlessLog) Close() error { return nil }
+
+// TestDeviceLogBoundedByBytes: issue 30 #12. One device streaming 4 KB
+// entries held 1.8 GB (200,000 entries); its ring now keeps
+// logcat.DefaultRingBytes of text, and two such devices together the
+// process budget's share — no more.
+func TestDeviceLogBoundedByBytes(t *testing.T) {
+	leakcheck.Check(t)
+	streams := NewLogStreams(0)
+	defer streams.Close()
+	msg := strings.Repeat("x", 4000)
+	const n = 12_000 // 48 MB of text per device
+	var logs []*DeviceLog
+	for _, key := range []string{"sim:a", "sim:b", "sim:c"} {
+		opened := false
+		logs = append(logs, streams.Source(key, func(ctx context.Context) (EntryReader, error) {
+			if opened {
+				return nil, errors.New("once")
+			}
+			opened = true
+			return &endlessLog{ctx: ctx, n: n, msg: msg}, nil
+		}))
+	}
+	waitFor(t, "every entry read", 30*time.Second, func() bool {
+		for _, d := range logs {
+			if _, next := d.Ring().Bounds(); next != n+1 {
+				return false
+			}
+		}
+		return true
+	})
+	cost := (&logcat.Entry{Tag: "Flood", Message: msg}).Cost()
+	var total int64
+	for _, d := range logs {
+		b := d.Ring().Bytes()
+		if b > logcat.DefaultRingBytes+cost {
+			t.Errorf("a ring holds %d bytes, bound %d", b, logcat.DefaultRingBytes)
+		}
+		total += b
+	}
+	if used := streams.Budget().Used(); used != total || used > logcat.DefaultProcessLogBytes+3*cost {
+		t.Fatalf("the rings hold %d bytes (budget counts %d), process bound %d", total, used, logcat.DefaultProcessLogBytes)
+	}
+	t.Logf("3 devices × %d entries of 4 KB: rings hold %d MiB", n, total>>20)
+}
