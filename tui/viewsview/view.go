@@ -60,20 +60,19 @@ const (
 	minPictureH = 6
 )
 
-// View is the layout inspector pane.
+// View is the layout inspector pane: a viewer.Frame (header, footer with
+// the / prompt and messages, generated help, movement, back, quit) around
+// one page the pane draws itself (the tree, the wireframe or capture, the
+// properties).
 type View struct {
-	*tview.Flex
-	opt    Options
-	header *tview.TextView
-	pages  *tview.Pages
-	tree   *treeBox
-	pic    *picBox
-	props  *tview.TextView
-	body   *tview.Flex
-	shape  [3]int // the body's layout: width, height, wireframe columns
-	help   *tview.TextView
-	footer *viewer.Footer
-	keys   *keymap.Map
+	*viewer.Frame
+	opt   Options
+	page  *bodyPage
+	tree  *treeBox
+	pic   *picBox
+	props *tview.TextView
+	body  *tview.Flex
+	shape [3]int // the body's layout: width, height, wireframe columns
 
 	title    string
 	src      Source
@@ -93,15 +92,28 @@ type View struct {
 	profile     []viewtree.Timing
 	profileOf   string
 	message     string
-	helpShown   bool
 }
+
+// bodyPage is the frame's one page: the pane's own drawing, moved and
+// filtered by the frame's keys.
+type bodyPage struct {
+	*tview.Flex
+	v *View
+}
+
+func (p *bodyPage) Title() string        { return "Views" }
+func (p *bodyPage) Scope() string        { return "" }
+func (p *bodyPage) Move(delta int)       { p.v.move(delta) }
+func (p *bodyPage) PageSize() int        { return p.v.pageSize() }
+func (p *bodyPage) Filter() string       { return p.v.filter }
+func (p *bodyPage) SetFilter(s string)   { p.v.applyFilter(s) }
+func (p *bodyPage) Draw(s tcell.Screen) { p.v.layout(); p.Flex.Draw(s) }
 
 // New returns an empty pane; Open points it at a VM.
 func New(opt Options) *View {
 	v := &View{opt: opt, closed: map[string]bool{}}
-	v.header = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
-	v.header.SetTextColor(opt.Palette.Accent())
-	v.footer = viewer.NewFooter(v.applyFilter).DynamicColors()
+	v.Frame = viewer.NewFrame(viewer.FrameOptions{Palette: opt.Palette, HelpTitle: "Views keys", Item: "view",
+		FilterHelp: "filter the tree by class, id, text or hash (!text excludes)", Quit: opt.Quit})
 	v.tree = &treeBox{Box: tview.NewBox(), v: v}
 	v.tree.SetBorder(true).SetBorderColor(opt.Palette.Accent()).SetTitle(" Views ")
 	v.pic = &picBox{Box: tview.NewBox(), v: v}
@@ -109,25 +121,21 @@ func New(opt Options) *View {
 	v.props = tview.NewTextView().SetDynamicColors(true).SetWrap(false).SetScrollable(true)
 	v.props.SetBorder(true).SetBorderColor(opt.Palette.Accent()).SetTitle(" Properties ")
 	v.body = tview.NewFlex()
-	v.keys = v.keyTable()
-	v.help = viewer.HelpView("Views keys (press ? or Esc to close)", v.keys)
-	v.pages = tview.NewPages().AddPage("body", v.body, true, true).AddPage("help", v.help, true, false)
-	v.Flex = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(v.header, 1, 0, false).AddItem(v.pages, 0, 1, false).AddItem(v.footer, 1, 0, false)
+	v.page = &bodyPage{Flex: v.body, v: v}
+	v.AddTab(v.page)
+	v.AddKeys(v.keyBindings()...)
+	v.SetHints("Enter fold  / filter  w window  c capture  i/L/v act  R dump  ? help  q back")
 	v.update()
 	return v
 }
 
-func (v *View) keyTable() *keymap.Map {
-	nav, tree, view, act, gen := "Move", "Tree", "View", "Act on the view", "General"
+func (v *View) keyBindings() []keymap.Binding {
+	tree, view, act := "Tree", "View", "Act on the view"
 	b := keymap.Bind
-	m := keymap.New(keymap.MoveKeys(nav, "view", true, v.move, v.pageSize)...)
-	m.Add(
+	bs := []keymap.Binding{
 		b(tcell.KeyEnter, 0, "Enter", "expand / collapse the selected view", tree, v.toggle).As("toggle"),
 		b(tcell.KeyRune, '*', "*", "expand every view", tree, func() { v.setAll(false) }).As("expand-all"),
 		b(tcell.KeyRune, '-', "-", "collapse every view below the root", tree, func() { v.setAll(true) }).As("collapse-all"),
-		b(tcell.KeyRune, '/', "/", "filter by class, id or text (!text excludes)", tree, v.startFilter).As("filter"),
-		b(tcell.KeyEscape, 0, "Esc", "clear the filter, or back to the wireframe", tree, v.escape),
 		b(tcell.KeyRune, 'w', "w", "next window", view, func() { v.nextWindow(1) }).As("next-window"),
 		b(tcell.KeyRune, 'W', "W", "previous window", view, func() { v.nextWindow(-1) }).As("previous-window"),
 		b(tcell.KeyRune, 'R', "R", "dump the window again (costs the app's UI thread)", view, v.Refresh).As("refresh"),
@@ -136,39 +144,29 @@ func (v *View) keyTable() *keymap.Map {
 		b(tcell.KeyRune, 'i', "i", "invalidate the selected view, then dump again", act, func() { v.invoke("invalidate") }).As("invalidate"),
 		b(tcell.KeyRune, 'L', "L", "request a layout of the selected view, then dump again", act, func() { v.invoke("requestLayout") }).As("request-layout"),
 		b(tcell.KeyRune, 'v', "v", "toggle the selected view VISIBLE / INVISIBLE, then dump again", act, v.toggleVisibility).As("toggle-visibility"),
-	)
-	if v.opt.Save != nil {
-		m.Add(b(tcell.KeyRune, 's', "s", "save the selected view's capture as PNG", view, v.save).As("save-capture"))
 	}
-	m.Add(
-		b(tcell.KeyRune, '?', "?", "this help", gen, v.toggleHelp).As("help"),
-		b(tcell.KeyRune, 'q', "q", "back to the dashboard", gen, v.quit).As("quit"),
-	)
-	return m
+	if v.opt.Save != nil {
+		bs = append(bs, b(tcell.KeyRune, 's', "s", "save the selected view's capture as PNG", view, v.save).As("save-capture"))
+	}
+	return bs
 }
 
 // wideLayout is the width from which the wireframe gets a column of its
 // own between the tree and the properties.
 const wideLayout = 110
 
-// Draw lays the body out for the screen's size, then draws.
-func (v *View) Draw(s tcell.Screen) {
-	_, _, w, h := v.GetRect()
-	v.layout(w, h)
-	v.Flex.Draw(s)
-}
-
 // layout puts the tree, the wireframe and the properties side by side
 // when the terminal is wide (the wireframe as wide as the window's shape
 // needs at that height), else the wireframe over the properties.
-func (v *View) layout(w, h int) {
+func (v *View) layout() {
+	_, _, w, h := v.page.GetRect()
 	ww, wh := int32(9), int32(20) // a phone, until a dump says
 	if v.t != nil && len(v.t.Nodes) > 0 && v.t.Nodes[0].Width > 0 && v.t.Nodes[0].Height > 0 {
 		ww, wh = v.t.Nodes[0].Width, v.t.Nodes[0].Height
 	}
 	cols := 0
 	if w >= wideLayout {
-		inner := max(h-4, 1) // header, footer, borders
+		inner := max(h-2, 1) // the borders
 		cols = min(w/3, max(minPictureW, int(int64(inner)*2*int64(ww)/int64(wh))+2))
 	}
 	if shape := [3]int{w, h, cols}; shape == v.shape {
@@ -182,35 +180,11 @@ func (v *View) layout(w, h int) {
 		return
 	}
 	pic, props := 3, 2
-	if h < 30 {
+	if h < 28 {
 		pic, props = 2, 1 // a small terminal: the wireframe needs the rows
 	}
 	right := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(v.pic, 0, pic, false).AddItem(v.props, 0, props, false)
 	v.body.AddItem(v.tree, 0, 1, false).AddItem(right, 0, 1, false)
-}
-
-// Keys returns the pane's key table.
-func (v *View) Keys() *keymap.Map { return v.keys }
-
-// InputHandler routes keys: to the prompt while filtering, to help while
-// shown, else through the key table.
-func (v *View) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
-	return v.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(p tview.Primitive)) {
-		switch {
-		case v.footer.Prompting():
-			if h := v.footer.Input(); h != nil {
-				h(ev, setFocus)
-			}
-		case v.helpShown:
-			if ev.Key() == tcell.KeyEscape || ev.Rune() == '?' || ev.Rune() == 'q' {
-				v.toggleHelp()
-			} else if ev.Key() != tcell.KeyRune {
-				v.help.InputHandler()(ev, setFocus)
-			}
-		default:
-			v.keys.Handle(ev)
-		}
-	})
 }
 
 // Open shows the VM title's windows through src and dumps the first.
@@ -335,34 +309,6 @@ func (v *View) flash(msg string) {
 	v.update()
 }
 
-func (v *View) toggleHelp() {
-	v.helpShown = !v.helpShown
-	if v.helpShown {
-		v.pages.SwitchToPage("help")
-	} else {
-		v.pages.SwitchToPage("body")
-	}
-}
-
-func (v *View) quit() {
-	if v.opt.Quit != nil {
-		v.opt.Quit()
-	}
-}
-
-func (v *View) escape() {
-	switch {
-	case v.showCapture:
-		v.showCapture = false
-		v.update()
-	case v.filter != "":
-		v.footer.SetFilter("")
-		v.applyFilter("")
-	}
-}
-
-func (v *View) startFilter() { v.footer.Ask(v.filter, nil) }
-
 func (v *View) applyFilter(s string) {
 	keep := v.selected()
 	v.filter = s
@@ -390,7 +336,7 @@ func (v *View) update() {
 	if w := v.window(); w != "" {
 		parts = append(parts, fmt.Sprintf("window %d/%d %s", v.win+1, len(v.windows), style.Escape(w)))
 	}
-	v.header.SetText(strings.Join(parts, " │ "))
+	v.SetHeader(strings.Join(parts, " │ "))
 	v.props.SetText(v.propsText())
 	v.props.ScrollToBeginning()
 	title := " Wireframe "
@@ -403,12 +349,7 @@ func (v *View) update() {
 	}
 	v.pic.SetTitle(title)
 	v.tree.SetTitle(fmt.Sprintf(" Views %d/%d ", len(v.rows), v.count()))
-	keys := "? help  Enter fold  / filter  w window  c capture  i/L/v act  R dump  q back"
-	if v.message != "" {
-		v.footer.SetStatus(style.Escape(v.message) + "  │  " + keys)
-		return
-	}
-	v.footer.SetStatus(keys)
+	v.SetMessage(v.message) // the frame escapes it
 }
 
 func (v *View) count() int {
