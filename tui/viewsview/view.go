@@ -101,12 +101,12 @@ type bodyPage struct {
 	v *View
 }
 
-func (p *bodyPage) Title() string        { return "Views" }
-func (p *bodyPage) Scope() string        { return "" }
-func (p *bodyPage) Move(delta int)       { p.v.move(delta) }
-func (p *bodyPage) PageSize() int        { return p.v.pageSize() }
-func (p *bodyPage) Filter() string       { return p.v.filter }
-func (p *bodyPage) SetFilter(s string)   { p.v.applyFilter(s) }
+func (p *bodyPage) Title() string       { return "Views" }
+func (p *bodyPage) Scope() string       { return "" }
+func (p *bodyPage) Move(delta int)      { p.v.move(delta) }
+func (p *bodyPage) PageSize() int       { return p.v.pageSize() }
+func (p *bodyPage) Filter() string      { return p.v.filter }
+func (p *bodyPage) SetFilter(s string)  { p.v.applyFilter(s) }
 func (p *bodyPage) Draw(s tcell.Screen) { p.v.layout(); p.Flex.Draw(s) }
 
 // New returns an empty pane; Open points it at a VM.
