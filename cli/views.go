@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +42,7 @@ func viewsCommand() *cli.Command {
 			&cli.StringFlag{Name: "invoke", Usage: "call a method on `VIEW`: METHOD [ARG...] follow"},
 			&cli.StringFlag{Name: "set-layout", Usage: "set an int layout parameter of `VIEW`: FIELD VALUE follow"},
 			&cli.BoolFlag{Name: "theme", Usage: "print the window's theme attributes"},
+			&cli.StringFlag{Name: "layers", Usage: "capture every drawn view of the window (capture layers) as PNGs into `DIR`"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
 		),
 		Action: viewsAction,
@@ -56,8 +59,11 @@ func viewsAction(c *cli.Context) error {
 	if c.Bool("theme") {
 		acts++
 	}
+	if c.String("layers") != "" {
+		acts++
+	}
 	if acts > 1 {
-		return errors.New("views: give one of --capture, --profile, --invoke, --set-layout, --theme")
+		return errors.New("views: give one of --capture, --profile, --invoke, --set-layout, --theme, --layers")
 	}
 	if c.String("capture") != "" && c.String("output") == "" {
 		return errors.New("views: --capture needs -o FILE.png")
@@ -89,6 +95,8 @@ func viewsAction(c *cli.Context) error {
 				fmt.Fprintf(w, "%s = %s\n", safetext.Terminal(a.Name), safetext.Terminal(a.Value))
 			}
 			return nil
+		case c.String("layers") != "":
+			return writeLayers(c, ctx, s, windows[0])
 		case acts == 1:
 			return viewAct(c, ctx, s, windows)
 		}
@@ -271,4 +279,48 @@ func dumpFoundViews(ctx context.Context, e *monitor.Engine, found []monitor.Foun
 		out[f.VM.Key] = headless.NewViews(windows, err)
 	}
 	return out
+}
+
+// writeLayers saves a window's capture-layers stream: one PNG per drawn
+// view, numbered in drawing order, and a line per view on stdout.
+func writeLayers(c *cli.Context, ctx context.Context, s *monitor.Session, window string) error {
+	l, err := s.CaptureLayers(ctx, window)
+	if err != nil {
+		return err
+	}
+	dir := c.String("layers")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "window %s: %dx%d, %d views\n", safetext.Terminal(window), l.Width, l.Height, len(l.Views))
+	for i, v := range l.Views {
+		path := filepath.Join(dir, fmt.Sprintf("%04d-%s.png", i, fileName(v.Name)))
+		if _, err := savefile.SaveBytes(ctx, path, v.PNG, savefile.Options{}); err != nil {
+			return err
+		}
+		vis := ""
+		if !v.Visible {
+			vis = " (not visible)"
+		}
+		fmt.Fprintf(w, "%s  %s at %d,%d%s\n", path, safetext.Terminal(v.Name), v.Left, v.Top, vis)
+	}
+	if l.Truncated {
+		fmt.Fprintln(w, "(the stream was cut short: the views above are those that came)")
+	}
+	return nil
+}
+
+// fileName keeps letters, digits, '.', '@' and '_' of a view's name.
+func fileName(name string) string {
+	b := []byte(name)
+	for i, ch := range b {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' || ch == '@' || ch == '_') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 100 {
+		b = b[len(b)-100:]
+	}
+	return string(b)
 }

@@ -101,6 +101,18 @@ func TestViewsCommand(t *testing.T) {
 	if out, err := run("--pid", "1922", "--theme"); err != nil || !strings.Contains(out, "android:colorPrimary = #ff6200ee") {
 		t.Errorf("theme: %v\n%s", err, out)
 	}
+	layers := t.TempDir()
+	if out, err := run("--pid", "1922", "--window", "MainActivity", "--layers", layers); err != nil || !strings.Contains(out, "1080x2400") {
+		t.Errorf("layers: %v\n%s", err, out)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(layers, "*.png"))
+	if len(pngs) < 40 {
+		t.Errorf("%d layer PNGs", len(pngs))
+	} else if data, _ := os.ReadFile(pngs[0]); len(data) == 0 {
+		t.Error("empty layer PNG")
+	} else if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+		t.Errorf("layer 0: %v", err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want error

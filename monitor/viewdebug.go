@@ -57,10 +57,10 @@ func (s *Session) viewReady(ctx context.Context) error {
 		return err
 	}
 	if !s.isDDM {
-		return ErrNotDDM
+		return fmt.Errorf("%w: %w", viewtree.ErrNoWindows, ErrNotDDM)
 	}
 	if !s.hasFeature(ddm.FeatureViewHierarchy) {
-		return ErrNoViewDebug
+		return fmt.Errorf("%w: %w", viewtree.ErrNoWindows, ErrNoViewDebug)
 	}
 	return nil
 }
