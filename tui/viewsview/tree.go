@@ -40,14 +40,8 @@ func (v *View) relist() {
 		return
 	}
 	keep := make([]bool, len(t.Nodes))
-	f := strings.ToLower(v.filter)
-	invert := strings.HasPrefix(f, "!")
-	f = strings.TrimPrefix(f, "!")
 	for i := range t.Nodes {
-		n := &t.Nodes[i]
-		hit := strings.Contains(strings.ToLower(n.Class), f) || strings.Contains(strings.ToLower(n.ID), f) ||
-			strings.Contains(strings.ToLower(n.Text), f) || strings.Contains(n.HashString(), f)
-		keep[i] = hit != invert
+		keep[i] = v.matches(i)
 	}
 	for i := len(t.Nodes) - 1; i > 0; i-- {
 		if keep[i] {
@@ -59,6 +53,18 @@ func (v *View) relist() {
 			v.rows = append(v.rows, int32(i))
 		}
 	}
+}
+
+// matches reports whether node i passes the filter: its class, id, text or
+// hash contains it (case-insensitive), or with a leading '!' does not.
+func (v *View) matches(i int) bool {
+	f := strings.ToLower(v.filter)
+	invert := strings.HasPrefix(f, "!")
+	f = strings.TrimPrefix(f, "!")
+	n := &v.t.Nodes[i]
+	hit := strings.Contains(strings.ToLower(n.Class), f) || strings.Contains(strings.ToLower(n.ID), f) ||
+		strings.Contains(strings.ToLower(n.Text), f) || strings.Contains(n.HashString(), f)
+	return hit != invert
 }
 
 // reveal selects node i, opening its collapsed parents.

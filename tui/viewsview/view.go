@@ -317,6 +317,14 @@ func (v *View) applyFilter(s string) {
 	if keep >= 0 {
 		v.reveal(keep)
 	}
+	if s != "" && v.t != nil && (v.selected() < 0 || !v.matches(v.selected())) {
+		for r, n := range v.rows { // the first match, not the parent shown for it
+			if v.matches(int(n)) {
+				v.sel = r
+				break
+			}
+		}
+	}
 	v.update()
 }
 

@@ -234,7 +234,7 @@ func TestViewsPaneShowsTreeAndProperties(t *testing.T) {
 		hs.key(tcell.KeyRune, r)
 	}
 	hs.key(tcell.KeyEnter, 0)
-	hs.has("Views 3/5", `TextView clock`)
+	hs.has("Views 3/5", `TextView clock`, "android.widget.TextView@c10c") // the match is selected
 	hs.lacks("ImageView gone")
 	hs.key(tcell.KeyEscape, 0)
 	hs.has("Views 5/5", "ImageView gone")
