@@ -82,13 +82,13 @@ func DecodeText(data []byte) (*Tree, error) {
 		}
 		stack = append(stack[:depth], int32(len(t.Nodes)))
 		if err := t.textLine(l[depth:], off+depth, parent, depth, names); err != nil {
+			if len(t.Nodes) == 0 {
+				err = fmt.Errorf("%w: %w", ErrNotADump, err)
+			}
 			return nil, &TextError{line, err}
 		}
 	}
 	if len(t.Nodes) == 0 {
-		if !done && len(bytes.TrimSpace(data)) > 0 {
-			return nil, ErrNotADump
-		}
 		return nil, ErrEmptyDump
 	}
 	t.Truncated = !done
