@@ -141,6 +141,8 @@ func (v *View) keyBindings() []keymap.Binding {
 		b(tcell.KeyRune, 'R', "R", "dump the window again (costs the app's UI thread)", view, v.Refresh).As("refresh"),
 		b(tcell.KeyRune, 'c', "c", "capture the selected view and draw it (c again: the wireframe)", view, v.toggleCapture).As("capture"),
 		b(tcell.KeyRune, 'P', "P", "profile the selected subtree (measure, layout, draw)", view, v.doProfile).As("profile"),
+		b(tcell.KeyRune, ']', "]/[", "scroll the properties down / up", view, func() { v.scrollProps(1) }).As("properties-down"),
+		keymap.Alias(tcell.KeyRune, '[', func() { v.scrollProps(-1) }).As("properties-up"),
 		b(tcell.KeyRune, 'i', "i", "invalidate the selected view, then dump again", act, func() { v.invoke("invalidate") }).As("invalidate"),
 		b(tcell.KeyRune, 'L', "L", "request a layout of the selected view, then dump again", act, func() { v.invoke("requestLayout") }).As("request-layout"),
 		b(tcell.KeyRune, 'v', "v", "toggle the selected view VISIBLE / INVISIBLE, then dump again", act, v.toggleVisibility).As("toggle-visibility"),
@@ -149,6 +151,13 @@ func (v *View) keyBindings() []keymap.Binding {
 		bs = append(bs, b(tcell.KeyRune, 's', "s", "save the selected view's capture as PNG", view, v.save).As("save-capture"))
 	}
 	return bs
+}
+
+// scrollProps scrolls the properties by most of their height.
+func (v *View) scrollProps(dir int) {
+	_, _, _, h := v.props.GetInnerRect()
+	row, _ := v.props.GetScrollOffset()
+	v.props.ScrollTo(max(0, row+dir*max(1, h-2)), 0)
 }
 
 // wideLayout is the width from which the wireframe gets a column of its

@@ -218,6 +218,15 @@ func TestViewsPaneShowsTreeAndProperties(t *testing.T) {
 	hs.has(`TextView hidden "[red]boom\x1b[2J"`)
 	hs.keys("jj")
 	hs.has("android.widget.TextView@c10c", "id id/clock  VISIBLE", "bounds 10,10 40x20 in parent", `text "12:00"`)
+	hs.keys("]")
+	if row, _ := hs.v.props.GetScrollOffset(); row == 0 {
+		t.Error("] did not scroll the properties")
+	}
+	hs.keys("[[")
+	if row, _ := hs.v.props.GetScrollOffset(); row != 0 {
+		t.Error("[ did not scroll back")
+	}
+	hs.has(`text "12:00"`)
 	hs.key(tcell.KeyEnter, 0) // a leaf: nothing to fold
 	hs.keys("k")
 	hs.key(tcell.KeyEnter, 0)
