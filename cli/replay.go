@@ -34,6 +34,7 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "at", Usage: "print the snapshot at this time into the recording (e.g. 12.5s, 2m, or seconds)"},
 			&cli.BoolFlag{Name: "json", Value: true, Usage: "with --at: print JSON (the only format)"},
 			&cli.IntFlag{Name: "pid", Usage: "with --at: only the VM with this pid"},
+			&cli.BoolFlag{Name: "views", Usage: "with --at: add the view trees dumped during the recording (as snapshot --views)"},
 			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON to `OUT` (- for standard output)"},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "dashboard playback speed (1: real time)"},
 			&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks in the dashboard"},
@@ -122,7 +123,15 @@ func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duratio
 		}
 		vms = keep
 	}
-	return headless.WriteJSON(c.App.Writer, headless.Snapshot(vms))
+	entries := headless.Snapshot(vms)
+	if c.Bool("views") {
+		for i, vm := range vms {
+			if len(vm.Views) > 0 {
+				entries[i].Views = headless.ViewsOf(vm)
+			}
+		}
+	}
+	return headless.WriteJSON(c.App.Writer, entries)
 }
 
 func writeChromeFile(c *cli.Context, rec *monitor.Recording, out string) error {

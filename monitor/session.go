@@ -63,6 +63,10 @@ type SessionOptions struct {
 	Logger       *slog.Logger
 	// Recorder, when set, records every session's inputs (recorder.go).
 	Recorder *Recorder
+	// ViewSilentWait is how long a view operation that gets no reply on
+	// success (invoke, set layout parameter, dump display list: ART sends
+	// nothing) waits for a FAIL before it counts as done (default 750ms).
+	ViewSilentWait time.Duration
 }
 
 func (o *SessionOptions) fill() {
@@ -86,6 +90,9 @@ func (o *SessionOptions) fill() {
 	}
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = time.Second
+	}
+	if o.ViewSilentWait <= 0 {
+		o.ViewSilentWait = 750 * time.Millisecond
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
