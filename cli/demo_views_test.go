@@ -37,7 +37,7 @@ func TestDemoViewsPaneInTmux(t *testing.T) {
 			if o, err := s.run("new-session", "-d", "-s", "demo", "-x", fmt.Sprint(size.w), "-y", fmt.Sprint(size.h), cmdline); err != nil {
 				t.Fatalf("tmux new-session: %v %s", err, o)
 			}
-			s.waitText("VMs (9)")
+			s.waitText("VMs (10)")
 			s.keys("Home", "j", "j")
 			s.waitText("selected: com.android.systemui")
 			s.keys("V")
@@ -69,7 +69,7 @@ func TestDemoViewsPaneInTmux(t *testing.T) {
 			s.keys("Escape")
 			s.waitFor("help closed", func(scr string) bool { return !strings.Contains(scr, "expand / collapse the selected view") })
 			s.keys("q")
-			s.waitFor("back to the dashboard", func(scr string) bool { return strings.Contains(scr, "VMs (9)") && !strings.Contains(scr, "Wireframe") })
+			s.waitFor("back to the dashboard", func(scr string) bool { return strings.Contains(scr, "VMs (10)") && !strings.Contains(scr, "Wireframe") })
 			s.keys("q")
 		})
 	}
