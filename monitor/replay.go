@@ -89,6 +89,7 @@ type Replay struct {
 	applied  uint64 // records applied (model events), for the benchmark
 	wake     chan struct{}
 	errs     []error
+	refused  int // endpoint records past MaxReplayVMs, since the last reset
 
 	// The device logs, by device name (the Source of its VMs): made on
 	// first use, and afresh after a seek back. logMu, not mu, so the log
@@ -97,6 +98,20 @@ type Replay struct {
 	logs       map[string]*DeviceLog
 	logDevices map[string]bool // devices the recording holds log entries of
 }
+
+// MaxReplayVMs bounds the VMs a replay holds at once (issue 30 item 14):
+// a live monitor follows at most scan.DefaultMaxDevices (64) devices per adb
+// server, and a busy device has a few dozen debuggable processes, so 4,096
+// is far above what a recording of a real session holds, while a file of
+// endpoint records alone (a few bytes each) cannot make the replay hold
+// hundreds of thousands of VMs (a few KiB each in the store and the JSON).
+// Endpoint records past it are counted, reported once in Errors, and their
+// VMs' records are not applied.
+const MaxReplayVMs = 4096
+
+// ErrTooManyVMs is the error Replay.Errors reports once when a recording
+// holds more than MaxReplayVMs VMs at once.
+var ErrTooManyVMs = fmt.Errorf("the recording holds more than %d VMs at once; the VMs past them are not replayed", MaxReplayVMs)
 
 // NewReplay returns a paused replay at the start of rec (nothing applied)
 // writing into store.
@@ -238,6 +253,7 @@ func (p *Replay) resetLocked() {
 		p.store.Remove(key, "replay rewound")
 	}
 	clear(p.sessions)
+	p.refused = 0
 	p.logMu.Lock()
 	clear(p.logs)
 	p.logMu.Unlock()
@@ -270,6 +286,12 @@ func (p *Replay) applyLocked(r record.Record) error {
 		}
 		if s != nil { // a new session of the same key: the old one ended unrecorded
 			p.store.Remove(r.Key, "replaced")
+		} else if len(p.sessions) >= MaxReplayVMs {
+			p.refused++
+			if p.refused == 1 {
+				return fmt.Errorf("endpoint record at %v for %q: %w", r.Time, r.Key, ErrTooManyVMs)
+			}
+			return nil
 		}
 		s = NewSession(scan.Endpoint{Key: r.Key, Source: ep.Source, PID: ep.PID}, p.store, p.opts)
 		s.src.caps.device = ep.Device
@@ -292,8 +314,8 @@ func (p *Replay) applyLocked(r record.Record) error {
 		}
 	}
 	if s == nil {
-		if r.Key == "" {
-			return nil // other device-wide records: none yet
+		if r.Key == "" || p.refused > 0 {
+			return nil // other device-wide records (none yet), or a refused VM's
 		}
 		return fmt.Errorf("%s record at %v for %q, which has no endpoint record", r.Kind, r.Time, r.Key)
 	}
