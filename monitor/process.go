@@ -66,7 +66,17 @@ func (s *Session) runProcess(ctx context.Context) {
 	s.hsErr = ErrNoJDWP
 	close(s.ready)
 	s.input(s.begin)
-	defer s.input(func(now time.Time) { s.end(now, "process gone") })
+	defer func() {
+		reason := "process gone"
+		if s.stopping != nil {
+			select {
+			case <-s.stopping: // the monitor stops, not the process
+				reason = ReasonStopped
+			default:
+			}
+		}
+		s.input(func(now time.Time) { s.end(now, reason) })
+	}()
 	s.setCaps(func(in *capInput) { in.kind = "process" })
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
