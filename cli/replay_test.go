@@ -57,12 +57,18 @@ func snapshotDoc(t testing.TB, vms []monitor.VM) string {
 // (the same document twice, 25 ms apart).
 func recordSimulated(t testing.TB, d time.Duration) (string, []liveSnap) {
 	t.Helper()
+	return recordSimulatedVMs(t, d, sim.Scenario(3, 7))
+}
+
+// recordSimulatedVMs is recordSimulated with the local device's VMs.
+func recordSimulatedVMs(t testing.TB, d time.Duration, specs []sim.VMSpec) (string, []liveSnap) {
+	t.Helper()
 	dev := sim.NewDevice("emulator-rec")
-	for _, spec := range sim.Scenario(3, 7) {
+	for _, spec := range specs {
 		dev.Add(sim.NewVM(spec))
 	}
 	t.Cleanup(func() { dev.Close() })
-	base, err := freeLocalRange(39300, 7)
+	base, err := freeLocalRange(39300, len(specs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +92,7 @@ func recordSimulated(t testing.TB, d time.Duration) (string, []liveSnap) {
 		JDWPThreadInterval: 400 * time.Millisecond, MeminfoInterval: 500 * time.Millisecond,
 		ProbeTimeout: 300 * time.Millisecond, RequestTimeout: time.Second, Recorder: r.rec})
 	disc := monitor.Discovery{
-		Local: &scan.Local{Ports: scan.PortRange{First: base, Last: base + 6}, Interval: 200 * time.Millisecond},
+		Local: &scan.Local{Ports: scan.PortRange{First: base, Last: base + len(specs) - 1}, Interval: 200 * time.Millisecond},
 		ADB:   []monitor.Runner{&sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()}},
 	}
 	done := make(chan error, 1)
