@@ -58,6 +58,11 @@ type attachment struct {
 
 	mu         sync.Mutex
 	pending    map[uint32]*request // by the id used on the VM connection
+	forwarded  int                 // commands forwarded to the VM
+	pre        []*jdwp.Packet      // what the VM sent before the attach, handed to the debugger
+	wasFresh   bool                // no debugger had attached to the session before
+	attached   time.Time           // when it attached (under p.mu; zero before)
+	br         *bufio.Reader       // the debugger's stream (peeked by closed before readLoop reads it)
 	nextAlias  uint32
 	tr         *tracker
 	forwarding bool // VM packets go to the debugger
@@ -131,6 +136,7 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 		pending: map[uint32]*request{}, nextAlias: aliasBase, tr: newTracker(),
 		qsignal: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		leavingCh: make(chan struct{}), released: make(chan struct{}),
+		br: bufio.NewReaderSize(nc, 64<<10),
 	}
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
@@ -145,7 +151,7 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	p.notify()
 	defer a.release()
 
-	s, jc, isDDM, err := p.waitSession(ctx, e)
+	s, jc, isDDM, err := p.waitSession(ctx, e, a.closed)
 	if err != nil {
 		p.note(key, port, "debugger "+remote+" dropped", err.Error())
 		return
@@ -161,8 +167,9 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	}
 	a.session, a.jc, a.isDDM, a.vmSock = s, jc, isDDM, jc.SyscallConn()
 	pre := e.predata
+	a.pre, a.wasFresh = pre, e.fresh
 	e.predata, e.predataBytes, e.fresh = nil, 0, false
-	a.forwarding = true
+	a.forwarding, a.attached = true, time.Now()
 	a.mu.Lock()
 	for _, pk := range pre {
 		a.tr.event(pk)
@@ -205,9 +212,22 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	a.leave(reason, &wg)
 }
 
+// closed reports whether the debugger closed its connection before it was
+// attached; it peeks, so nothing the debugger sent is consumed. Call it
+// before readLoop only.
+func (a *attachment) closed() bool {
+	_ = a.nc.SetReadDeadline(time.Now().Add(time.Millisecond))
+	_, err := a.br.Peek(1)
+	_ = a.nc.SetReadDeadline(time.Time{})
+	var ne net.Error
+	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+}
+
 // waitSession waits (AttachWait at most) for e's VM to have a running
-// session whose HELO was decided, and returns it with its connection.
-func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *jdwp.Conn, bool, error) {
+// session whose HELO was decided, and returns it with its connection. A
+// debugger that closes meanwhile (gone) stops the wait: a client that
+// handshakes and leaves must not hold the slot while the VM re-opens.
+func (p *Proxy) waitSession(ctx context.Context, e *entry, gone func() bool) (*monitor.Session, *jdwp.Conn, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.opts.AttachWait)
 	defer cancel()
 	for {
@@ -224,6 +244,9 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *j
 				}
 			}
 		}
+		if gone() {
+			return nil, nil, false, errors.New("the debugger closed the connection before the VM's session was ready")
+		}
 		select {
 		case <-ctx.Done():
 			return nil, nil, false, fmt.Errorf("%s has no running session", e.key)
@@ -234,7 +257,7 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *j
 
 // readLoop forwards the debugger's commands until it leaves; it returns why.
 func (a *attachment) readLoop(ctx context.Context) string {
-	br := bufio.NewReaderSize(a.nc, 64<<10)
+	br := a.br
 	for {
 		pk, err := jdwp.ReadPacketBudget(br, a.p.opts.MaxPacketLen, a.p.opts.Budget)
 		if err != nil {
@@ -296,6 +319,7 @@ func (a *attachment) forward(pk *jdwp.Packet) error {
 	}
 	req := &request{orig: pk.ID, set: pk.CommandSet, cmd: pk.Command, data: pk.Data}
 	a.pending[wireID] = req
+	a.forwarded++
 	a.mu.Unlock()
 
 	out := pk
@@ -524,6 +548,10 @@ func (a *attachment) leave(reason string, wg *sync.WaitGroup) {
 	}
 	wg.Wait() // the writer delivered what was queued (a Dispose answer)
 	a.nc.Close()
+	if a.idle() {
+		a.leaveIdle(reason)
+		return
+	}
 
 	// Replies to commands still in flight arrive before the cleanup.
 	deadline := time.NewTimer(drainWait)
@@ -561,6 +589,52 @@ func (a *attachment) leave(reason string, wg *sync.WaitGroup) {
 		a.session.SetDebugger(monitor.DebuggerNone, -1)
 	}
 	a.p.note(a.key, a.port, "debugger "+a.remote+" left: "+reason, rep.String())
+}
+
+// idleYield is how long an attached debugger that sent no command keeps
+// the slot from a debugger that wants it.
+const idleYield = time.Second
+
+// attachedFor is how long a has been attached (0 before the attach).
+func (a *attachment) attachedFor() time.Duration {
+	a.p.mu.Lock()
+	defer a.p.mu.Unlock()
+	if a.attached.IsZero() {
+		return 0
+	}
+	return time.Since(a.attached)
+}
+
+// idle reports whether the debugger has sent the VM no command and was
+// handed no event that suspended it: leaving, it leaves nothing to undo.
+func (a *attachment) idle() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.forwarded == 0 && len(a.tr.requests) == 0 && !a.tr.suspended
+}
+
+// leaveIdle ends a debugger that sent the VM no command and was handed no
+// event that suspended it (issue 30 item 4:
+// a client that handshakes and closes, twice a second, used to re-open a
+// DDM VM's connection each time, so the VM lost polls and a real debugger
+// found no session): the VM saw nothing, so nothing is undone, its session
+// is kept, and what it had sent before the attach is kept for the next
+// debugger.
+func (a *attachment) leaveIdle(reason string) {
+	current := a.p.engine.Session(a.key) == a.session && a.jc.Err() == nil
+	a.p.mu.Lock()
+	if e := a.e; current && e.session == a.session && a.wasFresh {
+		e.predata, e.predataBytes, e.fresh = a.pre, 0, true
+		for _, pk := range a.pre {
+			e.predataBytes += pk.Len()
+		}
+	}
+	a.p.mu.Unlock()
+	a.release()
+	if current {
+		a.session.SetDebugger(monitor.DebuggerNone, -1)
+	}
+	a.p.note(a.key, a.port, "debugger "+a.remote+" left without a command: "+reason, "nothing to undo; the VM's session kept")
 }
 
 // release frees the VM's debugger slot for the next debugger, which may be
@@ -626,6 +700,8 @@ func (p *Proxy) claim(ctx context.Context, a *attachment) string {
 	defer limit.Stop()
 	settle := time.NewTimer(settleWait)
 	defer settle.Stop()
+	tick := time.NewTicker(50 * time.Millisecond) // a waiter that closed leaves the queue
+	defer tick.Stop()
 	noted := false
 	for {
 		p.mu.Lock()
@@ -654,7 +730,23 @@ func (p *Proxy) claim(ctx context.Context, a *attachment) string {
 		case <-prev.released:
 		case <-prev.leavingCh:
 		case <-settled:
+			if prev.idle() {
+				// It has sent nothing yet: a client that handshakes and
+				// closes is about to leave; one that holds the connection
+				// silently for idleYield yields the slot (costing it
+				// nothing). This one waits meanwhile.
+				if since := prev.attachedFor(); since >= idleYield {
+					p.note(a.key, a.port, "debugger "+a.remote+" takes over", fmt.Sprintf("the attached one (%s) sent no command in %v", prev.remote, since.Round(time.Millisecond)))
+					prev.nc.Close()
+				}
+				settle.Reset(settleWait)
+				continue
+			}
 			return "a debugger (" + prev.remote + ") is already attached"
+		case <-tick.C:
+			if a.closed() {
+				return "it closed the connection while it waited"
+			}
 		case <-limit.C:
 			return "the previous debugger's cleanup did not end in time"
 		case <-ctx.Done():
