@@ -154,6 +154,7 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 	defer cancel()
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
+	defer context.AfterFunc(ctx, p.Abort)() // a seek under way ends with the dashboard
 	p.SetSpeed(c.Float64("speed"))
 	p.Play()
 	runDone := make(chan error, 1)

@@ -81,6 +81,7 @@ type Replay struct {
 	// dashboard's status line does not wait for a long Seek.
 	posA     atomic.Int64 // pos, for Position
 	playing  atomic.Bool
+	aborted  atomic.Bool   // Abort: nothing more is applied
 	speed    atomic.Uint64 // math.Float64bits of the speed
 	mu       sync.Mutex
 	next     int           // index of the next record to apply
@@ -261,10 +262,21 @@ func (p *Replay) resetLocked() {
 	p.posA.Store(0)
 }
 
+// Abort stops the replay for good: a Seek in progress returns within a few
+// hundred records, and nothing more is applied (the dashboard's end must not
+// wait for a long Seek of a big recording).
+func (p *Replay) Abort() {
+	p.aborted.Store(true)
+	p.setPlaying(false)
+}
+
 // advanceLocked applies every record with a time at or before t.
 func (p *Replay) advanceLocked(t time.Duration) {
 	recs := p.rec.Records
 	for p.next < len(recs) && recs[p.next].Time <= t {
+		if p.next%256 == 0 && p.aborted.Load() {
+			return
+		}
 		if err := p.applyLocked(recs[p.next]); err != nil && len(p.errs) < 100 {
 			p.errs = append(p.errs, err)
 		}

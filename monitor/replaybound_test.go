@@ -69,3 +69,28 @@ func TestReplayBoundsVMs(t *testing.T) {
 	}
 	runtime.KeepAlive(p)
 }
+
+// Abort ends a Seek under way within a few hundred records (the dashboard
+// ends on SIGTERM or a hung-up terminal without waiting for a long seek
+// through a big recording), and nothing is applied after it.
+func TestReplayAbortEndsSeek(t *testing.T) {
+	rec := endpointFlood(3000)
+	store := NewStore(NewBus())
+	p := NewReplay(rec, store)
+	p.Seek(time.Duration(999) * time.Microsecond) // records 0..999
+	if got := p.Applied(); got != 1000 {
+		t.Fatalf("%d applied before the abort", got)
+	}
+	p.Abort()
+	p.Seek(rec.Duration())
+	if got := p.Applied(); got > 1024 {
+		t.Errorf("%d records applied after Abort, want at most the next multiple of 256 (1024)", got)
+	}
+	if p.Playing() {
+		t.Error("an aborted replay plays")
+	}
+	p.Step()
+	if got := p.Applied(); got > 1024 {
+		t.Errorf("Step applied records after Abort (%d)", got)
+	}
+}
