@@ -57,7 +57,14 @@ func snapshotDoc(t testing.TB, vms []monitor.VM) string {
 // (the same document twice, 25 ms apart).
 func recordSimulated(t testing.TB, d time.Duration) (string, []liveSnap) {
 	t.Helper()
-	return recordSimulatedVMs(t, d, sim.Scenario(3, 7))
+	return recordSimulatedVMs(t, d, append(sim.Scenario(3, 7), waitingVMs...))
+}
+
+// waitingVMs wait for a debugger from their start (issue 30 item 18: the
+// heap numbers of such VMs replayed stale), one of them named only later.
+var waitingVMs = []sim.VMSpec{
+	{PID: 3101, App: "com.example.waiting", Package: "com.example.waiting", Family: sim.ART, WaitingForDebugger: true, Threads: 3, HeapBytes: 6 << 20, Seed: 31},
+	{PID: 3102, App: "com.example.late", Package: "com.example.late", Family: sim.ART, WaitingForDebugger: true, PreInitialized: true, Threads: 3, HeapBytes: 10 << 20, Seed: 32},
 }
 
 // recordSimulatedVMs is recordSimulated with the local device's VMs.
@@ -155,6 +162,15 @@ func TestRecordReplayEqualsLive(t *testing.T) {
 	}
 	if !memory {
 		t.Error("no VM with dumpsys memory")
+	}
+	waiting := 0
+	for _, e := range last {
+		if e.Debugger == "waiting" && len(e.Heaps) > 0 && e.Heaps[0].GCCount > 1 {
+			waiting++ // waiting, with heap numbers that changed since its first HPIF
+		}
+	}
+	if waiting < 3 {
+		t.Errorf("%d VMs waiting for a debugger with heap updates at the end, want 3", waiting)
 	}
 	mismatches := 0
 	for _, s := range snaps {
