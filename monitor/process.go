@@ -66,17 +66,7 @@ func (s *Session) runProcess(ctx context.Context) {
 	s.hsErr = ErrNoJDWP
 	close(s.ready)
 	s.input(s.begin)
-	defer func() {
-		reason := "process gone"
-		if s.stopping != nil {
-			select {
-			case <-s.stopping: // the monitor stops, not the process
-				reason = ReasonStopped
-			default:
-			}
-		}
-		s.input(func(now time.Time) { s.end(now, reason) })
-	}()
+	defer s.input(func(now time.Time) { s.end(now, s.endReason("process gone")) })
 	s.setCaps(func(in *capInput) { in.kind = "process" })
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {

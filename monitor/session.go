@@ -97,6 +97,19 @@ func (o *SessionOptions) fill() {
 	}
 }
 
+// endReason is why the session ends: ReasonStopped when the monitor is
+// stopping, else reason.
+func (s *Session) endReason(reason string) string {
+	if s.stopping != nil {
+		select {
+		case <-s.stopping: // the monitor stops, not the VM
+			return ReasonStopped
+		default:
+		}
+	}
+	return reason
+}
+
 // ReasonStopped is why a session ended when the monitor itself stopped (the
 // user quit, a recording's duration ran out) rather than the VM. A replay
 // does not apply such an end: past it, the VM is as it was last seen live.
@@ -222,16 +235,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 
 	s.input(s.begin)
 	reason := "connection closed"
-	defer func() {
-		if s.stopping != nil {
-			select {
-			case <-s.stopping: // the monitor stops, not the VM
-				reason = ReasonStopped
-			default:
-			}
-		}
-		s.input(func(now time.Time) { s.end(now, reason) })
-	}()
+	defer func() { s.input(func(now time.Time) { s.end(now, s.endReason(reason)) }) }()
 	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)

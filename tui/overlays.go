@@ -15,13 +15,11 @@ import (
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/allocview"
-	"github.com/ddmtui/ddmtui/tui/calltreeview"
 	"github.com/ddmtui/ddmtui/tui/dumpview"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
 	"github.com/ddmtui/ddmtui/tui/style"
-	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // overlays are what covers the panes: the help, the message history, the
@@ -38,9 +36,6 @@ type overlays struct {
 	asking   bool
 
 	profView *profileview.View
-	prof     *trace.Profile     // the profile shown, for its call trees
-	profName string             // its file name
-	trees    *calltreeview.View // the call trees of prof, once opened (T)
 	dumpView *dumpview.View
 	spyView  *spyview.View
 	allocV   *allocview.View
@@ -63,7 +58,7 @@ func newOverlays(d *Dashboard) *overlays {
 	o.messages = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	o.messages.SetBorder(true).SetTitle(" Messages (M or Esc: back) ")
 	d.pages.AddPage("messages", o.messages, true, false)
-	o.profView = profileview.New(profileview.Options{Palette: d.pal, Quit: func() { o.close("profile") }, CallTrees: o.showCallTrees})
+	o.profView = profileview.New(profileview.Options{Palette: d.pal, Quit: func() { o.close("profile") }})
 	d.pages.AddPage("profile", o.profView, true, false)
 	o.dumpView = dumpview.New(dumpview.Options{Palette: d.pal, Quit: func() { o.close("dump") }})
 	d.pages.AddPage("dump", o.dumpView, true, false)
@@ -157,7 +152,7 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 		return true, true // the prompt takes every key; Enter/Esc end it
 	}
 	switch o.frontName() {
-	case "profile", "calltrees", "dump", "allocs", "spy":
+	case "profile", "dump", "allocs", "spy":
 		return true, true // the viewer has its own keys; q or Esc returns here
 	case "help", "messages":
 		switch {
@@ -229,27 +224,7 @@ func (o *overlays) promptDone(key tcell.Key) {
 func (o *overlays) showProfile(p *trace.Profile, path string) {
 	o.profView.SetTitle(filepath.Base(path))
 	o.profView.SetProfile(p)
-	o.prof, o.profName, o.trees = p, filepath.Base(path), nil
 	o.show("profile", o.profView)
-}
-
-// showCallTrees opens the call-tree tabs of the profile shown (T in the
-// profile); their q comes back to the profile.
-func (o *overlays) showCallTrees() {
-	if o.prof == nil {
-		return
-	}
-	if o.trees == nil {
-		back := func() {
-			o.d.pages.HidePage("calltrees")
-			o.show("profile", o.profView)
-		}
-		host := viewer.Host{Title: o.profName + " · call trees (q: back to the profile)", Palette: o.d.pal, Quit: back}
-		o.trees = calltreeview.New(host, o.prof, o.prof.Clocks.First())
-		o.d.pages.RemovePage("calltrees")
-		o.d.pages.AddPage("calltrees", o.trees, true, false)
-	}
-	o.show("calltrees", o.trees)
 }
 
 func (o *overlays) showDump(d *threaddump.Dump) {
