@@ -489,7 +489,7 @@ func TestReplayTimelineDrivesTheReplay(t *testing.T) {
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
 	ctx, cancel := context.WithCancel(context.Background())
-	tl := newReplayTimeline(ctx, p)
+	tl := newReplayTimeline(ctx, p, rec)
 	settle := func(what string, ok func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
@@ -524,6 +524,55 @@ func TestReplayTimelineDrivesTheReplay(t *testing.T) {
 	}
 	cancel()
 	tl.wait()
+}
+
+// TestReplayPreloadGivesEachSecondsEvents: the VM timelines' preload
+// hands over the recording a second at a time, in order, each second
+// holding the events of its records only; a cancelled context stops it.
+func TestReplayPreloadGivesEachSecondsEvents(t *testing.T) {
+	leakcheck.Check(t)
+	rec := syntheticRecording(t, 50) // VM i appears at i×100 ms (HELO 1 ms later) and goes 3 s later
+	tl := &replayTimeline{rec: rec}
+	var ats []time.Duration
+	seen := map[string]time.Duration{} // VM key → the second its HELO came in
+	gone := map[string]time.Duration{}
+	tl.Preload(context.Background(), func(at time.Duration, evs []monitor.Event) {
+		ats = append(ats, at)
+		for _, ev := range evs {
+			switch e := ev.(type) {
+			case monitor.VMUpdated:
+				if _, ok := seen[e.VM.Key]; !ok && e.VM.PID != 0 {
+					seen[e.VM.Key] = at
+				}
+			case monitor.VMGone:
+				gone[e.Key] = at
+			}
+		}
+	})
+	for i, at := range ats {
+		if at%time.Second != 0 || i > 0 && at <= ats[i-1] {
+			t.Fatalf("seconds %v: not whole seconds in order", ats)
+		}
+	}
+	if len(seen) != 50 || len(gone) != 50 {
+		t.Fatalf("%d VMs seen, %d gone, want 50 and 50", len(seen), len(gone))
+	}
+	for i := range 50 {
+		key := fmt.Sprintf("local:%d", 8000+i)
+		if want := time.Duration(i/10) * time.Second; seen[key] != want {
+			t.Fatalf("%s's HELO in second %v, want %v", key, seen[key], want)
+		}
+		if want := time.Duration(i/10+3) * time.Second; gone[key] != want {
+			t.Fatalf("%s gone in second %v, want %v", key, gone[key], want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := 0
+	tl.Preload(ctx, func(time.Duration, []monitor.Event) { calls++ })
+	if calls != 0 {
+		t.Fatalf("a cancelled preload handed over %d seconds", calls)
+	}
 }
 
 // Past the end, and at the length replay itself reports, is the last live

@@ -87,7 +87,11 @@ func proxyOptions(c *cli.Context, d monitor.Discovery) (proxy.Options, error) {
 	if !proxy.IsLoopback(bind) {
 		fmt.Fprintf(c.App.ErrWriter, "ddmtui: warning: debugger ports listen on %s: anyone who can reach it can debug (and run code in) your VMs\n", bind)
 	}
-	return proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind, Spin: spin}, nil
+	opts := proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind, Spin: spin}
+	if d.Local != nil {
+		opts.LocalFirst = d.Local.Ports.First // the scan's first port maps to --debug-base
+	}
+	return opts, nil
 }
 
 // selectMissingAfter is how long serve looks for --select's VM before it

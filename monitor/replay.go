@@ -317,7 +317,7 @@ func (p *Replay) applyLocked(r record.Record) error {
 		}
 		if s != nil {
 			delete(p.sessions, r.Key)
-			s.end(now, string(r.Data))
+			s.end(now, string(r.Data), false)
 		}
 		return nil
 	case record.KindLog:

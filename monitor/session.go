@@ -64,6 +64,10 @@ type SessionOptions struct {
 	Logger       *slog.Logger
 	// Recorder, when set, records every session's inputs (recorder.go).
 	Recorder *Recorder
+	// ViewSilentWait is how long a view operation that gets no reply on
+	// success (invoke, set layout parameter, dump display list: ART sends
+	// nothing) waits for a FAIL before it counts as done (default 750ms).
+	ViewSilentWait time.Duration
 }
 
 func (o *SessionOptions) fill() {
@@ -87,6 +91,9 @@ func (o *SessionOptions) fill() {
 	}
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = time.Second
+	}
+	if o.ViewSilentWait <= 0 {
+		o.ViewSilentWait = 750 * time.Millisecond
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -222,6 +229,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		Route: s.route})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
+	parent := ctx // discovery's: its end is not the peer's failure
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
@@ -235,7 +243,12 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 
 	s.input(s.begin)
 	reason := "connection closed"
-	defer func() { s.input(func(now time.Time) { s.end(now, s.endReason(reason)) }) }()
+	defer func() {
+		why := s.endReason(reason)
+		// Discovery or the monitor ended it, not the peer: not a failure.
+		stopped := parent.Err() != nil || why == ReasonStopped
+		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.isDDM && !s.refused) })
+	}()
 	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)

@@ -98,6 +98,7 @@ type Table struct {
 	detailFocus bool
 	onSelect    func(i int)
 	onChange    func()
+	shown       int // the columns that fit whole, as of the last draw (fit.go)
 }
 
 // NewTable returns a table page over rows; call Refresh once the rows
@@ -419,6 +420,9 @@ func (t *Table) Draw(screen tcell.Screen) {
 		}
 	}
 	t.Flex.Draw(screen)
+	if t.fitColumns() {
+		t.Flex.Draw(screen) // a column that would be cut is left out
+	}
 	if t.n == 0 && t.opt.Empty != "" {
 		x, y, w, h := t.view.GetInnerRect()
 		if h > 2 {
@@ -433,8 +437,13 @@ type tableContent struct {
 	t *Table
 }
 
-func (c *tableContent) GetRowCount() int    { return c.t.n + 1 }
-func (c *tableContent) GetColumnCount() int { return len(c.t.cols) }
+func (c *tableContent) GetRowCount() int { return c.t.n + 1 }
+func (c *tableContent) GetColumnCount() int {
+	if c.t.shown > 0 {
+		return min(c.t.shown, len(c.t.cols))
+	}
+	return len(c.t.cols)
+}
 
 func (c *tableContent) GetCell(row, col int) *tview.TableCell {
 	t := c.t
