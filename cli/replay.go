@@ -271,6 +271,7 @@ func replaySeconds(ctx context.Context, rec *monitor.Recording, add func(time.Du
 	sub := store.Bus().Subscribe()
 	defer sub.Close()
 	p := monitor.NewReplay(rec, store)
+	defer context.AfterFunc(ctx, p.Abort)() // a second of very many records ends with ctx too
 	for at := time.Duration(0); at <= rec.Duration() && ctx.Err() == nil; at += time.Second {
 		p.Seek(at + time.Second - 1) // everything in [at, at+1s)
 		if evs := sub.Drain(); len(evs) > 0 {
