@@ -16,6 +16,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -102,10 +103,16 @@ func parseAt(s string) (time.Duration, error) {
 
 // replayAt returns the VMs of rec at t, as the store held them.
 func replayAt(rec *monitor.Recording, t time.Duration) []monitor.VM {
+	vms, _ := replayAtErrs(rec, t)
+	return vms
+}
+
+// replayAtErrs is replayAt with the records that could not be applied.
+func replayAtErrs(rec *monitor.Recording, t time.Duration) ([]monitor.VM, []error) {
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
 	p.Seek(t)
-	return store.VMs()
+	return store.VMs(), p.Errors()
 }
 
 func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duration) error {
@@ -113,7 +120,12 @@ func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duratio
 		fmt.Fprintf(c.App.ErrWriter, "ddmtui: --at %s is past the recording's end (%s): showing the last live state\n",
 			at, rec.Duration().Round(time.Millisecond))
 	}
-	vms := replayAt(rec, at)
+	vms, errs := replayAtErrs(rec, at)
+	for _, err := range errs {
+		if errors.Is(err, monitor.ErrTooManyVMs) {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: %s\n", safetext.Terminal(err.Error()))
+		}
+	}
 	if pid := c.Int("pid"); pid != 0 {
 		var keep []monitor.VM
 		for _, vm := range vms {
@@ -151,6 +163,7 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 	defer cancel()
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
+	defer context.AfterFunc(ctx, p.Abort)() // a seek under way ends with the dashboard
 	p.SetSpeed(c.Float64("speed"))
 	p.Play()
 	runDone := make(chan error, 1)
@@ -258,6 +271,7 @@ func replaySeconds(ctx context.Context, rec *monitor.Recording, add func(time.Du
 	sub := store.Bus().Subscribe()
 	defer sub.Close()
 	p := monitor.NewReplay(rec, store)
+	defer context.AfterFunc(ctx, p.Abort)() // a second of very many records ends with ctx too
 	for at := time.Duration(0); at <= rec.Duration() && ctx.Err() == nil; at += time.Second {
 		p.Seek(at + time.Second - 1) // everything in [at, at+1s)
 		if evs := sub.Drain(); len(evs) > 0 {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -218,6 +219,9 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		if errors.Is(err, jdwp.ErrNotJDWP) {
 			return fmt.Errorf("%s: %w: %v", s.key, scan.ErrNotVM, err)
 		}
+		if closedBeforeHandshake(err) {
+			return fmt.Errorf("%s: %w: %w", s.key, scan.ErrBusy, err)
+		}
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
 	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
@@ -288,6 +292,15 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		reason = err.Error()
 	}
 	return nil
+}
+
+// closedBeforeHandshake reports whether the peer closed the connection
+// without sending a byte of the handshake: a VM refusing a second JDWP
+// connection, not a peer that is no VM.
+func closedBeforeHandshake(err error) bool {
+	var he *jdwp.HandshakeError
+	return errors.As(err, &he) && len(he.Got) == 0 &&
+		(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET))
 }
 
 func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, error) {
