@@ -138,7 +138,7 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 	}
 	root := t.node(0)
 	root.Inclusive[c] = uint32(clip(ix.First[c], ix.Last[c]))
-	root.Self[c] = root.Inclusive[c]
+	t.buildSelf.at(0)[c] = root.Inclusive[c]
 	type open struct{ call, node int32 }
 	var stack []open
 	for id := range ix.Calls {
@@ -164,8 +164,8 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		d[c] = el
 		t.addCall(n, d)
 		t.addSelf(n, d)
-		p := t.node(parent)
-		p.Self[c] -= min(uint32(el), p.Self[c])
+		p := t.buildSelf.at(parent)
+		p[c] -= min(uint32(el), p[c])
 		stack = append(stack, open{int32(id), n})
 	}
 	t.done()

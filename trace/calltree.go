@@ -5,22 +5,24 @@ import (
 	"slices"
 )
 
-// CallTree is one thread's top-down calling-context tree, in flat arrays:
-// a node per distinct call path from the thread's top level, linked by
-// int32 indexes (parent, first child, next sibling), so its memory is
-// proportional to the distinct paths (36 bytes each), not to the records.
-// Node 0 is the root and stands for the top level; nodes are numbered in
-// depth-first order, so a node's subtree follows it. Recursion is not folded (a;b;a is a path of its
-// own). Every algorithm over it is iterative, so a 100,000-deep path needs
-// no deep Go stack.
+// CallTree is one thread's top-down calling-context tree, in one flat
+// array: a node per distinct call path from the thread's top level, so its
+// memory is proportional to the distinct paths (24 bytes each), not to the
+// records. Node 0 is the root and stands for the top level; nodes are
+// numbered in depth-first order, so a node's subtree is the range from it
+// up to its End, its first child (if any) is the next node, and the next
+// sibling of a child is the child's End. Recursion is not folded (a;b;a
+// is a path of its own). Every algorithm over it is iterative, so a
+// 100,000-deep path needs no deep Go stack.
 //
 // A node's Calls are the calls that ended on its path, Inclusive their
-// time, and Self the time spent on top of the stack in that exact path (its
-// exclusive time). The root's Inclusive is the traced time (last record −
-// first), its Self the time with an empty stack. Self summed over the nodes
-// of a method equals its exclusive time in the flat profile, by the same
-// rules (spec §4): a trace that starts mid-call, frames open at the end,
-// unbalanced exits, unknown method ids, zero and backward time deltas.
+// time, and Self (a method) the time spent on top of the stack in that
+// exact path (its exclusive time). The root's Inclusive is the traced time
+// (last record − first), its Self the time with an empty stack. Self
+// summed over the nodes of a method equals its exclusive time in the flat
+// profile, by the same rules (spec §4): a trace that starts mid-call,
+// frames open at the end, unbalanced exits, unknown method ids, zero and
+// backward time deltas.
 //
 // TreeView shows these trees merged over threads and bottom up.
 type CallTree struct {
@@ -31,31 +33,39 @@ type CallTree struct {
 	// on the stack (ignored). The viewer and the JSON report them.
 	FromStart, Ignored int64
 	// While the tree grows, its nodes are in pages (no copying as it
-	// grows); done makes Nodes. A node's children are found by walking
-	// its sibling list, most recently used first; the children of a node
-	// with more than wideChildren of them are also in wide.
-	build    paged[CallNode]
-	building bool
-	wide     indexTable // parent<<32 | method → node, for wide parents
+	// grows), with their first child and self time beside them (End
+	// holds the next sibling then); done makes Nodes. A node's children
+	// are found by walking its sibling list, most recently used first; the
+	// children of a node with more than wideChildren of them are also in
+	// wide.
+	build      paged[CallNode]
+	buildFirst paged[int32]
+	buildSelf  paged[[2]uint32]
+	building   bool
+	wide       indexTable // parent<<32 | method → node, for wide parents
 	// big holds the inclusive times of the nodes whose sum passed 32 bits
 	// (only calls from the trace's start, which overlap, can: they are
 	// the root's children); their Inclusive reads 2³²−1.
 	big map[int32][2]uint64
+	// self holds the self times of the nodes where it is not their
+	// inclusive time minus their children's (saturated at 2³²−1): calls
+	// from the trace's start, which begin at time 0 and whose callees are
+	// the root's, the root, and sums past 32 bits.
+	self map[int32][2]uint32
 }
 
-// CallNode is one node of a CallTree: 36 bytes. Times are µs on each
+// CallNode is one node of a CallTree: 24 bytes. Times are µs on each
 // clock and fit 32 bits as the records' times do: the calls of one path do
 // not overlap, so their sum is at most the thread's traced time. Calls from
 // the trace's start may overlap: a sum of theirs past 32 bits reads
-// 2³²−1 here and whole from CallTree.Inclusive.
+// 2³²−1 here and whole from CallTree.Inclusive. The self time is not
+// stored: CallTree.Self derives it.
 type CallNode struct {
-	Parent      int32 // -1 for the root
-	Method      int32 // profile index; TopLevel for the root
-	FirstChild  int32 // -1: none
-	NextSibling int32 // -1: none
-	Calls       uint32
-	Inclusive   [2]uint32
-	Self        [2]uint32
+	Parent    int32 // -1 for the root
+	End       int32 // one past the last node of its subtree
+	Method    int32 // profile index; TopLevel for the root
+	Calls     uint32
+	Inclusive [2]uint32
 }
 
 // wideChildren is how many children a node's sibling list is walked for
@@ -64,8 +74,16 @@ const wideChildren = 16
 
 func newCallTree() *CallTree {
 	t := &CallTree{building: true}
-	t.build.add(CallNode{Parent: -1, Method: TopLevel, FirstChild: -1, NextSibling: -1})
+	t.addNode(-1, TopLevel, -1)
 	return t
+}
+
+// addNode adds a node while the tree grows; next is its next sibling.
+func (t *CallTree) addNode(parent, method, next int32) int32 {
+	k := t.build.add(CallNode{Parent: parent, Method: method, End: next})
+	t.buildFirst.add(-1)
+	t.buildSelf.add([2]uint32{})
+	return k
 }
 
 // node returns node i, while the tree grows or after.
@@ -79,8 +97,8 @@ func (t *CallTree) node(i int32) *CallNode {
 // child returns the child of parent for method, adding it when it is new.
 // The child found moves to the front of its siblings.
 func (t *CallTree) child(parent, method int32) int32 {
-	p := t.build.at(parent)
-	prev, c := int32(-1), p.FirstChild
+	first := t.buildFirst.at(parent)
+	prev, c := int32(-1), *first
 	for k := 0; c >= 0; k++ {
 		if k == wideChildren {
 			// A wide parent: all its children are in the table.
@@ -92,13 +110,13 @@ func (t *CallTree) child(parent, method int32) int32 {
 		n := t.build.at(c)
 		if n.Method == method {
 			if prev >= 0 {
-				t.build.at(prev).NextSibling = n.NextSibling
-				n.NextSibling = p.FirstChild
-				p.FirstChild = c
+				t.build.at(prev).End = n.End
+				n.End = *first
+				*first = c
 			}
 			return c
 		}
-		prev, c = c, n.NextSibling
+		prev, c = c, n.End
 	}
 	return t.addChild(parent, method, false)
 }
@@ -107,20 +125,18 @@ func (t *CallTree) child(parent, method int32) int32 {
 // has more than wideChildren children. When this child makes it so, all
 // of them go into the table.
 func (t *CallTree) addChild(parent, method int32, wide bool) int32 {
-	p := t.build.at(parent)
-	k := t.build.add(CallNode{Parent: parent, Method: method, FirstChild: -1, NextSibling: p.FirstChild})
-	p = t.build.at(parent)
-	p.FirstChild = k
+	k := t.addNode(parent, method, *t.buildFirst.at(parent))
+	*t.buildFirst.at(parent) = k
 	if wide {
 		t.wide.getOrPut(wideKey(parent, method), k)
 		return k
 	}
 	n := 0
-	for c := k; c >= 0; c = t.build.at(c).NextSibling {
+	for c := k; c >= 0; c = t.build.at(c).End {
 		n++
 	}
 	if n > wideChildren {
-		for c := k; c >= 0; c = t.build.at(c).NextSibling {
+		for c := k; c >= 0; c = t.build.at(c).End {
 			t.wide.getOrPut(wideKey(parent, t.build.at(c).Method), c)
 		}
 	}
@@ -137,10 +153,11 @@ func addSat(v uint32, d uint64) uint32 {
 	return 1<<32 - 1
 }
 
+// addSelf adds d to the self time of node, while the tree grows.
 func (t *CallTree) addSelf(node int32, d [2]uint64) {
-	n := t.node(node)
-	n.Self[0] = addSat(n.Self[0], d[0])
-	n.Self[1] = addSat(n.Self[1], d[1])
+	s := t.buildSelf.at(node)
+	s[0] = addSat(s[0], d[0])
+	s[1] = addSat(s[1], d[1])
 }
 
 func (t *CallTree) addCall(node int32, el [2]uint64) {
@@ -170,36 +187,71 @@ func (t *CallTree) Inclusive(n int32, c Clock) uint64 {
 	return uint64(nd.Inclusive[c])
 }
 
+// Self is node n's self time on clock c: the time spent on top of the
+// stack in its path. It is its inclusive time minus its children's,
+// except where the tree keeps it (CallTree.self). It costs a step per
+// child.
+func (t *CallTree) Self(n int32, c Clock) uint64 {
+	if s, ok := t.self[n]; ok {
+		return uint64(s[c])
+	}
+	v := t.Inclusive(n, c)
+	for k := n + 1; k < t.Nodes[n].End; k = t.Nodes[k].End {
+		v -= t.Inclusive(k, c)
+	}
+	return v
+}
+
 func (t *CallTree) swapClocks() {
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
 		n.Inclusive[0], n.Inclusive[1] = n.Inclusive[1], n.Inclusive[0]
-		n.Self[0], n.Self[1] = n.Self[1], n.Self[0]
 	}
 	for k, v := range t.big {
 		t.big[k] = [2]uint64{v[1], v[0]}
+	}
+	for k, v := range t.self {
+		t.self[k] = [2]uint32{v[1], v[0]}
 	}
 }
 
 // done ends the growth: the nodes move from their pages into Nodes, of
 // exactly their number, renumbered in depth-first order (so a node's
-// subtree is the nodes from it up to its end, and a walk reads memory in
-// order), and the lookup table goes.
+// subtree is the nodes from it up to its End, and a walk reads memory in
+// order); the self times are kept only where the children's inclusive
+// times do not give them, and the lookup table goes.
 func (t *CallTree) done() {
 	if !t.building {
 		return
 	}
+	// The self times the children do not give, found along the sibling
+	// lists (each node is a child once, so this is a pass over the nodes).
+	n := t.build.len()
+	for i := range int32(n) {
+		var sum [2]uint64
+		for c := *t.buildFirst.at(i); c >= 0; c = t.build.at(c).End {
+			sum[0] += t.Inclusive(c, 0)
+			sum[1] += t.Inclusive(c, 1)
+		}
+		self := *t.buildSelf.at(i)
+		if !derives(t.Inclusive(i, 0), sum[0], self[0]) || !derives(t.Inclusive(i, 1), sum[1], self[1]) {
+			if t.self == nil {
+				t.self = map[int32][2]uint32{}
+			}
+			t.self[i] = self
+		}
+	}
+	t.buildSelf = paged[[2]uint32]{}
 	// Into one slice, each page let go once copied (the peak is the nodes
 	// and one page, not twice the nodes).
-	n := t.build.len()
 	t.Nodes = make([]CallNode, 0, n)
 	for k, pg := range t.build.pages {
 		t.Nodes = append(t.Nodes, pg...)
 		t.build.pages[k] = nil
 	}
 	t.build, t.wide, t.building = paged[CallNode]{}, indexTable{}, false
-	// Depth-first numbers, then the links renumbered, then the nodes moved
-	// to their numbers in place (cycle by cycle).
+	// Depth-first numbers, then the parents renumbered, then the nodes
+	// moved to their numbers in place (cycle by cycle), then the ends.
 	newIdx := make([]int32, n)
 	next := int32(0)
 	stack := []int32{0}
@@ -209,20 +261,23 @@ func (t *CallTree) done() {
 		newIdx[o] = next
 		next++
 		k := len(stack)
-		for c := t.Nodes[o].FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
+		for c := *t.buildFirst.at(o); c >= 0; c = t.Nodes[c].End {
 			stack = append(stack, c)
 		}
 		slices.Reverse(stack[k:]) // the first child is numbered first
 	}
-	remap := func(i int32) int32 {
-		if i < 0 {
-			return i
-		}
-		return newIdx[i]
-	}
+	t.buildFirst = paged[int32]{}
 	for i := range t.Nodes {
-		nd := &t.Nodes[i]
-		nd.Parent, nd.FirstChild, nd.NextSibling = remap(nd.Parent), remap(nd.FirstChild), remap(nd.NextSibling)
+		if p := t.Nodes[i].Parent; p >= 0 {
+			t.Nodes[i].Parent = newIdx[p]
+		}
+	}
+	if len(t.self) > 0 {
+		self := make(map[int32][2]uint32, len(t.self))
+		for k, v := range t.self {
+			self[newIdx[k]] = v
+		}
+		t.self = self
 	}
 	if len(t.big) > 0 {
 		big := make(map[int32][2]uint64, len(t.big))
@@ -238,25 +293,25 @@ func (t *CallTree) done() {
 			newIdx[i], newIdx[j] = newIdx[j], newIdx[i]
 		}
 	}
-}
-
-// subtreeEnds returns, for each node, one past the last node of its
-// subtree (Nodes are in depth-first order).
-func (t *CallTree) subtreeEnds() []int32 {
-	end := make([]int32, len(t.Nodes))
-	for n := len(t.Nodes) - 1; n >= 0; n-- {
-		end[n] = max(end[n], int32(n)+1)
-		if p := t.Nodes[n].Parent; p >= 0 {
-			end[p] = max(end[p], end[n])
-		}
+	for i := range t.Nodes {
+		t.Nodes[i].End = int32(i) + 1
 	}
-	return end
+	for i := len(t.Nodes) - 1; i > 0; i-- {
+		p := &t.Nodes[t.Nodes[i].Parent]
+		p.End = max(p.End, t.Nodes[i].End)
+	}
 }
 
-// Children yields the children of node n in sibling order.
+// derives says whether self is incl minus the children's sum, as Self
+// computes it.
+func derives(incl, children uint64, self uint32) bool {
+	return children <= incl && incl-children == uint64(self) && self != 1<<32-1
+}
+
+// Children yields the children of node n in order.
 func (t *CallTree) Children(n int32) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
-		for c := t.Nodes[n].FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
+		for c := n + 1; c < t.Nodes[n].End; c = t.Nodes[c].End {
 			if !yield(c) {
 				return
 			}
@@ -284,44 +339,6 @@ func (t *CallTree) Path(node int32) []int32 {
 	return rev
 }
 
-// SortChildren orders every node's children by cmp (relinking the
-// siblings), in O(n log n) over the tree.
-func (t *CallTree) SortChildren(cmp func(a, b *CallNode) int) {
-	var kids []int32
-	for p := range t.Nodes {
-		if t.Nodes[p].FirstChild < 0 {
-			continue
-		}
-		kids = kids[:0]
-		for c := t.Nodes[p].FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
-			kids = append(kids, c)
-		}
-		slices.SortStableFunc(kids, func(a, b int32) int { return cmp(&t.Nodes[a], &t.Nodes[b]) })
-		t.Nodes[p].FirstChild = kids[0]
-		for i, c := range kids {
-			next := int32(-1)
-			if i+1 < len(kids) {
-				next = kids[i+1]
-			}
-			t.Nodes[c].NextSibling = next
-		}
-	}
-}
-
-// ByInclusive orders nodes by inclusive time on c, descending, then by
-// method index: the order of the viewer and the JSON.
-func ByInclusive(c Clock) func(a, b *CallNode) int {
-	return func(a, b *CallNode) int {
-		switch {
-		case a.Inclusive[c] > b.Inclusive[c]:
-			return -1
-		case a.Inclusive[c] < b.Inclusive[c]:
-			return 1
-		}
-		return int(a.Method) - int(b.Method)
-	}
-}
-
 // Walk calls visit for every node but the root in depth-first pre-order,
 // with its depth (1 for the root's children); when visit returns false the
 // node's children are skipped. It needs no recursion.
@@ -329,21 +346,18 @@ func (t *CallTree) Walk(visit func(n int32, depth int) bool) {
 	if len(t.Nodes) == 0 {
 		return
 	}
-	n, depth := t.Nodes[0].FirstChild, 1
-	for n >= 0 {
-		if visit(n, depth) && t.Nodes[n].FirstChild >= 0 {
-			n = t.Nodes[n].FirstChild
-			depth++
-			continue
+	ends := make([]int32, 0, 64) // the ends of the nodes on the path
+	ends = append(ends, t.Nodes[0].End)
+	for n := int32(1); n < t.Nodes[0].End; {
+		for ends[len(ends)-1] <= n {
+			ends = ends[:len(ends)-1]
 		}
-		for n > 0 && t.Nodes[n].NextSibling < 0 {
-			n = t.Nodes[n].Parent
-			depth--
+		if visit(n, len(ends)) {
+			ends = append(ends, t.Nodes[n].End)
+			n++
+		} else {
+			n = t.Nodes[n].End
 		}
-		if n <= 0 {
-			return
-		}
-		n = t.Nodes[n].NextSibling
 	}
 }
 
@@ -366,8 +380,8 @@ func (t *CallTree) MethodTotals(methods int) []Stats {
 		}
 		s := &out[nd.Method]
 		s.Calls += int64(nd.Calls)
-		s.Exclusive[0] += uint64(nd.Self[0])
-		s.Exclusive[1] += uint64(nd.Self[1])
+		s.Exclusive[0] += t.Self(n, 0)
+		s.Exclusive[1] += t.Self(n, 1)
 		if onPath[nd.Method] == 0 {
 			s.Inclusive[0] += t.Inclusive(n, 0)
 			s.Inclusive[1] += t.Inclusive(n, 1)
