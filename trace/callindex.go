@@ -138,7 +138,9 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 	}
 	root := t.node(0)
 	root.Inclusive[c] = uint32(clip(ix.First[c], ix.Last[c]))
-	t.buildSelf.at(0)[c] = root.Inclusive[c]
+	var all [2]uint64
+	all[c] = uint64(root.Inclusive[c])
+	t.addSelf(0, all)
 	type open struct{ call, node int32 }
 	var stack []open
 	for id := range ix.Calls {
@@ -164,8 +166,10 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		d[c] = el
 		t.addCall(n, d)
 		t.addSelf(n, d)
-		p := t.buildSelf.at(parent)
-		p[c] -= min(uint32(el), p[c])
+		if s, ok := t.self[parent]; ok { // kept for the root and its children only
+			s[c] -= min(uint32(el), s[c])
+			t.self[parent] = s
+		}
 		stack = append(stack, open{int32(id), n})
 	}
 	t.done()

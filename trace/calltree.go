@@ -33,24 +33,26 @@ type CallTree struct {
 	// on the stack (ignored). The viewer and the JSON report them.
 	FromStart, Ignored int64
 	// While the tree grows, its nodes are in pages (no copying as it
-	// grows), with their first child and self time beside them (End
-	// holds the next sibling then); done makes Nodes. A node's children
-	// are found by walking its sibling list, most recently used first; the
-	// children of a node with more than wideChildren of them are also in
-	// wide.
+	// grows), with their first child beside them (End holds the next
+	// sibling then); done makes Nodes. A node's children are found by
+	// walking its sibling list, most recently used first; the children of
+	// a node with more than wideChildren of them are also in wide.
 	build      paged[CallNode]
 	buildFirst paged[int32]
-	buildSelf  paged[[2]uint32]
 	building   bool
 	wide       indexTable // parent<<32 | method → node, for wide parents
 	// big holds the inclusive times of the nodes whose sum passed 32 bits
 	// (only calls from the trace's start, which overlap, can: they are
 	// the root's children); their Inclusive reads 2³²−1.
 	big map[int32][2]uint64
-	// self holds the self times of the nodes where it is not their
-	// inclusive time minus their children's (saturated at 2³²−1): calls
-	// from the trace's start, which begin at time 0 and whose callees are
-	// the root's, the root, and sums past 32 bits.
+	// self holds the self times (saturated at 2³²−1) of the nodes where
+	// it is not their inclusive time minus their children's. Only the root
+	// and its children can be such: calls from the trace's start are the
+	// root's children, they begin at time 0 and their callees are the
+	// root's. Every other call is entered after the trace's first record
+	// and its callees run inside it, on times that never go backwards
+	// (ProfileBuilder.add), so its time is its self time plus its callees'.
+	// While the tree grows, self holds the root's and its children's.
 	self map[int32][2]uint32
 }
 
@@ -82,7 +84,6 @@ func newCallTree() *CallTree {
 func (t *CallTree) addNode(parent, method, next int32) int32 {
 	k := t.build.add(CallNode{Parent: parent, Method: method, End: next})
 	t.buildFirst.add(-1)
-	t.buildSelf.add([2]uint32{})
 	return k
 }
 
@@ -153,11 +154,17 @@ func addSat(v uint32, d uint64) uint32 {
 	return 1<<32 - 1
 }
 
-// addSelf adds d to the self time of node, while the tree grows.
+// addSelf adds d to the self time of node, while the tree grows. Only
+// the root's and its children's are kept (see CallTree.self).
 func (t *CallTree) addSelf(node int32, d [2]uint64) {
-	s := t.buildSelf.at(node)
-	s[0] = addSat(s[0], d[0])
-	s[1] = addSat(s[1], d[1])
+	if node != 0 && t.build.at(node).Parent != 0 {
+		return
+	}
+	if t.self == nil {
+		t.self = map[int32][2]uint32{}
+	}
+	s := t.self[node]
+	t.self[node] = [2]uint32{addSat(s[0], d[0]), addSat(s[1], d[1])}
 }
 
 func (t *CallTree) addCall(node int32, el [2]uint64) {
@@ -224,24 +231,25 @@ func (t *CallTree) done() {
 	if !t.building {
 		return
 	}
-	// The self times the children do not give, found along the sibling
-	// lists (each node is a child once, so this is a pass over the nodes).
+	// Of the root's and its children's self times, keep those their
+	// children's inclusive times do not give.
 	n := t.build.len()
-	for i := range int32(n) {
+	if t.self == nil {
+		t.self = map[int32][2]uint32{}
+	}
+	for _, i := range append([]int32{0}, t.childrenWhileBuilding(0)...) {
 		var sum [2]uint64
-		for c := *t.buildFirst.at(i); c >= 0; c = t.build.at(c).End {
+		for _, c := range t.childrenWhileBuilding(i) {
 			sum[0] += t.Inclusive(c, 0)
 			sum[1] += t.Inclusive(c, 1)
 		}
-		self := *t.buildSelf.at(i)
-		if !derives(t.Inclusive(i, 0), sum[0], self[0]) || !derives(t.Inclusive(i, 1), sum[1], self[1]) {
-			if t.self == nil {
-				t.self = map[int32][2]uint32{}
-			}
+		self := t.self[i]
+		if derives(t.Inclusive(i, 0), sum[0], self[0]) && derives(t.Inclusive(i, 1), sum[1], self[1]) {
+			delete(t.self, i)
+		} else {
 			t.self[i] = self
 		}
 	}
-	t.buildSelf = paged[[2]uint32]{}
 	// Into one slice, each page let go once copied (the peak is the nodes
 	// and one page, not twice the nodes).
 	t.Nodes = make([]CallNode, 0, n)
@@ -300,6 +308,15 @@ func (t *CallTree) done() {
 		p := &t.Nodes[t.Nodes[i].Parent]
 		p.End = max(p.End, t.Nodes[i].End)
 	}
+}
+
+// childrenWhileBuilding lists the children of node i while the tree grows.
+func (t *CallTree) childrenWhileBuilding(i int32) []int32 {
+	var out []int32
+	for c := *t.buildFirst.at(i); c >= 0; c = t.build.at(c).End {
+		out = append(out, c)
+	}
+	return out
 }
 
 // derives says whether self is incl minus the children's sum, as Self

@@ -28,7 +28,7 @@ type TreeView struct {
 	bottomUp bool
 	clock    Clock
 	Nodes    []ViewNode
-	keep [][]bool // per source node, when a filter is set
+	keep     [][]bool // per source node, when a filter is set
 	// rootGrouped: the bottom-up root's children have their members. The
 	// root level itself is summed in one pass without them; the members
 	// (every source node, grouped by method) are made when the first of
