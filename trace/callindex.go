@@ -136,11 +136,11 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		}
 		return uint64(e - s)
 	}
-	root := t.node(0)
-	root.Inclusive[c] = uint32(clip(ix.First[c], ix.Last[c]))
+	_, rootIncl := t.counts(0)
+	rootIncl[c] = uint32(clip(ix.First[c], ix.Last[c]))
 	var all [2]uint64
-	all[c] = uint64(root.Inclusive[c])
-	t.addSelf(0, all)
+	all[c] = uint64(rootIncl[c])
+	t.addSelf(0, true, all)
 	type open struct{ call, node int32 }
 	var stack []open
 	for id := range ix.Calls {
@@ -165,7 +165,7 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		var d [2]uint64
 		d[c] = el
 		t.addCall(n, d)
-		t.addSelf(n, d)
+		t.addSelf(n, parent == 0, d)
 		if s, ok := t.self[parent]; ok { // kept for the root and its children only
 			s[c] -= min(uint32(el), s[c])
 			t.self[parent] = s

@@ -32,15 +32,13 @@ type CallTree struct {
 	// as calls from the trace's start) and exits of a method that was not
 	// on the stack (ignored). The viewer and the JSON report them.
 	FromStart, Ignored int64
-	// While the tree grows, its nodes are in pages (no copying as it
-	// grows), with their first child beside them (End holds the next
-	// sibling then); done makes Nodes. A node's children are found by
+	// While the tree grows, its nodes are buildNodes in pages (no copying
+	// as it grows); done makes Nodes. A node's children are found by
 	// walking its sibling list, most recently used first; the children of
 	// a node with more than wideChildren of them are also in wide.
-	build      paged[CallNode]
-	buildFirst paged[int32]
-	building   bool
-	wide       indexTable // parent<<32 | method → node, for wide parents
+	build    paged[buildNode]
+	building bool
+	wide     indexTable // parent<<32 | method → node, for wide parents
 	// big holds the inclusive times of the nodes whose sum passed 32 bits
 	// (only calls from the trace's start, which overlap, can: they are
 	// the root's children); their Inclusive reads 2³²−1.
@@ -70,36 +68,40 @@ type CallNode struct {
 	Inclusive [2]uint32
 }
 
+// buildNode is a node while its tree grows: 24 bytes, linked to its first
+// child and next sibling (-1: none); its parent is known from the links.
+type buildNode struct {
+	Method, FirstChild, NextSibling int32
+	Calls                           uint32
+	Inclusive                       [2]uint32
+}
+
 // wideChildren is how many children a node's sibling list is walked for
 // before the lookup table is asked.
 const wideChildren = 16
 
 func newCallTree() *CallTree {
 	t := &CallTree{building: true}
-	t.addNode(-1, TopLevel, -1)
+	t.build.add(buildNode{Method: TopLevel, FirstChild: -1, NextSibling: -1})
 	return t
 }
 
-// addNode adds a node while the tree grows; next is its next sibling.
-func (t *CallTree) addNode(parent, method, next int32) int32 {
-	k := t.build.add(CallNode{Parent: parent, Method: method, End: next})
-	t.buildFirst.add(-1)
-	return k
-}
-
-// node returns node i, while the tree grows or after.
-func (t *CallTree) node(i int32) *CallNode {
+// counts returns node i's calls and inclusive times, while the tree grows
+// or after.
+func (t *CallTree) counts(i int32) (*uint32, *[2]uint32) {
 	if t.building {
-		return t.build.at(i)
+		n := t.build.at(i)
+		return &n.Calls, &n.Inclusive
 	}
-	return &t.Nodes[i]
+	n := &t.Nodes[i]
+	return &n.Calls, &n.Inclusive
 }
 
 // child returns the child of parent for method, adding it when it is new.
 // The child found moves to the front of its siblings.
 func (t *CallTree) child(parent, method int32) int32 {
-	first := t.buildFirst.at(parent)
-	prev, c := int32(-1), *first
+	p := t.build.at(parent)
+	prev, c := int32(-1), p.FirstChild
 	for k := 0; c >= 0; k++ {
 		if k == wideChildren {
 			// A wide parent: all its children are in the table.
@@ -111,13 +113,13 @@ func (t *CallTree) child(parent, method int32) int32 {
 		n := t.build.at(c)
 		if n.Method == method {
 			if prev >= 0 {
-				t.build.at(prev).End = n.End
-				n.End = *first
-				*first = c
+				t.build.at(prev).NextSibling = n.NextSibling
+				n.NextSibling = p.FirstChild
+				p.FirstChild = c
 			}
 			return c
 		}
-		prev, c = c, n.End
+		prev, c = c, n.NextSibling
 	}
 	return t.addChild(parent, method, false)
 }
@@ -126,18 +128,18 @@ func (t *CallTree) child(parent, method int32) int32 {
 // has more than wideChildren children. When this child makes it so, all
 // of them go into the table.
 func (t *CallTree) addChild(parent, method int32, wide bool) int32 {
-	k := t.addNode(parent, method, *t.buildFirst.at(parent))
-	*t.buildFirst.at(parent) = k
+	k := t.build.add(buildNode{Method: method, FirstChild: -1, NextSibling: t.build.at(parent).FirstChild})
+	t.build.at(parent).FirstChild = k
 	if wide {
 		t.wide.getOrPut(wideKey(parent, method), k)
 		return k
 	}
 	n := 0
-	for c := k; c >= 0; c = t.build.at(c).End {
+	for c := k; c >= 0; c = t.build.at(c).NextSibling {
 		n++
 	}
 	if n > wideChildren {
-		for c := k; c >= 0; c = t.build.at(c).End {
+		for c := k; c >= 0; c = t.build.at(c).NextSibling {
 			t.wide.getOrPut(wideKey(parent, t.build.at(c).Method), c)
 		}
 	}
@@ -154,10 +156,11 @@ func addSat(v uint32, d uint64) uint32 {
 	return 1<<32 - 1
 }
 
-// addSelf adds d to the self time of node, while the tree grows. Only
-// the root's and its children's are kept (see CallTree.self).
-func (t *CallTree) addSelf(node int32, d [2]uint64) {
-	if node != 0 && t.build.at(node).Parent != 0 {
+// addSelf adds d to the self time of node, while the tree grows; top says
+// the node is the root or one of its children. Only theirs are kept (see
+// CallTree.self).
+func (t *CallTree) addSelf(node int32, top bool, d [2]uint64) {
+	if !top {
 		return
 	}
 	if t.self == nil {
@@ -168,9 +171,9 @@ func (t *CallTree) addSelf(node int32, d [2]uint64) {
 }
 
 func (t *CallTree) addCall(node int32, el [2]uint64) {
-	n := t.node(node)
-	if n.Calls < 1<<32-1 {
-		n.Calls++
+	calls, incl := t.counts(node)
+	if *calls < 1<<32-1 {
+		*calls++
 	}
 	sum := [2]uint64{t.Inclusive(node, 0) + el[0], t.Inclusive(node, 1) + el[1]}
 	if sum[0] >= 1<<32-1 || sum[1] >= 1<<32-1 {
@@ -179,19 +182,19 @@ func (t *CallTree) addCall(node int32, el [2]uint64) {
 		}
 		t.big[node] = sum
 	}
-	n.Inclusive[0] = uint32(min(sum[0], 1<<32-1))
-	n.Inclusive[1] = uint32(min(sum[1], 1<<32-1))
+	incl[0] = uint32(min(sum[0], 1<<32-1))
+	incl[1] = uint32(min(sum[1], 1<<32-1))
 }
 
 // Inclusive is node n's inclusive time on clock c, whole.
 func (t *CallTree) Inclusive(n int32, c Clock) uint64 {
-	nd := t.node(n)
-	if nd.Inclusive[c] == 1<<32-1 || nd.Inclusive[1-c] == 1<<32-1 {
+	_, incl := t.counts(n)
+	if incl[c] == 1<<32-1 || incl[1-c] == 1<<32-1 {
 		if v, ok := t.big[n]; ok {
 			return v[c]
 		}
 	}
-	return uint64(nd.Inclusive[c])
+	return uint64(incl[c])
 }
 
 // Self is node n's self time on clock c: the time spent on top of the
@@ -222,18 +225,17 @@ func (t *CallTree) swapClocks() {
 	}
 }
 
-// done ends the growth: the nodes move from their pages into Nodes, of
-// exactly their number, renumbered in depth-first order (so a node's
-// subtree is the nodes from it up to its End, and a walk reads memory in
-// order); the self times are kept only where the children's inclusive
-// times do not give them, and the lookup table goes.
+// done ends the growth: the nodes go from their pages into Nodes, of
+// exactly their number, numbered in depth-first order (so a node's subtree
+// is the nodes from it up to its End, and a walk reads memory in order);
+// the self times are kept only where the children's inclusive times do
+// not give them, and the lookup table goes.
 func (t *CallTree) done() {
 	if !t.building {
 		return
 	}
 	// Of the root's and its children's self times, keep those their
 	// children's inclusive times do not give.
-	n := t.build.len()
 	if t.self == nil {
 		t.self = map[int32][2]uint32{}
 	}
@@ -250,60 +252,37 @@ func (t *CallTree) done() {
 			t.self[i] = self
 		}
 	}
-	// Into one slice, each page let go once copied (the peak is the nodes
-	// and one page, not twice the nodes).
-	t.Nodes = make([]CallNode, 0, n)
-	for k, pg := range t.build.pages {
-		t.Nodes = append(t.Nodes, pg...)
-		t.build.pages[k] = nil
+	// Depth first along the sibling lists, each node written at its
+	// number with its parent's; then the ends, children before parents.
+	t.Nodes = make([]CallNode, t.build.len())
+	big, self := t.big, t.self
+	t.big, t.self = nil, nil
+	if len(big) > 0 {
+		t.big = make(map[int32][2]uint64, len(big))
 	}
-	t.build, t.wide, t.building = paged[CallNode]{}, indexTable{}, false
-	// Depth-first numbers, then the parents renumbered, then the nodes
-	// moved to their numbers in place (cycle by cycle), then the ends.
-	newIdx := make([]int32, n)
-	next := int32(0)
-	stack := []int32{0}
-	for len(stack) > 0 {
-		o := stack[len(stack)-1]
+	if len(self) > 0 {
+		t.self = make(map[int32][2]uint32, len(self))
+	}
+	type item struct{ old, parent int32 }
+	stack := []item{{0, -1}}
+	for next := int32(0); len(stack) > 0; next++ {
+		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		newIdx[o] = next
-		next++
+		b := t.build.at(it.old)
+		t.Nodes[next] = CallNode{Parent: it.parent, End: next + 1, Method: b.Method, Calls: b.Calls, Inclusive: b.Inclusive}
+		if v, ok := big[it.old]; ok {
+			t.big[next] = v
+		}
+		if v, ok := self[it.old]; ok {
+			t.self[next] = v
+		}
 		k := len(stack)
-		for c := *t.buildFirst.at(o); c >= 0; c = t.Nodes[c].End {
-			stack = append(stack, c)
+		for c := b.FirstChild; c >= 0; c = t.build.at(c).NextSibling {
+			stack = append(stack, item{c, next})
 		}
 		slices.Reverse(stack[k:]) // the first child is numbered first
 	}
-	t.buildFirst = paged[int32]{}
-	for i := range t.Nodes {
-		if p := t.Nodes[i].Parent; p >= 0 {
-			t.Nodes[i].Parent = newIdx[p]
-		}
-	}
-	if len(t.self) > 0 {
-		self := make(map[int32][2]uint32, len(t.self))
-		for k, v := range t.self {
-			self[newIdx[k]] = v
-		}
-		t.self = self
-	}
-	if len(t.big) > 0 {
-		big := make(map[int32][2]uint64, len(t.big))
-		for k, v := range t.big {
-			big[newIdx[k]] = v
-		}
-		t.big = big
-	}
-	for i := range newIdx {
-		for newIdx[i] != int32(i) {
-			j := newIdx[i]
-			t.Nodes[i], t.Nodes[j] = t.Nodes[j], t.Nodes[i]
-			newIdx[i], newIdx[j] = newIdx[j], newIdx[i]
-		}
-	}
-	for i := range t.Nodes {
-		t.Nodes[i].End = int32(i) + 1
-	}
+	t.build, t.wide, t.building = paged[buildNode]{}, indexTable{}, false
 	for i := len(t.Nodes) - 1; i > 0; i-- {
 		p := &t.Nodes[t.Nodes[i].Parent]
 		p.End = max(p.End, t.Nodes[i].End)
@@ -313,7 +292,7 @@ func (t *CallTree) done() {
 // childrenWhileBuilding lists the children of node i while the tree grows.
 func (t *CallTree) childrenWhileBuilding(i int32) []int32 {
 	var out []int32
-	for c := *t.buildFirst.at(i); c >= 0; c = t.build.at(c).End {
+	for c := t.build.at(i).FirstChild; c >= 0; c = t.build.at(c).NextSibling {
 		out = append(out, c)
 	}
 	return out
