@@ -44,6 +44,7 @@ func NewApp() *cli.App {
 			demoCommand(),
 			profileCommand(),
 			dumpCommand(),
+			viewsCommand(),
 			heapCommand(),
 			hprofCommand(),
 			allocsCommand(),

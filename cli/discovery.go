@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os/signal"
 	"strings"
@@ -79,6 +80,12 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 // before the sessions are stopped, so a VM that answered HELO within the
 // wait is always in it.
 func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.Found, error) {
+	return collectThen(c, opts, nil)
+}
+
+// collectThen is collect that calls then while the sessions still run
+// (monitor.Engine.CollectThen).
+func collectThen(c *cli.Context, opts monitor.SessionOptions, then func(context.Context, *monitor.Engine, []monitor.Found)) ([]monitor.Found, error) {
 	wait := c.Duration("wait")
 	if wait <= 0 {
 		return nil, fmt.Errorf("--wait must be positive")
@@ -94,7 +101,14 @@ func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.Found, erro
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	engine := newEngine(c, monitor.NewStore(monitor.NewBus()), opts)
-	found, err := engine.Collect(ctx, d, wait)
+	var found []monitor.Found
+	if then != nil {
+		found, err = engine.CollectThen(ctx, d, wait, func(ctx context.Context, found []monitor.Found) {
+			then(ctx, engine, found)
+		})
+	} else {
+		found, err = engine.Collect(ctx, d, wait)
+	}
 	out := found[:0]
 	for _, f := range found {
 		if f.Failed != "" || keep(f.VM) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewsview"
 )
 
 // keyContexts builds every view's key table as declared (no terminal is
@@ -27,6 +29,7 @@ func keyContexts() map[string][]keymap.Binding {
 		"thread dump":      dumpview.New(dumpview.Options{Palette: pal}).Keys().Declared(),
 		"profile":          profileview.New(profileview.Options{Palette: pal}).Keys().Declared(),
 		"allocations":      allocview.New(allocview.Options{Palette: pal}).Keys().Declared(),
+		"views":            viewsview.New(viewsview.Options{Palette: pal, Save: func(context.Context, string, []byte) (string, error) { return "", nil }}).Keys().Declared(),
 	}
 }
 

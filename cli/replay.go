@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -33,6 +34,7 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "at", Usage: "print the snapshot at this time into the recording (e.g. 12.5s, 2m, or seconds)"},
 			&cli.BoolFlag{Name: "json", Value: true, Usage: "with --at: print JSON (the only format)"},
 			&cli.IntFlag{Name: "pid", Usage: "with --at: only the VM with this pid"},
+			&cli.BoolFlag{Name: "views", Usage: "with --at: add the view trees dumped during the recording (as snapshot --views)"},
 			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON to `OUT` (- for standard output)"},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "dashboard playback speed (1: real time)"},
 			&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks in the dashboard"},
@@ -100,10 +102,16 @@ func parseAt(s string) (time.Duration, error) {
 
 // replayAt returns the VMs of rec at t, as the store held them.
 func replayAt(rec *monitor.Recording, t time.Duration) []monitor.VM {
+	vms, _ := replayAtErrs(rec, t)
+	return vms
+}
+
+// replayAtErrs is replayAt with the records that could not be applied.
+func replayAtErrs(rec *monitor.Recording, t time.Duration) ([]monitor.VM, []error) {
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
 	p.Seek(t)
-	return store.VMs()
+	return store.VMs(), p.Errors()
 }
 
 func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duration) error {
@@ -111,7 +119,12 @@ func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duratio
 		fmt.Fprintf(c.App.ErrWriter, "ddmtui: --at %s is past the recording's end (%s): showing the last live state\n",
 			at, rec.Duration().Round(time.Millisecond))
 	}
-	vms := replayAt(rec, at)
+	vms, errs := replayAtErrs(rec, at)
+	for _, err := range errs {
+		if errors.Is(err, monitor.ErrTooManyVMs) {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: %s\n", safetext.Terminal(err.Error()))
+		}
+	}
 	if pid := c.Int("pid"); pid != 0 {
 		var keep []monitor.VM
 		for _, vm := range vms {
@@ -121,7 +134,15 @@ func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duratio
 		}
 		vms = keep
 	}
-	return headless.WriteJSON(c.App.Writer, headless.Snapshot(vms))
+	entries := headless.Snapshot(vms)
+	if c.Bool("views") {
+		for i, vm := range vms {
+			if len(vm.Views) > 0 {
+				entries[i].Views = headless.ViewsOf(vm)
+			}
+		}
+	}
+	return headless.WriteJSON(c.App.Writer, entries)
 }
 
 func writeChromeFile(c *cli.Context, rec *monitor.Recording, out string) error {
@@ -141,6 +162,7 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 	defer cancel()
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
+	defer context.AfterFunc(ctx, p.Abort)() // a seek under way ends with the dashboard
 	p.SetSpeed(c.Float64("speed"))
 	p.Play()
 	runDone := make(chan error, 1)
@@ -248,6 +270,7 @@ func replaySeconds(ctx context.Context, rec *monitor.Recording, add func(time.Du
 	sub := store.Bus().Subscribe()
 	defer sub.Close()
 	p := monitor.NewReplay(rec, store)
+	defer context.AfterFunc(ctx, p.Abort)() // a second of very many records ends with ctx too
 	for at := time.Duration(0); at <= rec.Duration() && ctx.Err() == nil; at += time.Second {
 		p.Seek(at + time.Second - 1) // everything in [at, at+1s)
 		if evs := sub.Drain(); len(evs) > 0 {

@@ -39,6 +39,7 @@ func TestSessionFlagsReachEveryEngine(t *testing.T) {
 		"heap":     {pid, same},
 		"hprof":    {append([]string{"-o", t.TempDir() + "/x.hprof"}, pid...), same},
 		"allocs":   {pid, same},
+		"views":    {pid, same},
 		"record":   {append([]string{"-o", t.TempDir() + "/x.rec"}, nowhere...), same},
 		"serve":    {append([]string{"--selected-port", "0"}, nowhere...), same},
 		"logcat":   {nil, same},

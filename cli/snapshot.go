@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"time"
 
 	"github.com/ddmtui/ddmtui/headless"
@@ -17,11 +18,19 @@ func snapshotCommand() *cli.Command {
 			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look before printing"},
 			&cli.IntFlag{Name: "pid", Usage: "only the VM with this pid"},
 			&cli.BoolFlag{Name: "segments", Usage: "ask for heap segments (summary by kind and solidity arrives at the next GC)"},
+			&cli.BoolFlag{Name: "views", Usage: "add each app's windows and view trees (VULW, VURT: costs the apps' UI threads a dump)"},
 		),
 		Action: func(c *cli.Context) error {
 			opts := sessionOptions(c)
 			opts.Segments = c.Bool("segments")
-			found, err := collect(c, opts)
+			var views map[string]*headless.Views
+			var then func(context.Context, *monitor.Engine, []monitor.Found)
+			if c.Bool("views") {
+				then = func(ctx context.Context, e *monitor.Engine, found []monitor.Found) {
+					views = dumpFoundViews(ctx, e, found, c.Int("pid"))
+				}
+			}
+			found, err := collectThen(c, opts, then)
 			if err != nil {
 				return err
 			}
@@ -34,7 +43,11 @@ func snapshotCommand() *cli.Command {
 				}
 				found = keep
 			}
-			return headless.WriteJSON(c.App.Writer, headless.SnapshotFound(found))
+			entries := headless.SnapshotFound(found)
+			for i := range entries {
+				entries[i].Views = views[found[i].VM.Key]
+			}
+			return headless.WriteJSON(c.App.Writer, entries)
 		},
 	}
 }

@@ -120,6 +120,8 @@ func (s *Session) applyRecord(r record.Record, now time.Time) error {
 			return fmt.Errorf("threads record: %w", err)
 		}
 		s.applyJDWPThreads(rows, now)
+	case record.KindViews:
+		return s.applyViewsRecord(r.Data, now)
 	case record.KindState:
 		var st stateRecord
 		if err := json.Unmarshal(r.Data, &st); err != nil {

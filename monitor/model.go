@@ -75,6 +75,10 @@ type VM struct {
 	// TooManyThreads reports that the thread table reached its cap
 	// (SessionOptions.MaxThreads): threads created since are not shown.
 	TooManyThreads bool
+
+	// Views are the latest view hierarchy dumps taken of the VM's windows
+	// (by a command or the views pane; never polled), one per window.
+	Views []WindowDump
 }
 
 // ProcessOnly reports a profileable process without JDWP (track-app):

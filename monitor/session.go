@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -63,6 +64,10 @@ type SessionOptions struct {
 	Logger       *slog.Logger
 	// Recorder, when set, records every session's inputs (recorder.go).
 	Recorder *Recorder
+	// ViewSilentWait is how long a view operation that gets no reply on
+	// success (invoke, set layout parameter, dump display list: ART sends
+	// nothing) waits for a FAIL before it counts as done (default 750ms).
+	ViewSilentWait time.Duration
 }
 
 func (o *SessionOptions) fill() {
@@ -86,6 +91,9 @@ func (o *SessionOptions) fill() {
 	}
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = time.Second
+	}
+	if o.ViewSilentWait <= 0 {
+		o.ViewSilentWait = 750 * time.Millisecond
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -211,6 +219,9 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		if errors.Is(err, jdwp.ErrNotJDWP) {
 			return fmt.Errorf("%s: %w: %v", s.key, scan.ErrNotVM, err)
 		}
+		if closedBeforeHandshake(err) {
+			return fmt.Errorf("%s: %w: %w", s.key, scan.ErrBusy, err)
+		}
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
 	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
@@ -281,6 +292,15 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		reason = err.Error()
 	}
 	return nil
+}
+
+// closedBeforeHandshake reports whether the peer closed the connection
+// without sending a byte of the handshake: a VM refusing a second JDWP
+// connection, not a peer that is no VM.
+func closedBeforeHandshake(err error) bool {
+	var he *jdwp.HandshakeError
+	return errors.As(err, &he) && len(he.Got) == 0 &&
+		(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET))
 }
 
 func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, error) {

@@ -136,9 +136,11 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		}
 		return uint64(e - s)
 	}
-	root := t.node(0)
-	root.Inclusive[c] = uint32(clip(ix.First[c], ix.Last[c]))
-	root.Self[c] = root.Inclusive[c]
+	_, rootIncl := t.counts(0)
+	rootIncl[c] = uint32(clip(ix.First[c], ix.Last[c]))
+	var all [2]uint64
+	all[c] = uint64(rootIncl[c])
+	t.addSelf(0, true, all)
 	type open struct{ call, node int32 }
 	var stack []open
 	for id := range ix.Calls {
@@ -163,9 +165,11 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		var d [2]uint64
 		d[c] = el
 		t.addCall(n, d)
-		t.addSelf(n, d)
-		p := t.node(parent)
-		p.Self[c] -= min(uint32(el), p.Self[c])
+		t.addSelf(n, parent == 0, d)
+		if s, ok := t.self[parent]; ok { // kept for the root and its children only
+			s[c] -= min(uint32(el), s[c])
+			t.self[parent] = s
+		}
 		stack = append(stack, open{int32(id), n})
 	}
 	t.done()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // treeTestTraces are the traces every tree test runs on: hand-built ones
@@ -106,7 +107,7 @@ b 1 10 0
 	if got := dumpView(p, NewTopDownView([]*CallTree{main}, ClockCPU), ClockCPU); got != want {
 		t.Errorf("main top down:\n%s\nwant:\n%s", got, want)
 	}
-	if r := main.Nodes[0]; r.Inclusive[ClockCPU] != 20 || r.Self[ClockCPU] != 2 || r.Inclusive[ClockWall] != 40 {
+	if r := main.Nodes[0]; r.Inclusive[ClockCPU] != 20 || main.Self(0, ClockCPU) != 2 || r.Inclusive[ClockWall] != 40 {
 		t.Errorf("main root %+v", r)
 	}
 	// Merged: bg's a → c adds to main's a → c.
@@ -176,7 +177,7 @@ b 2 10 0
 	if got := dumpView(p, NewTopDownView([]*CallTree{rt}, ClockCPU), ClockCPU); got != want {
 		t.Errorf("range tree:\n%s\nwant:\n%s", got, want)
 	}
-	if r := rt.Nodes[0]; r.Inclusive[ClockCPU] != 11 || r.Self[ClockCPU] != 0 {
+	if r := rt.Nodes[0]; r.Inclusive[ClockCPU] != 11 || rt.Self(0, ClockCPU) != 0 {
 		t.Errorf("range root %+v", r)
 	}
 }
@@ -195,6 +196,7 @@ func checkTreesAgainstGraph(t *testing.T, p *Profile) {
 			continue
 		}
 		trees = append(trees, tp.Tree)
+		checkLayout(t, tp.Tree)
 		checkTotals(t, p, fmt.Sprintf("thread %d", tp.ID), &tp.Graph, []*CallTree{tp.Tree})
 	}
 	checkTotals(t, p, "merged", &p.All, trees)
@@ -449,6 +451,64 @@ func TestCallTreesV2(t *testing.T) {
 			if ix := p.Threads[i].Index; ix != nil {
 				checkIndex(t, ix)
 			}
+		}
+	}
+}
+
+// checkLayout states a finished tree's layout: depth-first numbers, each
+// subtree a range inside its parent's, the first child next, a child's
+// next sibling at its end, no two children of one method; and the self
+// times kept beside the nodes only where a node is a call from the
+// trace's start or has one among its children.
+func checkLayout(t *testing.T, tr *CallTree) {
+	t.Helper()
+	if unsafe.Sizeof(CallNode{}) != 24 {
+		t.Fatalf("CallNode is %d bytes", unsafe.Sizeof(CallNode{}))
+	}
+	ns := tr.Nodes
+	if ns[0].Parent != -1 || ns[0].Method != TopLevel || int(ns[0].End) != len(ns) {
+		t.Fatalf("root %+v of %d nodes", ns[0], len(ns))
+	}
+	for n := int32(1); int(n) < len(ns); n++ {
+		nd, p := ns[n], ns[n].Parent
+		if p < 0 || p >= n || nd.End <= n || nd.End > ns[p].End {
+			t.Fatalf("node %d %+v outside parent %d %+v", n, nd, p, ns[p])
+		}
+		if nd.End > n+1 && ns[n+1].Parent != n {
+			t.Fatalf("node %d: the next node %d is not its child", n, n+1)
+		}
+		if nd.End < ns[p].End && ns[nd.End].Parent != p {
+			t.Fatalf("node %d: next sibling %d has parent %d, not %d", n, nd.End, ns[nd.End].Parent, p)
+		}
+		if p > 0 && n > p+1 && ns[n-1].Parent != p && ns[n-1].End != n {
+			t.Fatalf("node %d: the node before is neither a sibling nor the end of one", n)
+		}
+	}
+	for n := int32(0); int(n) < len(ns); n++ {
+		seen := map[int32]bool{}
+		var kids int
+		for c := range tr.Children(n) {
+			if ns[c].Parent != n || seen[ns[c].Method] {
+				t.Fatalf("node %d: child %d %+v", n, c, ns[c])
+			}
+			seen[ns[c].Method] = true
+			kids++
+		}
+		for k := n + 1; int(k) < len(ns) && k < ns[n].End; k++ {
+			if ns[k].Parent == n {
+				kids--
+			}
+		}
+		if kids != 0 {
+			t.Fatalf("node %d: Children misses %d", n, -kids)
+		}
+	}
+	if len(tr.self) > int(tr.FromStart)+1 {
+		t.Errorf("%d self times kept for %d calls from the start", len(tr.self), tr.FromStart)
+	}
+	for k := range tr.self {
+		if k != 0 && ns[k].Parent != 0 {
+			t.Errorf("node %d (depth %d) keeps its self time", k, tr.Depth(k))
 		}
 	}
 }

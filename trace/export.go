@@ -498,7 +498,7 @@ func (fw *foldedWriter) push(d int, group []foldedNode) {
 func (fw *foldedWriter) line(group []foldedNode) {
 	var v uint64
 	for _, g := range group {
-		v += uint64(g.t.Nodes[g.n].Self[fw.c])
+		v += g.t.Self(g.n, fw.c)
 	}
 	if v == 0 {
 		return

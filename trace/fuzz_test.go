@@ -83,9 +83,9 @@ func checkProfileInvariants(t *testing.T, p *Profile, reportedCalls int64) {
 		if tp.Tree != nil && tp.Records > 0 {
 			var self [2]uint64
 			var treeCalls int64
-			for _, n := range tp.Tree.Nodes {
-				self[0] += uint64(n.Self[0])
-				self[1] += uint64(n.Self[1])
+			for i, n := range tp.Tree.Nodes {
+				self[0] += tp.Tree.Self(int32(i), 0)
+				self[1] += tp.Tree.Self(int32(i), 1)
 				treeCalls += int64(n.Calls)
 			}
 			var methodCalls int64

@@ -210,7 +210,7 @@ func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off
 		ts.topSelf[1] += delta[1]
 	}
 	if ts.tree != nil {
-		ts.tree.addSelf(parentNode, delta)
+		ts.tree.addSelf(parentNode, len(ts.stack) <= 1, delta)
 	}
 	s := ts.slot(m)
 	lm := ts.local.at(s)
@@ -245,7 +245,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		f := frame{method: m, slot: s, below: lm.onStack, call: -1}
 		if ts.tree != nil {
 			f.node = ts.tree.child(0, m)
-			ts.tree.addSelf(f.node, delta)
+			ts.tree.addSelf(f.node, true, delta)
 			ts.tree.FromStart++
 		}
 		if ts.index != nil {
@@ -277,7 +277,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
 		if ts.tree != nil {
-			ts.tree.addSelf(top.node, delta)
+			ts.tree.addSelf(top.node, n <= 1, delta)
 		}
 		delta = [2]uint64{}
 		for len(ts.stack) > k+1 {
@@ -289,7 +289,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 	lm.Exclusive[0] += delta[0]
 	lm.Exclusive[1] += delta[1]
 	if ts.tree != nil {
-		ts.tree.addSelf(top.node, delta)
+		ts.tree.addSelf(top.node, len(ts.stack) <= 1, delta)
 	}
 	b.pop(ts, t, CallReturned)
 	return true
@@ -385,8 +385,8 @@ func (b *ProfileBuilder) closeOpen() {
 func (ts *threadState) finish() {
 	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree, Index: ts.index}
 	if ts.tree != nil {
-		root := ts.tree.node(0)
-		root.Inclusive = [2]uint32{uint32(ts.last[0] - ts.first[0]), uint32(ts.last[1] - ts.first[1])}
+		_, incl := ts.tree.counts(0)
+		*incl = [2]uint32{uint32(ts.last[0] - ts.first[0]), uint32(ts.last[1] - ts.first[1])}
 		ts.tree.done()
 	}
 	if ts.index != nil {

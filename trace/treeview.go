@@ -28,10 +28,7 @@ type TreeView struct {
 	bottomUp bool
 	clock    Clock
 	Nodes    []ViewNode
-	// end gives each source node the end of its subtree: node N is inside
-	// node A's subtree when A < N < end[A] (bottom up).
-	end  [][]int32
-	keep [][]bool // per source node, when a filter is set
+	keep     [][]bool // per source node, when a filter is set
 	// rootGrouped: the bottom-up root's children have their members. The
 	// root level itself is summed in one pass without them; the members
 	// (every source node, grouped by method) are made when the first of
@@ -87,10 +84,9 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 	}
 	root := ViewNode{Parent: -1, Method: TopLevel, FirstChild: -1, NextSibling: -1}
 	for k, t := range v.src {
-		r := &t.Nodes[0]
 		for c := range 2 {
 			root.Inclusive[c] += t.Inclusive(0, Clock(c))
-			root.Self[c] += uint64(r.Self[c])
+			root.Self[c] += t.Self(0, Clock(c))
 		}
 		if !bottomUp {
 			root.members = append(root.members, member{int32(k), 0, 0})
@@ -100,12 +96,6 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 		v.keep = make([][]bool, len(v.src))
 		for k, t := range v.src {
 			v.keep[k] = keepPaths(t, match, bottomUp)
-		}
-	}
-	if bottomUp {
-		v.end = make([][]int32, len(v.src))
-		for k, t := range v.src {
-			v.end[k] = t.subtreeEnds()
 		}
 	}
 	v.Nodes = []ViewNode{root}
@@ -194,7 +184,7 @@ func (v *TreeView) Expand(n int32) {
 			}
 			continue
 		}
-		for c := t.Nodes[m.at].FirstChild; c >= 0; c = t.Nodes[c].NextSibling {
+		for c := range t.Children(m.at) {
 			if v.keep == nil || v.keep[m.src][c] {
 				next = append(next, member{m.src, c, c})
 			}
@@ -314,12 +304,12 @@ func (v *TreeView) expandBottomUpRoot() {
 			nd := &v.Nodes[child[m]]
 			nd.callers = nd.callers || s.Parent > 0
 			nd.Calls += int64(s.Calls)
-			nd.Self[0] += uint64(s.Self[0])
-			nd.Self[1] += uint64(s.Self[1])
+			nd.Self[0] += t.Self(n, 0)
+			nd.Self[1] += t.Self(n, 1)
 			if n >= lastEnd[m] { // not inside a node of m counted before
 				nd.Inclusive[0] += t.Inclusive(n, 0)
 				nd.Inclusive[1] += t.Inclusive(n, 1)
-				lastEnd[m] = v.end[k][n]
+				lastEnd[m] = s.End
 			}
 		}
 	}
@@ -362,20 +352,21 @@ func (v *TreeView) group(parent, method int32, ms []member) ViewNode {
 	nd.members = ms // a part of groupByMethod's new array
 	lastSrc, lastEnd := int32(-1), int32(0)
 	for _, m := range ms {
-		s := &v.src[m.src].Nodes[m.n]
+		t := v.src[m.src]
+		s := &t.Nodes[m.n]
 		nd.Calls += int64(s.Calls)
-		nd.Self[0] += uint64(s.Self[0])
-		nd.Self[1] += uint64(s.Self[1])
+		nd.Self[0] += t.Self(m.n, 0)
+		nd.Self[1] += t.Self(m.n, 1)
 		if v.bottomUp {
 			// Members are in depth-first order per source: skip one
 			// inside the subtree of the last one counted.
 			if m.src == lastSrc && m.n < lastEnd {
 				continue
 			}
-			lastSrc, lastEnd = m.src, v.end[m.src][m.n]
+			lastSrc, lastEnd = m.src, s.End
 		}
-		nd.Inclusive[0] += v.src[m.src].Inclusive(m.n, 0)
-		nd.Inclusive[1] += v.src[m.src].Inclusive(m.n, 1)
+		nd.Inclusive[0] += t.Inclusive(m.n, 0)
+		nd.Inclusive[1] += t.Inclusive(m.n, 1)
 	}
 	return nd
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewsview"
 )
 
 // overlays are what covers the panes: the help, the message history, the
@@ -57,6 +58,7 @@ type overlays struct {
 	allocV   *allocview.View
 	allocKey string // VM whose allocations the allocation view shows
 	timeline *timelineView
+	viewsV   *viewsview.View
 }
 
 func newOverlays(d *Dashboard) *overlays {
@@ -99,6 +101,8 @@ func newOverlays(d *Dashboard) *overlays {
 	d.pages.AddPage("allocs", o.allocV, true, false)
 	o.timeline = newTimelineView(d)
 	d.pages.AddPage("timeline", o.timeline, true, false)
+	o.viewsV = newViewsPane(d, func() { o.close("views") })
+	d.pages.AddPage("views", o.viewsV, true, false)
 	return o
 }
 
@@ -184,7 +188,7 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 		return true, true // the prompt takes every key; Enter/Esc end it
 	}
 	switch o.frontName() {
-	case "profile", "dump", "allocs", "spy":
+	case "profile", "dump", "allocs", "spy", "views":
 		return true, true // the viewer has its own keys; q or Esc returns here
 	case "timeline":
 		o.d.keys.HandleScope(ev, TimelineScope)

@@ -244,33 +244,26 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 	return ev
 }
 
-// ErrNoTerminal is returned by Run (and CheckTerminal) when there is no
-// terminal to draw on: stdin or stdout is not a tty, or there is no
-// controlling terminal (setsid).
-var ErrNoTerminal = viewer.ErrNoTerminal
-
-// CheckTerminal says whether the dashboard can run here; commands call it
-// before they open ports, so that failing leaves nothing held.
-func CheckTerminal() error { return viewer.CheckTerminal() }
-
-// Run shows the dashboard until the user quits or ctx ends. The terminal
-// is restored even after a panic.
+// Run shows the dashboard until the user quits, ctx ends, the terminal
+// fails or SIGHUP/SIGTERM/SIGINT arrives. The terminal is restored even
+// after a panic.
 //
 // tview's QueueUpdateDraw waits until the UI loop has run the function, so
 // one goroutine (the forwarder, pump) does all such hand-offs, and the
 // application is stopped only after it has exited: nothing is ever left
 // waiting on a loop that no longer runs.
 func (d *Dashboard) Run(ctx context.Context) (err error) {
+	d.ctx, d.cancel = context.WithCancel(ctx)
+	defer d.cancel()
 	if d.cfg.Screen == nil {
-		s, err := viewer.OpenTerminal()
+		s, unwatch, err := viewer.OpenWatchedTerminal(d.cancel)
 		if err != nil {
 			return err
 		}
+		defer unwatch()
 		d.app.SetScreen(s)
 		clip.Attach(s) // the copy key writes OSC 52 to its tty
 	}
-	d.ctx, d.cancel = context.WithCancel(ctx)
-	defer d.cancel()
 	sub := d.cfg.Store.Bus().Subscribe()
 	defer sub.Close()
 	// Start from the store's current state; the UI loop is not running yet.
