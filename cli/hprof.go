@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -86,21 +87,32 @@ func finishHPROF(path string, dump *os.File, size int64, raw bool, maxOut int64)
 func hprofCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "hprof",
-		Usage: "dump a VM's heap to an HPROF file (standard HPROF, ready for desktop tools)",
+		Usage: "dump a VM's heap to an HPROF file (standard HPROF, ready for desktop tools); analyse dumps",
 		Description: "Asks the VM for a heap dump — streamed (HPDS) when it can, otherwise written on the device\n" +
 			"(HPDU) and read back through adb; a VM that does not answer within 5s (recent Android)\n" +
 			"is dumped with the device's `am dumpheap` into /data/local/tmp, pulled with adb sync and\n" +
 			"deleted — and converts Android's HPROF variant to standard HPROF in-process, as\n" +
-			"hprof-conv does (--android keeps the original).",
+			"hprof-conv does (--android keeps the original). --analyze then analyses the file as\n" +
+			"`ddmtui hprof analyze` does.",
+		ArgsUsage:   " ",
+		Subcommands: hprofSubcommands(),
 		Flags: append(vmPickFlags(),
-			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.hprof` to write", Required: true},
+			// Required, but checked in Action: urfave/cli checks a
+			// command's required flags before its subcommands run.
+			&cli.IntFlag{Name: "pid", Usage: "the VM (required)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.hprof` to write (required)"},
+			&cli.BoolFlag{Name: "analyze", Usage: "then analyse the written file (as `hprof analyze`)"},
+			&cli.BoolFlag{Name: "json", Usage: "with --analyze: print the analysis as JSON"},
+			topFlag,
 			&cli.BoolFlag{Name: "android", Usage: "keep Android's HPROF variant (JAVA PROFILE 1.0.3) instead of converting"},
 			&cli.Float64Flag{Name: "max-output-ratio", Value: 16, Usage: "refuse a conversion whose output would pass this many times the dump's size (at least 16 MiB; 0: no bound)"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
 			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "how long the dump may take"},
 		),
 		Action: func(c *cli.Context) error {
+			if err := requireFlags(c, "pid", "output"); err != nil {
+				return err
+			}
 			// The dump goes to a temporary file beside the output as it
 			// arrives (an HPDS stream is never held in memory), removed
 			// unless it is complete.
@@ -149,9 +161,32 @@ func hprofCommand() *cli.Command {
 			for _, cl := range sum.TopByCount(5) {
 				fmt.Fprintf(c.App.Writer, "  %8d × %s\n", cl.Instances, safetext.Terminal(cl.Name))
 			}
+			if c.Bool("analyze") {
+				fmt.Fprintln(c.App.Writer)
+				return analyzeHeap(c, out, c.Bool("json"), c.Int("top"), openHeapViewer, isTerminal)
+			}
 			return nil
 		},
 	}
+}
+
+// requireFlags fails as urfave/cli does for required flags not set.
+func requireFlags(c *cli.Context, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if !c.IsSet(n) {
+			missing = append(missing, n)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		//lint:ignore ST1005 urfave/cli's own wording, as before the subcommands
+		return fmt.Errorf("Required flag %q not set", missing[0])
+	}
+	//lint:ignore ST1005 urfave/cli's own wording, as before the subcommands
+	return fmt.Errorf("Required flags %q not set", strings.Join(missing, ", "))
 }
 
 // humanSize formats a byte count for progress lines.

@@ -4,6 +4,8 @@
 //
 //	go run ./hprof/internal/hprofgen -instances 2000000 -o /tmp/big.hprof
 //	go run ./hprof/internal/hprofgen -convert /tmp/big.hprof -o /tmp/big-std.hprof [-z]
+//	go run ./hprof/internal/hprofgen -android-objects 1000000 -o /tmp/app.hprof  # heapgen.Android
+//	go run ./hprof/internal/hprofgen -scenario -o /tmp/leaks.hprof             # heapgen.AndroidScenario
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"os"
 
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/internal/heapgen"
 )
 
 func main() {
@@ -26,11 +29,20 @@ func main() {
 		arrays    = flag.Int("arrays", 0, "app arrays (default instances/4)")
 		maxArray  = flag.Int("max-array", 32, "maximum array length")
 		noData    = flag.Bool("nodata", false, "write some primitive arrays as PRIMITIVE ARRAY NODATA")
+		android   = flag.Int("android-objects", 0, "write an Android-like app heap of about this many objects (heapgen.Android)")
+		scenario  = flag.Bool("scenario", false, "write the small heap with planted leaks (heapgen.AndroidScenario)")
 	)
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "hprofgen: -o is required")
 		os.Exit(2)
+	}
+	if *android > 0 || *scenario {
+		if err := runHeapgen(*out, *android, *seed, *scenario); err != nil {
+			fmt.Fprintln(os.Stderr, "hprofgen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(*out, *convert, *z, hprof.Synth{Seed: *seed, Classes: *classes, Instances: *instances,
 		Arrays: *arrays, MaxArrayLength: *maxArray, NoData: *noData}); err != nil {
@@ -58,6 +70,27 @@ func run(out, convert string, z bool, s hprof.Synth) error {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	if _, err := s.WriteTo(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func runHeapgen(out string, objects int, seed uint64, scenario bool) error {
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if scenario {
+		_, err = heapgen.AndroidScenario(w, heapgen.ScenarioOptions{})
+	} else {
+		err = heapgen.Android(w, heapgen.AndroidOptions{Objects: objects, Seed: seed})
+	}
+	if err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/internal/safetext"
+)
+
+// heapViewer shows an analysed dump to a user at a terminal.
+type heapViewer func(c *cli.Context, h *analysis.Heap, file string, top int) error
+
+// openHeapViewer is where `hprof analyze` on a terminal opens the heap
+// dump viewer. Until the viewer exists it writes the text report.
+func openHeapViewer(c *cli.Context, h *analysis.Heap, file string, top int) error {
+	return analysis.WriteText(c.App.Writer, h.Report(top), analysis.TextOptions{File: file, Top: top})
+}
+
+// hprofSubcommands are `hprof analyze`, `hprof path` and `hprof diff`.
+func hprofSubcommands() []*cli.Command {
+	return []*cli.Command{newHprofAnalyzeCommand(openHeapViewer, isTerminal), hprofPathCommand(), hprofDiffCommand()}
+}
+
+// openHeap analyses a file. The arrays of an analysis hold no pointers,
+// so collecting garbage often costs little, and this one-shot command's
+// peak memory stays near what the analysis holds (docs/PERFORMANCE.md).
+func openHeap(file string) (*analysis.Heap, error) {
+	debug.SetGCPercent(50)
+	h, err := analysis.Open(file, analysis.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", safetext.Terminal(file), err)
+	}
+	return h, nil
+}
+
+// analyzeHeap writes the analysis of file: JSON, the viewer on a
+// terminal, else the text report.
+func analyzeHeap(c *cli.Context, file string, jsonOut bool, top int, view heapViewer, terminal func(io.Writer) bool) error {
+	h, err := openHeap(file)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	if jsonOut {
+		return writeJSON(c.App.Writer, h.Report(top))
+	}
+	if terminal(c.App.Writer) {
+		return view(c, h, file, top)
+	}
+	return analysis.WriteText(c.App.Writer, h.Report(top), analysis.TextOptions{File: file, Top: top})
+}
+
+var topFlag = &cli.IntFlag{Name: "top", Usage: "list the `N` largest dominators and duplicate strings (JSON default 100, text 20)"}
+
+func newHprofAnalyzeCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Command {
+	return &cli.Command{
+		Name:      "analyze",
+		Usage:     "analyse a heap dump: what holds the memory, leaked Activities and Fragments",
+		ArgsUsage: "FILE",
+		Description: "Reads an HPROF file (Android's or standard, converted or not) and reports its heaps, the\n" +
+			"classes by retained size, the top dominators, leaked Activities and Fragments with their\n" +
+			"paths from a GC root, duplicate strings and bitmaps (definitions: docs/ARCHITECTURE.md,\n" +
+			"hprof/analysis). --json prints the whole analysis; a terminal opens the viewer.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("hprof analyze takes one FILE")
+			}
+			return analyzeHeap(c, c.Args().First(), c.Bool("json"), c.Int("top"), view, terminal)
+		},
+	}
+}
+
+// parseObjectID reads an object id: hex with 0x, or decimal.
+func parseObjectID(s string) (uint64, error) {
+	v, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 64)
+	if !strings.HasPrefix(strings.ToLower(s), "0x") {
+		v, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("object id %s: want hex (0x12c0a1b0) or decimal", safetext.Terminal(s))
+	}
+	return v, nil
+}
+
+func hprofPathCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "path",
+		Usage:     "the shortest strong path from a GC root to objects of a heap dump",
+		ArgsUsage: "FILE ID...",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"paths": [{"id", "path"}]}`}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 2 {
+				return fmt.Errorf("hprof path takes a FILE and one or more object IDs")
+			}
+			var ids []uint64
+			for _, a := range c.Args().Slice()[1:] {
+				id, err := parseObjectID(a)
+				if err != nil {
+					return err
+				}
+				ids = append(ids, id)
+			}
+			h, err := openHeap(c.Args().First())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			ps, err := h.Paths(ids)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(c.App.Writer, ps)
+			}
+			return analysis.WritePathText(c.App.Writer, ps)
+		},
+	}
+}
+
+func hprofDiffCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "diff",
+		Usage:     "what grew between two heap dumps of an app, by class",
+		ArgsUsage: "OLD NEW",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"diff": [{"name", "instances_delta", "shallow_delta", "retained_delta"}]}`},
+			&cli.IntFlag{Name: "top", Value: 40, Usage: "text: list the first `N` rows"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return fmt.Errorf("hprof diff takes two files, OLD and NEW")
+			}
+			var hist [2][]analysis.ClassRow
+			for i, file := range c.Args().Slice() {
+				h, err := openHeap(file)
+				if err != nil {
+					return err
+				}
+				hist[i] = h.Histogram()
+				h.Close() // one dump mapped at a time
+			}
+			rows := analysis.DiffHistograms(hist[0], hist[1])
+			if c.Bool("json") {
+				return writeJSON(c.App.Writer, analysis.DiffJSON{Diff: rows})
+			}
+			return analysis.WriteDiffText(c.App.Writer, rows, c.Int("top"))
+		},
+	}
+}
