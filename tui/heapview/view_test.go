@@ -46,8 +46,8 @@ func TestLoadShowsProgressThenTheAppHeap(t *testing.T) {
 		}
 	}
 	hs.must("1 Classes (heap app)", "2 Dominators", "3 Leaks", "4 Strings", "5 Bitmaps",
-		fmt.Sprintf("%s objects (", count(e.Nodes)),
-		fmt.Sprintf("heap app: %s in %s objects", size(app.Bytes), count(app.Objects)),
+		fmt.Sprintf("%s objects, ", count(e.Nodes)),
+		fmt.Sprintf("heap app: %s in %s ·", size(app.Bytes), count(app.Objects)),
 		fmt.Sprintf("%d leaked", len(e.Leaks)), "RETAINED ▼")
 	hs.mustNot("analysing…")
 }
@@ -62,7 +62,7 @@ func TestClassesSortFilterAndInstances(t *testing.T) {
 		t.Fatalf("app heap shows the zygote's classes:\n%s", hs.text())
 	}
 	hs.keys("z") // all heaps
-	hs.must("1 Classes (all heaps)", fmt.Sprintf("all heaps: %s in %s objects", size(sumBytes(e)), count(e.Nodes)))
+	hs.must("1 Classes (all heaps)", fmt.Sprintf("all heaps: %s in %s ·", size(sumBytes(e)), count(e.Nodes)))
 
 	byInst := slices.Clone(e.Classes)
 	slices.SortStableFunc(byInst, func(a, b scene.Class) int {
