@@ -7,7 +7,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/ddmtui/ddmtui/cli"
@@ -15,7 +14,7 @@ import (
 
 func main() {
 	if err := cli.NewApp().Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "ddmtui:", err)
+		cli.PrintError(os.Stderr, err)
 		os.Exit(cli.ExitStatus(err))
 	}
 }

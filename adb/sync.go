@@ -213,6 +213,10 @@ func (c *Client) OpenSync(ctx context.Context, serial string) (*Sync, error) {
 	}
 	nc, err := c.OpenTransport(ctx, serial, "sync:")
 	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) {
+			return nil, fmt.Errorf("%w: %w", ErrSyncUnavailable, err)
+		}
 		return nil, err
 	}
 	return NewSync(nc, feats), nil
@@ -268,9 +272,19 @@ func appendSyncRequest(b []byte, id [4]byte, path string) []byte {
 	return append(b, path...)
 }
 
+// ErrSyncPath is wrapped by the error for a path the sync: service cannot
+// carry (empty, or longer than SyncPathMax): the path, not the service, is
+// at fault, so no other way of reading it should be tried.
+var ErrSyncPath = errors.New("path not accepted by the sync: service")
+
+// ErrSyncUnavailable is wrapped by OpenSync's error when the device refuses
+// the sync: service itself (the adb server answers FAIL): the only case in
+// which reading a file another way makes sense.
+var ErrSyncUnavailable = errors.New("the device refuses the sync: service")
+
 func checkSyncPath(op, path string) error {
 	if path == "" || len(path) > SyncPathMax {
-		return fmt.Errorf("adb: sync %s: path of %d bytes (must be 1..%d)", op, len(path), SyncPathMax)
+		return fmt.Errorf("adb: sync %s: %w: %d bytes (must be 1..%d)", op, ErrSyncPath, len(path), SyncPathMax)
 	}
 	return nil
 }
@@ -531,16 +545,26 @@ func readRecvReply(r io.Reader, w io.Writer, path string, limit int64) (int64, e
 // Pull reads the device file path whole (at most limit bytes; limit ≤ 0:
 // no limit) through a new sync: stream.
 func (c *Client) Pull(ctx context.Context, serial, path string, limit int64) ([]byte, error) {
-	s, err := c.OpenSync(ctx, serial)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	var out bytes.Buffer
-	if _, err := s.Recv(ctx, path, &out, limit); err != nil {
+	if _, err := c.PullTo(ctx, serial, path, &out, limit); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// PullTo copies the device file path to w as it arrives (at most limit
+// bytes; limit ≤ 0: no limit) through a new sync: stream, and returns the
+// bytes written. ctx bounds the whole transfer.
+func (c *Client) PullTo(ctx context.Context, serial, path string, w io.Writer, limit int64) (int64, error) {
+	if err := checkSyncPath("recv", path); err != nil {
+		return 0, err
+	}
+	s, err := c.OpenSync(ctx, serial)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	return s.Recv(ctx, path, w, limit)
 }
 
 // Stat stats one device file through a new sync: stream.

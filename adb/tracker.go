@@ -25,6 +25,7 @@ type Tracker[T any] struct {
 	nc      net.Conn
 	updates chan T
 	done    chan struct{}
+	warn    func(error) // told about messages left out (skipError); may be nil
 
 	mu     sync.Mutex
 	err    error
@@ -59,16 +60,18 @@ func (t *Tracker[T]) Close() error {
 }
 
 // startTracker runs the reading loop on nc: read one message, parse it,
-// publish it, until an error.
-func startTracker[T any](ctx context.Context, op string, nc net.Conn, maxLen int, parse func([]byte) (T, error)) *Tracker[T] {
-	t := &Tracker[T]{op: op, nc: nc, updates: make(chan T, 1), done: make(chan struct{})}
+// publish it, until an error. A read or parse error that is a skipError
+// leaves that message out (warn is told) and reading goes on.
+func startTracker[T any](ctx context.Context, op string, nc net.Conn, maxLen int,
+	read func(io.Reader, int) ([]byte, error), parse func([]byte) (T, error), warn func(error)) *Tracker[T] {
+	t := &Tracker[T]{op: op, nc: nc, updates: make(chan T, 1), done: make(chan struct{}), warn: warn}
 	stop := context.AfterFunc(ctx, func() { _ = nc.SetReadDeadline(time.Unix(1, 0)) })
 	go func() {
 		defer close(t.done)
 		defer close(t.updates)
 		defer nc.Close()
 		defer stop()
-		err := t.loop(maxLen, parse)
+		err := t.loop(maxLen, read, parse)
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		switch {
@@ -83,9 +86,12 @@ func startTracker[T any](ctx context.Context, op string, nc net.Conn, maxLen int
 	return t
 }
 
-func (t *Tracker[T]) loop(maxLen int, parse func([]byte) (T, error)) error {
+func (t *Tracker[T]) loop(maxLen int, read func(io.Reader, int) ([]byte, error), parse func([]byte) (T, error)) error {
 	for {
-		msg, err := readFramed(t.nc, maxLen)
+		msg, err := read(t.nc, maxLen)
+		if t.skipped(err) {
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
 				return fmt.Errorf("%w (%v)", ErrStreamEnded, err)
@@ -93,11 +99,26 @@ func (t *Tracker[T]) loop(maxLen int, parse func([]byte) (T, error)) error {
 			return err
 		}
 		v, err := parse(msg)
+		if t.skipped(err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		t.publish(v)
 	}
+}
+
+// skipped reports whether err leaves one message out (and tells warn).
+func (t *Tracker[T]) skipped(err error) bool {
+	var se skipError
+	if !errors.As(err, &se) {
+		return false
+	}
+	if t.warn != nil {
+		t.warn(fmt.Errorf("adb: %s: %w", t.op, se.err))
+	}
+	return true
 }
 
 // publish replaces any state the consumer has not taken yet with v. Only
@@ -144,7 +165,7 @@ func (c *Client) trackDevices(ctx context.Context, req string) (*Tracker[[]Devic
 	if err != nil {
 		return nil, err
 	}
-	return startTracker(ctx, req, nc, c.maxReply(), ParseDevices), nil
+	return startTracker(ctx, req, nc, c.maxReply(), readFramed, ParseDevices, nil), nil
 }
 
 // TrackJDWP follows the set of debuggable VMs on a device (track-jdwp): the
@@ -156,5 +177,5 @@ func (c *Client) TrackJDWP(ctx context.Context, serial string) (*Tracker[[]int],
 	if err != nil {
 		return nil, err
 	}
-	return startTracker(ctx, "track-jdwp", nc, c.maxReply(), ParsePIDs), nil
+	return startTracker(ctx, "track-jdwp", nc, c.maxReply(), readFramed, ParsePIDs, nil), nil
 }

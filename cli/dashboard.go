@@ -35,6 +35,9 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	if err != nil {
 		return err
 	}
+	if _, err := processesFromFlags(c); err != nil {
+		return err
+	}
 	outDir := c.String("out-dir")
 	if st, err := os.Stat(outDir); err != nil || !st.IsDir() {
 		return fmt.Errorf("--out-dir %s: not a directory", outDir)
@@ -82,14 +85,15 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	defer logs.Close()
 	defer recordLogs(c.Bool("logcat"), store, d, rec, logs)() // --logcat: the devices' logs are recorded from the start
 	dash := tui.New(tui.Config{
-		Store:      store,
-		Controller: tui.EngineController{Engine: engine},
-		Palette:    style.FromEnv(),
-		Discovery:  label,
-		Log:        func(vm monitor.VM) (*monitor.DeviceLog, string) { return deviceLog(logs, d, vm) },
-		Mouse:      c.Bool("mouse"),
-		TraceDir:   outDir,
-		Notice:     notice,
+		Store:          store,
+		Controller:     tui.EngineController{Engine: engine},
+		Palette:        style.FromEnv(),
+		Discovery:      label,
+		Log:            func(vm monitor.VM) (*monitor.DeviceLog, string) { return deviceLog(logs, d, vm) },
+		Mouse:          c.Bool("mouse"),
+		DebuggableOnly: c.String("processes") == "debuggable",
+		TraceDir:       outDir,
+		Notice:         notice,
 		PortError: func(key string) string {
 			for _, ps := range px.Ports() {
 				if !ps.Selected && ps.VM == key {

@@ -26,11 +26,11 @@ func TestDemoInTmuxRebindQuit(t *testing.T) {
 	if out, err := s.run("new-session", "-d", "-s", "demo", "-x", "120", "-y", "40", cmdline); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
-	s.waitText("VMs (9)")
+	s.waitText("VMs (10)")
 	s.waitText("x:quit")
 	s.keys("q")
 	time.Sleep(500 * time.Millisecond)
-	s.waitText("VMs (9)") // still running
+	s.waitText("VMs (10)") // still running
 	s.keys("x")
 	s.waitFor("quit by x", func(scr string) bool { return !strings.Contains(scr, "VMs (") })
 }

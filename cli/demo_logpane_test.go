@@ -29,7 +29,7 @@ func TestDemoLogPaneInTmux(t *testing.T) {
 	if out, err := s.run("new-session", "-d", "-s", "demo", "-x", "80", "-y", "24", cmdline); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
-	s.waitText("VMs (9)")
+	s.waitText("VMs (10)")
 	s.keys("End") // the last VM is the Android 14 device's chat app
 	s.waitText("selected: com.example.chat")
 	s.keys("l")

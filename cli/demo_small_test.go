@@ -25,7 +25,7 @@ func TestDemoInTmuxSmallNoColor(t *testing.T) {
 	if out, err := s.run("new-session", "-d", "-s", "demo", "-x", "80", "-y", "24", cmdline); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
-	s.waitText("VMs (9)")
+	s.waitText("VMs (10)")
 	s.waitText("Heap ·")
 	s.keys("Home", "j", "j") // the first row is the local device's; the first VM found may be the other device's
 	s.waitText("selected: com.android.systemui")

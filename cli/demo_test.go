@@ -97,7 +97,7 @@ func TestDemoInTmux(t *testing.T) {
 	}
 
 	// The VM list, thread states and the heap legend.
-	s.waitText("VMs (9)") // seven on local ports, two on the in-process Android 14 device
+	s.waitText("VMs (10)") // seven on local ports, three on the in-process Android 14 device (one a profileable release app)
 	for _, app := range []string{"system_process", "com.android.systemui", "com.example.mail", "com.example.gallery", "com.example.legacy", "com.example.camera"} {
 		s.waitText(app)
 	}

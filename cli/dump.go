@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/threaddump"
 )
 
@@ -31,6 +31,11 @@ func newDumpCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
 		),
 		Action: func(c *cli.Context) error {
+			if out := c.String("output"); out != "" {
+				if err := savefile.Check(out); err != nil {
+					return err
+				}
+			}
 			var raw []byte
 			err := withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
 				dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -43,7 +48,7 @@ func newDumpCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command
 				return err
 			}
 			if out := c.String("output"); out != "" {
-				if err := os.WriteFile(out, raw, 0o644); err != nil {
+				if _, err := savefile.SaveBytes(c.Context, out, raw, savefile.Options{}); err != nil {
 					return err
 				}
 			}

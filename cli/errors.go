@@ -3,9 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/internal/safetext"
 )
 
 // cmdError is an error labelled for the command line, with the error it
@@ -118,4 +121,18 @@ func takeRequired(flags []cli.Flag) []string {
 		}
 	}
 	return names
+}
+
+// PrintError writes err as ddmtui's last word on w (standard error):
+// "ddmtui: " and the message, each line escaped for the terminal. Errors
+// carry what peers said — a VM's FAIL message, a device's sync FAIL text,
+// an app or file name — so an escape sequence in them (OSC 0 retitling the
+// terminal, OSC 52 writing the clipboard, CSI 2J clearing the screen) is
+// printed as visible text, never obeyed.
+func PrintError(w io.Writer, err error) {
+	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = safetext.Terminal(strings.TrimSuffix(l, "\r"))
+	}
+	fmt.Fprintln(w, "ddmtui: "+strings.Join(lines, "\n"))
 }

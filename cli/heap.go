@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -12,6 +12,7 @@ import (
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/heappng"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 )
 
 func heapCommand() *cli.Command {
@@ -33,6 +34,11 @@ func heapCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.String("png") == "" && !c.Bool("json") {
 				return fmt.Errorf("give --png OUT.png and/or --json")
+			}
+			if out := c.String("png"); out != "" && out != "-" {
+				if err := savefile.Check(out); err != nil {
+					return err
+				}
 			}
 			native := c.Bool("native")
 			var snap *heap.Snapshot
@@ -83,16 +89,10 @@ func heapCommand() *cli.Command {
 				which = "native"
 			}
 			if out := c.String("png"); out != "" {
-				f, err := os.Create(out)
-				if err != nil {
-					return err
-				}
 				title := fmt.Sprintf("%s (pid %d), %s heap", target.App, target.PID, which)
-				if err := heappng.Render(f, snap, heappng.Options{Title: title, Width: c.Int("width")}); err != nil {
-					f.Close()
-					return err
-				}
-				if err := f.Close(); err != nil {
+				if err := writeOutput(c.App.Writer, out, func(w io.Writer) error {
+					return heappng.Render(w, snap, heappng.Options{Title: title, Width: c.Int("width")})
+				}); err != nil {
 					return err
 				}
 			}

@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,74 +11,8 @@ import (
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 )
-
-// writeHPROF converts Android's HPROF to standard HPROF (as hprof-conv
-// does) unless raw is set, streaming it into path (through a temporary file
-// beside it, renamed when complete), with the output bounded by maxOut bytes
-// (0: hprof.DefaultMaxOutput of the input; negative: no bound). It returns
-// the summary of what was written; on error nothing is left at path.
-func writeHPROF(path string, data []byte, raw bool, maxOut int64) (*hprof.Summary, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".ddmtui-*.android.part")
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		f.Close()
-		os.Remove(f.Name()) // gone already when renamed into place
-	}()
-	if _, err := f.Write(data); err != nil {
-		return nil, err
-	}
-	return finishHPROF(path, f, int64(len(data)), raw, maxOut)
-}
-
-// finishHPROF puts the Android HPROF dump of size bytes held in dump (a
-// temporary file in path's directory) at path: converted to standard HPROF
-// through another temporary file beside it, or, raw, dump itself renamed.
-// It returns the summary of what was written; on error nothing is left at
-// path. The caller closes and removes dump (a no-op once renamed).
-func finishHPROF(path string, dump *os.File, size int64, raw bool, maxOut int64) (sum *hprof.Summary, err error) {
-	if maxOut == 0 {
-		maxOut = hprof.DefaultMaxOutput(size)
-	}
-	f := dump
-	if !raw {
-		if f, err = os.CreateTemp(filepath.Dir(path), ".ddmtui-*.hprof.part"); err != nil {
-			return nil, err
-		}
-		defer func() {
-			if f != nil {
-				f.Close()
-				os.Remove(f.Name())
-			}
-		}()
-		if _, err := dump.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-		src := bufio.NewReaderSize(io.LimitReader(dump, size), 1<<20)
-		if err := hprof.Convert(f, src, hprof.ConvertOptions{MaxOutput: max(maxOut, 0)}); err != nil {
-			return nil, fmt.Errorf("converting the dump to standard HPROF: %w", err)
-		}
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	if sum, err = hprof.Summarize(bufio.NewReaderSize(f, 1<<20)); err != nil {
-		return nil, fmt.Errorf("the heap dump does not parse: %w", err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return nil, err
-	}
-	if f != dump {
-		f.Close()
-		f = nil
-	}
-	return sum, nil
-}
 
 func hprofCommand() *cli.Command {
 	return &cli.Command{
@@ -90,10 +20,11 @@ func hprofCommand() *cli.Command {
 		Usage: "dump a VM's heap to an HPROF file (standard HPROF, ready for desktop tools); analyse dumps",
 		Description: "Asks the VM for a heap dump — streamed (HPDS) when it can, otherwise written on the device\n" +
 			"(HPDU) and read back through adb; a VM that does not answer within 5s (recent Android)\n" +
-			"is dumped with the device's `am dumpheap` into /data/local/tmp, pulled with adb sync and\n" +
-			"deleted — and converts Android's HPROF variant to standard HPROF in-process, as\n" +
-			"hprof-conv does (--android keeps the original). --analyze then analyses the file as\n" +
-			"`ddmtui hprof analyze` does.",
+			"is dumped with the device's `am dumpheap` into /data/local/tmp (with -b png from Android 15,\n" +
+			"so bitmaps keep their pixels), pulled with adb sync and deleted — and converts Android's\n" +
+			"HPROF variant to standard HPROF in-process, as hprof-conv does (--android keeps the\n" +
+			"original). The dump streams into a temporary file beside FILE, and only a complete dump\n" +
+			"that parses takes FILE's name. --analyze then analyses the file as `ddmtui hprof analyze` does.",
 		ArgsUsage:   " ",
 		Subcommands: hprofSubcommands(),
 		Flags: append(vmPickFlags(),
@@ -113,48 +44,34 @@ func hprofCommand() *cli.Command {
 			if err := requireFlags(c, "pid", "output"); err != nil {
 				return err
 			}
-			// The dump goes to a temporary file beside the output as it
-			// arrives (an HPDS stream is never held in memory), removed
-			// unless it is complete.
-			out := c.String("output")
-			dump, err := os.CreateTemp(filepath.Dir(out), ".ddmtui-*.android.part")
-			if err != nil {
+			// Through the one save path (savefile): the output's directory
+			// is checked before the VM is even looked for; the dump goes to
+			// a temporary file beside the output as it arrives (an HPDS
+			// stream is never held in memory), is converted and validated,
+			// and only then renamed into place.
+			out, pid := c.String("output"), c.Int("pid")
+			if err := savefile.Check(out); err != nil {
 				return err
 			}
-			defer func() {
-				dump.Close()
-				os.Remove(dump.Name()) // gone already when renamed into place (--android)
-			}()
-			var size int64
-			err = withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
-				dctx, cancel := context.WithTimeout(ctx, c.Duration("timeout"))
-				defer cancel()
-				last := time.Now()
-				progress := func(n uint64) {
-					if time.Since(last) >= 500*time.Millisecond {
-						fmt.Fprintf(c.App.ErrWriter, "\r%s received…", humanSize(n))
-						last = time.Now()
+			var sum *hprof.Summary
+			opts := savefile.HPROF(c.Bool("android"), c.Float64("max-output-ratio"), &sum)
+			opts.Timeout = c.Duration("timeout")
+			progress, done := savefile.ProgressLine(c.App.ErrWriter, isTerminal(c.App.ErrWriter), fmt.Sprintf("heap dump of pid %d", pid))
+			opts.Progress = progress
+			err := withVM(c, pid, c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
+				_, err := savefile.Save(ctx, out, opts, func(ctx context.Context, w *savefile.Writer) error {
+					if _, err := s.HeapDumpTo(ctx, w, w.Progress); err != nil {
+						return fmt.Errorf("heap dump of pid %d: %w", vm.PID, err)
 					}
-				}
-				var err error
-				size, err = s.HeapDumpTo(dctx, dump, progress)
-				if err != nil {
-					return fmt.Errorf("heap dump of pid %d: %w", vm.PID, err)
-				}
-				return nil
+					return nil
+				})
+				return err
 			})
+			done()
 			if err != nil {
 				return err
 			}
-			maxOut := int64(-1)
-			if r := c.Float64("max-output-ratio"); r > 0 {
-				maxOut = max(int64(r*float64(size)), 16<<20)
-			}
-			sum, err := finishHPROF(out, dump, size, c.Bool("android"), maxOut)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "wrote %s: %s, %s\n", c.String("output"), humanSize(uint64(sum.Size)), sum.Header.Version)
+			fmt.Fprintf(c.App.Writer, "wrote %s: %s, %s\n", out, humanSize(uint64(sum.Size)), sum.Header.Version)
 			for _, h := range sum.Heaps {
 				fmt.Fprintf(c.App.Writer, "  heap %-8s %8d instances %8d arrays %10s\n", h.Name, h.Instances, h.Arrays, humanSize(uint64(h.Bytes)))
 			}
@@ -190,14 +107,4 @@ func requireFlags(c *cli.Context, names ...string) error {
 }
 
 // humanSize formats a byte count for progress lines.
-func humanSize(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+func humanSize(n uint64) string { return savefile.Size(n) }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/savefile"
 )
 
 // hostileHPROF is a 14 KB Android HPROF whose NODATA arrays claim 512 MiB.
@@ -35,7 +37,7 @@ func hostileHPROF() []byte {
 func TestWriteHPROFStreamsAndBounds(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.hprof")
-	_, err := writeHPROF(path, hostileHPROF(), false, 0)
+	_, err := savefile.SaveBytes(context.Background(), path, hostileHPROF(), savefile.HPROF(false, savefile.DefaultHPROFRatio, nil))
 	if !errors.Is(err, hprof.ErrOutputTooLarge) {
 		t.Fatalf("hostile dump: %v", err)
 	}
@@ -51,7 +53,8 @@ func TestWriteHPROFStreamsAndBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := writeHPROF(path, good, false, 0)
+	var sum *hprof.Summary
+	_, err = savefile.SaveBytes(context.Background(), path, good, savefile.HPROF(false, savefile.DefaultHPROFRatio, &sum))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/internal/testpeer"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
@@ -68,7 +70,7 @@ func TestHprofCommandStreamed(t *testing.T) {
 	}
 	ours := filepath.Join(dir, "ours.hprof")
 	raw, _ := os.ReadFile(android)
-	if _, err := writeHPROF(ours, raw, false, 0); err != nil {
+	if _, err := savefile.SaveBytes(context.Background(), ours, raw, savefile.HPROF(false, savefile.DefaultHPROFRatio, nil)); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := os.ReadFile(ours)

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,7 +24,17 @@ func discoveryFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "scan-interval", Value: 2 * time.Second, Usage: "how often local ports are probed"},
 		&cli.DurationFlag{Name: "thread-interval", Value: time.Second, Usage: "how often each VM's thread status (THST, or /proc where THST goes unanswered) is polled"},
 		&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often a device VM's process memory (dumpsys meminfo) is read; 0 turns it off"},
+		&cli.StringFlag{Name: "processes", Value: "all", Usage: "which processes to show: all (debuggable VMs and, through track-app on Android 12+, profileable apps without JDWP) or debuggable"},
 	}
+}
+
+// processesFromFlags reads --processes.
+func processesFromFlags(c *cli.Context) (headless.Keep, error) {
+	keep, err := headless.ParseProcesses(c.String("processes"))
+	if err != nil {
+		return nil, fmt.Errorf("--%w", err)
+	}
+	return keep, nil
 }
 
 // sessionOptions are the session settings the discovery flags ask for.
@@ -40,7 +51,7 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 	var d monitor.Discovery
 	r, on, err := scan.ParseRange(c.String("scan"))
 	if err != nil {
-		return d, fmt.Errorf("--scan: %w", err)
+		return d, &cmdError{msg: "--scan: " + strings.TrimPrefix(err.Error(), "scan: "), err: err}
 	}
 	if on {
 		d.Local = &scan.Local{Ports: r, Interval: c.Duration("scan-interval")}
@@ -77,10 +88,21 @@ func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.Found, erro
 	if err != nil {
 		return nil, err
 	}
+	keep, err := processesFromFlags(c)
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	engine := monitor.NewEngine(monitor.NewStore(monitor.NewBus()), opts)
-	return engine.Collect(ctx, d, wait)
+	found, err := engine.Collect(ctx, d, wait)
+	out := found[:0]
+	for _, f := range found {
+		if f.Failed != "" || keep(f.VM) {
+			out = append(out, f)
+		}
+	}
+	return out, err
 }
 
 func listCommand() *cli.Command {

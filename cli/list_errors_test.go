@@ -80,3 +80,12 @@ func TestListReportsFailedEndpoints(t *testing.T) {
 		t.Errorf("text list lacks the healthy VM:\n%s", out)
 	}
 }
+
+// A bad --scan names the flag once, without the package's label after it
+// (issue 29 #13: "--scan: scan: bad port range").
+func TestBadScanRangeIsLabelledOnce(t *testing.T) {
+	_, err := runApp(t, "list", "--scan", "9-3", "--adb", "off")
+	if err == nil || !strings.HasPrefix(err.Error(), `--scan: bad port range "9-3"`) {
+		t.Fatalf("err = %v", err)
+	}
+}

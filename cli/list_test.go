@@ -64,8 +64,8 @@ func TestListAndSnapshotJSONAgainstSimulator(t *testing.T) {
 		if spec.WaitingForDebugger {
 			want = "waiting"
 		}
-		if e.Debugger != want || e.DebugPort != 0 {
-			t.Errorf("%s debugger %q port %d", spec.App, e.Debugger, e.DebugPort)
+		if e.Debugger != want || e.DebugPort == nil || *e.DebugPort != 0 {
+			t.Errorf("%s debugger %q port %v", spec.App, e.Debugger, e.DebugPort)
 		}
 	}
 	// Raw keys are snake_case.

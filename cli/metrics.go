@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/metrics"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
@@ -24,7 +25,7 @@ func metricsFlags() []cli.Flag {
 // startMetrics starts the exporter when --metrics is given. The returned
 // wait blocks until it has stopped (after ctx ends); it is a no-op without
 // --metrics.
-func startMetrics(ctx context.Context, c *cli.Context, engine *monitor.Engine) (wait func(), err error) {
+func startMetrics(ctx context.Context, c *cli.Context, engine *monitor.Engine, keep headless.Keep) (wait func(), err error) {
 	addr := c.String("metrics")
 	if addr == "" {
 		return func() {}, nil
@@ -45,11 +46,29 @@ func startMetrics(ctx context.Context, c *cli.Context, engine *monitor.Engine) (
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "ddmtui: metrics at http://%s/metrics\n", ln.Addr())
+	fmt.Fprintf(c.App.ErrWriter, "ddmtui: metrics at %s\n", metricsURL(addr, ln.Addr()))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		metrics.Serve(ctx, ln, metrics.Handler(metrics.Registry(metrics.NewCollector(engine, label))))
+		col := metrics.NewCollector(engine, label)
+		col.Keep = keep
+		metrics.Serve(ctx, ln, metrics.Handler(metrics.Registry(col)))
 	}()
 	return func() { <-done }, nil
+}
+
+// metricsURL is where the metrics are, as the user named the address: the
+// host asked for (an unspecified one, 0.0.0.0 or ::, is every interface,
+// which the listener would print as [::]) and the port it got.
+func metricsURL(asked string, got net.Addr) string {
+	host, _, err := net.SplitHostPort(asked)
+	_, port, err2 := net.SplitHostPort(got.String())
+	if err != nil || err2 != nil {
+		return "http://" + got.String() + "/metrics"
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/metrics"
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		url += " (every interface)"
+	}
+	return url
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -120,5 +121,24 @@ func TestServeMetricsScrapedByPrometheus(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The URL printed is the address asked for, with the port the listener got
+// (issue 29 #13: --metrics 0.0.0.0:… printed http://[::]:…).
+func TestMetricsURL(t *testing.T) {
+	for _, tc := range []struct{ asked, got, want string }{
+		{"0.0.0.0:9464", "[::]:9464", "http://0.0.0.0:9464/metrics (every interface)"},
+		{"[::]:0", "[::]:40123", "http://[::]:40123/metrics (every interface)"},
+		{"127.0.0.1:0", "127.0.0.1:40124", "http://127.0.0.1:40124/metrics"},
+		{"[::1]:9464", "[::1]:9464", "http://[::1]:9464/metrics"},
+	} {
+		got, err := net.ResolveTCPAddr("tcp", tc.got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := metricsURL(tc.asked, got); u != tc.want {
+			t.Errorf("metricsURL(%q, %s) = %q, want %q", tc.asked, tc.got, u, tc.want)
+		}
 	}
 }

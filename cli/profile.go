@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 )
@@ -94,7 +93,14 @@ func profileCommand() *cli.Command {
 			&cli.BoolFlag{Name: "view", Usage: "open the profile in the terminal afterwards"},
 		),
 		Action: func(c *cli.Context) error {
-			var data []byte
+			out := c.String("output")
+			if err := savefile.Check(out); err != nil {
+				return err // before recording for --duration
+			}
+			var (
+				prof *trace.Profile
+				res  savefile.Result
+			)
 			err := withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
 				if !vm.DDM {
 					return fmt.Errorf("pid %d does not speak DDM: it cannot be profiled through ddmtui", vm.PID)
@@ -103,34 +109,31 @@ func profileCommand() *cli.Command {
 				if err := s.StartProfiling(ctx, opts); err != nil {
 					return fmt.Errorf("start profiling: %w", err)
 				}
-				fmt.Fprintf(c.App.ErrWriter, "profiling %s (pid %d) for %v…\n", vm.App, vm.PID, c.Duration("duration"))
+				fmt.Fprintf(c.App.ErrWriter, "profiling %s for %v…\n", vmLabel(vm), c.Duration("duration"))
 				select {
 				case <-time.After(c.Duration("duration")):
 				case <-ctx.Done():
 				}
-				stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-				defer cancel()
+				// Stopped and saved even after an interrupt: what was
+				// recorded is kept.
+				sopts := savefile.Trace(&prof)
+				sopts.Timeout = 2 * time.Minute
 				var err error
-				data, err = s.StopProfiling(stopCtx, opts.Sampling > 0)
-				if err != nil {
-					return fmt.Errorf("stop profiling: %w", err)
-				}
-				return nil
+				res, err = savefile.Save(context.WithoutCancel(ctx), out, sopts, func(ctx context.Context, w *savefile.Writer) error {
+					if _, err := s.StopProfilingTo(ctx, opts.Sampling > 0, w); err != nil {
+						return fmt.Errorf("stop profiling: %w", err)
+					}
+					return nil
+				})
+				return err
 			})
 			if err != nil {
 				return err
 			}
-			prof, perr := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{})
-			if err := os.WriteFile(c.String("output"), data, 0o644); err != nil {
-				return err
-			}
-			if perr != nil {
-				return fmt.Errorf("wrote %s (%d bytes), but it does not parse: %w", c.String("output"), len(data), perr)
-			}
-			fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, %d threads, %d methods, version %d\n", c.String("output"), len(data),
+			fmt.Fprintf(c.App.Writer, "wrote %s: %d bytes, %d threads, %d methods, version %d\n", out, res.Size,
 				len(prof.Header.Threads), len(prof.Header.Methods), prof.Header.Version)
 			if c.Bool("view") {
-				return profileview.Run(prof, profileview.RunOptions{Title: c.String("output")})
+				return profileview.Run(prof, profileview.RunOptions{Title: out})
 			}
 			return nil
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -128,15 +129,7 @@ func writeChromeFile(c *cli.Context, rec *monitor.Recording, out string) error {
 	if out == "-" {
 		return writeChrome(c.App.Writer, rec)
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if err := writeChrome(f, rec); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeOutput(c.App.Writer, out, func(w io.Writer) error { return writeChrome(w, rec) })
 }
 
 // runReplayDashboard opens the dashboard on a replay of rec, playing at
@@ -270,8 +263,8 @@ func (replayController) Stack(context.Context, string, uint64) ([]ddm.StackFrame
 func (replayController) StartProfiling(context.Context, string, monitor.ProfileOptions) error {
 	return monitor.ErrNoLiveVM
 }
-func (replayController) StopProfiling(context.Context, string, bool) ([]byte, error) {
-	return nil, monitor.ErrNoLiveVM
+func (replayController) StopProfilingTo(context.Context, string, bool, io.Writer) (int64, error) {
+	return 0, monitor.ErrNoLiveVM
 }
 func (replayController) Exit(context.Context, string, int32) error { return monitor.ErrNoLiveVM }
 func (replayController) ThreadDump(context.Context, string) ([]byte, error) {
@@ -286,6 +279,6 @@ func (replayController) SetAllocTracking(context.Context, string, bool) error {
 func (replayController) Allocations(context.Context, string) (*ddm.Allocations, error) {
 	return nil, monitor.ErrNoLiveVM
 }
-func (replayController) HeapDump(context.Context, string, func(uint64)) ([]byte, error) {
-	return nil, monitor.ErrNoLiveVM
+func (replayController) HeapDumpTo(context.Context, string, io.Writer, func(uint64)) (int64, error) {
+	return 0, monitor.ErrNoLiveVM
 }

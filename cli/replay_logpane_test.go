@@ -28,7 +28,7 @@ func TestReplayLogPaneInTmux(t *testing.T) {
 	if out, err := s.run("new-session", "-d", "-s", "demo", "-x", "80", "-y", "24", cmdline); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
-	s.waitText("VMs (9)")
+	s.waitText("VMs (10)")
 	time.Sleep(3 * time.Second) // the device logs meanwhile
 	s.keys("q")
 	s.waitFor("quit", func(scr string) bool { return !strings.Contains(scr, "VMs (") })
@@ -48,7 +48,7 @@ func TestReplayLogPaneInTmux(t *testing.T) {
 	if out, err := s.run("new-session", "-d", "-s", "demo", "-x", "80", "-y", "24", cmdline); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
-	s.waitText("VMs (9)")
+	s.waitText("VMs (10)")
 	s.keys("End")
 	s.waitText("selected: com.example.chat")
 	s.keys("l")

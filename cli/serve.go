@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -94,6 +95,10 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	keep, err := processesFromFlags(c)
+	if err != nil {
+		return err
+	}
 	popts, err := proxyOptions(c, d)
 	if err != nil {
 		return err
@@ -122,12 +127,12 @@ func runServe(c *cli.Context) error {
 	engine := monitor.NewEngine(store, sopts)
 	defer recordLogs(c.Bool("logcat"), store, d, rec, nil)() // --record with --logcat: the devices' logs too
 	px := proxy.New(engine, popts)
-	waitMetrics, err := startMetrics(ctx, c, engine)
+	waitMetrics, err := startMetrics(ctx, c, engine, keep)
 	if err != nil {
 		return err
 	}
 	defer waitMetrics()
-	out := &serveOutput{w: c.App.Writer, json: c.Bool("json"), vms: map[string]headless.ListEntry{}, portErr: map[string]string{}}
+	out := &serveOutput{w: c.App.Writer, json: c.Bool("json"), keepVM: keep, vms: map[string]headless.ListEntry{}, portErr: map[string]string{}}
 
 	// The engine outlives the proxy so that a debugger's cleanup can still
 	// reach its VM when serve stops.
@@ -261,6 +266,7 @@ func (s *serveSelector) settle(vms []monitor.VM) {
 type serveOutput struct {
 	w        io.Writer
 	json     bool
+	keepVM   headless.Keep // --processes; nil: all
 	vms      map[string]headless.ListEntry
 	portErr  map[string]string
 	selected string // the last selected-VM port line printed (text or JSON)
@@ -286,11 +292,14 @@ func (o *serveOutput) emit(v any) {
 }
 
 func (o *serveOutput) vm(vm monitor.VM) {
-	if vm.VMIdent == "" && vm.Err == "" {
+	if vm.VMIdent == "" && vm.Err == "" && !vm.ProcessOnly() {
 		return // not identified yet: wait for HELO (or Version)
 	}
+	if !o.keep(vm) {
+		return
+	}
 	e := headless.List([]monitor.VM{vm})[0]
-	if prev, ok := o.vms[vm.Key]; ok && prev == e {
+	if prev, ok := o.vms[vm.Key]; ok && reflect.DeepEqual(prev, e) {
 		return
 	}
 	o.vms[vm.Key] = e
@@ -299,12 +308,18 @@ func (o *serveOutput) vm(vm monitor.VM) {
 		return
 	}
 	port := "no debugger port yet"
-	if e.DebugPort != 0 {
-		port = fmt.Sprintf("debugger port %d", e.DebugPort)
+	switch {
+	case e.DebugPort == nil:
+		port = "no JDWP (profileable)"
+	case *e.DebugPort != 0:
+		port = fmt.Sprintf("debugger port %d", *e.DebugPort)
 	}
 	fmt.Fprintf(o.w, "%s  pid %d  %s  %s  %s  debugger %s\n", safetext.Terminal(vm.Key), e.PID,
 		orDash(safetext.Terminal(e.App)), orDash(safetext.Terminal(e.VM)), port, e.Debugger)
 }
+
+// keep says whether --processes shows vm.
+func (o *serveOutput) keep(vm monitor.VM) bool { return o.keepVM == nil || o.keepVM(vm) }
 
 func orDash(s string) string {
 	if s == "" {

@@ -57,9 +57,14 @@ func simCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				for i, vm := range dev.VMs() {
+				i := 0
+				for _, vm := range dev.VMs() {
 					s := vm.Spec()
+					if s.Release { // no JDWP: no port (adb's track-app lists it)
+						continue
+					}
 					fmt.Fprintf(c.App.Writer, "%-16s pid %-6d %-6s %s\n", addrs[i], s.PID, s.Family, s.App)
+					i++
 				}
 			}
 			if port := c.Int("adbd"); port != 0 {
@@ -120,8 +125,12 @@ func checkSimFlags(c *cli.Context) error {
 func newSimDevice(c *cli.Context) *sim.Device {
 	dev := sim.NewDevice("emulator-sim")
 	dev.SetAPI(c.Int("api"))
-	for _, spec := range simSpecs(c) {
+	specs := simSpecs(c)
+	for _, spec := range specs {
 		dev.Add(sim.NewVM(spec))
+	}
+	if api := c.Int("api"); api >= sim.TrackAppAPI { // track-app lists it; track-jdwp would not
+		dev.Add(sim.NewVM(sim.ReleaseApp(specs, api, c.Uint64("seed"))))
 	}
 	return dev
 }

@@ -2,7 +2,7 @@ package cli
 
 import (
 	"bufio"
-	"errors"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 )
@@ -183,8 +184,9 @@ func openTrace(path, dataPath string) (*trace.Reader, func(), error) {
 	return rd, closeBoth, nil
 }
 
-// writeOutput writes to the file out, or to stdout for "-", through a
-// buffer; the file is created only after the profile is ready.
+// writeOutput writes to the file out (through the save path: a
+// temporary file beside it, renamed once complete, so a failure leaves an
+// existing out as it was), or to stdout for "-", through a buffer.
 func writeOutput(stdout io.Writer, out string, write func(io.Writer) error) error {
 	if out == "-" {
 		bw := bufio.NewWriter(stdout)
@@ -193,22 +195,14 @@ func writeOutput(stdout io.Writer, out string, write func(io.Writer) error) erro
 		}
 		return bw.Flush()
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return errors.Join(err, os.Remove(out))
-	}
-	return nil
+	_, err := savefile.Save(context.Background(), out, savefile.Options{}, func(_ context.Context, w *savefile.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	return err
 }
 
 // reportWarnings prints a summary of the trace's warnings to stderr: counts

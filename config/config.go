@@ -49,6 +49,9 @@ type Discovery struct {
 	ScanInterval    *string  `toml:"scan_interval"`
 	ThreadInterval  *string  `toml:"thread_interval"`
 	MeminfoInterval *string  `toml:"meminfo_interval"`
+	// Processes: "all" (debuggable VMs and profileable apps, track-app)
+	// or "debuggable".
+	Processes *string `toml:"processes"`
 }
 
 // Debugger holds the debugger ports.
@@ -218,6 +221,7 @@ func (f *File) Settings() []Setting {
 	str("discovery.scan_interval", "scan-interval", f.Discovery.ScanInterval)
 	str("discovery.thread_interval", "thread-interval", f.Discovery.ThreadInterval)
 	str("discovery.meminfo_interval", "meminfo-interval", f.Discovery.MeminfoInterval)
+	str("discovery.processes", "processes", f.Discovery.Processes)
 	num("debugger.base", "debug-base", f.Debugger.Base)
 	num("debugger.selected_port", "selected-port", f.Debugger.SelectedPort)
 	str("debugger.bind", "debug-bind", f.Debugger.Bind)
@@ -276,6 +280,7 @@ var Keys = []Key{
 	{"discovery", "scan_interval", "scan-interval"},
 	{"discovery", "thread_interval", "thread-interval"},
 	{"discovery", "meminfo_interval", "meminfo-interval"},
+	{"discovery", "processes", "processes"},
 	{"debugger", "base", "debug-base"},
 	{"debugger", "selected_port", "selected-port"},
 	{"debugger", "bind", "debug-bind"},

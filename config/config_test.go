@@ -72,6 +72,7 @@ adb_max_devices = 9
 scan_interval = "d"
 thread_interval = "e"
 meminfo_interval = "f"
+processes = "k"
 [debugger]
 base = 1
 selected_port = 2

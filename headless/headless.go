@@ -18,13 +18,26 @@ import (
 
 // ListEntry is one VM in `ddmtui list --json`.
 type ListEntry struct {
-	Source    string `json:"source"`
-	PID       int    `json:"pid"`
-	App       string `json:"app"`
-	VM        string `json:"vm"`
-	DDM       bool   `json:"ddm"`
-	Debugger  string `json:"debugger"`
-	DebugPort int    `json:"debug_port"`
+	Source string `json:"source"`
+	PID    int    `json:"pid"`
+	App    string `json:"app"`
+	VM     string `json:"vm"`
+	DDM    bool   `json:"ddm"`
+	// Debuggable: the process has JDWP; Profileable: the device's
+	// track-app lists it as profileable (Android 12+). A profileable
+	// process that is not debuggable has "ddm": false and no debug_port.
+	Debuggable  bool   `json:"debuggable"`
+	Profileable bool   `json:"profileable"`
+	Debugger    string `json:"debugger"`
+	// DebugPort is the VM's debugger port (0: none yet); absent for a
+	// process without JDWP.
+	DebugPort *int `json:"debug_port,omitempty"`
+	// Architecture ("arm64", "x86_64"…) and UID (the app's Linux uid) come
+	// from track-app (Android 15 for the uid); UserID from HELO or
+	// track-app. Absent where not known.
+	Architecture string `json:"architecture,omitempty"`
+	UID          *int   `json:"uid,omitempty"`
+	UserID       *int   `json:"user_id,omitempty"`
 	// Error says why the endpoint is not a working VM (not JDWP, a bad
 	// packet length, HELO unanswered); absent for a working VM.
 	Error string `json:"error,omitempty"`
@@ -104,8 +117,36 @@ func List(vms []monitor.VM) []ListEntry {
 }
 
 func listEntry(vm monitor.VM) ListEntry {
-	return ListEntry{Source: vm.Source, PID: vm.PID, App: vm.App, VM: vm.VMIdent, DDM: vm.DDM,
-		Debugger: string(vm.Debugger), DebugPort: vm.DebugPort}
+	e := ListEntry{Source: vm.Source, PID: vm.PID, App: vm.App, VM: vm.VMIdent, DDM: vm.DDM,
+		Debuggable: vm.Debuggable, Profileable: vm.Profileable, Debugger: string(vm.Debugger), Architecture: vm.Architecture}
+	if !vm.ProcessOnly() {
+		port := vm.DebugPort
+		e.DebugPort = &port
+	}
+	if vm.UIDKnown {
+		uid := vm.UID
+		e.UID = &uid
+	}
+	if vm.UserIDKnown {
+		u := vm.UserID
+		e.UserID = &u
+	}
+	return e
+}
+
+// Keep says which entries a headless command shows: every tracked process
+// (the default), or the debuggable ones only (--processes debuggable).
+type Keep func(monitor.VM) bool
+
+// ParseProcesses reads the --processes value: "all" or "debuggable".
+func ParseProcesses(s string) (Keep, error) {
+	switch s {
+	case "", "all":
+		return func(monitor.VM) bool { return true }, nil
+	case "debuggable":
+		return func(vm monitor.VM) bool { return !vm.ProcessOnly() }, nil
+	}
+	return nil, fmt.Errorf("processes %q: want all or debuggable", s)
 }
 
 // ListFound converts the engine's view to list entries: working VMs, and
@@ -182,11 +223,19 @@ func WriteListText(w io.Writer, entries []ListEntry) error {
 			continue
 		}
 		port := "-"
-		if e.DebugPort != 0 {
-			port = fmt.Sprint(e.DebugPort)
+		if e.DebugPort != nil && *e.DebugPort != 0 {
+			port = fmt.Sprint(*e.DebugPort)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%v\t%s\t%s\n", safetext.Terminal(e.Source), e.PID, safetext.Terminal(e.App),
-			safetext.Terminal(e.VM), e.DDM, e.Debugger, port)
+		vm := safetext.Terminal(e.VM)
+		if e.Profileable && !e.Debuggable {
+			vm = "profileable, no JDWP"
+		}
+		ddm := "no" // as the dashboard's DDM column says it
+		if e.DDM {
+			ddm = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", safetext.Terminal(e.Source), e.PID, safetext.Terminal(e.App),
+			vm, ddm, e.Debugger, port)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

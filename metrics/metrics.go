@@ -40,6 +40,9 @@ type Collector struct {
 	model Model
 	host  string
 	now   func() time.Time
+	// Keep, when set, says which VMs have series (serve --processes);
+	// nil: all.
+	Keep func(monitor.VM) bool
 
 	vmInfo, threads, threadCPU, inState   *prometheus.Desc
 	heapMax, heapSize, heapAlloc, heapObj *prometheus.Desc
@@ -53,7 +56,8 @@ type Collector struct {
 func NewCollector(m Model, host string) *Collector {
 	return &Collector{
 		model: m, host: host, now: time.Now,
-		vmInfo:     desc("vm_info", "A monitored VM (value 1), with its VM kind and whether it speaks DDM.", "family", "ddm"),
+		vmInfo: desc("vm_info", "A monitored VM (value 1), with its VM kind, whether it speaks DDM, and whether it is debuggable (has JDWP) and profileable (track-app, Android 12+).",
+			"family", "ddm", "debuggable", "profileable"),
 		threads:    desc("vm_threads", "Threads of the VM by state.", "state"),
 		inState:    desc("vm_thread_longest_in_state_seconds", "How long the VM's longest-standing thread in each state has been in it (since ddmtui saw it change).", "state"),
 		threadCPU:  desc("vm_threads_cpu_seconds", "CPU time (user + system) of the VM's live threads, from THST or /proc; threads that ended no longer count."),
@@ -140,6 +144,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	perDevice := map[string]int{}
 	seen := map[string]bool{} // label sets already sent: two VMs must never collide
 	for _, vm := range vms {
+		if c.Keep != nil && !c.Keep(vm) {
+			continue
+		}
 		serial := LabelValue(Serial(vm))
 		pid := strconv.Itoa(vm.PID)
 		id := serial + "\x00" + pid
@@ -152,7 +159,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		gauge := func(d *prometheus.Desc, v float64, extra ...string) {
 			send(ch, d, prometheus.GaugeValue, v, append(l[:4:4], extra...)...)
 		}
-		gauge(c.vmInfo, 1, LabelValue(vm.Family), strconv.FormatBool(vm.DDM))
+		gauge(c.vmInfo, 1, LabelValue(vm.Family), strconv.FormatBool(vm.DDM), strconv.FormatBool(vm.Debuggable), strconv.FormatBool(vm.Profileable))
 
 		byState := map[string]int{}
 		since := map[string]time.Time{} // earliest change among the threads in each state

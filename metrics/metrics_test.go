@@ -30,7 +30,7 @@ func newModel() *model { return &model{store: monitor.NewStore(monitor.NewBus())
 
 func (m *model) addVM(key, source string, pid int, app string, threads []monitor.Thread, heaps []monitor.Heap) {
 	m.store.UpdateVM(key, func(vm *monitor.VM) {
-		vm.Source, vm.PID, vm.App, vm.Family, vm.DDM = source, pid, app, "art", true
+		vm.Source, vm.PID, vm.App, vm.Family, vm.DDM, vm.Debuggable = source, pid, app, "art", true, true
 	})
 	m.store.SetThreads(key, threads)
 	m.store.SetHeaps(key, heaps)
@@ -68,11 +68,11 @@ ddmtui_vm_heap_objects{app="com.example.a",heap="1",host="h1",pid="101",serial="
 # HELP ddmtui_vm_heap_size_bytes Current VM heap size (HPIF).
 # TYPE ddmtui_vm_heap_size_bytes gauge
 ddmtui_vm_heap_size_bytes{app="com.example.a",heap="1",host="h1",pid="101",serial="emulator-5554"} 4096
-# HELP ddmtui_vm_info A monitored VM (value 1), with its VM kind and whether it speaks DDM.
+# HELP ddmtui_vm_info A monitored VM (value 1), with its VM kind, whether it speaks DDM, and whether it is debuggable (has JDWP) and profileable (track-app, Android 12+).
 # TYPE ddmtui_vm_info gauge
-ddmtui_vm_info{app="",ddm="true",family="art",host="h1",pid="0",serial="local:8000"} 1
-ddmtui_vm_info{app="com.example.a",ddm="true",family="art",host="h1",pid="101",serial="emulator-5554"} 1
-ddmtui_vm_info{app="com.example.b",ddm="true",family="art",host="h1",pid="102",serial="emulator-5554"} 1
+ddmtui_vm_info{app="",ddm="true",debuggable="true",family="art",host="h1",pid="0",profileable="false",serial="local:8000"} 1
+ddmtui_vm_info{app="com.example.a",ddm="true",debuggable="true",family="art",host="h1",pid="101",profileable="false",serial="emulator-5554"} 1
+ddmtui_vm_info{app="com.example.b",ddm="true",debuggable="true",family="art",host="h1",pid="102",profileable="false",serial="emulator-5554"} 1
 # HELP ddmtui_vm_memory_bytes Process memory from dumpsys meminfo: total_pss, java_heap, native_heap (App Summary, PSS) and total_rss, where the device prints them.
 # TYPE ddmtui_vm_memory_bytes gauge
 ddmtui_vm_memory_bytes{app="com.example.b",host="h1",kind="java_heap",pid="102",serial="emulator-5554"} 204800
@@ -202,4 +202,35 @@ func get(t *testing.T, url, accept string) string {
 		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
 	}
 	return string(b)
+}
+
+// TestProfileableProcessSeries: a profileable process without JDWP is a
+// VM series with debuggable="false", profileable="true"; Keep (serve
+// --processes debuggable) leaves it out.
+func TestProfileableProcessSeries(t *testing.T) {
+	m := newModel()
+	m.store.UpdateVM("adb:e/emulator-5554:16024", func(vm *monitor.VM) {
+		vm.Source, vm.PID, vm.App, vm.Profileable, vm.Tracked = "adb:emulator-5554", 16024, "com.example.release", true, true
+	})
+	m.store.SetThreads("adb:e/emulator-5554:16024", []monitor.Thread{{ID: 16024, State: "sleeping", Source: monitor.SourceProc}})
+	m.addVM("local:8000", "local:8000", 1, "base", nil, nil)
+	c := NewCollector(m, "h")
+	want := `
+# HELP ddmtui_vm_info A monitored VM (value 1), with its VM kind, whether it speaks DDM, and whether it is debuggable (has JDWP) and profileable (track-app, Android 12+).
+# TYPE ddmtui_vm_info gauge
+ddmtui_vm_info{app="base",ddm="true",debuggable="true",family="art",host="h",pid="1",profileable="false",serial="local:8000"} 1
+ddmtui_vm_info{app="com.example.release",ddm="false",debuggable="false",family="",host="h",pid="16024",profileable="true",serial="emulator-5554"} 1
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "ddmtui_vm_info"); err != nil {
+		t.Fatal(err)
+	}
+	c.Keep = func(vm monitor.VM) bool { return !vm.ProcessOnly() }
+	want = `
+# HELP ddmtui_vm_info A monitored VM (value 1), with its VM kind, whether it speaks DDM, and whether it is debuggable (has JDWP) and profileable (track-app, Android 12+).
+# TYPE ddmtui_vm_info gauge
+ddmtui_vm_info{app="base",ddm="true",debuggable="true",family="art",host="h",pid="1",profileable="false",serial="local:8000"} 1
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "ddmtui_vm_info"); err != nil {
+		t.Fatal(err)
+	}
 }

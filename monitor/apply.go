@@ -17,9 +17,10 @@ import (
 
 // begin starts the VM in the store.
 func (s *Session) begin(now time.Time) {
-	s.rec.json(now, record.KindEndpoint, s.key, endpointRecord{Source: s.source, PID: s.pid, Device: s.shell != nil})
+	s.rec.json(now, record.KindEndpoint, s.key, endpointRecord{Source: s.source, PID: s.pid, Device: s.shell != nil, NoJDWP: s.noJDWP})
 	s.store.UpdateVM(s.key, func(vm *VM) {
 		vm.Source, vm.PID, vm.Connected = s.source, s.pid, now
+		vm.Debuggable = !s.noJDWP // track-app's word, when it comes, replaces this
 	})
 	s.setCaps(func(*capInput) {})
 }
@@ -58,7 +59,7 @@ func (s *Session) applyHello(h *ddm.Hello) {
 		vm.VMIdent = h.VMIdent
 		vm.Family = strings.ToLower(s.family.String())
 		if h.Extent >= ddm.HelloUserID {
-			vm.UserID = int(h.UserID)
+			vm.UserID, vm.UserIDKnown = int(h.UserID), true
 		}
 		vm.ABI, vm.JVMFlags, vm.Package = h.ABI, h.JVMFlags, h.PackageName
 	})
@@ -151,6 +152,12 @@ func (s *Session) applyState(st stateRecord, now time.Time) {
 	}
 	if st.Model != nil {
 		s.applyModel(*st.Model)
+	}
+	if st.Process != nil {
+		s.applyProcess(st.Process)
+	}
+	if st.ProcName != nil {
+		s.applyProcName(*st.ProcName)
 	}
 	if st.Caps != nil {
 		in := st.Caps.input()

@@ -79,7 +79,7 @@ const (
 
 // capInput is what capabilities are decided from.
 type capInput struct {
-	kind     string // "ddm", "jdwp", "silent", or "" before HELO is decided
+	kind     string // "ddm", "jdwp", "silent", "process" (no JDWP), or "" before HELO is decided
 	device   bool   // the VM is on an adb device (device shell available)
 	api      int    // device API level, 0 unknown
 	thst     answer // THST (DdmHandleThread: THEN, THST, STKL)
@@ -144,6 +144,25 @@ func decideCapabilities(in capInput) Capabilities {
 		}
 		if in.device && in.procWhy == "" {
 			c[FeatThreads] = Capability{Source: SourceProc}
+		}
+		return c
+	case "process":
+		// A profileable process without JDWP: the device shell is all
+		// there is. One line says what it cannot give.
+		for _, f := range AllFeatures {
+			if _, ok := c[f]; !ok {
+				c[f] = none(NoJDWPReason)
+			}
+		}
+		switch {
+		case !in.device:
+		case in.procWhy != "":
+			c[FeatThreads] = none(in.procWhy)
+		default:
+			c[FeatThreads] = Capability{Source: SourceProc}
+		}
+		if in.device && !in.memOff && in.memory != unanswered {
+			c[FeatHeapSummary] = Capability{Source: SourceDumpsys}
 		}
 		return c
 	case "jdwp":

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ddmtui/ddmtui/adb"
 )
 
 // Thread dumps through the device. How a non-root shell gets an app's Java
@@ -63,9 +66,10 @@ func (s *Session) threadDump(ctx context.Context) ([]byte, error) {
 
 	// 1. debuggerd -j (Android 8+); 2. the same as the app, when it is
 	// debuggable (run-as refuses otherwise).
-	cmds := []string{fmt.Sprintf("debuggerd -j %d", vm.PID)}
+	pid := strconv.Itoa(vm.PID)
+	cmds := []string{adb.ShellCommand("debuggerd", "-j", pid)}
 	if pkg := packageOf(vm.Package, vm.App); pkg != "" {
-		cmds = append(cmds, fmt.Sprintf("run-as %s debuggerd -j %d", pkg, vm.PID))
+		cmds = append(cmds, adb.ShellCommand("run-as", pkg, "debuggerd", "-j", pid))
 	}
 	for _, cmd := range cmds {
 		out, reason := s.tryDebuggerd(ctx, cmd, marker)
@@ -97,7 +101,7 @@ func (s *Session) threadDump(ctx context.Context) ([]byte, error) {
 // signal, and only once its "----- end PID -----" line is written.
 func (s *Session) sigquitDump(ctx context.Context, pid int, marker []byte) ([]byte, error) {
 	before, _ := s.readDeviceFile(ctx, ANRPath) // unreadable or absent: nothing old to tell apart
-	cmd := fmt.Sprintf("kill -3 %d", pid)
+	cmd := adb.ShellCommand("kill", "-3", strconv.Itoa(pid))
 	out, err := s.shell(ctx, cmd)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"strings"
@@ -30,8 +31,9 @@ type fakeDevice struct {
 	shell map[string]string // command → output
 	exec  map[string]string // nil: exec: refused (old device)
 	files map[string][]byte
-	// pullErr, when set, is what Pull returns.
+	// pullErr, when set, is what PullTo returns.
 	pullErr error
+	pulls   []string // paths PullTo was asked for
 	// onCommand, when set, answers commands the tables do not hold.
 	onCommand func(cmd string) (string, bool)
 	// onPull, when set, runs after each Pull (with d.mu held).
@@ -69,20 +71,25 @@ func (d *fakeDevice) Stat(ctx context.Context, path string) (adb.FileInfo, error
 	return adb.FileInfo{Mode: adb.ModeRegular | 0o644, Size: uint64(len(b))}, nil
 }
 
-func (d *fakeDevice) Pull(ctx context.Context, path string, limit int64) ([]byte, error) {
+func (d *fakeDevice) PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.pulls = append(d.pulls, path)
 	if d.pullErr != nil {
-		return nil, d.pullErr
+		return 0, d.pullErr
 	}
 	b, ok := d.files[path]
 	if d.onPull != nil {
 		defer d.onPull(path)
 	}
 	if !ok {
-		return nil, &adb.SyncError{Op: "recv", Path: path, Message: "open failed: No such file or directory", Errno: syscall.ENOENT}
+		return 0, &adb.SyncError{Op: "recv", Path: path, Message: "open failed: No such file or directory", Errno: syscall.ENOENT}
 	}
-	return b, nil
+	if limit > 0 && int64(len(b)) > limit {
+		return 0, fmt.Errorf("adb: sync recv %s: file exceeds %d bytes", path, limit)
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 func (d *fakeDevice) session(t *testing.T) *Session {
@@ -124,7 +131,18 @@ func TestReadDeviceFileSyncThenCat(t *testing.T) {
 		t.Errorf("a missing file was retried with the shell: %q", cmds)
 	}
 
-	d.pullErr = &adb.Error{Op: "sync:", Message: "closed"}
+	// An error that is not the service's refusal (a broken stream, a path
+	// sync cannot carry) is not retried through the shell.
+	d.pullErr = fmt.Errorf("adb: sync recv: %w", adb.ErrSyncPath)
+	if _, err := s.readDeviceFile(ctx, "/sdcard/a.trace"); !errors.Is(err, adb.ErrSyncPath) || len(d.commands()) != 0 {
+		t.Fatalf("refused path: %v, commands %q", err, d.commands())
+	}
+	d.pullErr = errors.New("adb: sync: unusable after an earlier error")
+	if _, err := s.readDeviceFile(ctx, "/sdcard/a.trace"); err == nil || len(d.commands()) != 0 {
+		t.Fatalf("broken stream: %v, commands %q", err, d.commands())
+	}
+
+	d.pullErr = fmt.Errorf("%w: %w", adb.ErrSyncUnavailable, &adb.Error{Op: "sync:", Message: "closed"})
 	got, err = s.readDeviceFile(ctx, "/sdcard/a.trace")
 	if err != nil || !bytes.Equal(got, binary) || !slicesEqual(d.commands(), []string{"cat /sdcard/a.trace"}) {
 		t.Fatalf("fallback: %q, %v, commands %q", got, err, d.commands())
@@ -323,9 +341,10 @@ func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
 		d.files[path] = full // the app resumes writing after the first pull
 	}
 	s := d.session(t)
-	data, err := s.heapDumpAm(context.Background(), nil)
-	if err != nil || !bytes.Equal(data, full) {
-		t.Fatalf("heapDumpAm: %q, %v", data, err)
+	var h heldBytes
+	n, err := s.heapDumpAm(context.Background(), &h, nil)
+	if data := h.b; err != nil || !bytes.Equal(data, full) || n != int64(len(full)) {
+		t.Fatalf("heapDumpAm: %q (%d), %v", data, n, err)
 	}
 	if pulls != 2 {
 		t.Errorf("%d pulls, want 2 (the partial file, then the complete one)", pulls)
@@ -335,6 +354,26 @@ func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
 	}
 	if !hprofComplete(full) || hprofComplete(partial) || hprofComplete(nil) {
 		t.Error("hprofComplete")
+	}
+
+	// A destination that cannot start over gets an error, not two dumps
+	// one after the other.
+	pulls = 0
+	var plain bytes.Buffer
+	_, err = s.heapDumpAm(context.Background(), struct{ io.Writer }{&plain}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not complete when pulled") || pulls != 1 {
+		t.Fatalf("no Rewind: %v after %d pulls", err, pulls)
+	}
+
+	// dumpCheck sees the end record however the bytes are split.
+	for _, step := range []int{1, 2, 5, 9, 10, len(full)} {
+		c := &dumpCheck{w: io.Discard}
+		for i := 0; i < len(full); i += step {
+			c.Write(full[i:min(i+step, len(full))])
+		}
+		if !c.complete() || !bytes.HasPrefix(c.head, []byte("JAVA PROFILE 1.0.3")) {
+			t.Errorf("step %d: complete %v, head %q", step, c.complete(), c.head)
+		}
 	}
 }
 
@@ -347,8 +386,90 @@ func TestHeapDumpAmRefused(t *testing.T) {
 		}
 		return "", strings.HasPrefix(cmd, "rm ")
 	}
-	_, err := d.session(t).heapDumpAm(context.Background(), nil)
+	_, err := d.session(t).heapDumpAm(context.Background(), io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "java.lang.SecurityException: Process not debuggable") {
 		t.Fatalf("refusal: %v", err)
+	}
+}
+
+// From Android 15 the dump is taken with `-b png` (bitmaps with their
+// pixels); an am that does not know the option is asked again without it.
+// Older devices are never sent -b.
+func TestHeapDumpAmBitmaps(t *testing.T) {
+	full := append([]byte("JAVA PROFILE 1.0.3\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00"), 0x2C, 0, 0, 0, 0, 0, 0, 0, 0)
+	for _, c := range []struct {
+		api    int
+		knowsB bool
+		want   []string // am command lines, path left out
+	}{
+		{34, true, []string{"am dumpheap 42"}},
+		{35, true, []string{"am dumpheap -b png 42"}},
+		{36, false, []string{"am dumpheap -b png 42", "am dumpheap 42"}},
+	} {
+		d := &fakeDevice{exec: map[string]string{}, files: map[string][]byte{}}
+		var ams []string
+		d.onCommand = func(cmd string) (string, bool) {
+			if strings.HasPrefix(cmd, "am ") {
+				f := strings.Fields(cmd)
+				ams = append(ams, strings.Join(f[:len(f)-1], " "))
+				if !c.knowsB && strings.Contains(cmd, " -b ") {
+					return "Error: Unknown option: -b\n", true
+				}
+				d.files[f[len(f)-1]] = full
+				return "File: x\nWaiting for dump to finish...\n", true
+			}
+			return "", strings.HasPrefix(cmd, "rm ")
+		}
+		s := d.session(t)
+		s.store.UpdateVM(s.key, func(vm *VM) { vm.API = c.api })
+		var h heldBytes
+		_, err := s.heapDumpAm(context.Background(), &h, nil)
+		if err != nil || !bytes.Equal(h.b, full) {
+			t.Errorf("API %d: %v", c.api, err)
+		}
+		if !slicesEqual(ams, c.want) {
+			t.Errorf("API %d: am %q, want %q", c.api, ams, c.want)
+		}
+	}
+}
+
+// reuseFiles serves one file in small blocks through one reused buffer, as
+// adb's sync RECV reader does.
+type reuseFiles struct {
+	fakeDevice
+	data []byte
+}
+
+func (f *reuseFiles) PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error) {
+	buf := make([]byte, 1000)
+	var n int64
+	for off := 0; off < len(f.data); off += len(buf) {
+		m := copy(buf, f.data[off:])
+		if _, err := w.Write(buf[:m]); err != nil {
+			return n, err
+		}
+		n += int64(m)
+		clear(buf) // the next read overwrites it
+	}
+	return n, nil
+}
+
+// A file pulled into memory in blocks through a reused buffer arrives
+// whole and unchanged (the in-memory writer copies what it is given).
+func TestReadDeviceFileReusedBuffer(t *testing.T) {
+	data := make([]byte, 10_500)
+	for i := range data {
+		data[i] = byte(i*7 + i/1000)
+	}
+	f := &reuseFiles{data: data}
+	s := f.fakeDevice.session(t)
+	s.files = f
+	got, err := s.readDeviceFile(context.Background(), "/sdcard/a.trace")
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("readDeviceFile: %d bytes, %v", len(got), err)
+	}
+	var h heldBytes
+	if _, err := s.readDeviceFileTo(context.Background(), "/sdcard/a.trace", &h, 0); err != nil || !bytes.Equal(h.b, data) {
+		t.Fatalf("into heldBytes: %d bytes equal %v, %v", len(h.b), bytes.Equal(h.b, data), err)
 	}
 }

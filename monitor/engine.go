@@ -45,14 +45,18 @@ func (e *Engine) Store() *Store { return e.store }
 
 // Handle runs a session on ep until it ends; it is a scan.Handler.
 func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
-	ep.Conn = countingConn{Conn: ep.Conn, n: &e.counters.bytesRead}
+	if ep.Conn != nil { // nil: a process without JDWP
+		ep.Conn = countingConn{Conn: ep.Conn, n: &e.counters.bytesRead}
+	}
 	s := NewSession(ep, e.store, e.opts)
 	s.src.devices = e.devices
 	e.mu.Lock()
 	s.stopping = e.stopping
 	if _, dup := e.sessions[ep.Key]; dup {
 		e.mu.Unlock()
-		ep.Conn.Close()
+		if ep.Conn != nil {
+			ep.Conn.Close()
+		}
 		return nil
 	}
 	e.sessions[ep.Key] = s

@@ -89,23 +89,41 @@ func (s *Session) divertStream(p *jdwp.Packet, n int, head []byte) (io.Writer, f
 	return k, k.end
 }
 
-// heldBytes keeps what is written to it without copying a first write: the
-// in-memory HeapDump.
+// heldBytes keeps what is written to it: the in-memory HeapDump and
+// StopProfiling. Write copies (writers such as a sync pull reuse their
+// buffer); a chunk's payload read whole is taken without a copy (take).
 type heldBytes struct{ b []byte }
 
 func (h *heldBytes) Write(b []byte) (int, error) {
-	if h.b == nil {
-		h.b = b
-	} else {
-		h.b = append(h.b, b...)
-	}
+	h.b = append(h.b, b...)
 	return len(b), nil
 }
 
-// collectStreamedTo is collectStreamed writing the chunk's data to w: as
-// it arrives when the chunk comes as one large packet (divertStream), else
-// once read. With a *heldBytes (HeapDump) nothing is diverted: the packet
-// is read whole, as before. It returns the bytes written.
+// take keeps data, which nobody else holds, as the whole content when
+// nothing was written yet, without copying it.
+func (h *heldBytes) take(data []byte) {
+	if len(h.b) == 0 {
+		h.b = data
+		return
+	}
+	h.b = append(h.b, data...)
+}
+
+// Rewind drops what was written (a device file pulled again).
+func (h *heldBytes) Rewind() error {
+	h.b = nil
+	return nil
+}
+
+// collectStreamedTo sends req and writes to w the payload of the
+// unsolicited chunk of type t that the VM sends before its reply (MPSE
+// after MPSE/SPSE, HPDS after HPDS: spec/ddm-chunks.md §7.6, §8): as it
+// arrives when the chunk comes as one large packet (divertStream), else
+// once read. With a *heldBytes (HeapDump, StopProfiling) nothing is
+// diverted: the packet is read whole. The reply itself is empty, absent
+// (modern ART) or a FAIL, whose reason is returned. progress, when set, is
+// told the bytes received so far while the (single, possibly huge) packet
+// arrives. It returns the bytes written.
 func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Message, what string, w io.Writer, progress func(uint64)) (int64, error) {
 	ch := make(chan []byte, 1)
 	var sink *streamSink
@@ -160,7 +178,14 @@ func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Mes
 	for {
 		select {
 		case data := <-ch:
-			n, err := w.Write(data)
+			var n int
+			var err error
+			if h, held := w.(*heldBytes); held {
+				h.take(data) // the packet's payload, read whole for this waiter
+				n = len(data)
+			} else {
+				n, err = w.Write(data)
+			}
 			if progress != nil {
 				progress(uint64(n))
 			}

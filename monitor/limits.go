@@ -21,7 +21,19 @@ func (o *SessionOptions) fillLimits() {
 		o.StreamPacketLen = jdwp.DefaultMaxPacketLen
 	}
 	o.StreamPacketLen = max(o.StreamPacketLen, o.MaxPacketLen)
+	if o.MaxDeviceFile <= 0 {
+		o.MaxDeviceFile = DefaultMaxDeviceFile
+	}
 }
+
+// DefaultMaxDeviceFile bounds a file pulled from the device (a heap dump of
+// a large app is a few hundred MB); it streams to its destination, so the
+// bound is on disk, not memory.
+const DefaultMaxDeviceFile = 2 << 30
+
+// maxHeldDeviceFile bounds a device file read into memory (a method trace
+// written by MPRS, the ANR file).
+const maxHeldDeviceFile = 256 << 20
 
 // expectLarge raises the connection's packet limit to StreamPacketLen for
 // a streamed transfer (HPDS, MPSE); the returned function lowers it again

@@ -55,10 +55,31 @@ type VM struct {
 	// Memory is the process memory from dumpsys meminfo, nil until read.
 	Memory *Memory
 
+	// Debuggable: the VM has JDWP (found on a port, by track-jdwp, or
+	// listed debuggable by track-app). Profileable: track-app lists it as
+	// profileable by the shell. A profileable process that is not
+	// debuggable has no JDWP: its entry is fed by the device shell only.
+	Debuggable, Profileable bool
+	// Tracked: the device's track-app lists the process (Android 12+), so
+	// Profileable and Architecture are the device's word.
+	Tracked bool
+	// Architecture is track-app's ("arm64", "arm", "x86_64", "x86"), ""
+	// when not known.
+	Architecture string
+	// UserIDKnown says UserID was reported (HELO, or track-app on Android
+	// 15+); UID (the app's Linux uid, Android 15+) is valid when UIDKnown.
+	UserIDKnown bool
+	UID         int
+	UIDKnown    bool
+
 	// TooManyThreads reports that the thread table reached its cap
 	// (SessionOptions.MaxThreads): threads created since are not shown.
 	TooManyThreads bool
 }
+
+// ProcessOnly reports a profileable process without JDWP (track-app):
+// its entry has no DDM, no stacks, no heap map and no debugger port.
+func (vm VM) ProcessOnly() bool { return vm.Profileable && !vm.Debuggable }
 
 // Thread is one thread of a VM.
 type Thread struct {

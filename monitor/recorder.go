@@ -142,7 +142,8 @@ func putType(b []byte, t ddm.Type) {
 type endpointRecord struct {
 	Source string `json:"source"`
 	PID    int    `json:"pid"`
-	Device bool   `json:"device,omitempty"` // on an adb device (device-shell sources)
+	Device bool   `json:"device,omitempty"`  // on an adb device (device-shell sources)
+	NoJDWP bool   `json:"no_jdwp,omitempty"` // a profileable process without JDWP
 }
 
 // stateRecord is the data of a KindState record: model fields the engine
@@ -159,6 +160,10 @@ type stateRecord struct {
 	FlushThreads bool `json:"flush_threads,omitempty"`
 	// Model: the device's model, read with the API level.
 	Model *string `json:"model,omitempty"`
+	// Process: the process's track-app entry, when it first came and at
+	// every change; ProcName: its name from /proc/PID/cmdline.
+	Process  *processRecord `json:"process,omitempty"`
+	ProcName *string        `json:"proc_name,omitempty"`
 }
 
 type jdwpIdent struct {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +53,10 @@ type SessionOptions struct {
 	// MeminfoInterval is how often a device VM's `dumpsys meminfo PID` is
 	// read (default 5s; negative: never).
 	MeminfoInterval time.Duration
+	// MaxDeviceFile bounds a file pulled from the VM's device (am dumpheap
+	// and HPDU heap dumps, traces written on the device); default
+	// DefaultMaxDeviceFile. A pull past it fails.
+	MaxDeviceFile int64
 	// ProbeTimeout bounds the wait for the first THST reply, after which a
 	// device VM's threads come from /proc (default 1s).
 	ProbeTimeout time.Duration
@@ -109,6 +112,7 @@ type Session struct {
 	shell       func(ctx context.Context, cmd string) ([]byte, error)
 	exec        func(ctx context.Context, cmd string) ([]byte, error) // exec: (no pty); nil off adb
 	files       scan.DeviceFiles                                      // sync:; nil off adb
+	process     *scan.Process                                         // track-app's entry; nil when not found through track-app
 	store       *Store
 	opts        SessionOptions
 	log         *slog.Logger
@@ -118,6 +122,7 @@ type Session struct {
 	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM (and, if it does, its identity and FEAT are stored)
 	family ddm.VMFamily
 	isDDM  bool // written before ready is closed, read after
+	noJDWP bool // a profileable process without JDWP (process.go); written before ready is closed
 
 	// How HELO was decided, for the engine's view (written before ready is
 	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
@@ -157,7 +162,8 @@ type Session struct {
 func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
 	s := &Session{
-		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, store: store, opts: opts,
+		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, process: ep.Process,
+		noJDWP: ep.Conn == nil && ep.Process != nil, store: store, opts: opts,
 		log:        opts.Logger.With("vm", ep.Key),
 		ready:      make(chan struct{}),
 		heaps:      map[int]*Heap{},
@@ -174,8 +180,14 @@ func (s *Session) Key() string { return s.key }
 
 // Run drives the session on nc until the VM goes away or ctx ends. It
 // closes nc and removes the VM from the store when it returns. A peer that
-// is not JDWP yields an error wrapping scan.ErrNotVM.
+// is not JDWP yields an error wrapping scan.ErrNotVM. With nc nil the
+// endpoint is a process without JDWP (profileable only), followed through
+// its device shell until ctx ends (process.go).
 func (s *Session) Run(ctx context.Context, nc net.Conn) error {
+	if nc == nil {
+		s.runProcess(ctx)
+		return nil
+	}
 	abort := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) }) // a silent peer must not outlive ctx
 	err := jdwp.ClientHandshake(nc, s.opts.HandshakeTimeout)
 	abort()
@@ -216,6 +228,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		}
 		s.input(func(now time.Time) { s.end(now, reason) })
 	}()
+	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
 	go func() {
@@ -494,56 +507,52 @@ func isSoftTimeout(ctx context.Context, err error) bool {
 // key text followed by the binary data). It waits until ctx ends for the
 // data, which can be large.
 func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, error) {
-	if err := s.waitReady(ctx); err != nil {
+	var h heldBytes // read whole, not diverted (collectStreamedTo)
+	if _, err := s.StopProfilingTo(ctx, sampling, &h); err != nil {
 		return nil, err
 	}
+	return h.b, nil
+}
+
+// StopProfilingTo is StopProfiling writing the trace to w as it arrives:
+// an MPSE chunk that comes as one large packet in pieces of 64 KiB
+// (hpdsstream.go), a trace written on the device through sync: RECV
+// (bounded by MaxDeviceFile). It returns the bytes written.
+func (s *Session) StopProfilingTo(ctx context.Context, sampling bool, w io.Writer) (int64, error) {
+	if err := s.waitReady(ctx); err != nil {
+		return 0, err
+	}
 	if !s.isDDM {
-		return nil, ErrNotDDM
+		return 0, ErrNotDDM
 	}
 	s.mu.Lock()
 	toFile := s.traceFile
 	s.traceFile = false
 	s.mu.Unlock()
 	if toFile {
-		return s.stopFileTrace(ctx)
+		return s.stopFileTrace(ctx, w)
 	}
 	var req ddm.Message = &ddm.MethodTraceStreamStopRequest{}
 	if sampling {
 		req = &ddm.SamplingStopRequest{}
 	}
-	return s.collectStreamed(ctx, ddm.TypeMPSE, req, "method trace", nil)
+	return s.collectStreamedTo(ctx, ddm.TypeMPSE, req, "method trace", w, nil)
 }
 
-// deviceTracePath is where MPRS makes the VM write its trace, as ddmlib
-// does: /sdcard/<app name up to ':'>.trace.
-func (s *Session) deviceTracePath() string {
-	app := "trace"
-	if vm, ok := s.store.VM(s.key); ok && vm.App != "" {
-		app = vm.App
-	}
-	if i := strings.IndexByte(app, ':'); i >= 0 {
-		app = app[:i]
-	}
-	app = strings.Map(func(r rune) rune {
-		if r == '/' || r <= ' ' || r == '\'' || r == '"' || r == '\\' || r == '$' || r == '`' {
-			return '_'
-		}
-		return r
-	}, app)
-	return "/sdcard/" + app + ".trace"
-}
-
-// stopFileTrace ends a file trace (MPRE) and reads the file back from the
-// device (sync: RECV, or cat where sync is unavailable).
-func (s *Session) stopFileTrace(ctx context.Context) ([]byte, error) {
+// stopFileTrace ends a file trace (MPRE) and copies the file from the
+// device to w (sync: RECV, or cat where the device refuses sync:).
+func (s *Session) stopFileTrace(ctx context.Context, w io.Writer) (int64, error) {
 	m, err := s.request(ctx, &ddm.MethodTraceStopRequest{})
 	if err != nil && !isSoftTimeout(ctx, err) {
-		return nil, err
+		return 0, err
 	}
 	if r, ok := m.(*ddm.MethodTraceResult); ok && r.Result != 0 {
-		return nil, errors.New("the VM could not write the trace file")
+		return 0, errors.New("the VM could not write the trace file")
 	}
-	return s.readDeviceFile(ctx, s.deviceTracePath())
+	if _, held := w.(*heldBytes); held {
+		return s.readDeviceFileTo(ctx, s.deviceTracePath(), w, min(s.opts.MaxDeviceFile, maxHeldDeviceFile))
+	}
+	return s.readDeviceFileTo(ctx, s.deviceTracePath(), w, s.opts.MaxDeviceFile)
 }
 
 // ThreadDump returns the VM's Java stacks as the runtime prints them
@@ -581,20 +590,6 @@ func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) 
 // read. It returns the bytes written; on error w may hold part of the dump.
 func (s *Session) HeapDumpTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error) {
 	return s.heapDump(ctx, w, progress)
-}
-
-// collectStreamed sends req and returns the payload of the unsolicited
-// chunk of type t that the VM sends before its reply (MPSE after MPSE/SPSE,
-// HPDS after HPDS: spec/ddm-chunks.md §7.6, §8). The reply itself is empty,
-// absent (modern ART) or a FAIL, whose reason is returned. progress, when
-// set, is told the bytes received so far while the (single, possibly huge)
-// packet arrives.
-func (s *Session) collectStreamed(ctx context.Context, t ddm.Type, req ddm.Message, what string, progress func(uint64)) ([]byte, error) {
-	var h heldBytes // read whole, not diverted (collectStreamedTo)
-	if _, err := s.collectStreamedTo(ctx, t, req, what, &h, progress); err != nil {
-		return nil, err
-	}
-	return h.b, nil
 }
 
 // deliver hands an unsolicited data chunk to the collectStreamed waiting

@@ -76,7 +76,7 @@ func (s *Session) found() (Found, bool) {
 			return Found{}, false // Run removed the VM and is returning
 		case s.silent:
 			return Found{VM: vm, Failed: "no reply to HELO"}, true
-		case s.isDDM || s.refused:
+		case s.isDDM || s.refused || s.noJDWP:
 			return Found{VM: vm}, true
 		}
 		return Found{}, false
@@ -92,7 +92,7 @@ func (s *Session) found() (Found, bool) {
 }
 
 func (s *Session) endpointVM() VM {
-	return VM{Key: s.key, Source: s.source, PID: s.pid, Debugger: DebuggerNone}
+	return VM{Key: s.key, Source: s.source, PID: s.pid, Debugger: DebuggerNone, Debuggable: !s.noJDWP}
 }
 
 // endFailure says why a session that Run has just returned from was not a
@@ -104,6 +104,9 @@ func (s *Session) endFailure(ctx context.Context, runErr error) string {
 	}
 	if runErr != nil {
 		return strings.TrimPrefix(runErr.Error(), s.key+": ")
+	}
+	if s.jc == nil { // a process without JDWP
+		return ""
 	}
 	jerr := s.jc.Err()
 	switch {

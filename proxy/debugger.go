@@ -96,8 +96,8 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 		nc.Close()
 		p.note(key, port, "debugger "+remote+" refused", why)
 	}
-	if key == "" {
-		refuse("no VM is selected")
+	if why := p.unattachable(key); why != "" {
+		refuse(why)
 		return
 	}
 	p.mu.Lock()

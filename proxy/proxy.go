@@ -264,6 +264,19 @@ func (p *Proxy) Select(key string) {
 	}
 }
 
+// unattachable says why no debugger can attach to key before anything is
+// locked: no VM is selected, or the selected process has no JDWP
+// (profileable only). It asks the engine, so p.mu must not be held.
+func (p *Proxy) unattachable(key string) string {
+	if key == "" {
+		return "no VM is selected"
+	}
+	if s := p.engine.Session(key); s != nil && !s.HasJDWP() {
+		return monitor.NoJDWPReason
+	}
+	return ""
+}
+
 // Selected returns the selected VM's key.
 func (p *Proxy) Selected() string {
 	p.mu.Lock()
@@ -446,7 +459,7 @@ func (p *Proxy) reconcile() {
 	present := make(map[string]bool, len(keys))
 	for _, key := range keys {
 		s := p.engine.Session(key)
-		if s == nil {
+		if s == nil || !s.HasJDWP() { // a profileable process: no debugger port
 			continue
 		}
 		vm, ok := store.VM(key)

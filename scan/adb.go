@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"reflect"
 	"sync"
 	"time"
 
@@ -13,8 +15,10 @@ import (
 )
 
 // ADB discovers VMs the way ddmlib does (spec/adb.md §1.4): it follows the
-// server's device list (host:track-devices), each online device's JDWP pids
-// (track-jdwp), and opens jdwp:<pid> for every new pid. A pid that leaves
+// server's device list (host:track-devices), each online device's processes
+// (track-app from Android 12, spec/adb-track-app.md, else track-jdwp), and
+// opens jdwp:<pid> for every new debuggable pid; a profileable process
+// without JDWP is handed over as an endpoint without a stream. A pid that leaves
 // the list, a device that goes away, or the server dying cancels the
 // sessions below it; after losing the server it reconnects (starting a new
 // server when StartServer is set) and lists everything again.
@@ -25,6 +29,9 @@ type ADB struct {
 	// Required makes Run fail when the server cannot be reached at the
 	// start, instead of retrying quietly (an --adb the user asked for).
 	Required bool
+	// NoTrackApp follows devices through track-jdwp only (debuggable VMs),
+	// even where track-app is offered.
+	NoTrackApp bool
 	// Retry is the pause between reconnection attempts (default 1s).
 	Retry  time.Duration
 	Logger *slog.Logger
@@ -187,11 +194,39 @@ func (a *ADB) trackOnce(ctx context.Context, h Handler) error {
 	return errors.New("device tracking ended")
 }
 
-// followDevice tracks one device's JDWP pids until ctx ends or the device
-// stream does.
+// followDevice follows one device's processes until ctx ends: through
+// track-app where the device offers it (Android 12+: debuggable and
+// profileable processes, with names from Android 15), else through
+// track-jdwp (debuggable VMs only). A device that refuses track-app is
+// asked for track-jdwp from then on, silently.
 func (a *ADB) followDevice(ctx context.Context, serial string, h Handler) {
 	log := a.logger().With("device", serial)
+	trackApp := !a.NoTrackApp
 	for ctx.Err() == nil {
+		if trackApp {
+			tr, err := a.Client.TrackApp(ctx, serial, func(err error) {
+				log.Warn("track-app message left out; the last list stays", "error", err)
+			})
+			switch {
+			case err == nil:
+				log.Debug("following track-app")
+				follow(a, ctx, serial, tr.Updates(), appEntries(log), h)
+				tr.Close()
+				if !sleepCtx(ctx, 500*time.Millisecond) {
+					return
+				}
+				continue
+			case adb.IsRefused(err) && ctx.Err() == nil:
+				log.Debug("no track-app on the device (before Android 12); following track-jdwp", "error", err)
+				trackApp = false
+			default:
+				log.Debug("track-app failed", "error", err)
+				if !sleepCtx(ctx, time.Second) {
+					return
+				}
+				continue
+			}
+		}
 		tr, err := a.Client.TrackJDWP(ctx, serial)
 		if err != nil {
 			log.Debug("track-jdwp failed", "error", err)
@@ -200,7 +235,7 @@ func (a *ADB) followDevice(ctx context.Context, serial string, h Handler) {
 			}
 			continue
 		}
-		a.followPids(ctx, serial, tr, h)
+		follow(a, ctx, serial, tr.Updates(), jdwpEntries, h)
 		tr.Close()
 		if !sleepCtx(ctx, 500*time.Millisecond) {
 			return
@@ -208,12 +243,72 @@ func (a *ADB) followDevice(ctx context.Context, serial string, h Handler) {
 	}
 }
 
-func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]int], h Handler) {
+// procEntry is one process a device lists: a debuggable VM (JDWP) or a
+// profileable process without JDWP; app is its track-app entry, nil when
+// it came from track-jdwp.
+type procEntry struct {
+	pid  int
+	jdwp bool
+	app  *adb.AppProcess
+}
+
+func jdwpEntries(pids []int) []procEntry {
+	out := make([]procEntry, len(pids))
+	for i, pid := range pids {
+		out[i] = procEntry{pid: pid, jdwp: true}
+	}
+	return out
+}
+
+// repeatWarn is how many unchanged track-app lists in a row make the
+// scanner say that the device repeats itself (a real adbd sends a list
+// only after a change).
+const repeatWarn = 100
+
+// appEntries converts track-app lists, logging the entries each left out
+// and, once, a device that sends the same list over and over.
+func appEntries(log *slog.Logger) func(adb.AppList) []procEntry {
+	var last []adb.AppProcess
+	repeats := 0
+	return func(l adb.AppList) []procEntry {
+		for _, why := range l.Dropped {
+			log.Warn("track-app entry left out", "why", why)
+		}
+		procs := l.Processes
+		if procs == nil {
+			procs = []adb.AppProcess{}
+		}
+		if last != nil && reflect.DeepEqual(last, procs) {
+			if repeats++; repeats == repeatWarn {
+				log.Warn("track-app repeats an unchanged list; repeats are ignored", "times", repeats)
+			}
+			return nil
+		}
+		last, repeats = procs, 0
+		out := make([]procEntry, 0, len(l.Processes))
+		for i := range l.Processes {
+			p := l.Processes[i]
+			if !p.Debuggable && !p.Profileable {
+				continue
+			}
+			out = append(out, procEntry{pid: p.PID, jdwp: p.Debuggable, app: &p})
+		}
+		return out
+	}
+}
+
+// follow runs a handler for every process of a device's lists: a JDWP
+// stream for a debuggable VM, an endpoint without stream for a
+// profileable-only process. convert returns nil for an update that changes
+// nothing (a repeated list).
+func follow[T any](a *ADB, ctx context.Context, serial string, updates <-chan T, convert func(T) []procEntry, h Handler) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	type running struct {
-		cancel context.CancelFunc
-		done   chan struct{}
+		jdwp    bool
+		cancel  context.CancelFunc
+		done    chan struct{}
+		process *Process
 	}
 	pids := map[int]running{}
 	defer func() {
@@ -225,22 +320,26 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 	// stream, or the session re-opens after a debugger left): a pid still
 	// listed gets a new session, as ddmlib re-opens dropped clients.
 	ended := make(chan struct{}, 1)
-	var current []int
+	var current []procEntry
 	for {
 		select {
-		case set, ok := <-tr.Updates():
+		case u, ok := <-updates:
 			if !ok {
 				return
 			}
-			current = set
+			entries := convert(u)
+			if entries == nil {
+				continue
+			}
+			current = entries
 		case <-ended:
 			if !sleepCtx(ctx, 200*time.Millisecond) {
 				return
 			}
 		}
-		present := map[int]bool{}
-		for _, pid := range current {
-			present[pid] = true
+		present := map[int]procEntry{}
+		for _, e := range current {
+			present[e.pid] = e
 		}
 		for pid, r := range pids {
 			select {
@@ -249,36 +348,34 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 				continue
 			default:
 			}
-			if !present[pid] {
+			if e, ok := present[pid]; !ok || e.jdwp != r.jdwp {
 				r.cancel()
 				delete(pids, pid)
+			} else if e.app != nil && r.process != nil {
+				r.process.Set(*e.app)
 			}
 		}
-		for _, pid := range current {
-			if _, ok := pids[pid]; ok {
+		for _, e := range current {
+			if _, ok := pids[e.pid]; ok {
 				continue
 			}
-			nc, err := a.Client.OpenJDWP(ctx, serial, pid)
-			if err != nil {
-				a.logger().Debug("jdwp open failed", "device", serial, "pid", pid, "error", err)
-				continue
+			var nc net.Conn
+			if e.jdwp {
+				var err error
+				nc, err = a.Client.OpenJDWP(ctx, serial, e.pid)
+				if err != nil {
+					a.logger().Debug("jdwp open failed", "device", serial, "pid", e.pid, "error", err)
+					continue
+				}
 			}
 			pctx, pcancel := context.WithCancel(ctx)
-			r := running{cancel: pcancel, done: make(chan struct{})}
-			pids[pid] = r
-			ep := Endpoint{
-				Key:    fmt.Sprintf("adb:%s/%s:%d", a.Name(), serial, pid),
-				Source: "adb:" + serial,
-				PID:    pid,
-				Conn:   nc,
-				Shell: func(ctx context.Context, cmd string) ([]byte, error) {
-					return a.Client.Shell(ctx, serial, cmd)
-				},
-				Exec: func(ctx context.Context, cmd string) ([]byte, error) {
-					return a.Client.Exec(ctx, serial, cmd)
-				},
-				Files: adbFiles{a.Client, serial},
+			r := running{jdwp: e.jdwp, cancel: pcancel, done: make(chan struct{})}
+			if e.app != nil {
+				r.process = NewProcess(*e.app)
 			}
+			pids[e.pid] = r
+			ep := a.endpoint(serial, e.pid, nc)
+			ep.Process = r.process
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -295,6 +392,24 @@ func (a *ADB) followPids(ctx context.Context, serial string, tr *adb.Tracker[[]i
 	}
 }
 
+// endpoint is the endpoint of process pid on a device; nc is nil for a
+// process without JDWP.
+func (a *ADB) endpoint(serial string, pid int, nc net.Conn) Endpoint {
+	return Endpoint{
+		Key:    fmt.Sprintf("adb:%s/%s:%d", a.Name(), serial, pid),
+		Source: "adb:" + serial,
+		PID:    pid,
+		Conn:   nc,
+		Shell: func(ctx context.Context, cmd string) ([]byte, error) {
+			return a.Client.Shell(ctx, serial, cmd)
+		},
+		Exec: func(ctx context.Context, cmd string) ([]byte, error) {
+			return a.Client.Exec(ctx, serial, cmd)
+		},
+		Files: adbFiles{a.Client, serial},
+	}
+}
+
 // adbFiles reads one device's files through the adb server's sync: service.
 type adbFiles struct {
 	c      *adb.Client
@@ -305,6 +420,6 @@ func (f adbFiles) Stat(ctx context.Context, path string) (adb.FileInfo, error) {
 	return f.c.Stat(ctx, f.serial, path)
 }
 
-func (f adbFiles) Pull(ctx context.Context, path string, limit int64) ([]byte, error) {
-	return f.c.Pull(ctx, f.serial, path, limit)
+func (f adbFiles) PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error) {
+	return f.c.PullTo(ctx, f.serial, path, w, limit)
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -18,12 +19,19 @@ import (
 	"github.com/ddmtui/ddmtui/adb"
 )
 
-// Endpoint is a VM's JDWP stream, open but before the JDWP handshake.
+// Endpoint is a VM's JDWP stream, open but before the JDWP handshake; or,
+// for a profileable process without JDWP (track-app), a process on a device
+// with no stream at all.
 type Endpoint struct {
 	Key    string // unique for the VM: "local:8000", "adb:SERIAL:1234"
 	Source string // shown to users: "local:8000", "adb:SERIAL"
 	PID    int    // from adb; 0 when not known before HELO
-	Conn   net.Conn
+	// Conn is the JDWP stream; nil for a process that has none (profileable
+	// only: its device shell is all there is).
+	Conn net.Conn
+	// Process is the process's track-app entry, kept current; nil when the
+	// endpoint was not found through track-app.
+	Process *Process
 	// Shell runs a command on the VM's device (adb shell) and returns its
 	// output; nil for VMs that are not on an adb device.
 	Shell func(ctx context.Context, cmd string) ([]byte, error)
@@ -40,12 +48,14 @@ type Endpoint struct {
 type DeviceFiles interface {
 	// Stat describes path; a missing file matches fs.ErrNotExist.
 	Stat(ctx context.Context, path string) (adb.FileInfo, error)
-	// Pull reads path whole, at most limit bytes (≤ 0: no limit).
-	Pull(ctx context.Context, path string, limit int64) ([]byte, error)
+	// PullTo copies path to w as it arrives, at most limit bytes (≤ 0: no
+	// limit), and returns the bytes written. An error wrapping
+	// adb.ErrSyncUnavailable says the device refuses sync: altogether.
+	PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error)
 }
 
 // Handler runs a session on an endpoint and returns when it ends. It owns
-// ep.Conn and must close it. A returned error that wraps ErrNotVM makes the
+// ep.Conn and must close it; an endpoint without Conn lasts until ctx ends. A returned error that wraps ErrNotVM makes the
 // scanner leave that endpoint alone for a while.
 type Handler func(ctx context.Context, ep Endpoint) error
 

@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/android/meminfo"
 	"github.com/ddmtui/ddmtui/android/procfs"
 	"github.com/ddmtui/ddmtui/ddm"
@@ -133,7 +135,11 @@ func (vm *VM) MemInfo() meminfo.MemInfo {
 //
 //	cat /proc/PID/task/*/stat   every thread's stat record (ProcThreads)
 //	dumpsys meminfo PID         the process memory (MemInfo), Android 14 style
+//	cat /proc/PID/cmdline       the process name and a NUL (sim/apps.go)
 func (d *Device) procAndDumpsys(words []string, out io.Writer) (int, bool) {
+	if code, ok := d.cmdline(words, out); ok {
+		return code, true
+	}
 	switch {
 	case len(words) == 2 && words[0] == "cat" && strings.HasPrefix(words[1], "/proc/") && strings.HasSuffix(words[1], "/task/*/stat"):
 		pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(words[1], "/proc/"), "/task/*/stat"))
@@ -164,8 +170,9 @@ func (d *Device) procAndDumpsys(words []string, out io.Writer) (int, bool) {
 }
 
 // Endpoints hands every VM of a device to a scan.Handler as if it had been
-// found through adb — a JDWP stream (OpenJDWP) and a device shell (Shell)
-// — without an adb server or a socket: `ddmtui demo` uses it to show a
+// found through adb — a JDWP stream (OpenJDWP), a device shell (Shell) and
+// its files (SyncFiles), and from TrackAppAPI its track-app entry (a release
+// build: no stream) — without an adb server or a socket: `ddmtui demo` uses it to show a
 // modern device on a machine with no adb. It is a monitor.Runner.
 type Endpoints struct {
 	Device *Device
@@ -186,29 +193,62 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 	if source == "" {
 		source = "adb:" + e.Device.Serial()
 	}
-	type running struct{ done chan struct{} }
+	type running struct {
+		done    chan struct{}
+		cancel  context.CancelFunc
+		process *scan.Process
+	}
 	live := map[int]running{}
+	defer func() {
+		for _, r := range live {
+			r.cancel()
+			<-r.done
+		}
+	}()
 	for {
-		pids, changed := e.Device.JDWPPids()
-		for _, pid := range pids {
-			if r, ok := live[pid]; ok {
-				select {
-				case <-r.done:
-				default:
+		procs, changed := e.processes()
+		present := map[int]bool{}
+		for _, p := range procs {
+			present[p.PID] = true
+		}
+		for pid, r := range live {
+			select {
+			case <-r.done:
+				delete(live, pid)
+				continue
+			default:
+			}
+			if !present[pid] {
+				r.cancel()
+			}
+		}
+		for _, p := range procs {
+			if r, ok := live[p.PID]; ok {
+				if r.process != nil {
+					r.process.Set(p)
+				}
+				continue
+			}
+			var nc net.Conn
+			if p.Debuggable {
+				var err error
+				if nc, err = e.Device.OpenJDWP(p.PID); err != nil {
 					continue
 				}
 			}
-			nc, err := e.Device.OpenJDWP(pid)
-			if err != nil {
-				continue
+			pctx, cancel := context.WithCancel(ctx)
+			r := running{done: make(chan struct{}), cancel: cancel}
+			if e.Device.API() >= TrackAppAPI {
+				r.process = scan.NewProcess(p)
 			}
-			r := running{done: make(chan struct{})}
-			live[pid] = r
+			live[p.PID] = r
 			ep := scan.Endpoint{
-				Key:    fmt.Sprintf("adb:%s/%s:%d", name, e.Device.Serial(), pid),
-				Source: source,
-				PID:    pid,
-				Conn:   nc,
+				Key:     fmt.Sprintf("adb:%s/%s:%d", name, e.Device.Serial(), p.PID),
+				Source:  source,
+				PID:     p.PID,
+				Conn:    nc,
+				Files:   e.Device.SyncFiles(),
+				Process: r.process,
 				Shell: func(ctx context.Context, cmd string) ([]byte, error) {
 					var b bytes.Buffer
 					_, err := e.Device.Shell(ctx, cmd, &b)
@@ -217,14 +257,11 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 			}
 			go func() {
 				defer close(r.done)
-				_ = h(ctx, ep)
+				_ = h(pctx, ep)
 			}()
 		}
 		select {
 		case <-ctx.Done():
-			for _, r := range live {
-				<-r.done
-			}
 			return nil
 		case <-changed:
 		case <-time.After(time.Second): // re-open sessions that ended
@@ -232,10 +269,25 @@ func (e *Endpoints) Run(ctx context.Context, h scan.Handler) error {
 	}
 }
 
+// processes is what the device's adbd would list: track-app's entries
+// where the API level has it, else track-jdwp's pids as debuggable
+// entries.
+func (e *Endpoints) processes() ([]adb.AppProcess, <-chan struct{}) {
+	if procs, changed, ok := e.Device.AppProcesses(); ok {
+		return procs, changed
+	}
+	pids, changed := e.Device.JDWPPids()
+	procs := make([]adb.AppProcess, len(pids))
+	for i, pid := range pids {
+		procs[i] = adb.AppProcess{PID: pid, Debuggable: true}
+	}
+	return procs, changed
+}
+
 // ModernDemoDevice is the Android 14 (API 34) device `ddmtui demo` shows
 // beside its old VMs: two apps whose VMs answer only what recent frameworks
 // register, so their threads come from /proc and their memory from
-// dumpsys meminfo.
+// dumpsys meminfo, and a profileable release app without JDWP.
 func ModernDemoDevice(seed uint64) *Device {
 	d := NewDevice(ModernDemoSerial)
 	d.SetAPI(ModernDemoAPI)
@@ -261,5 +313,8 @@ func ModernDemoSpecs(seed uint64) []VMSpec {
 			API: ModernDemoAPI, Threads: 6, HeapBytes: 40 << 20, Seed: seed + 101},
 		{PID: 5188, App: "com.example.chat", Package: "com.example.chat", Family: ART,
 			API: ModernDemoAPI, Threads: 4, HeapBytes: 24 << 20, Seed: seed + 102},
+		// A release build marked profileable: no JDWP, found by track-app.
+		{PID: 5150, App: "com.example.release", Package: "com.example.release", Family: ART, Release: true,
+			API: ModernDemoAPI, Threads: 5, HeapBytes: 32 << 20, Seed: seed + 103},
 	}
 }

@@ -115,8 +115,10 @@ func (d *Device) JDWPPids() ([]int, <-chan struct{}) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pids := make([]int, 0, len(d.vms))
-	for pid := range d.vms {
-		pids = append(pids, pid)
+	for pid, vm := range d.vms {
+		if !vm.spec.Release { // a release build has no JDWP
+			pids = append(pids, pid)
+		}
 	}
 	sort.Ints(pids)
 	return pids, d.changed
@@ -128,6 +130,9 @@ func (d *Device) OpenJDWP(pid int) (net.Conn, error) {
 	d.mu.Lock()
 	vm := d.vms[pid]
 	closed := d.closed
+	if vm != nil && vm.spec.Release { // no JDWP: refused as adbd refuses a pid it does not list
+		vm = nil
+	}
 	if vm != nil && !closed {
 		d.wg.Add(1)
 	}
@@ -146,13 +151,19 @@ func (d *Device) OpenJDWP(pid int) (net.Conn, error) {
 	return client, nil
 }
 
-// ServeLocal listens for each VM on host:port, port counting up from base
-// in pid order, and returns the addresses. Connections are served until the
-// device is closed or the VM removed.
+// ServeLocal listens for each VM with JDWP on host:port, port counting up
+// from base in pid order, and returns the addresses. Connections are served
+// until the device is closed or the VM removed. A release build (no JDWP)
+// gets no port.
 func (d *Device) ServeLocal(host string, base int) ([]string, error) {
 	var addrs []string
-	for i, vm := range d.VMs() {
+	i := 0
+	for _, vm := range d.VMs() {
+		if vm.spec.Release {
+			continue
+		}
 		addr, err := d.ServeVM(vm, net.JoinHostPort(host, fmt.Sprint(base+i)))
+		i++
 		if err != nil {
 			return addrs, err
 		}

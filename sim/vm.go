@@ -56,6 +56,15 @@ type VMSpec struct {
 	API int
 	// WaitingForDebugger makes the VM send WAIT(0) after its HELO reply.
 	WaitingForDebugger bool
+	// Release makes the VM a release build marked <profileable
+	// android:shell="true"/>: no JDWP (not in track-jdwp, jdwp:PID
+	// refused), listed by track-app as profileable only; its threads,
+	// memory and log are still there for the device shell.
+	Release bool
+	// UserID is the Android user the app runs as (10 for a work profile);
+	// AppID its app id (0: 10000 + pid mod 9000). track-app reports both
+	// from Android 15 (sim/apps.go).
+	UserID, AppID int
 	// PreInitialized starts the VM as "<pre-initialized>" and sends APNM with
 	// App after the first step, as a freshly forked app does.
 	PreInitialized bool

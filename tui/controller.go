@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/monitor"
@@ -15,13 +16,18 @@ type Controller interface {
 	SetSegments(ctx context.Context, key string, o monitor.SegmentOptions) error
 	Stack(ctx context.Context, key string, thread uint64) ([]ddm.StackFrame, error)
 	StartProfiling(ctx context.Context, key string, o monitor.ProfileOptions) error
-	StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error)
+	// StopProfilingTo stops profiling and writes the trace file to w as it
+	// arrives; it returns the bytes written.
+	StopProfilingTo(ctx context.Context, key string, sampling bool, w io.Writer) (int64, error)
 	Exit(ctx context.Context, key string, status int32) error
 	ThreadDump(ctx context.Context, key string) ([]byte, error)
 	AllocTracking(ctx context.Context, key string) (bool, error)
 	SetAllocTracking(ctx context.Context, key string, on bool) error
 	Allocations(ctx context.Context, key string) (*ddm.Allocations, error)
-	HeapDump(ctx context.Context, key string, progress func(received uint64)) ([]byte, error)
+	// HeapDumpTo writes the VM's HPROF dump (Android's variant) to w as it
+	// arrives, through the same fallbacks as `ddmtui hprof` (monitor's
+	// HeapDumpTo), and returns the bytes written.
+	HeapDumpTo(ctx context.Context, key string, w io.Writer, progress func(received uint64)) (int64, error)
 }
 
 // EngineController adapts a monitor.Engine.
@@ -65,13 +71,13 @@ func (c EngineController) StartProfiling(ctx context.Context, key string, o moni
 	return s.StartProfiling(ctx, o)
 }
 
-// StopProfiling stops profiling and returns the trace file.
-func (c EngineController) StopProfiling(ctx context.Context, key string, sampling bool) ([]byte, error) {
+// StopProfilingTo stops profiling and streams the trace file to w.
+func (c EngineController) StopProfilingTo(ctx context.Context, key string, sampling bool, w io.Writer) (int64, error) {
 	s := c.Engine.Session(key)
 	if s == nil {
-		return nil, errNoSession
+		return 0, errNoSession
 	}
-	return s.StopProfiling(ctx, sampling)
+	return s.StopProfilingTo(ctx, sampling, w)
 }
 
 // Exit asks the VM to halt (EXIT).
@@ -119,11 +125,11 @@ func (c EngineController) Allocations(ctx context.Context, key string) (*ddm.All
 	return s.Allocations(ctx)
 }
 
-// HeapDump asks the VM for an HPROF dump (Android's variant).
-func (c EngineController) HeapDump(ctx context.Context, key string, progress func(uint64)) ([]byte, error) {
+// HeapDumpTo streams an HPROF dump (Android's variant) of the VM to w.
+func (c EngineController) HeapDumpTo(ctx context.Context, key string, w io.Writer, progress func(uint64)) (int64, error) {
 	s := c.Engine.Session(key)
 	if s == nil {
-		return nil, errNoSession
+		return 0, errNoSession
 	}
-	return s.HeapDump(ctx, progress)
+	return s.HeapDumpTo(ctx, w, progress)
 }

@@ -102,6 +102,18 @@ func vmIdentity(vm monitor.VM) string {
 	if vm.Family != "" {
 		parts = append(parts, vm.Family)
 	}
+	if vm.ProcessOnly() {
+		parts = append(parts, "profileable, no JDWP")
+	}
+	if vm.Architecture != "" {
+		parts = append(parts, vm.Architecture)
+	}
+	if vm.UserIDKnown && vm.UserID != 0 {
+		parts = append(parts, fmt.Sprintf("user %d", vm.UserID))
+	}
+	if vm.UIDKnown {
+		parts = append(parts, fmt.Sprintf("uid %d", vm.UID))
+	}
 	parts = append(parts, vm.Key)
 	if vm.DebugPort > 0 {
 		parts = append(parts, fmt.Sprintf("debugger port %d", vm.DebugPort))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,13 +70,18 @@ func (f *fakeController) StartProfiling(_ context.Context, key string, o monitor
 	return nil
 }
 
-func (f *fakeController) StopProfiling(_ context.Context, key string, sampling bool) ([]byte, error) {
+func (f *fakeController) StopProfilingTo(_ context.Context, key string, sampling bool, w io.Writer) (int64, error) {
 	f.record("profile stop " + key)
 	tr, err := trace.Synth{Seed: 1, Records: 4000, NamedThreads: []trace.Thread{{ID: 1, Name: "main"}}}.Trace()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return tr.MarshalBinary()
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 func (f *fakeController) Exit(_ context.Context, key string, status int32) error {
@@ -127,10 +133,15 @@ func (f *fakeController) Allocations(_ context.Context, key string) (*ddm.Alloca
 	}}, nil
 }
 
-func (f *fakeController) HeapDump(_ context.Context, key string, progress func(uint64)) ([]byte, error) {
+func (f *fakeController) HeapDumpTo(_ context.Context, key string, w io.Writer, progress func(uint64)) (int64, error) {
 	f.record("hpds " + key)
 	progress(1234)
-	return hprof.Synth{Seed: 1}.Bytes()
+	b, err := hprof.Synth{Seed: 1}.Bytes()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 type harness struct {
@@ -276,7 +287,7 @@ func twoVMs(s *monitor.Store) {
 	s.SetThreads("local:8000", []monitor.Thread{
 		{ID: 1, Name: "main", Status: 1, State: "running", SysTID: 1234, UTime: 50, Created: now},
 		{ID: 2, Name: "Binder:1234_1", Status: 4, State: "wait", SysTID: 1240, UTime: 3, Created: now},
-		{ID: 3, Name: "AsyncTask #1", Status: 2, State: "sleeping", SysTID: 1241, UTime: 9, Daemon: true, Created: now},
+		{ID: 3, Name: "AsyncTask #1", Status: 2, State: "sleeping", SysTID: 1241, UTime: 9, Daemon: true, Created: now, CPUKnown: true, CPUPercent: 37.5},
 	})
 	s.SetHeaps("local:8000", []monitor.Heap{{ID: 1, MaxBytes: 256 << 20, SizeBytes: 12 << 20, AllocatedBytes: 8 << 20, Objects: 91234, GCCount: 3}})
 	s.UpdateVM("local:8001", func(vm *monitor.VM) {
@@ -400,6 +411,9 @@ func TestThreadChangesBlinkAndDeathsShow(t *testing.T) {
 		{ID: 2, Name: "Binder:1234_1", Status: 4, State: "wait", Created: now.Add(-time.Minute)},
 	})
 	hs.waitText("died")
+	if l := lineWith(strings.Join(hs.text(), "\n"), "died"); strings.Contains(l, "37.5") {
+		t.Errorf("a dead thread still shows its CPU%%: %q", l)
+	}
 	st, _ := hs.styleOf("monitor")
 	if _, _, attr := st.Decompose(); attr&tcell.AttrUnderline == 0 {
 		t.Fatal("a changed state does not blink")

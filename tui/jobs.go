@@ -34,6 +34,7 @@ const (
 type runningJob struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	saving string // what the job saves, when the cancel-save key may end it
 }
 
 // jobs tracks the dashboard's goroutines (spawn) and its named jobs.
@@ -103,6 +104,39 @@ func (d *Dashboard) job(name string, mode jobMode, timeout time.Duration, f func
 		}
 	})
 	return true
+}
+
+// markSaving lets the cancel-save key end the job running under name,
+// which saves what (for the message). Call it right after job.
+func (d *Dashboard) markSaving(name, what string) {
+	j := &d.jobs
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if r := j.running[name]; r != nil {
+		r.saving = what
+	}
+}
+
+// cancelSaves cancels every running job marked with markSaving and
+// returns what they were saving.
+func (d *Dashboard) cancelSaves() []string {
+	j := &d.jobs
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var what []string
+	for _, r := range j.running {
+		select {
+		case <-r.done:
+			continue
+		default:
+		}
+		if r.saving != "" {
+			r.cancel()
+			what = append(what, r.saving)
+			r.saving = ""
+		}
+	}
+	return what
 }
 
 // jobBusyWith reports whether a job of name runs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,8 +50,9 @@ func (c *slowController) StartProfiling(ctx context.Context, key string, _ monit
 func (c *slowController) ThreadDump(ctx context.Context, key string) ([]byte, error) {
 	return nil, c.block(ctx, "dump "+key)
 }
-func (c *slowController) HeapDump(ctx context.Context, key string, _ func(uint64)) ([]byte, error) {
-	return nil, c.block(ctx, "hpds "+key)
+func (c *slowController) HeapDumpTo(ctx context.Context, key string, w io.Writer, _ func(uint64)) (int64, error) {
+	w.Write([]byte("JAVA PROFILE 1.0.3\x00partial"))
+	return 0, c.block(ctx, "hpds "+key)
 }
 
 // TestQuitWaitsForKeyJobs: quitting right after keys that start requests
@@ -177,11 +179,11 @@ func (c *orderController) StartProfiling(_ context.Context, key string, _ monito
 	return nil
 }
 
-// StopProfiling fails, so that no profile view opens over the dashboard
+// StopProfilingTo fails, so that no profile view opens over the dashboard
 // and takes the keys that follow.
-func (c *orderController) StopProfiling(context.Context, string, bool) ([]byte, error) {
+func (c *orderController) StopProfilingTo(context.Context, string, bool, io.Writer) (int64, error) {
 	c.note("stop", 0)
-	return nil, errors.New("test: no trace kept")
+	return 0, errors.New("test: no trace kept")
 }
 
 func (c *orderController) SetSegments(ctx context.Context, key string, o monitor.SegmentOptions) error {

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -417,12 +417,18 @@ func (p *logPane) save() {
 	for _, i := range p.shown {
 		buf = logcat.AppendThreadtime(buf, &p.all[i], loc)
 	}
-	if err := os.WriteFile(name, buf, 0o644); err != nil {
-		p.d.flash("log: " + err.Error())
-		return
-	}
-	p.saved = name
-	p.d.flash(fmt.Sprintf("log: %d lines saved to %s", len(p.shown), name))
+	n, d := len(p.shown), p.d
+	d.job("log-save", jobQueue, time.Minute, func(ctx context.Context) {
+		_, err := savefile.SaveBytes(ctx, name, buf, savefile.Options{})
+		d.post(func() {
+			if err != nil {
+				d.flash("log: " + err.Error())
+				return
+			}
+			p.saved = name
+			d.flash(fmt.Sprintf("log: %d lines saved to %s", n, name))
+		})
+	})
 }
 
 // CopyText is the focused line, as threadtime text.

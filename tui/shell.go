@@ -79,6 +79,11 @@ type Config struct {
 	// status shown (timeline.go).
 	Timeline Timeline
 
+	// DebuggableOnly starts the VM list with debuggable VMs only, leaving
+	// out profileable processes without JDWP (--processes debuggable); the
+	// P key switches.
+	DebuggableOnly bool
+
 	// Log, when set, gives a VM's device log (read on the UI goroutine; it
 	// must not block), or why it has none (e.g. a local-port VM).
 	Log func(vm monitor.VM) (*monitor.DeviceLog, string)

@@ -62,6 +62,13 @@ func (p *statusLine) flash(text string) {
 	p.render()
 }
 
+// show shows msg like flash without adding it to the history: a
+// progress line that replaces itself.
+func (p *statusLine) show(text string) {
+	p.msg = message{at: p.d.now(), text: text}
+	p.render()
+}
+
 // historyText is the message history, newest last.
 func (p *statusLine) historyText() string {
 	if len(p.history) == 0 {

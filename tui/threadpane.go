@@ -296,11 +296,15 @@ func (p *threadPane) render() {
 		if name == "" {
 			name = fmt.Sprintf("<thread %d>", th.ID)
 		}
+		cpu := cpuLabel(th)
+		if r.dead {
+			cpu = "" // a dead thread uses no CPU; its last rate would read as current
+		}
 		cells := []*tview.TableCell{
 			tview.NewTableCell(threadIDLabel(vm, th.ID)).SetAlign(tview.AlignRight),
 			tview.NewTableCell("").SetExpansion(1), // cut to fit below
 			tview.NewTableCell(state).SetTextColor(stColor).SetAttributes(attr),
-			tview.NewTableCell(cpuLabel(th)).SetAlign(tview.AlignRight),
+			tview.NewTableCell(cpu).SetAlign(tview.AlignRight),
 			tview.NewTableCell(unknownIfZero(vm, th.UTime)).SetAlign(tview.AlignRight),
 			tview.NewTableCell(unknownIfZero(vm, th.STime)).SetAlign(tview.AlignRight),
 			tview.NewTableCell(daemon),

@@ -3,16 +3,16 @@ package tui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/keymap"
@@ -29,6 +29,7 @@ func (p *vmPane) actionKeys() []keymap.Binding {
 		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", vm, p.d.ov.openAllocs).As("allocations"),
 		b(tcell.KeyRune, 'J', "J", "JDWP traffic of debuggers attached through ddmtui", vm, p.d.ov.openSpy).As("jdwp-traffic"),
 		b(tcell.KeyRune, 'H', "H", "HPROF heap dump, saved as standard HPROF", vm, p.heapDump).As("heap-dump"),
+		b(tcell.KeyRune, 'C', "C", "cancel the heap dump or trace being saved", vm, p.cancelSave).As("cancel-save"),
 		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", vm, p.askExit).As("exit-vm"),
 		b(tcell.KeyRune, 'm', "m", "switch the discovery mode (drops connections)", vm, p.nextScanMode).As("scan-mode"),
 	}
@@ -48,26 +49,35 @@ func (p *vmPane) toggleProfiling() {
 		d.flash(fmt.Sprintf("stopping the trace of %s…", prof.app))
 		// Queued: a stop pressed while the start is still on its way
 		// reaches the VM after it.
+		path := savePath(d.cfg.TraceDir, prof.app, d.now(), ".trace")
 		d.job("trace", jobQueue, 2*time.Minute, func(ctx context.Context) {
-			data, err := ctrl.StopProfiling(ctx, prof.key, false)
-			if err != nil {
-				d.post(func() { d.flash("trace failed: " + err.Error()) })
+			var tr *trace.Profile
+			_, err := savefile.Save(ctx, path, savefile.Trace(&tr), func(ctx context.Context, w *savefile.Writer) error {
+				_, err := ctrl.StopProfilingTo(ctx, prof.key, false, w)
+				return err
+			})
+			if errors.Is(err, context.Canceled) && d.bg().Err() == nil {
+				d.post(func() { d.flash("trace of " + prof.app + " cancelled; nothing saved") })
 				return
 			}
-			path, tr, err := saveTrace(d.cfg.TraceDir, prof.app, data, d.now())
 			d.post(func() {
 				if err != nil {
-					d.flash(err.Error())
+					d.flash("trace failed: " + err.Error())
 					return
 				}
 				d.flash("trace saved to " + path)
 				d.ov.showProfile(tr, path)
 			})
 		})
+		d.markSaving("trace", "the trace of "+prof.app)
 		return
 	}
 	vm, ok := d.selectedDDM("a method trace")
 	if !ok {
+		return
+	}
+	if err := savefile.Check(savePath(d.cfg.TraceDir, appLabel(vm), d.now(), ".trace")); err != nil {
+		d.flash("cannot trace: " + err.Error())
 		return
 	}
 	d.statusP.tracing = profiling{vm.Key, appLabel(vm)}
@@ -151,67 +161,72 @@ func (p *vmPane) threadDump() {
 	d.flash(fmt.Sprintf("asking %s for a thread dump…", appLabel(vm)))
 }
 
+// heapDumpTimeout bounds a heap dump from the key to the saved file.
+const heapDumpTimeout = 5 * time.Minute
+
 // heapDump saves an HPROF dump of the selected VM, converted to standard
-// HPROF, next to the traces; progress shows in the status line.
+// HPROF, next to the traces, through the save path the `hprof` command
+// uses (savefile, and the session's fallback to `am dumpheap` on recent
+// Android): streamed to a temporary file, converted, validated, renamed.
+// Progress replaces itself on the status line (at most a few times a
+// second, kept out of the message history); the cancel-save key or the
+// timeout end it, leaving nothing behind.
 func (p *vmPane) heapDump() {
 	d := p.d
 	vm, ok := d.selectedDDM("a heap dump")
 	if !ok {
 		return
 	}
-	ctrl, app := d.cfg.Controller, appLabel(vm)
-	if d.jobBusyWith("heap-dump:" + vm.Key) {
+	ctrl, app, name := d.cfg.Controller, appLabel(vm), "heap-dump:"+vm.Key
+	if d.jobBusyWith(name) {
 		d.flash(fmt.Sprintf("busy: a heap dump of %s is under way", app))
 		return
 	}
-	d.flash(fmt.Sprintf("dumping the heap of %s…", app))
-	d.job("heap-dump:"+vm.Key, jobBusy, 5*time.Minute, func(ctx context.Context) {
-		progress := func(n uint64) {
-			d.post(func() { d.flash(fmt.Sprintf("heap dump of %s: %s received…", app, humanBytes(n))) })
+	path := savePath(d.cfg.TraceDir, app, d.now(), ".hprof")
+	if err := savefile.Check(path); err != nil {
+		d.flash("heap dump: " + err.Error())
+		return
+	}
+	d.flash(fmt.Sprintf("dumping the heap of %s… (%s: cancel)", app, keyHint(d.keys, "cancel-save")))
+	d.job(name, jobBusy, heapDumpTimeout+time.Minute, func(ctx context.Context) {
+		opts := savefile.HPROF(false, savefile.DefaultHPROFRatio, nil)
+		opts.Timeout = heapDumpTimeout
+		opts.Progress = func(n uint64) {
+			msg := fmt.Sprintf("heap dump of %s: %s received…", app, savefile.Size(n))
+			if n == 0 {
+				msg = fmt.Sprintf("heap dump of %s: waiting for the VM…", app)
+			}
+			d.post(func() { d.statusP.show(msg) })
 		}
-		data, err := ctrl.HeapDump(ctx, vm.Key, progress)
-		if d.cancelled(err) {
-			return
-		}
-		var path string
-		if err == nil {
-			path, err = saveHPROF(d.cfg.TraceDir, app, data, d.now())
+		res, err := savefile.Save(ctx, path, opts, func(ctx context.Context, w *savefile.Writer) error {
+			_, err := ctrl.HeapDumpTo(ctx, vm.Key, w, w.Progress)
+			return err
+		})
+		if d.bg().Err() != nil {
+			return // quitting
 		}
 		d.post(func() {
-			if err != nil {
-				d.flash("heap dump: " + err.Error())
-				return
+			switch {
+			case errors.Is(err, context.Canceled):
+				d.flash(fmt.Sprintf("heap dump of %s cancelled; nothing saved", app))
+			case err != nil:
+				d.flash("heap dump of " + app + ": " + err.Error())
+			default:
+				d.flash(fmt.Sprintf("heap dump saved to %s (%s)", path, savefile.Size(uint64(res.Size))))
 			}
-			d.flash("heap dump saved to " + path)
 		})
 	})
+	d.markSaving(name, "the heap dump of "+app)
 }
 
-// saveHPROF converts Android's HPROF to standard HPROF and writes it.
-func saveHPROF(dir, app string, data []byte, now time.Time) (string, error) {
-	std, err := hprof.ToStandard(data)
-	if err != nil {
-		return "", fmt.Errorf("converting the dump: %w", err)
+// cancelSave ends the heap dumps and the trace being saved.
+func (p *vmPane) cancelSave() {
+	what := p.d.cancelSaves()
+	if len(what) == 0 {
+		p.d.flash("nothing is being saved")
+		return
 	}
-	path := savePath(dir, app, now, ".hprof")
-	if err := os.WriteFile(path, std, 0o644); err != nil {
-		return "", fmt.Errorf("saving the dump: %w", err)
-	}
-	return path, nil
-}
-
-// saveTrace writes a trace file named after the app and the time, and
-// parses it for the profile view.
-func saveTrace(dir, app string, data []byte, now time.Time) (string, *trace.Profile, error) {
-	path := savePath(dir, app, now, ".trace")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return "", nil, fmt.Errorf("saving the trace: %w", err)
-	}
-	prof, err := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{})
-	if err != nil {
-		return path, nil, fmt.Errorf("saved %s, but it does not parse: %w", path, err)
-	}
-	return path, prof, nil
+	p.d.flash("cancelling " + strings.Join(what, ", ") + "…")
 }
 
 // savePath names a saved file after the app and the time, in dir (default

@@ -18,8 +18,15 @@ import (
 // list its width by content.
 const maxAppWidth = 32
 
-// vmColumns are the VM list's columns.
-var vmColumns = []string{"", "Source", "PID", "App", "DDM", "Debugger", "Port"}
+// vmColumns are the VM list's columns. Arch (archLabel: track-app's
+// architecture, Android 12+, and "uN" for another user) is there only while
+// it tells processes of one device apart — a 32-bit app among 64-bit ones,
+// a work profile; otherwise a device's one architecture is on its row, and
+// the width stays with the names.
+var (
+	vmColumns     = []string{"", "Source", "PID", "App", "DDM", "Debugger", "Port"}
+	vmColumnsArch = []string{"", "Source", "PID", "App", "DDM", "Arch", "Debugger", "Port"}
+)
 
 // vmPane is the VM list. Its cursor is the selection: j/k select the next
 // or previous VM and the other panes follow, as in htop and k9s. A VM whose
@@ -29,14 +36,17 @@ type vmPane struct {
 	table   *vmTable
 	rowKeys []string
 	filter  string
-	widths  [7]int          // content width of each column, for the layout
+	widths  [8]int          // content width of each column, for the layout
+	ncols   int             // columns shown: len(vmColumns) or len(vmColumnsArch)
 	drawing bool            // render moves the cursor: not a user's choice
 	width   int             // inner width the rows were cut for
 	folded  map[string]bool // device groups shown as one row
+	// debuggableOnly leaves out profileable processes without JDWP (P).
+	debuggableOnly bool
 }
 
 func newVMPane(d *Dashboard) *vmPane {
-	p := &vmPane{d: d, folded: map[string]bool{}}
+	p := &vmPane{d: d, folded: map[string]bool{}, debuggableOnly: d.cfg.DebuggableOnly}
 	p.table = &vmTable{Table: tview.NewTable()}
 	p.table.SetSelectable(true, false).SetFixed(1, 0)
 	p.table.SetSelectedStyle(d.pal.Cursor())
@@ -72,6 +82,8 @@ func (p *vmPane) SetFilter(f string) { p.filter = f; p.render() }
 func (p *vmPane) Keys() []keymap.Binding {
 	return []keymap.Binding{
 		keymap.Bind(tcell.KeyRune, 'z', "z", "fold / unfold the selected VM's device", "Panes", p.foldSelected).As("fold-device"),
+		keymap.Bind(tcell.KeyRune, 'P', "P", "every tracked process, or debuggable VMs only",
+			"Panes", p.toggleProcesses).As("processes"),
 	}
 }
 
@@ -216,6 +228,9 @@ func (p *vmPane) Activate() {
 func (p *vmPane) visible() []monitor.VM {
 	var out []monitor.VM
 	for _, vm := range p.d.m.vms {
+		if p.debuggableOnly && vm.ProcessOnly() {
+			continue
+		}
 		if matchFilter(p.filter, vm.Source, fmt.Sprint(vm.PID), vm.App, vm.VMIdent) {
 			out = append(out, vm)
 		}
@@ -262,18 +277,37 @@ func (p *vmPane) render() {
 		onGroup = strings.TrimPrefix(p.rowKeys[r-1], groupPrefix)
 	}
 	t.Clear()
-	p.widths = [7]int{}
+	p.widths = [8]int{}
 	cell := func(r, c int, s string) *tview.TableCell {
 		cl := tview.NewTableCell(s)
 		t.SetCell(r, c, cl)
 		p.widths[c] = max(p.widths[c], tview.TaggedStringWidth(s))
 		return cl
 	}
-	for i, h := range vmColumns {
-		cell(0, i, h).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
-	}
 	p.rowKeys = p.rowKeys[:0]
 	list := p.visible()
+	cols := vmColumns
+	arch := map[string]string{} // device group → its one architecture ("" when none or mixed)
+	for _, vm := range list {
+		g := deviceGroup(vm)
+		prev, seen := arch[g]
+		switch {
+		case vm.UserIDKnown && vm.UserID != 0, seen && prev != vm.Architecture:
+			cols = vmColumnsArch
+		}
+		arch[g] = vm.Architecture
+	}
+	if len(arch) == 1 { // one device: no device row to carry it
+		for _, a := range arch {
+			if a != "" {
+				cols = vmColumnsArch
+			}
+		}
+	}
+	p.ncols = len(cols)
+	for i, h := range cols {
+		cell(0, i, h).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
+	}
 	grouped := groupCount(list) > 1
 	selRow, r, group := 0, 0, ""
 	type vmRow struct {
@@ -310,6 +344,9 @@ func (p *vmPane) render() {
 			if vm.Model != "" {
 				text += " · " + vm.Model // escaped with the rest below; cut first when narrow
 			}
+			if a := arch[g]; a != "" && len(cols) == len(vmColumns) {
+				text += " · " + a // track-app's, the same for every process of the device
+			}
 			cell(r, 0, fold).SetTextColor(p.d.pal.Accent())
 			t.SetCell(r, 3, tview.NewTableCell(""))
 			heads = append(heads, headRow{r: r, text: text, count: fmt.Sprintf("%d VM%s", n, plural(n))})
@@ -337,7 +374,10 @@ func (p *vmPane) render() {
 			dbg, dbgColor = "gone…", tcell.ColorDefault
 		}
 		ddmText := "yes"
-		if !vm.DDM {
+		switch {
+		case vm.ProcessOnly():
+			ddmText, dbg = "prof", "-" // profileable, no JDWP: no debugger either
+		case !vm.DDM:
 			ddmText = "no"
 		}
 		port, portColor := "-", tcell.ColorDefault
@@ -355,17 +395,22 @@ func (p *vmPane) render() {
 		cell(r, 2, pidLabel(vm.PID)).SetAlign(tview.AlignRight)
 		cell(r, 3, "").SetExpansion(1) // cut to fit below
 		cell(r, 4, ddmText)
-		cell(r, 5, dbg).SetTextColor(dbgColor)
-		cell(r, 6, port).SetAlign(tview.AlignRight).SetTextColor(portColor)
+		c := 5
+		if len(cols) == len(vmColumnsArch) {
+			cell(r, c, style.Escape(archLabel(vm)))
+			c++
+		}
+		cell(r, c, dbg).SetTextColor(dbgColor)
+		cell(r, c+1, port).SetAlign(tview.AlignRight).SetTextColor(portColor)
 		if gone {
-			for c := 0; c < len(vmColumns); c++ {
+			for c := 0; c < len(cols); c++ {
 				t.GetCell(r, c).SetAttributes(tcell.AttrDim)
 			}
 		}
 		p.rowKeys = append(p.rowKeys, vm.Key)
 	}
 	// The app name takes what the other columns leave.
-	others := len(vmColumns) - 1
+	others := len(cols) - 1
 	for c, w := range p.widths {
 		if c != 3 {
 			others += w
@@ -404,13 +449,16 @@ func (p *vmPane) render() {
 	if p.filter != "" {
 		title = fmt.Sprintf(" VMs (%d of %d) · filter %s ", len(list), len(m.vms), style.Escape(p.filter))
 	}
+	if p.debuggableOnly {
+		title += "· debuggable only "
+	}
 	t.SetTitle(title)
 }
 
 // contentWidth is the width the list needs to show every column whole
 // (borders and column gaps included).
 func (p *vmPane) contentWidth() int {
-	w := 2 + len(vmColumns) - 1
+	w := 2 + max(p.ncols, len(vmColumns)) - 1
 	for _, c := range p.widths {
 		w += c
 	}

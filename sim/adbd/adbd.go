@@ -8,6 +8,9 @@
 // authentication (spec §2.4). It serves the device services a monitor uses:
 //
 //   - track-jdwp: the pid list, hex4-framed, at once and on every change;
+//   - track-app: the debuggable and profileable processes (a protobuf
+//     AppProcesses message, hex4-framed), when the Device is an AppLister
+//     whose API level has it (trackapp.go);
 //   - jdwp: the pid list once, unframed, then close (what `adb jdwp` asks);
 //   - jdwp:<pid>: a byte pipe to that VM's JDWP endpoint;
 //   - shell:<command>: the command's output, then close (legacy shell);

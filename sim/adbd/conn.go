@@ -211,6 +211,8 @@ func (c *conn) service(name string) (func(*stream), bool) {
 	switch {
 	case name == "track-jdwp":
 		return c.trackJDWP, true
+	case name == "track-app":
+		return c.trackAppService()
 	case name == "jdwp":
 		return c.listJDWP, true
 	case strings.HasPrefix(name, "jdwp:"):

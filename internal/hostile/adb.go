@@ -1,0 +1,103 @@
+package hostile
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EndlessRecv is an adb server (host protocol, spec/adb.md) that accepts
+// any device, offers no features, opens any transport service, and
+// answers a sync: RECV with DATA blocks of 64 KiB that never end, at rate
+// bytes per second (0: as fast as the client reads). Everything else on
+// sync: is answered FAIL. It is what a hostile adb server, or a device
+// file that never stops growing, does to a pull.
+func EndlessRecv(rate int) Behaviour {
+	return func(nc net.Conn, stop <-chan struct{}) {
+		go func() {
+			<-stop
+			nc.Close()
+		}()
+		for {
+			req, err := readHostRequest(nc)
+			if err != nil {
+				return
+			}
+			switch {
+			case strings.HasSuffix(req, ":features"):
+				_, _ = io.WriteString(nc, "OKAY0000")
+				return
+			case strings.HasPrefix(req, "host:transport"):
+				_, _ = io.WriteString(nc, "OKAY") // the service's name follows
+			case req == "sync:":
+				_, _ = io.WriteString(nc, "OKAY")
+				endlessSync(nc, rate, stop)
+				return
+			default:
+				_, _ = io.WriteString(nc, "OKAY")
+				return
+			}
+		}
+	}
+}
+
+// readHostRequest reads one hex4-framed request.
+func readHostRequest(r io.Reader) (string, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return "", err
+	}
+	n, err := strconv.ParseUint(string(hdr[:]), 16, 16)
+	if err != nil {
+		return "", fmt.Errorf("bad length %q", hdr)
+	}
+	b := make([]byte, n)
+	_, err = io.ReadFull(r, b)
+	return string(b), err
+}
+
+func endlessSync(nc net.Conn, rate int, stop <-chan struct{}) {
+	var hdr [8]byte
+	if _, err := io.ReadFull(nc, hdr[:]); err != nil {
+		return
+	}
+	l := binary.LittleEndian.Uint32(hdr[4:])
+	if l > 1024 {
+		return
+	}
+	if _, err := io.ReadFull(nc, make([]byte, l)); err != nil {
+		return
+	}
+	if string(hdr[:4]) != "RECV" {
+		msg := "not served"
+		fail := append([]byte("FAIL"), binary.LittleEndian.AppendUint32(nil, uint32(len(msg)))...)
+		_, _ = nc.Write(append(fail, msg...))
+		return
+	}
+	const block = 64 << 10
+	data := make([]byte, 8+block)
+	copy(data, "DATA")
+	binary.LittleEndian.PutUint32(data[4:], block)
+	var pace <-chan time.Time
+	if rate > 0 {
+		t := time.NewTicker(max(time.Duration(float64(time.Second)*block/float64(rate)), time.Millisecond))
+		defer t.Stop()
+		pace = t.C
+	}
+	for {
+		if pace != nil {
+			select {
+			case <-stop:
+				return
+			case <-pace:
+			}
+		}
+		if _, err := nc.Write(data); err != nil {
+			return
+		}
+	}
+}

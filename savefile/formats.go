@@ -1,0 +1,63 @@
+package savefile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/trace"
+)
+
+// HPROF is how a heap dump from a VM is saved: converted from Android's
+// HPROF to standard HPROF as hprof-conv does (unless android), the output
+// bounded to maxRatio times the dump's size and at least 16 MiB (maxRatio
+// ≤ 0: no bound), and validated with hprof.Summarize, whose summary is
+// stored in *sum when sum is not nil.
+func HPROF(android bool, maxRatio float64, sum **hprof.Summary) Options {
+	var o Options
+	if !android {
+		o.Convert = func(dst io.Writer, src io.Reader, size int64) error {
+			var maxOut int64
+			if maxRatio > 0 {
+				maxOut = max(int64(maxRatio*float64(size)), 16<<20)
+			}
+			bw := bufio.NewWriterSize(dst, 1<<20)
+			if err := hprof.Convert(bw, bufio.NewReaderSize(src, 1<<20), hprof.ConvertOptions{MaxOutput: maxOut}); err != nil {
+				return fmt.Errorf("converting the dump to standard HPROF: %w", err)
+			}
+			return bw.Flush()
+		}
+	}
+	o.Validate = func(r io.Reader, size int64) error {
+		s, err := hprof.Summarize(bufio.NewReaderSize(r, 1<<20))
+		if err != nil {
+			return fmt.Errorf("the heap dump: %w", err)
+		}
+		if sum != nil {
+			*sum = s
+		}
+		return nil
+	}
+	return o
+}
+
+// DefaultHPROFRatio is the conversion bound the dashboard uses (the
+// `hprof` command's --max-output-ratio default): real dumps grow by a few
+// bytes at most, a hostile one is stopped long before it fills a disk.
+const DefaultHPROFRatio = 16
+
+// Trace is how a method trace is saved: as received, validated with
+// trace.ReadProfile, whose profile is stored in *prof when prof is not nil.
+func Trace(prof **trace.Profile) Options {
+	return Options{Validate: func(r io.Reader, size int64) error {
+		p, err := trace.ReadProfile(bufio.NewReaderSize(r, 1<<20), trace.BuildOptions{})
+		if err != nil {
+			return fmt.Errorf("the trace: %w", err)
+		}
+		if prof != nil {
+			*prof = p
+		}
+		return nil
+	}}
+}

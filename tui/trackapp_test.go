@@ -1,0 +1,97 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/tui/style"
+)
+
+// trackedVMs: a device whose track-app lists a debuggable VM and a
+// profileable release app without JDWP (a work-profile app).
+func trackedVMs(s *monitor.Store) {
+	now := time.Now()
+	s.UpdateVM("adb:emulator-5554:4000", func(vm *monitor.VM) {
+		vm.Source, vm.PID, vm.App, vm.DDM, vm.VMIdent, vm.Connected, vm.API = "adb:emulator-5554", 4000, "com.example.debug", true, "ART", now, 35
+		vm.Debuggable, vm.Profileable, vm.Tracked, vm.Architecture = true, true, true, "arm64"
+		vm.Debugger = monitor.DebuggerNone
+	})
+	none := monitor.Capability{Source: monitor.SourceNone, Reason: monitor.NoJDWPReason}
+	s.UpdateVM("adb:emulator-5554:4001", func(vm *monitor.VM) {
+		vm.Source, vm.PID, vm.App, vm.Connected, vm.API = "adb:emulator-5554", 4001, "com.example.release", now, 35
+		vm.Profileable, vm.Tracked, vm.Architecture, vm.UserID, vm.UserIDKnown, vm.UID, vm.UIDKnown = true, true, "arm[red]", 10, true, 1010123, true
+		vm.Debugger = monitor.DebuggerNone
+		vm.Capabilities = monitor.Capabilities{monitor.FeatThreads: {Source: monitor.SourceProc}, monitor.FeatStack: none,
+			monitor.FeatHeapMap: none, monitor.FeatGC: none, monitor.FeatHeapSummary: {Source: monitor.SourceDumpsys}}
+	})
+	s.SetThreads("adb:emulator-5554:4001", []monitor.Thread{{ID: 4011, Name: "release-main", Status: -1, SysTID: 4011,
+		Source: monitor.SourceProc, ProcState: "S", State: "sleeping", Created: now}})
+}
+
+// A profileable process is a row of its own ("prof", no debugger, its
+// architecture and user, escaped); its stack pane says in one line what
+// it cannot give; P hides it and shows it again.
+func TestProfileableProcessRow(t *testing.T) {
+	hs := start(t, 140, 40, style.Palette{}, trackedVMs)
+	hs.waitText("Arch")
+	hs.waitFor("the release app's row", func(s string) bool {
+		for _, line := range strings.Split(s, "\n") {
+			if strings.Contains(line, " 4001 ") && strings.Contains(line, "prof") &&
+				strings.Contains(line, "arm[red] u10") && !strings.Contains(line, "none") {
+				return true
+			}
+		}
+		return false
+	})
+	hs.waitText("arm64")
+	hs.key(tcell.KeyRune, 'j') // select the release app
+	hs.waitText("release-main")
+	hs.waitText("a profileable process has no JDWP")
+	hs.key(tcell.KeyRune, 'P')
+	hs.waitText("debuggable only")
+	hs.waitGone(" 4001 ")
+	hs.waitText(" 4000 ")
+	hs.key(tcell.KeyRune, 'P')
+	hs.waitText(" 4001 ")
+}
+
+// --processes debuggable starts the list with debuggable VMs only.
+func TestDebuggableOnlyAtStart(t *testing.T) {
+	hs := startCfg(t, 140, 40, style.Palette{}, trackedVMs, func(c *Config) { c.DebuggableOnly = true })
+	hs.waitText(" 4000 ")
+	hs.waitText("VMs (1) · debuggable only")
+	for _, line := range hs.text() {
+		if strings.Contains(line, " 4001 ") {
+			t.Fatalf("release app listed: %q", line)
+		}
+	}
+}
+
+// With several devices, one architecture per device is said on the
+// device's row, and the Arch column stays away.
+func TestArchOnDeviceRow(t *testing.T) {
+	hs := start(t, 140, 40, style.Palette{}, func(s *monitor.Store) {
+		now := time.Now()
+		for i, pid := range []int{4000, 4001} {
+			s.UpdateVM(fmt.Sprintf("adb:emulator-5554:%d", pid), func(vm *monitor.VM) {
+				vm.Source, vm.PID, vm.App, vm.Connected, vm.API = "adb:emulator-5554", pid, fmt.Sprintf("com.example.app%d", i), now, 35
+				vm.Debuggable, vm.DDM, vm.Profileable, vm.Tracked, vm.Architecture = i == 0, i == 0, true, true, "x86_64"
+			})
+		}
+		s.UpdateVM("local:8000", func(vm *monitor.VM) {
+			vm.Source, vm.PID, vm.App, vm.DDM, vm.Debuggable, vm.Connected = "local:8000", 42, "com.example.local", true, true, now
+		})
+	})
+	hs.waitText("emulator-5554 · API 35 · x86_64")
+	hs.waitText(" prof ")
+	for _, line := range hs.text() {
+		if strings.Contains(line, "Arch") {
+			t.Fatalf("Arch column shown: %q", line)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ddmtui/ddmtui/monitor"
+)
+
+// The VM list's side of track-app (docs/ADB.md): profileable processes
+// without JDWP are rows of their own, P hides or shows them, and the
+// architecture and user track-app reports are shown.
+
+// toggleProcesses switches between every tracked process and debuggable
+// VMs only.
+func (p *vmPane) toggleProcesses() {
+	p.debuggableOnly = !p.debuggableOnly
+	p.render()
+	p.d.fitVMPane()
+	if p.debuggableOnly {
+		p.d.flash("VM list: debuggable VMs only (P: every tracked process)")
+	} else {
+		p.d.flash("VM list: every tracked process, profileable apps without JDWP included (P: debuggable only)")
+	}
+}
+
+// archLabel is the Arch column: track-app's architecture, else HELO's ABI,
+// and "uN" for a user other than 0 (a work profile or a second user).
+func archLabel(vm monitor.VM) string {
+	s := vm.Architecture
+	if vm.UserIDKnown && vm.UserID != 0 {
+		s = strings.TrimSpace(s + fmt.Sprintf(" u%d", vm.UserID))
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
