@@ -16,6 +16,7 @@ import (
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/allocview"
 	"github.com/ddmtui/ddmtui/tui/dumpview"
+	"github.com/ddmtui/ddmtui/tui/heapview"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
@@ -39,7 +40,9 @@ type overlays struct {
 	dumpView *dumpview.View
 	spyView  *spyview.View
 	allocV   *allocview.View
-	allocKey string // VM whose allocations the allocation view shows
+	allocKey string            // VM whose allocations the allocation view shows
+	heapV    *heapview.View    // the heap dump viewer, while open (heapviewer.go)
+	lastHeap map[string]string // app -> its last dump saved in this session
 }
 
 func newOverlays(d *Dashboard) *overlays {
@@ -152,7 +155,7 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 		return true, true // the prompt takes every key; Enter/Esc end it
 	}
 	switch o.frontName() {
-	case "profile", "dump", "allocs", "spy":
+	case "profile", "dump", "allocs", "spy", "heap":
 		return true, true // the viewer has its own keys; q or Esc returns here
 	case "help", "messages":
 		switch {

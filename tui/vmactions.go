@@ -213,6 +213,7 @@ func (p *vmPane) heapDump() {
 				d.flash("heap dump of " + app + ": " + err.Error())
 			default:
 				d.flash(fmt.Sprintf("heap dump saved to %s (%s)", path, savefile.Size(uint64(res.Size))))
+				d.heapSaved(app, path)
 			}
 		})
 	})

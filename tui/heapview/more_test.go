@@ -24,7 +24,7 @@ func TestDiffAgainstBaseline(t *testing.T) {
 	const grown = "com.example.mail.data.Message"
 	newer, eNew := writeScene(t, scene.Options{Filler: []hprof.ClassCount{{Name: grown, Instances: 300}}})
 	hs := open(t, newer, old, 120, 40, style.Palette{})
-	hs.must("6 Diff", "vs app.hprof", "SHALLOW Δ ▼")
+	hs.must("6 Diff", "app.hprof vs app.hprof — ", "SHALLOW Δ ▼")
 	if got := hs.v.Tab(); got != tabDiff {
 		t.Fatalf("tab %d shown, want the diff", got)
 	}

@@ -288,16 +288,17 @@ func (v *View) updateHeader() {
 		return
 	}
 	h := m.Heap
-	s := fmt.Sprintf("%s — %s · %s objects, %s reachable", filepath.Base(m.File),
-		strings.TrimPrefix(h.Version(), "JAVA PROFILE "), count(h.NumNodes()), count(h.ReachableCount()))
+	s := filepath.Base(m.File)
+	if m.Baseline != "" {
+		s += " vs " + filepath.Base(m.Baseline)
+	}
+	s += fmt.Sprintf(" — %s · %s objects, %s reachable", strings.TrimPrefix(h.Version(), "JAVA PROFILE "),
+		count(h.NumNodes()), count(h.ReachableCount()))
 	if hg := v.classRows.hist; hg != nil {
 		s += fmt.Sprintf(" · %s: %s in %s", heapTitle(hg.heap), size(hg.bytes), count(hg.count))
 	}
 	if len(m.leaks) > 0 {
 		s += fmt.Sprintf(" · %d leaked", len(m.leaks))
-	}
-	if m.Baseline != "" {
-		s += " · vs " + filepath.Base(m.Baseline)
 	}
 	v.SetHeader(style.Escape(s))
 }
