@@ -22,7 +22,8 @@ const maxListed = 5000
 // name.
 type classRows struct {
 	m     *Model
-	hist  *histogram
+	hist  *histogram // the heap selection wanted
+	laid  *histogram // the one the rows were laid out from (until Update)
 	shown []int32
 }
 
@@ -40,6 +41,7 @@ var classOrder = [...]classSort{byRetained, byShallow, byInstances, byName}
 
 func (r *classRows) Update(q viewer.Query) int {
 	r.shown = r.shown[:0]
+	r.laid = r.hist
 	if r.hist == nil {
 		return 0
 	}
@@ -57,7 +59,7 @@ func (r *classRows) Update(q viewer.Query) int {
 }
 
 func (r *classRows) Cell(i, c int) *tview.TableCell {
-	row := &r.hist.rows[r.shown[i]]
+	row := &r.laid.rows[r.shown[i]]
 	switch c {
 	case 0:
 		return cell(row.name)
@@ -71,7 +73,7 @@ func (r *classRows) Cell(i, c int) *tview.TableCell {
 	return nil
 }
 
-func (r *classRows) Key(i int) string { return r.hist.rows[r.shown[i]].name }
+func (r *classRows) Key(i int) string { return r.laid.rows[r.shown[i]].name }
 
 // openClass lists the selected class's instances in the heap shown.
 func (v *View) openClass() {

@@ -92,5 +92,21 @@ func TestSmallTerminal(t *testing.T) {
 		t.Errorf("no bitmap drawn at 80 × 24:\n%s", hs.text())
 	}
 	hs.keys("?")
-	hs.must("Heap dump keys", "heap shown: app → all heaps")
+	hs.must("Heap dump keys", "heap shown: app → all heaps → each other")
+}
+
+// A view closed while its dump is analysed releases the dump when the
+// analysis ends, and shows nothing of it.
+func TestCloseWhileAnalysing(t *testing.T) {
+	file, _ := writeScene(t, scene.Options{})
+	r := &testRunner{ctx: t.Context()}
+	v := New(Options{File: file, Runner: r})
+	v.Load()
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r.run()
+	if v.Model() != nil || v.loaded != nil {
+		t.Error("a closed view took the model")
+	}
 }

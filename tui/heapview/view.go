@@ -88,6 +88,7 @@ type View struct {
 
 	mu     sync.Mutex
 	loaded *Model // what the analysis made, shown or not (Close closes it)
+	closed bool   // Close was called: a model analysed later is closed at once
 }
 
 // New returns the viewer, saying it is waiting for the analysis; Load
@@ -117,8 +118,15 @@ func (v *View) Load() bool {
 		})
 		if err == nil {
 			v.mu.Lock()
-			v.loaded = m
+			closed := v.closed
+			if !closed {
+				v.loaded = m
+			}
 			v.mu.Unlock()
+			if closed { // the view went while the dump was analysed
+				m.Close()
+				return nil
+			}
 		}
 		return func() {
 			if err != nil {
@@ -150,7 +158,7 @@ func (v *View) Model() *Model { return v.m }
 func (v *View) Close() error {
 	v.mu.Lock()
 	m := v.loaded
-	v.loaded = nil
+	v.loaded, v.closed = nil, true
 	v.mu.Unlock()
 	if m == nil {
 		return nil
@@ -161,7 +169,10 @@ func (v *View) Close() error {
 // SetModel shows an analysed dump: the tabs, the app heap's classes first
 // (the diff first when the model has a baseline).
 func (v *View) SetModel(m *Model) {
-	if v.m != nil {
+	v.mu.Lock()
+	closed := v.closed
+	v.mu.Unlock()
+	if v.m != nil || closed {
 		return
 	}
 	v.m = m
@@ -263,7 +274,7 @@ func (v *View) addKeys() {
 	}
 	v.AddKeys(
 		enter("classes", "list the class's instances by retained size", v.openClass),
-		b(tcell.KeyRune, 'z', "z", "heap shown: app → all heaps → zygote → image", "Heap", v.nextHeap).As("heap").In("classes"),
+		b(tcell.KeyRune, 'z', "z", "heap shown: app → all heaps → each other heap (image, zygote)", "Heap", v.nextHeap).As("heap").In("classes"),
 		enter("objects", "open the selected object", func() { v.openObject(v.selectedNode()) }),
 		path("objects", v.selectedNode),
 		enter("object", "open the object the selected field or referrer names", func() { v.openObject(v.selectedNode()) }),

@@ -63,6 +63,21 @@ func TestClassesSortFilterAndInstances(t *testing.T) {
 	}
 	hs.keys("z") // all heaps
 	hs.must("1 Classes (all heaps)", fmt.Sprintf("all heaps: %s in %s ·", size(sumBytes(e)), count(e.Nodes)))
+	// The last of all the classes selected, then the zygote's few.
+	hs.key(tcell.KeyEnd, 0)
+	hs.keys("z")
+	for _, name := range []string{"image", "zygote"} { // in the file's order
+		var want scene.Heap
+		for _, h := range e.Heaps {
+			if h.Name == name {
+				want = h
+			}
+		}
+		hs.must("1 Classes (heap "+name+")", fmt.Sprintf("heap %s: %s in %s ·", name, size(want.Bytes), count(want.Objects)))
+		hs.keys("z")
+	}
+	hs.must("1 Classes (heap app)")
+	hs.keys("z")
 
 	byInst := slices.Clone(e.Classes)
 	slices.SortStableFunc(byInst, func(a, b scene.Class) int {
