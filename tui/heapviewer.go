@@ -21,7 +21,10 @@ type heapRunner struct{ d *Dashboard }
 
 func (r heapRunner) Go(work func() func()) bool {
 	d := r.d
-	return d.job("heap-analysis", jobBusy, heapAnalysisTimeout, func(context.Context) {
+	// Queued: the viewer starts its second job (leaks, strings, bitmaps)
+	// from the first one's result, which may reach the UI goroutine before
+	// the first job has quite ended.
+	return d.job("heap-analysis", jobQueue, heapAnalysisTimeout, func(context.Context) {
 		apply := work()
 		if d.bg().Err() == nil && apply != nil {
 			d.post(apply)
@@ -41,9 +44,7 @@ func (o *overlays) showHeap(path, baseline string) {
 	o.heapV = v
 	d.pages.AddPage("heap", v, true, false)
 	o.show("heap", v)
-	if !v.Load() {
-		d.flash("the heap dump viewer is still analysing the last dump")
-	}
+	v.Load()
 }
 
 // closeHeap hides the heap dump viewer and releases its dump. (A viewer

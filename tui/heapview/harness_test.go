@@ -28,6 +28,17 @@ func (r *testRunner) Go(work func() func()) bool {
 func (r *testRunner) QueueUpdateDraw(fn func()) { fn() }
 func (r *testRunner) Context() context.Context  { return r.ctx }
 
+// step runs the first job queued and applies it.
+func (r *testRunner) step() {
+	if len(r.jobs) > 0 {
+		j := r.jobs[0]
+		r.jobs = r.jobs[1:]
+		if apply := j(); apply != nil {
+			apply()
+		}
+	}
+}
+
 // run runs the jobs queued (and those they queue) and applies them.
 func (r *testRunner) run() {
 	for len(r.jobs) > 0 {

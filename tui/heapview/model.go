@@ -63,6 +63,7 @@ type Model struct {
 	dups      []analysis.DuplicateString
 	bitmaps   []analysis.Bitmap
 	diff      []analysis.DiffRow
+	extras    bool // leaks, bitmaps and strings are known (SetExtras)
 }
 
 // maxTopDominators bounds the dominator tree's top level (a dump has a
@@ -73,8 +74,8 @@ const maxTopDominators = 2000
 type Progress func(phase string, fraction float64)
 
 // Load analyses file (and, when baseline is set, the histogram of that
-// earlier dump for the diff) and computes everything the viewer shows.
-// Call Close on the model when done.
+// earlier dump for the diff) and computes what the first screen shows
+// (NewModel). Call Close on the model when done.
 func Load(file, baseline string, progress Progress) (*Model, error) {
 	if progress == nil {
 		progress = func(string, float64) {}
@@ -99,8 +100,9 @@ func Load(file, baseline string, progress Progress) (*Model, error) {
 	return m, nil
 }
 
-// NewModel computes the viewer's model of an analysed heap (which it then
-// owns: Close closes it).
+// NewModel computes what the first screen of the viewer needs of an
+// analysed heap (which the model then owns: Close closes it): the
+// histograms and the top dominators. The rest follows with FindExtras.
 func NewModel(h *analysis.Heap, file string, progress Progress) *Model {
 	if progress == nil {
 		progress = func(string, float64) {}
@@ -110,22 +112,51 @@ func NewModel(h *analysis.Heap, file string, progress Progress) *Model {
 	cls := m.classify()
 	progress("classes", 0.5)
 	m.histograms(cls)
-	progress("leaks", 0)
 	m.top = h.TopDominators(maxTopDominators)
-	m.leaks = h.Leaks()
-	m.blame = make([]int, len(m.leaks))
-	for i, l := range m.leaks {
-		m.blame[i] = BlameHop(h, l.Path)
+	return m
+}
+
+// Extras are the parts of a model the first screen does not need, found
+// after it is drawn: the leaks with their blamed hops, the bitmaps, the
+// duplicate strings, and the reverse edges (referrers).
+type Extras struct {
+	leaks   []analysis.Leak
+	blame   []int
+	bitmaps []analysis.Bitmap
+	dups    []analysis.DuplicateString
+}
+
+// FindExtras computes the extras of a heap; it only reads the heap, so it
+// may run beside a view of its model.
+func FindExtras(h *analysis.Heap, progress Progress) Extras {
+	if progress == nil {
+		progress = func(string, float64) {}
 	}
-	m.bitmaps = h.Bitmaps()
+	var x Extras
+	progress("leaks", 0)
+	x.leaks = h.Leaks()
+	x.blame = make([]int, len(x.leaks))
+	for i, l := range x.leaks {
+		x.blame[i] = BlameHop(h, l.Path)
+	}
+	x.bitmaps = h.Bitmaps()
 	progress("strings", 0)
-	m.dups = h.DuplicateStrings()
+	x.dups = h.DuplicateStrings()
 	progress("referrers", 0)
 	if h.NumNodes() > 0 {
 		h.Referrers(0) // builds the reverse edges now rather than on a key
 	}
-	return m
+	return x
 }
+
+// SetExtras gives the model its extras (on the goroutine that reads it).
+func (m *Model) SetExtras(x Extras) {
+	m.leaks, m.blame, m.bitmaps, m.dups = x.leaks, x.blame, x.bitmaps, x.dups
+	m.extras = true
+}
+
+// Complete computes the model's extras at once (for a model not shown).
+func (m *Model) Complete() { m.SetExtras(FindExtras(m.Heap, nil)) }
 
 // SetBaseline makes the model's diff (D16) against an earlier dump's
 // histogram.

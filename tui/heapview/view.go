@@ -138,6 +138,33 @@ func (v *View) Load() bool {
 	})
 }
 
+// findExtras looks for the leaks, bitmaps and duplicate strings of the
+// model shown, in the background, and shows them when found.
+func (v *View) findExtras() {
+	m := v.m
+	v.Work("finding leaks, bitmaps and strings", func(ctx context.Context, progress func(string)) func() {
+		x := FindExtras(m.Heap, func(phase string, f float64) { progress(fmt.Sprintf("%s %d%%", phase, int(f*100))) })
+		return func() {
+			if v.m != m {
+				return
+			}
+			m.SetExtras(x)
+			v.extrasShown()
+		}
+	})
+}
+
+// extrasShown refreshes the tabs that wait for the extras.
+func (v *View) extrasShown() {
+	v.leaks.SetEmpty("no leaked Activity or Fragment: none is destroyed, finished or detached and still reachable")
+	v.strings.SetEmpty("no duplicate strings: every reachable String's content is unique")
+	v.bitmaps.SetEmpty("no reachable android.graphics.Bitmap")
+	for _, t := range []*viewer.Table{v.leaks, v.strings, v.bitmaps} {
+		t.Refresh()
+	}
+	v.updateHeader()
+}
+
 // Fail shows why the dump could not be analysed.
 func (v *View) Fail(err error) {
 	v.err = err
@@ -207,7 +234,7 @@ func (v *View) SetModel(m *Model) {
 	v.leakRows = &leakRows{m: m}
 	v.leaks = v.table(v.leakRows, viewer.TableOptions{
 		Title: "Leaks", Scope: "leaks", SideBySide: 1 << 30,
-		Empty: "no leaked Activity or Fragment: none is destroyed, finished or detached and still reachable",
+		Empty: "looking for leaked Activities and Fragments…",
 	})
 	v.leaks.SetDetail(detailPane("Chain from the GC root"))
 	v.leaks.OnSelect(v.showLeakChain)
@@ -216,13 +243,13 @@ func (v *View) SetModel(m *Model) {
 	v.stringRows = &dupRows{m: m}
 	v.strings = v.table(v.stringRows, viewer.TableOptions{
 		Title: "Strings", Scope: "strings",
-		Empty: "no duplicate strings: every reachable String's content is unique",
+		Empty: "looking for duplicate strings…",
 	})
 	v.AddTab(v.strings)
 
 	v.bitmapRows = &bitmapRows{m: m}
 	v.bitmaps = v.table(v.bitmapRows, viewer.TableOptions{
-		Title: "Bitmaps", Scope: "bitmaps", SideBySide: 1 << 30, Empty: "no reachable android.graphics.Bitmap",
+		Title: "Bitmaps", Scope: "bitmaps", SideBySide: 1 << 30, Empty: "looking for bitmaps…",
 	})
 	v.bitmaps.SetDetail(detailPane("Pixels"))
 	v.bitmaps.OnSelect(v.showBitmapInfo)
@@ -254,6 +281,11 @@ func (v *View) SetModel(m *Model) {
 	v.updateHeader()
 	if trunc, at := m.Heap.Truncated(); trunc {
 		v.SetMessage(fmt.Sprintf("the file is cut short: analysed up to byte %d", at))
+	}
+	if m.extras {
+		v.extrasShown()
+	} else {
+		v.findExtras()
 	}
 }
 

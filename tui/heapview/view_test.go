@@ -37,7 +37,15 @@ func TestLoadShowsProgressThenTheAppHeap(t *testing.T) {
 	hs.v.Load()
 	hs.draw()
 	hs.must("app.hprof — analysing…", "analysing…")
+	hs.r.step() // the first screen: the classes; leaks, strings and bitmaps follow
+	hs.draw()
+	hs.must("1 Classes (heap app)", "RETAINED ▼", "finding leaks, bitmaps and strings…")
+	hs.mustNot(" leaked")
+	hs.v.SelectTab(tabLeaks) // not through keys(), which runs the queued jobs
+	hs.draw()
+	hs.must("looking for leaked Activities and Fragments…")
 	hs.r.run()
+	hs.v.SelectTab(tabClasses)
 	hs.draw()
 	var app scene.Heap
 	for _, h := range e.Heaps {
