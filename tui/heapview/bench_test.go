@@ -102,7 +102,6 @@ func BenchmarkExtras(b *testing.B) {
 	}
 }
 
-
 // BenchmarkKeys is one round of keys on the loaded 1 M-object dump, each
 // followed by a draw: sort the classes three ways, step the heap, type a
 // filter and clear it, open a class's largest instance and its page, go
