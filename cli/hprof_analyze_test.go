@@ -211,6 +211,21 @@ func TestHprofDiff(t *testing.T) {
 	if err != nil || !strings.Contains(out, "-480") || !strings.Contains(out, "com.example.mail.MainActivity") {
 		t.Errorf("%v\n%s", err, out)
 	}
+	// On a terminal the viewer opens on NEW with OLD as its baseline;
+	// --json stays JSON.
+	var viewed string
+	cmd := newHprofDiffCommand(func(c *cli.Context, f, baseline string) error {
+		viewed = f + " " + baseline
+		return nil
+	}, func(io.Writer) bool { return true })
+	app := &cli.App{Commands: []*cli.Command{cmd}, Writer: new(bytes.Buffer)}
+	if err := app.Run([]string{"x", "diff", a, small}); err != nil || viewed != small+" "+a {
+		t.Errorf("viewer got %q (%v)", viewed, err)
+	}
+	viewed = ""
+	if err := app.Run([]string{"x", "diff", "--json", a, small}); err != nil || viewed != "" {
+		t.Errorf("--json opened the viewer (%q, %v)", viewed, err)
+	}
 }
 
 // Bad input: the error names the file and the offset, once.

@@ -17,6 +17,10 @@ import (
 // instances lists its largest).
 const maxListed = 5000
 
+// sortInline is the most instances sorted on the UI goroutine; a class
+// with more is sorted in the background.
+const sortInline = 2000
+
 // classRows is the classes table: the histogram of the heap selected, in
 // the order chosen (sorted once when the dump was loaded), filtered by
 // name.
@@ -96,7 +100,7 @@ func (v *View) showInstances(name, heap string) {
 		title := fmt.Sprintf("%s (%s in %s)", name, count(total), heapTitle(heap))
 		v.Push(v.table(rows, viewer.TableOptions{Title: title, Scope: "objects", Empty: "no instance in " + heapTitle(heap)}))
 	}
-	if m.classSize(name) <= maxListed {
+	if m.classSize(name) <= sortInline {
 		show(m.instances(name, heap, maxListed))
 		return
 	}
