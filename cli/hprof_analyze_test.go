@@ -280,3 +280,32 @@ func TestHprofDumpThenAnalyze(t *testing.T) {
 		t.Errorf("report: %d objects (file %d), version %q, %d classes", r.Objects, h.NumNodes(), r.Version, len(r.Classes))
 	}
 }
+
+// A dump cut short is analysed up to its last complete record and says so.
+func TestHprofAnalyzeTruncated(t *testing.T) {
+	dir := t.TempDir()
+	full, _ := writeScenario(t, dir, "a.hprof", heapgen.ScenarioOptions{})
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.hprof")
+	if err := os.WriteFile(cut, data[:len(data)-100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runApp(t, "hprof", "analyze", cut)
+	if err != nil || !strings.Contains(out, "the file is cut short: analysed up to offset ") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out, err = runApp(t, "hprof", "analyze", "--json", cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r analysis.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Truncated || r.TruncatedAt <= 0 || r.TruncatedAt > int64(len(data)-100) || r.Objects == 0 {
+		t.Errorf("truncated %v at %d of %d bytes, %d objects", r.Truncated, r.TruncatedAt, len(data)-100, r.Objects)
+	}
+}

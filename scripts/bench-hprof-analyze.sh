@@ -5,11 +5,11 @@
 # and the median ratio of the walls. With LINEAR=1 also a 10 M-object dump (linear growth).
 # The dumps come from heapgen.Android (go run ./hprof/internal/hprofgen -android-objects N).
 #
-# Usage: scripts/bench-hprof-analyze.sh [ROUNDS] [DIR]   (default 5 rounds, /tmp/ddmtui-bench)
+# Usage: scripts/bench-hprof-analyze.sh [ROUNDS] [DIR]   (default 5 rounds, /tmp/ddmtui-bench-hprof)
 # Targets (issue 24): 1 M ≤ 1.0 s wall, ≤ 100 MiB; 10 M ≤ 12 s, ≤ 1 GiB.
 set -eu
 rounds=${1:-5}
-dir=${2:-/tmp/ddmtui-bench}
+dir=${2:-/tmp/ddmtui-bench-hprof}
 root=$(cd "$(dirname "$0")/.." && pwd)
 conv=$(command -v hprof-conv || echo /usr/lib/android-sdk/platform-tools/hprof-conv)
 [ -x "$conv" ] || { echo "hprof-conv is not installed (apt-get install hprof-conv)" >&2; exit 1; }

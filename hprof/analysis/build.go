@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // classInfo is what the analysis knows of one class (a CLASS DUMP, the first
@@ -110,15 +111,15 @@ func (h *Heap) isReferent(ci int32, name string) bool {
 }
 
 // build is pass 2: each node's class, shallow size, heap and strong edges.
+// The nodes are split in two halves built side by side, each into its own
+// edge list; the lists are joined after.
 func (h *Heap) build() error {
 	h.classSetup()
-	s, d, idSize := h.s, h.s.d, h.idSize
 	n := h.offs.len()
-	classIdx := h.nameIndex(nameClass)
-	var primIdx [12]int32
+	h.classIdx = h.nameIndex(nameClass)
 	for t, name := range primitiveArrayNames {
 		if name != "" {
-			primIdx[t] = h.nameIndex(name)
+			h.primIdx[t] = h.nameIndex(name)
 		}
 	}
 	h.cls = make([]int32, n)
@@ -127,114 +128,199 @@ func (h *Heap) build() error {
 	h.kinds = make([]uint8, n)
 	h.roots = make([]uint64, (n+63)/64)
 	h.outOff = make([]uint32, n+1)
-	h.outTgt = make([]int32, 0, n*2)
 	h.heapMarks()
-	setSize := func(i int, v uint64) {
-		if v >= math.MaxUint32 {
+	parts := h.buildParts
+	if parts <= 0 {
+		parts = 1
+		if n >= 1<<16 {
+			parts = 2
+		}
+	}
+	workers := make([]buildWorker, parts)
+	var wg sync.WaitGroup
+	for k := range workers {
+		w := &workers[k]
+		w.h, w.lo, w.hi = h, n*k/parts, n*(k+1)/parts
+		w.tgt = make([]int32, 0, (w.hi-w.lo)*3) // capacity never written costs no memory
+		w.lastCI = -1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run(k == 0)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for k := range workers {
+		w := &workers[k]
+		if w.err != nil {
+			return w.err
+		}
+		for i := w.lo; i < w.hi; i++ {
+			h.outOff[i+1] += uint32(total)
+		}
+		total += len(w.tgt)
+		for i, v := range w.big {
 			if h.bigSize == nil {
 				h.bigSize = make(map[int32]uint64)
 			}
-			h.bigSize[int32(i)] = v
-			v = math.MaxUint32
+			h.bigSize[i] = v
 		}
-		h.shallow[i] = uint32(v)
 	}
-	edge := func(id uint64) {
-		if id == 0 {
-			return
+	if total >= math.MaxInt32 {
+		return fmt.Errorf("more than %d references: too large to analyse", math.MaxInt32)
+	}
+	if parts == 1 {
+		h.outTgt = workers[0].tgt
+	} else {
+		h.outTgt = make([]int32, 0, total)
+		for k := range workers {
+			h.outTgt = append(h.outTgt, workers[k].tgt...)
+			workers[k].tgt = nil
 		}
+	}
+	for i, k := range h.kinds {
+		if k == subClassDump {
+			h.setRoot(int32(i))
+		}
+	}
+	for _, id := range h.s.roots {
 		if t := h.index.lookup(id); t >= 0 {
-			h.outTgt = append(h.outTgt, t)
+			h.setRoot(t)
 		}
 	}
-	lastClass, lastCI := uint64(0), int32(-1)
+	h.s.roots = nil
+	return nil
+}
+
+// buildWorker builds nodes [lo, hi) of pass 2.
+type buildWorker struct {
+	h         *Heap
+	lo, hi    int
+	tgt       []int32          // edges, in node order
+	big       map[int32]uint64 // shallow sizes past 32 bits
+	lastClass uint64
+	lastCI    int32
+	err       error
+}
+
+func (w *buildWorker) setSize(i int, v uint64) {
+	if v >= math.MaxUint32 {
+		if w.big == nil {
+			w.big = make(map[int32]uint64)
+		}
+		w.big[int32(i)] = v
+		v = math.MaxUint32
+	}
+	w.h.shallow[i] = uint32(v)
+}
+
+func (w *buildWorker) edge(id uint64) {
+	if id == 0 {
+		return
+	}
+	if t := w.h.index.lookup(id); t >= 0 {
+		w.tgt = append(w.tgt, t)
+	}
+}
+
+// name returns the name index of class id, adding it under a lock: the
+// workers share the name table (few names are added in this pass).
+func (w *buildWorker) name(id uint64) int32 {
+	w.h.namesMu.Lock()
+	defer w.h.namesMu.Unlock()
+	return w.h.nameIndex(w.h.className(id))
+}
+
+func (w *buildWorker) run(reportProgress bool) {
+	h := w.h
+	s, d, idSize := h.s, h.s.d, h.idSize
+	var progress func(float64)
+	if reportProgress {
+		progress = h.phase("graph")
+	}
 	arrayNames := make(map[uint64]int32)
-	progress := h.phase("graph")
 	lastRelease := 0
-	for i := range n {
-		off := h.offs.at(int(i))
+	if w.lo < w.hi {
+		lastRelease = h.offs.at(w.lo)
+	}
+	for i := w.lo; i < w.hi; i++ {
+		off := h.offs.at(i)
 		p := off + 1 + idSize + 4
 		h.kinds[i] = d[off]
 		switch d[off] {
 		case subInstanceDump:
 			cid := s.id(p)
-			if cid != lastClass || lastCI < 0 {
-				lastClass = cid
+			if cid != w.lastClass || w.lastCI < 0 {
+				w.lastClass = cid
 				ci, ok := h.classByI[cid]
 				if !ok {
 					ci = -1
 				}
-				lastCI = ci
+				w.lastCI = ci
 			}
 			length := int(binary.BigEndian.Uint32(d[p+idSize:]))
 			data := d[p+idSize+4 : p+idSize+4+length]
-			if lastCI < 0 {
-				h.cls[i] = h.nameIndex(h.className(cid))
-				setSize(i, uint64(length))
+			if w.lastCI < 0 {
+				h.cls[i] = w.name(cid)
+				w.setSize(i, uint64(length))
 				break
 			}
-			c := &h.classes[lastCI]
+			c := &h.classes[w.lastCI]
 			h.cls[i] = c.nameIdx
-			setSize(i, uint64(c.dump.instSize))
+			w.setSize(i, uint64(c.dump.instSize))
 			for _, fo := range c.refOffs {
 				if int(fo)+idSize > len(data) {
 					break
 				}
-				edge(readID(data[fo:], idSize))
+				w.edge(readID(data[fo:], idSize))
 			}
 		case subObjectArray:
 			count := int(binary.BigEndian.Uint32(d[p:]))
 			acid := s.id(p + 4)
 			ni, ok := arrayNames[acid]
 			if !ok {
-				ni = h.nameIndex(h.className(acid))
+				ni = w.name(acid)
 				arrayNames[acid] = ni
 			}
 			h.cls[i] = ni
-			setSize(i, uint64(count)*uint64(idSize))
+			w.setSize(i, uint64(count)*uint64(idSize))
 			el := p + 4 + idSize
 			for k := range count {
-				edge(readID(d[el+k*idSize:], idSize))
+				w.edge(readID(d[el+k*idSize:], idSize))
 			}
 		case subPrimitiveArray, subPrimitiveNoDat:
 			count := uint64(binary.BigEndian.Uint32(d[p:]))
 			t := d[p+4]
-			h.cls[i] = primIdx[t]
-			setSize(i, count*uint64(typeSize(t, idSize)))
+			h.cls[i] = h.primIdx[t]
+			w.setSize(i, count*uint64(typeSize(t, idSize)))
 		case subClassDump:
-			h.cls[i] = classIdx
-			h.setRoot(int32(i))
+			h.cls[i] = h.classIdx
 			ci, ok := h.classOf[int32(i)]
 			if !ok { // a later CLASS DUMP of an id dumped as a class before
 				break
 			}
 			c := &h.classes[ci]
-			setSize(i, c.statics)
+			w.setSize(i, c.statics)
 			for _, sf := range c.dump.statics {
 				if isObjectType(sf.typ) {
-					edge(sf.value)
+					w.edge(sf.value)
 				}
 			}
 		}
-		if len(h.outTgt) >= math.MaxInt32 {
-			return fmt.Errorf("more than %d references: too large to analyse", math.MaxInt32)
+		if len(w.tgt) >= math.MaxInt32 {
+			w.err = fmt.Errorf("more than %d references: too large to analyse", math.MaxInt32)
+			return
 		}
-		h.outOff[i+1] = uint32(len(h.outTgt))
+		h.outOff[i+1] = uint32(len(w.tgt))
 		if off-lastRelease > 8<<20 {
 			h.m.release(lastRelease, off)
 			lastRelease = off
 			if progress != nil {
-				progress(float64(i) / float64(n))
+				progress(float64(i-w.lo) / float64(w.hi-w.lo))
 			}
 		}
 	}
-	for _, id := range s.roots {
-		if t := h.index.lookup(id); t >= 0 {
-			h.setRoot(t)
-		}
-	}
-	s.roots = nil
-	return nil
 }
 
 func (h *Heap) setRoot(n int32) { h.roots[n>>6] |= 1 << (n & 63) }

@@ -14,6 +14,9 @@ func (h *Heap) dominate() {
 	// Iterative DFS; the stack holds a node and its next edge.
 	stackNode := make([]int32, 0, 1024)
 	stackEdge := make([]uint32, 0, 1024)
+	// The DFS sees every edge of the reachable nodes once: it counts the
+	// predecessors on the way.
+	indeg := make([]uint32, n)
 	for r := range n {
 		if !h.IsRoot(Node(r)) || pre[r] != 0 {
 			continue
@@ -32,6 +35,7 @@ func (h *Heap) dominate() {
 			}
 			stackEdge[top]++
 			w := h.outTgt[e]
+			indeg[w]++
 			if pre[w] != 0 {
 				continue
 			}
@@ -43,7 +47,6 @@ func (h *Heap) dominate() {
 		}
 	}
 	stackNode, stackEdge = nil, nil
-	h.collect()
 	R := len(vertex)
 	h.reachable = R - 1
 	if progress != nil {
@@ -54,14 +57,9 @@ func (h *Heap) dominate() {
 	// IsRoot).
 	predOff := make([]uint32, R+1)
 	for v := 1; v < R; v++ {
-		x := vertex[v]
-		for _, w := range h.outTgt[h.outOff[x]:h.outOff[x+1]] {
-			predOff[pre[w]+1]++
-		}
+		predOff[v+1] = predOff[v] + indeg[vertex[v]]
 	}
-	for i := 1; i <= R; i++ {
-		predOff[i] += predOff[i-1]
-	}
+	indeg = nil
 	predSrc := make([]int32, predOff[R])
 	// predOff[w] is w's cursor while filling; it ends at w+1's start.
 	for v := 1; v < R; v++ {
@@ -206,6 +204,7 @@ func domSlot(d int32, n int) int {
 func (h *Heap) histogramRetained() {
 	n := h.offs.len()
 	h.nameRet = make([]uint64, len(h.names))
+	h.classTop = make([]uint64, (n+63)/64)
 	onPath := make([]int32, len(h.names))
 	type frame struct {
 		node int32
@@ -226,6 +225,7 @@ func (h *Heap) histogramRetained() {
 		c := h.cls[x]
 		if onPath[c] == 0 {
 			h.nameRet[c] += h.Retained(Node(x))
+			h.classTop[x>>6] |= 1 << (x & 63)
 		}
 		onPath[c]++
 		stack = append(stack, frame{node: x, next: h.domOff[x]})

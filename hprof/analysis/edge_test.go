@@ -1,8 +1,11 @@
 package analysis
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
@@ -202,6 +205,33 @@ func TestSourceName(t *testing.T) {
 	} {
 		if got := SourceName(in); got != want {
 			t.Errorf("SourceName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Pass 2 split over several workers gives the same heap as one worker.
+func TestBuildPartsAgree(t *testing.T) {
+	var buf bytes.Buffer
+	if err := heapgen.Android(&buf, heapgen.AndroidOptions{Objects: 20000, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	one, err := Analyze(buf.Bytes(), Options{buildParts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, parts := range []int{2, 3, 7} {
+		h, err := Analyze(buf.Bytes(), Options{buildParts: parts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(h.outOff, one.outOff) || !slices.Equal(h.outTgt, one.outTgt) || !slices.Equal(h.cls, one.cls) ||
+			!slices.Equal(h.shallow, one.shallow) || !slices.Equal(h.roots, one.roots) || !slices.Equal(h.retained.small, one.retained.small) {
+			t.Fatalf("%d parts differ from one", parts)
+		}
+		a, _ := json.Marshal(h.Report(50))
+		b, _ := json.Marshal(one.Report(50))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%d parts: reports differ", parts)
 		}
 	}
 }

@@ -38,6 +38,8 @@ type Options struct {
 	// "dominators", and "strings" from Report or DuplicateStrings) and the
 	// fraction of that phase done, from the goroutine doing that phase.
 	Progress func(phase string, fraction float64)
+
+	buildParts int // pass 2's workers; 0: two for large files (tests set it)
 }
 
 // Heap is an analysed heap dump.
@@ -65,6 +67,9 @@ type Heap struct {
 
 	names    []string
 	nameIdx  map[string]int32
+	namesMu  sync.Mutex // names grow while pass 2's workers run
+	classIdx int32      // names index of java.lang.Class
+	primIdx  [12]int32  // names index of each primitive array type
 	classes  []classInfo
 	classByI map[uint64]int32 // class id -> classes index
 	classOf  map[int32]int32  // class object node -> classes index
@@ -75,6 +80,7 @@ type Heap struct {
 	domOff    []int32 // dominator tree children; node len(offs) is the super-root
 	domKids   []int32
 	nameRet   []uint64 // names index -> histogram retained (D9)
+	classTop  []uint64 // bitset: reachable nodes with no strict dominator of their class name
 	reachable int
 
 	reads   atomic.Uint32 // see touch
@@ -82,7 +88,8 @@ type Heap struct {
 	revOff  []uint32
 	revSrc  []int32
 
-	progress func(string, float64)
+	progress   func(string, float64)
+	buildParts int
 }
 
 // Open analyses the HPROF file at path. A file cut short is analysed up to
@@ -128,7 +135,7 @@ func (h *Heap) Close() error {
 }
 
 func analyse(m *mapping, opts Options) (*Heap, error) {
-	h := &Heap{m: m, progress: opts.Progress}
+	h := &Heap{m: m, progress: opts.Progress, buildParts: opts.buildParts}
 	s := &scan{d: m.data}
 	h.s = s
 	if err := s.pass1(func(off int) { m.release(0, off) }, h.phase("scan")); err != nil {
@@ -157,7 +164,6 @@ func analyse(m *mapping, opts Options) (*Heap, error) {
 	h.histogramRetained()
 	<-bfs
 	m.release(0, len(m.data))
-	m.random()
 	collect()
 	return h, nil
 }

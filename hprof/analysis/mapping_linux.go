@@ -44,14 +44,6 @@ func (m *mapping) release(from, to int) {
 	}
 }
 
-// random tells the kernel that reads from now on are scattered: no
-// read-ahead around a fault, so a query touches only the pages it reads.
-func (m *mapping) random() {
-	if m.mapped {
-		_ = syscall.Madvise(m.data, syscall.MADV_RANDOM)
-	}
-}
-
 func (m *mapping) close() error {
 	if !m.mapped || m.data == nil {
 		return nil

@@ -15,6 +15,4 @@ func mapFile(f *os.File, size int64) (*mapping, error) { return readWhole(f, siz
 
 func (m *mapping) release(from, to int) {}
 
-func (m *mapping) random() {}
-
 func (m *mapping) close() error { m.data = nil; return nil }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/internal/heapgen"
 	"github.com/ddmtui/ddmtui/internal/testpeer"
 )
 
@@ -130,5 +132,37 @@ func TestJVMHeapDump(t *testing.T) {
 	}
 	if h.Retained(items[0]) != 112 || h.Depth(items[0]) != 3 {
 		t.Errorf("item retained %d depth %d", h.Retained(items[0]), h.Depth(items[0]))
+	}
+}
+
+// After Debian's hprof-conv (the real peer), the analysis is the same as
+// of the Android file, heaps and version aside.
+func TestAfterHprofConv(t *testing.T) {
+	conv := testpeer.Require(t, "hprof-conv")
+	_, data := scenario(t, heapgen.ScenarioOptions{})
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.hprof"), filepath.Join(dir, "out.hprof")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if b, err := exec.CommandContext(ctx, conv, in, out).CombinedOutput(); err != nil {
+		t.Fatalf("hprof-conv: %v %s", err, b)
+	}
+	report := func(path string) string {
+		h, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		r := h.Report(0)
+		r.Heaps, r.Version = nil, ""
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	a, b := report(in), report(out)
+	if a != b || !strings.Contains(a, `"reason":"destroyed"`) {
+		t.Fatalf("after hprof-conv:\n%s\nbefore:\n%s", b, a)
 	}
 }

@@ -24,14 +24,35 @@ type HeapRow struct {
 
 // Histogram returns one row per class name with at least one node, by
 // retained size descending, then shallow descending, then name.
-func (h *Heap) Histogram() []ClassRow {
+func (h *Heap) Histogram() []ClassRow { return h.histogram(nil) }
+
+// HistogramOfHeaps is the histogram over the nodes of the named heaps
+// only (the viewer's app-heap view): a class's retained size adds the
+// retained sizes of its nodes in those heaps that D9 counts.
+func (h *Heap) HistogramOfHeaps(heaps ...string) []ClassRow {
+	in := make([]bool, len(h.heaps))
+	for i, name := range h.heaps {
+		in[i] = slices.Contains(heaps, name)
+	}
+	return h.histogram(in)
+}
+
+func (h *Heap) histogram(inHeap []bool) []ClassRow {
 	rows := make([]ClassRow, len(h.names))
 	for i, name := range h.names {
 		rows[i].Name = name
-		rows[i].Retained = h.nameRet[i]
+		if inHeap == nil {
+			rows[i].Retained = h.nameRet[i]
+		}
 	}
 	for x := range h.offs.len() {
+		if inHeap != nil && !inHeap[h.heapOf[x]] {
+			continue
+		}
 		r := &rows[h.cls[x]]
+		if inHeap != nil && h.classTop[x>>6]&(1<<(x&63)) != 0 {
+			r.Retained += h.Retained(Node(x))
+		}
 		size := h.Shallow(Node(x))
 		r.Instances++
 		r.Shallow += size

@@ -171,6 +171,11 @@ func (s *scan) pass1(release func(int), progress func(float64)) error {
 	}
 	s.loads = make(map[uint64]uint64)
 	idSize := s.idSize
+	// Room for an object every 48 bytes (real dumps average more): the
+	// arrays rarely grow, and capacity never written costs no memory.
+	guess := len(s.d) / 48
+	s.objIDs = make([]uint64, 0, guess)
+	s.objOffs = newOffsets(len(s.d), guess)
 	lastRelease := 0
 	for off < len(s.d) {
 		if len(s.d)-off < 9 {

@@ -189,3 +189,24 @@ func checkScenario(t *testing.T, h *Heap, sc *heapgen.Scenario, idSize int, heap
 		}
 	}
 }
+
+// The histogram over some heaps counts only their nodes; over every heap
+// it is the whole histogram.
+func TestHistogramOfHeaps(t *testing.T) {
+	_, data := scenario(t, heapgen.ScenarioOptions{})
+	h := analyseBytes(t, data)
+	all := h.HistogramOfHeaps("zygote", "app")
+	if fmt.Sprint(all) != fmt.Sprint(h.Histogram()) {
+		t.Fatalf("all heaps:\n%v\n%v", all, h.Histogram())
+	}
+	zyg := h.HistogramOfHeaps("zygote")
+	if len(zyg) != 1 || zyg[0].Name != "java.lang.Class" || zyg[0].Instances != 14 || zyg[0].Shallow != 4 ||
+		zyg[0].Retained != 74 { // Bitmap's class object retains its dumpData
+		t.Fatalf("zygote: %+v", zyg)
+	}
+	for _, r := range h.HistogramOfHeaps("app") {
+		if r.Name == "com.example.mail.MainActivity" && r.Retained != 1120+120+136 {
+			t.Errorf("app MainActivity %+v", r)
+		}
+	}
+}
