@@ -87,23 +87,20 @@ func hprofCommand() *cli.Command {
 	}
 }
 
-// requireFlags fails as urfave/cli does for required flags not set.
+// requireFlags checks hprof's required flags in its Action, as
+// withUsageErrors does in Before for other commands: a command's Before
+// would also run before `hprof analyze`, which needs neither.
 func requireFlags(c *cli.Context, names ...string) error {
 	var missing []string
 	for _, n := range names {
 		if !c.IsSet(n) {
-			missing = append(missing, n)
+			missing = append(missing, "--"+n)
 		}
 	}
-	switch len(missing) {
-	case 0:
+	if len(missing) == 0 {
 		return nil
-	case 1:
-		//lint:ignore ST1005 urfave/cli's own wording, as before the subcommands
-		return fmt.Errorf("Required flag %q not set", missing[0])
 	}
-	//lint:ignore ST1005 urfave/cli's own wording, as before the subcommands
-	return fmt.Errorf("Required flags %q not set", strings.Join(missing, ", "))
+	return onUsageError(c, fmt.Errorf("missing %s", strings.Join(missing, ", ")), true)
 }
 
 // humanSize formats a byte count for progress lines.
