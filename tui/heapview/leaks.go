@@ -171,7 +171,11 @@ func chainText(m *Model, k int, pal style.Palette) string {
 	for i, st := range l.Path {
 		line := style.Escape(label(h, st.Node))
 		if i > 0 {
-			line = "   ." + style.Escape(st.Field) + " → " + line
+			hop := "." + st.Field
+			if strings.HasPrefix(st.Field, "[") {
+				hop = st.Field // an array element
+			}
+			line = "   " + style.Escape(hop) + " → " + line
 		} else {
 			line = "   GC root " + line
 		}
