@@ -31,8 +31,13 @@ func openHero(t *testing.T, opts scene.Options, pal style.Palette) (*harness, *s
 
 // cellColours returns the foreground and background of a cell.
 func (hs *harness) cellColours(x, y int) (rune, tcell.Color, tcell.Color) {
-	r, _, st, _ := hs.screen.GetContent(x, y)
+	str, st, _ := hs.screen.Get(x, y)
 	fg, bg, _ := st.Decompose()
+	r := ' '
+	for _, c := range str {
+		r = c
+		break
+	}
 	return r, fg, bg
 }
 
@@ -153,5 +158,23 @@ func TestDecodeRaw(t *testing.T) {
 	}
 	if _, err := decodeCompressed([]byte("not a png"), "png"); err == nil {
 		t.Error("garbage decoded as png")
+	}
+}
+
+// API 35 with -b jpg: the JPEG in dumpData is drawn too.
+func TestBitmapFromDumpDataJPEG(t *testing.T) {
+	hs, e := openHero(t, scene.Options{API: 35, BitmapFormat: "jpg"}, style.Palette{})
+	hs.must(fmt.Sprintf("jpeg, %s in dumpData", size(e.Bitmaps[0].PixelBytes)))
+	hs.enter()
+	hs.must("64 × 48 pixels")
+	y := hs.row("64 × 48 pixels")
+	// The scene's gradient: red grows to the right, green down; JPEG is
+	// lossy, so compare the ends, not values.
+	_, left, _ := hs.cellColours(0, y+1)
+	_, right, _ := hs.cellColours(63, y+1)
+	lr, _, _ := left.RGB()
+	rr, _, _ := right.RGB()
+	if r, _, _ := hs.cellColours(63, y+1); r != '▀' || rr < lr+150 {
+		t.Errorf("left %v right %v: no gradient to the right", left, right)
 	}
 }

@@ -126,8 +126,11 @@ func (hs *harness) filter(text string) {
 func (hs *harness) line(y int) string {
 	var b strings.Builder
 	for x := 0; x < hs.w; x++ {
-		mainc, _, _, _ := hs.screen.GetContent(x, y)
-		b.WriteRune(mainc)
+		str, _, _ := hs.screen.Get(x, y)
+		if str == "" {
+			str = " "
+		}
+		b.WriteString(str)
 	}
 	return strings.TrimRight(b.String(), " ")
 }
@@ -178,7 +181,7 @@ func (hs *harness) row(s string) int {
 func (hs *harness) selected() string {
 	for y := 2; y < hs.h-1; y++ {
 		for x := 0; x < hs.w; x++ {
-			_, _, st, _ := hs.screen.GetContent(x, y)
+			_, st, _ := hs.screen.Get(x, y)
 			if _, _, attr := st.Decompose(); attr&tcell.AttrReverse != 0 {
 				line := hs.line(y)
 				if strings.TrimSpace(line) != "" && !strings.Contains(line, "│ 2 ") && y > 1 {
