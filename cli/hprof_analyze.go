@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -22,6 +24,14 @@ type heapViewer func(c *cli.Context, file, baseline string) error
 // open the heap dump viewer (tui/heapview), at once: the analysis runs
 // behind its first screen.
 func openHeapViewer(c *cli.Context, file, baseline string) error {
+	for _, f := range []string{baseline, file} {
+		if f == "" {
+			continue
+		}
+		if _, err := os.Stat(f); err != nil { // a mistyped name is a line, not a screen
+			return fmt.Errorf("%s: %w", safetext.Terminal(f), errors.Unwrap(err))
+		}
+	}
 	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context})
 }
 

@@ -97,7 +97,11 @@ func (v *View) showInstances(name, heap string) {
 			items[i] = nodeItem{node: n}
 		}
 		rows := &nodeRows{m: m, items: items, more: total - len(nodes)}
-		title := fmt.Sprintf("%s (%s in %s)", name, count(total), heapTitle(heap))
+		simple := name
+		if i := lastDot(name); i >= 0 {
+			simple = name[i+1:]
+		}
+		title := fmt.Sprintf("%s ×%s (%s)", simple, count(total), heapTitle(heap))
 		v.Push(v.table(rows, viewer.TableOptions{Title: title, Scope: "objects", Empty: "no instance in " + heapTitle(heap)}))
 	}
 	if m.classSize(name) <= sortInline {

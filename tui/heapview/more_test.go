@@ -39,7 +39,7 @@ func TestDiffAgainstBaseline(t *testing.T) {
 	hs.must("CLASS ▼")
 	hs.filter("Message")
 	hs.enter()
-	if got, want := hs.v.Current().Title(), fmt.Sprintf("%s (%s in all heaps)", grown, count(now.Instances)); got != want {
+	if got, want := hs.v.Current().Title(), fmt.Sprintf("Message ×%s (all heaps)", count(now.Instances)); got != want {
 		t.Errorf("Enter opened %q, want %q", got, want)
 	}
 	if n := strings.Count(hs.text(), grown+"@"); n != min(now.Instances, 40-4) {

@@ -138,7 +138,10 @@ func TestClassesSortFilterAndInstances(t *testing.T) {
 		hs.key(tcell.KeyDown, 0)
 	}
 	hs.enter()
-	hs.must("com.example.mail.InboxActivity (1 in all heaps)", "com.example.mail.InboxActivity@"+hex(leak.ID))
+	if got := hs.v.Current().Title(); got != "InboxActivity ×1 (all heaps)" {
+		t.Errorf("Enter opened %q", got)
+	}
+	hs.must("com.example.mail.InboxActivity@" + hex(leak.ID))
 	hs.back()
 	hs.must("1 Classes (all heaps)")
 	hs.key(tcell.KeyEscape, 0) // clears the filter
