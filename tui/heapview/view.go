@@ -104,6 +104,7 @@ func New(opt Options) *View {
 	v.AddTab(viewer.NewMessage("Heap dump", "analysing "+opt.File+"…"))
 	v.SetHeader(style.Escape(filepath.Base(opt.File)) + " — analysing…")
 	v.SetHints("? help  q quit")
+	v.addKeys() // scoped to pages that exist once the dump is loaded
 	return v
 }
 
@@ -271,7 +272,6 @@ func (v *View) SetModel(m *Model) {
 		v.SelectTab(tabDiff)
 	}
 	v.leakRows.warn = pal.Warning()
-	v.addKeys()
 	for _, t := range []*viewer.Table{v.classes, v.domTable, v.leaks, v.strings, v.bitmaps, v.diff} {
 		if t != nil {
 			t.Refresh()
@@ -319,7 +319,7 @@ func (v *View) addKeys() {
 		b(tcell.KeyRune, 's', "s", "save the bitmap as PNG (beside the dump)", "Heap", v.saveBitmap).As("save-bitmap").In("bitmaps"),
 		b(tcell.KeyRune, 's', "s", "save the bitmap as PNG (beside the dump)", "Heap", v.saveBitmap).As("save-bitmap").In("image"),
 	)
-	if v.diff != nil {
+	if v.opt.Baseline != "" {
 		v.AddKeys(enter("diff", "list the class's instances in the newer dump", v.openDiffClass))
 	}
 }
