@@ -92,7 +92,7 @@ func TestSmallTerminal(t *testing.T) {
 		t.Errorf("no bitmap drawn at 80 × 24:\n%s", hs.text())
 	}
 	hs.keys("?")
-	hs.must("Heap dump keys", "heap shown: app → all heaps → each other")
+	hs.must("Heap dump keys", "the heap shown, app → all heaps → each other")
 }
 
 // A view closed while its dump is analysed releases the dump when the

@@ -296,31 +296,25 @@ func (v *View) addKeys() {
 	enter := func(scope, help string, fn func()) keymap.Binding {
 		return b(tcell.KeyEnter, 0, "Enter", help, "Heap", fn).As("open").In(scope)
 	}
-	path := func(scope string, sel func() analysis.Node) keymap.Binding {
-		help := "the shortest path from a GC root to the selected object"
-		if scope == "object" {
-			help = "the shortest path from a GC root to the object shown"
-		}
-		return b(tcell.KeyRune, 'p', "p", help, "Heap",
-			func() { v.openPath(sel()) }).As("path").In(scope)
-	}
+	open := func() { v.openObject(v.selectedNode()) }
+	path := func() { v.openPath(v.selectedNode()) }
 	v.AddKeys(
-		enter("classes", "list the class's instances by retained size", v.openClass),
-		b(tcell.KeyRune, 'z', "z", "heap shown: app → all heaps → each other heap (image, zygote)", "Heap", v.nextHeap).As("heap").In("classes"),
-		enter("objects", "open the selected object", func() { v.openObject(v.selectedNode()) }),
-		path("objects", v.selectedNode),
-		enter("object", "open the object the selected field or referrer names", func() { v.openObject(v.selectedNode()) }),
-		path("object", v.pageObject),
-		enter("dominators", "open the selected object", func() { v.openObject(v.selectedNode()) }),
-		path("dominators", v.selectedNode),
-		enter("leaks", "the leak's chain from its GC root, each hop openable", v.openLeak),
-		enter("strings", "the String objects with this content", v.openDuplicate),
-		enter("bitmaps", "draw the bitmap (when the dump holds its pixels)", v.openBitmap),
-		b(tcell.KeyRune, 's', "s", "save the bitmap as PNG (beside the dump)", "Heap", v.saveBitmap).As("save-bitmap").In("bitmaps"),
-		b(tcell.KeyRune, 's', "s", "save the bitmap as PNG (beside the dump)", "Heap", v.saveBitmap).As("save-bitmap").In("image"),
+		enter("classes", "classes: the class's instances, the largest retained first", v.openClass),
+		b(tcell.KeyRune, 'z', "z", "classes: the heap shown, app → all heaps → each other heap (image, zygote)", "Heap", v.nextHeap).As("heap").In("classes"),
+		enter("objects", "a list of objects: open the selected one", open),
+		b(tcell.KeyRune, 'p', "p", "a list of objects or the dominators: the shortest path from a GC root to the selected one", "Heap", path).As("path").In("objects"),
+		enter("object", "an object: open the object the selected field, element or referrer names", open),
+		b(tcell.KeyRune, 'p', "p", "an object: the shortest path from a GC root to it", "Heap", func() { v.openPath(v.pageObject()) }).As("path").In("object"),
+		keymap.Alias(tcell.KeyEnter, 0, open).As("open").In("dominators"),
+		keymap.Alias(tcell.KeyRune, 'p', path).As("path").In("dominators"),
+		enter("leaks", "leaks: the leak's chain from its GC root, each hop openable", v.openLeak),
+		enter("strings", "strings: the String objects with this content", v.openDuplicate),
+		enter("bitmaps", "bitmaps: draw the bitmap (when the dump holds its pixels)", v.openBitmap),
+		b(tcell.KeyRune, 's', "s", "bitmaps: save the bitmap as PNG beside the dump", "Heap", v.saveBitmap).As("save-bitmap").In("bitmaps"),
+		keymap.Alias(tcell.KeyRune, 's', v.saveBitmap).As("save-bitmap").In("image"),
 	)
 	if v.opt.Baseline != "" {
-		v.AddKeys(enter("diff", "list the class's instances in the newer dump", v.openDiffClass))
+		v.AddKeys(enter("diff", "diff: the class's instances in the newer dump", v.openDiffClass))
 	}
 }
 
