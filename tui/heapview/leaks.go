@@ -126,7 +126,7 @@ func (r *leakRows) Cell(i, c int) *tview.TableCell {
 	h := r.m.Heap
 	switch c {
 	case 0:
-		return cell(label(h, l.Node))
+		return cell(shortLabel(h, l.Node)) // the chain below names the package
 	case 1:
 		return cell(l.Reason)
 	case 2:

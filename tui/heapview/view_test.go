@@ -277,7 +277,11 @@ func TestLeaksBlameTheRightHop(t *testing.T) {
 		"com.example.mail.legacy.PrefsFragment":   "PrefsCallback.mFragment",
 	}
 	for _, l := range e.Leaks {
-		y := hs.row(l.Class + "@" + hex(l.ID))
+		simple := l.Class[strings.LastIndexByte(l.Class, '.')+1:]
+		y := hs.row(" " + simple + "@" + hex(l.ID))
+		if y < 0 {
+			y = hs.row(simple + "@" + hex(l.ID))
+		}
 		if y < 0 {
 			t.Fatalf("no row for leak %s:\n%s", l, hs.text())
 		}
