@@ -66,6 +66,9 @@ type Model struct {
 	extras    bool // leaks, bitmaps and strings are known (SetExtras)
 }
 
+// maxHeapTables bounds the heaps that get a classes table of their own.
+const maxHeapTables = 8
+
 // maxTopDominators bounds the dominator tree's top level (a dump has a
 // root for every zygote and image object).
 const maxTopDominators = 2000
@@ -223,7 +226,14 @@ func (m *Model) histograms(cls []int32) {
 	for i, r := range m.heapRows {
 		heapIdx[r.Name] = i
 	}
+	// One histogram per heap (ART writes three); a file that names more
+	// heaps gets the all-heaps table only, so that memory stays bounded by
+	// heaps × classes.
 	nh := len(m.heapRows)
+	if nh > maxHeapTables {
+		nh = 0
+		heapIdx = map[string]int{}
+	}
 	heapOf := make([]int32, n)
 	for x := range n {
 		heapOf[x] = int32(heapIdx[h.HeapName(analysis.Node(x))])
@@ -234,7 +244,7 @@ func (m *Model) histograms(cls []int32) {
 		shallow   uint64
 		retained  uint64
 	}
-	per := make([][]acc, nh)
+	per := make([][]acc, max(nh, 1)) // [0] absorbs every node when nh is 0
 	for i := range per {
 		per[i] = make([]acc, len(m.names))
 	}
@@ -297,7 +307,7 @@ func (m *Model) histograms(cls []int32) {
 	}
 	all.sort()
 	m.hists = append(m.hists, all)
-	for hi, hr := range m.heapRows {
+	for hi, hr := range m.heapRows[:nh] {
 		hg := histogram{heap: hr.Name, bytes: hr.Bytes, count: hr.Objects}
 		for c, a := range per[hi] {
 			if a.instances > 0 {
@@ -388,7 +398,7 @@ func (m *Model) heapCycle() []string {
 	}
 	out = append(out, allHeaps)
 	for _, r := range m.heapRows {
-		if r.Name != "app" {
+		if r.Name != "app" && m.histogram(r.Name) != nil {
 			out = append(out, r.Name)
 		}
 	}

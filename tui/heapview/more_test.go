@@ -110,3 +110,32 @@ func TestCloseWhileAnalysing(t *testing.T) {
 		t.Error("a closed view took the model")
 	}
 }
+
+// A file naming more heaps than the viewer makes tables for gets the
+// all-heaps table, and z stays on it.
+func TestManyHeapsGetOneTable(t *testing.T) {
+	var buf bytes.Buffer
+	b, err := heapgen.New(&buf, 4, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := b.Class("com.example.Thing", nil)
+	for i := range maxHeapTables + 2 {
+		b.HeapInfo(uint32(0x100+i), fmt.Sprintf("heap%d", i))
+		b.Root(hprof.SubRootJNIGlobal, b.Instance(c, nil))
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "heaps.hprof")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hs := open(t, file, "", 100, 20, style.Palette{})
+	hs.must("1 Classes (all heaps)", "com.example.Thing")
+	if got := fields(hs.line(hs.row("com.example.Thing"))); got[1] != count(maxHeapTables+2) {
+		t.Errorf("Thing row %q", got)
+	}
+	hs.keys("z")
+	hs.must("1 Classes (all heaps)")
+}
