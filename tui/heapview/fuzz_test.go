@@ -22,6 +22,7 @@ func FuzzDecodeBitmap(f *testing.F) {
 	f.Add(buf.Bytes(), 3, 2, uint8(1))
 	f.Add(make([]byte, 16), 2, 2, uint8(0))
 	f.Add([]byte("RIFF\x00\x00\x00\x00WEBPVP8 "), 1, 1, uint8(3))
+	f.Add(losslessWebP(4, 2, 1, 2, 3, 4), 4, 2, uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, w, h int, format uint8) {
 		var got image.Image
 		var err error
