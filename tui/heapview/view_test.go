@@ -259,7 +259,21 @@ func TestDominatorsExpand(t *testing.T) {
 	if pc := percent(m.Heap.Retained(n), m.reachable); !strings.Contains(hs.selected(), pc) {
 		t.Errorf("monitor row %q lacks %s", hs.selected(), pc)
 	}
-	hs.keys("h")
+	// Enter opens the selected node, p its path.
+	for i := 0; i < 5 && !strings.Contains(hs.selected(), hex(list.ID)); i++ {
+		hs.key(tcell.KeyDown, 0)
+	}
+	hs.enter()
+	if got := hs.object(); got != list.Class+"@"+hex(list.ID) {
+		t.Errorf("Enter on the dominated list opened %q", got)
+	}
+	hs.back()
+	hs.keys("p")
+	if got := hs.v.Current().Title(); got != "Path to ArrayList@"+hex(list.ID) {
+		t.Errorf("p opened %q", got)
+	}
+	hs.back()
+	hs.keys("hh")
 	hs.mustNot(list.Class + "@" + hex(list.ID))
 }
 
