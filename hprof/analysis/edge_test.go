@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -233,5 +234,68 @@ func TestBuildPartsAgree(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Fatalf("%d parts: reports differ", parts)
 		}
+	}
+}
+
+// ROOT UNREACHABLE (0x90) is not a root (D5); Bitmap.dumpData matches only
+// below its count (D14); --top bounds dominators and duplicate strings.
+func TestUnreachableRootAndDumpDataCount(t *testing.T) {
+	var lone, bmp, held uint64
+	data := dump(t, 4, "", func(b *heapgen.Builder) {
+		obj := b.Class("java.lang.Object", nil)
+		bitmap := b.Class("android.graphics.Bitmap", obj, heapgen.F("mWidth", hprof.TypeInt), heapgen.F("mHeight", hprof.TypeInt),
+			heapgen.F("mBuffer", hprof.TypeObject), heapgen.F("mNativePtr", hprof.TypeLong))
+		dd := b.Class("android.graphics.Bitmap$DumpData", obj, heapgen.F("count", hprof.TypeInt), heapgen.F("format", hprof.TypeInt),
+			heapgen.F("natives", hprof.TypeObject), heapgen.F("buffers", hprof.TypeObject))
+		arr := b.Class("byte[][]", obj)
+		ddID := b.ID()
+		bitmap.Statics = []heapgen.Static{{Name: "dumpData", Type: hprof.TypeObject, Value: ddID}}
+		lone = b.Instance(obj, nil)
+		b.Root(hprof.SubRootUnreachable, lone)
+		bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 222})
+		held = b.Instance(bitmap, heapgen.V{"mWidth": 3, "mHeight": 3, "mNativePtr": 111})
+		b.Root(hprof.SubRootJNIGlobal, bmp)
+		b.Root(hprof.SubRootJNIGlobal, held)
+		bufs := b.ObjectArray(arr, b.Bytes(make([]byte, 7)), b.Bytes(make([]byte, 9)))
+		// count 1: only natives[0] (111) counts, not natives[1] (222).
+		b.InstanceWithID(ddID, dd, heapgen.V{"count": 1, "format": 2, "natives": b.Longs(111, 222), "buffers": bufs})
+	})
+	h := analyseBytes(t, data)
+	if h.Reachable(node(t, h, lone)) {
+		t.Error("an object named only by ROOT UNREACHABLE is reachable")
+	}
+	got := ""
+	for _, b := range h.Bitmaps() {
+		got += fmt.Sprintf("%#x:%d:%v:%s ", h.ID(b.Node), b.PixelBytes, b.PixelsInDump, b.Format)
+	}
+	if want := fmt.Sprintf("%#x:7:true:webp %#x:0:false: ", held, bmp); got != want {
+		t.Errorf("bitmaps %q, want %q", got, want)
+	}
+}
+
+func TestReportTop(t *testing.T) {
+	_, data := scenario(t, heapgen.ScenarioOptions{})
+	h := analyseBytes(t, data)
+	r := h.Report(1)
+	if len(r.Dominators) != 1 || len(r.DuplicateStrings) != 1 || r.DuplicateStrings[0].Value != "INBOX" || len(r.Leaks) != 3 || len(r.Bitmaps) != 3 {
+		t.Errorf("top 1: %d dominators, %d duplicates, %d leaks, %d bitmaps", len(r.Dominators), len(r.DuplicateStrings), len(r.Leaks), len(r.Bitmaps))
+	}
+	if r := h.Report(0); len(r.DuplicateStrings) != 2 || len(r.Dominators) != 22 { // 20 class objects, the queue and the live activity
+		t.Errorf("default: %d dominators, %d duplicates", len(r.Dominators), len(r.DuplicateStrings))
+	}
+}
+
+// The diff by class name (D16): missing classes count as 0, unchanged rows
+// are left out, rows by shallow delta, then instances delta, then name.
+func TestDiffHistograms(t *testing.T) {
+	a := []ClassRow{{Name: "A", Instances: 2, Shallow: 20, Retained: 30}, {Name: "B", Instances: 1, Shallow: 8, Retained: 8},
+		{Name: "Same", Instances: 5, Shallow: 5, Retained: 5}, {Name: "Gone", Instances: 1, Shallow: 100, Retained: 100}}
+	b := []ClassRow{{Name: "A", Instances: 3, Shallow: 30, Retained: 40}, {Name: "B", Instances: 2, Shallow: 18, Retained: 8},
+		{Name: "Same", Instances: 5, Shallow: 5, Retained: 5}, {Name: "New", Instances: 4, Shallow: 10, Retained: 12},
+		{Name: "C", Instances: 1, Shallow: 10, Retained: 10}}
+	got := fmt.Sprint(DiffHistograms(a, b))
+	want := "[{New 4 10 12} {A 1 10 10} {B 1 10 0} {C 1 10 10} {Gone -1 -100 -100}]"
+	if got != want {
+		t.Errorf("diff\n got %s\nwant %s", got, want)
 	}
 }
