@@ -28,7 +28,7 @@ func (p *vmPane) actionKeys() []keymap.Binding {
 		b(tcell.KeyRune, 'd', "d", "thread dump (debuggerd -j or kill -3 through adb), analysed", vm, p.threadDump).As("thread-dump"),
 		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", vm, p.d.ov.openAllocs).As("allocations"),
 		b(tcell.KeyRune, 'J', "J", "JDWP traffic of debuggers attached through ddmtui", vm, p.d.ov.openSpy).As("jdwp-traffic"),
-		b(tcell.KeyRune, 'H', "H", "HPROF heap dump, saved as standard HPROF", vm, p.heapDump).As("heap-dump"),
+		b(tcell.KeyRune, 'H', "H", "HPROF heap dump: saved, then opened in the heap viewer", vm, p.heapDump).As("heap-dump"),
 		b(tcell.KeyRune, 'C', "C", "cancel the heap dump or trace being saved", vm, p.cancelSave).As("cancel-save"),
 		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", vm, p.askExit).As("exit-vm"),
 		b(tcell.KeyRune, 'm', "m", "switch the discovery mode (drops connections)", vm, p.nextScanMode).As("scan-mode"),
