@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/scene"
@@ -138,4 +139,23 @@ func TestManyHeapsGetOneTable(t *testing.T) {
 	}
 	hs.keys("z")
 	hs.must("1 Classes (all heaps)")
+}
+
+// Pages pushed and left are forgotten past a bound; the tabs never are.
+func TestPushedPagesAreBounded(t *testing.T) {
+	file, _ := writeScene(t, scene.Options{})
+	hs := open(t, file, "", 100, 30, style.Palette{})
+	in := hs.v.InputHandler()
+	for range maxPagesKept + 10 { // the instances of the first class, and back
+		in(tcell.NewEventKey(tcell.KeyEnter, 0, 0), func(tview.Primitive) {})
+		in(tcell.NewEventKey(tcell.KeyBackspace2, 0, 0), func(tview.Primitive) {})
+	}
+	if len(hs.v.pageRows) > maxPagesKept+6 || len(hs.v.pushed) != maxPagesKept {
+		t.Errorf("%d rows kept, %d pushed", len(hs.v.pageRows), len(hs.v.pushed))
+	}
+	hs.keys("2")
+	hs.enter()
+	if hs.object() == "" {
+		t.Errorf("Enter on a dominator after many pages:\n%s", hs.text())
+	}
 }

@@ -84,6 +84,8 @@ type View struct {
 	diffRows   *diffRows
 
 	pageRows map[*viewer.Table]viewer.Rows
+	pushed   []*viewer.Table // pages made since the tabs, oldest first
+	tabsMade bool
 	err      error
 
 	mu     sync.Mutex
@@ -277,6 +279,7 @@ func (v *View) SetModel(m *Model) {
 			t.Refresh()
 		}
 	}
+	v.tabsMade = true
 	v.SetHints("Enter open  p path  z heap  1-6 tabs  / filter  ? help")
 	v.updateHeader()
 	if trunc, at := m.Heap.Truncated(); trunc {
@@ -396,6 +399,11 @@ func (v *View) pageObject() analysis.Node {
 	return -1
 }
 
+// maxPagesKept bounds the pushed pages whose rows the viewer remembers
+// (each may list thousands of objects): a page deeper than that in a tab
+// no longer opens what it lists.
+const maxPagesKept = 256
+
 // rowsOf returns the Rows a table of the viewer shows.
 func (v *View) rowsOf(t *viewer.Table) viewer.Rows { return v.pageRows[t] }
 
@@ -403,6 +411,13 @@ func (v *View) rowsOf(t *viewer.Table) viewer.Rows { return v.pageRows[t] }
 func (v *View) table(rows viewer.Rows, opt viewer.TableOptions) *viewer.Table {
 	t := viewer.NewTable(rows, opt)
 	v.pageRows[t] = rows
+	if v.tabsMade { // a page pushed on a tab, not a tab itself
+		v.pushed = append(v.pushed, t)
+		if len(v.pushed) > maxPagesKept {
+			delete(v.pageRows, v.pushed[0])
+			v.pushed = v.pushed[1:]
+		}
+	}
 	return t
 }
 
