@@ -64,7 +64,8 @@ mutation:
 	MIN=$(MIN) ./scripts/mutation.sh
 
 ## soak: the reliability suite (hostile endpoints beside healthy VMs, churn, debugger abuse; peak RSS
-## and healthy VMs per phase, see docs/RELIABILITY.md); SOAK_PHASE=30s for longer phases. Not in `make test`.
+## and healthy VMs per phase, see docs/RELIABILITY.md); SOAK_PHASE=30s for longer phases, SOAK_ONLY=WORD for
+## the phases naming WORD. Not in `make test`.
 SOAK_PHASE ?= 8s
 soak:
 	SOAK_PHASE=$(SOAK_PHASE) $(GO) test -tags soak -run TestSoak -count=1 -timeout 30m -v ./internal/soak/

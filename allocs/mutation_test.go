@@ -25,3 +25,22 @@ func TestNoSiteGroupsHaveNilFrames(t *testing.T) {
 		}
 	}
 }
+
+// Mean divides the bytes by the count (a group of one cannot tell / from
+// *), and an empty group's mean is 0, not NaN.
+func TestGroupMean(t *testing.T) {
+	for _, tc := range []struct {
+		g    Group
+		want float64
+	}{
+		{Group{}, 0},
+		{Group{Bytes: 100}, 0},
+		{Group{Count: 4, Bytes: 100}, 25},
+		{Group{Count: 3, Bytes: 10}, 10.0 / 3},
+		{Group{Count: 1, Bytes: 24}, 24},
+	} {
+		if got := tc.g.Mean(); got != tc.want {
+			t.Errorf("Mean of %d allocations of %d bytes = %v, want %v", tc.g.Count, tc.g.Bytes, got, tc.want)
+		}
+	}
+}

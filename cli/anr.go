@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,12 +49,35 @@ func anrAction(c *cli.Context, view dumpViewer, terminal func(io.Writer) bool) e
 		return fmt.Errorf("anr: want one FILE (- for standard input), got %d arguments", len(args))
 	}
 	path := args[0]
+	if c.Bool("json") || !terminal(c.App.Writer) {
+		// A report is written and the process ends: hold the garbage the
+		// JSON encoding makes to a few times the file (issue 30 #17).
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			defer limitMemory(st.Size())()
+		}
+	}
 	d, err := readDump(c, path)
 	if err != nil {
 		return err
 	}
 	return showDump(c, "anr", d, path, view, terminal)
 }
+
+// limitMemory sets the Go runtime's soft memory limit for reporting on a
+// dump of size bytes (anrMemoryFactor times it, at least anrMemoryFloor)
+// and returns what restores the previous limit. The parsed dump holds about
+// 2-3 times the file (threaddump's compact model); without a limit the
+// collector lets garbage grow to as much again before it runs.
+func limitMemory(size int64) (restore func()) {
+	limit := max(anrMemoryFloor, int64(float64(size)*anrMemoryFactor))
+	old := debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(old) }
+}
+
+const (
+	anrMemoryFactor = 3.5
+	anrMemoryFloor  = 64 << 20
+)
 
 // readDump parses the file at path, or standard input for "-".
 func readDump(c *cli.Context, path string) (*threaddump.Dump, error) {

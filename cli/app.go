@@ -34,6 +34,7 @@ func NewApp() *cli.App {
 			demoCommand(),
 			profileCommand(),
 			dumpCommand(),
+			viewsCommand(),
 			heapCommand(),
 			hprofCommand(),
 			allocsCommand(),

@@ -30,7 +30,7 @@ func uiFlags() []cli.Flag {
 // When d has both local and adb discovery, the m key cycles through both,
 // local only and adb only; a switch ends the current discovery (dropping
 // its connections, as DDMS did) and starts the next.
-func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger, notice string) error {
+func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.Logger, notice string, tweaks ...func(*tui.Config)) error {
 	popts, err := proxyOptions(c, d)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	logs := monitor.NewLogStreams(0)
 	defer logs.Close()
 	defer recordLogs(c.Bool("logcat"), store, d, rec, logs)() // --logcat: the devices' logs are recorded from the start
-	dash := tui.New(tui.Config{
+	cfg := tui.Config{
 		Store:          store,
 		Controller:     tui.EngineController{Engine: engine},
 		Palette:        style.FromEnv(),
@@ -121,8 +121,11 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 			}
 			modeCh <- i
 		},
-	})
-	err = dash.Run(ctx)
+	}
+	for _, t := range tweaks {
+		t(&cfg)
+	}
+	err = tui.New(cfg).Run(ctx)
 	pcancel()
 	if perr := <-proxyDone; err == nil && perr != nil {
 		err = perr

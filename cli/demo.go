@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/tui"
 )
 
@@ -50,7 +53,9 @@ func demoCommand() *cli.Command {
 		Usage: "open the dashboard on the built-in simulated device",
 		Description: "Starts simulated VMs on free loopback ports (from 8000 up) — apps with varied threads and\n" +
 			"heaps, one waiting for a debugger, one with a large fragmented heap, a Dalvik VM and a\n" +
-			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine.\n\n" +
+			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine. With --api 30\n" +
+			"or later they are a modern phone's VMs instead, reached in-process as device VMs: threads\n" +
+			"from /proc and memory from dumpsys meminfo, as on a real phone.\n\n" +
 			demoDebugNote,
 		Flags: append(append(demoSimFlags(), uiFlags()...),
 			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},
@@ -78,11 +83,18 @@ func demoCommand() *cli.Command {
 			// each: their heaps) in the background while the dashboard
 			// starts; a connection made meanwhile waits in its listener's
 			// backlog until its VM serves it.
-			lns, err := listenLocalRange(c.Int("port"), n)
-			if err != nil {
-				return err
+			//
+			// At --api 30 and later the VMs are a modern phone's: device VMs
+			// (in-process, as the Android 14 device's), whose threads and
+			// memory come from /proc and dumpsys as a real phone's do; on
+			// local ports they would have neither.
+			modernAPI := c.Int("api") >= sim.ModernDDMAPI
+			var lns []net.Listener
+			if !modernAPI {
+				if lns, err = listenLocalRange(c.Int("port"), n); err != nil {
+					return err
+				}
 			}
-			base := lns[0].Addr().(*net.TCPAddr).Port
 			ctx, cancel := context.WithCancel(c.Context)
 			defer cancel()
 			dev := sim.NewDevice("emulator-sim")
@@ -99,13 +111,30 @@ func demoCommand() *cli.Command {
 			buildDemoVMs(ctx, &built, log, dev, simSpecs(c), lns, modern, sim.ModernDemoSpecs(c.Uint64("seed")))
 			go dev.Run(ctx, c.Duration("interval"))
 			go modern.Run(ctx, c.Duration("interval"))
-			r := scan.PortRange{First: base, Last: base + n - 1}
-			d := monitor.Discovery{Local: &scan.Local{Ports: r, Interval: c.Duration("interval")}}
-			// "sim:" (not "adb:": no adb is involved) also lists it after the local VMs.
-			d.ADB = append(d.ADB, &sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()})
-			return runDashboard(c, d, fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r), log, demoNotice)
+			d, what := demoDiscovery(dev, modern, lns, c.Duration("interval"))
+			return runDashboard(c, d, what, log, demoNotice, func(cfg *tui.Config) { cfg.SimDump = simDump(dev) })
 		},
 	}
+}
+
+// demoDiscovery is where the demo's dashboard finds its VMs, and the
+// status line's words for it: dev's VMs on the local ports lns, or, with
+// no ports (a modern demo), as dev's device VMs in-process; then the
+// Android 14 device's.
+func demoDiscovery(dev, modern *sim.Device, lns []net.Listener, interval time.Duration) (monitor.Discovery, string) {
+	var d monitor.Discovery
+	what := fmt.Sprintf("demo: an API %d device (%s) + an Android 14 device", dev.API(), dev.Serial())
+	if len(lns) == 0 {
+		d.ADB = append(d.ADB, &sim.Endpoints{Device: dev, Source: "sim:" + dev.Serial()})
+	} else {
+		base := lns[0].Addr().(*net.TCPAddr).Port
+		r := scan.PortRange{First: base, Last: base + len(lns) - 1}
+		d.Local = &scan.Local{Ports: r, Interval: interval}
+		what = fmt.Sprintf("demo: simulated VMs on %s + an Android 14 device", r)
+	}
+	// "sim:" (not "adb:": no adb is involved) also lists it after the local VMs.
+	d.ADB = append(d.ADB, &sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()})
+	return d, what
 }
 
 // buildDemoVMs builds the demo's VMs on as many goroutines as there are
@@ -122,7 +151,11 @@ func buildDemoVMs(ctx context.Context, wg *sync.WaitGroup, log *slog.Logger, dev
 	}
 	jobs := make(chan job, len(specs)+len(modernSpecs))
 	for i, s := range specs {
-		jobs <- job{s, dev, lns[i]}
+		var ln net.Listener // none: a device VM (a modern demo's)
+		if i < len(lns) {
+			ln = lns[i]
+		}
+		jobs <- job{s, dev, ln}
 	}
 	for _, s := range modernSpecs {
 		jobs <- job{s, modern, nil}
@@ -149,5 +182,26 @@ func buildDemoVMs(ctx context.Context, wg *sync.WaitGroup, log *slog.Logger, dev
 				}
 			}
 		}()
+	}
+}
+
+// simDump gives the thread dump of dev's VMs served on local ports, which
+// have no device shell to ask: what the simulated VM writes on SIGQUIT
+// (the Dalvik VM's shows its deadlock).
+func simDump(dev *sim.Device) func(ctx context.Context, vm monitor.VM) ([]byte, bool, error) {
+	return func(_ context.Context, vm monitor.VM) ([]byte, bool, error) {
+		v := dev.VM(vm.PID)
+		if v == nil || !strings.HasPrefix(vm.Source, "local:") {
+			return nil, false, nil
+		}
+		style := threaddump.StyleART14
+		if v.Spec().Family == sim.Dalvik {
+			style = threaddump.StyleDalvik
+		}
+		var b bytes.Buffer
+		if err := threaddump.Format(&b, v.ThreadDump(time.Now()), style); err != nil {
+			return nil, true, err
+		}
+		return b.Bytes(), true, nil
 	}
 }

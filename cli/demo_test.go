@@ -123,6 +123,19 @@ func TestDemoInTmux(t *testing.T) {
 	s.keys("h")
 	s.waitText("Heap ·")
 
+	// The command prompt: jump to an app by name, with completion.
+	s.keys(":", "app mai")
+	s.waitText("Tab → app com.example.mail")
+	s.keys("Tab", "Enter")
+	s.waitText("selected: com.example.mail")
+	// Its timeline, then back.
+	s.keys("T")
+	s.waitText("Timeline · com.example.mail")
+	s.waitText("Java heap  now")
+	s.waitText("▲ GC")
+	s.keys("Escape")
+	s.waitFor("timeline closed", func(scr string) bool { return !strings.Contains(scr, "Timeline ·") })
+
 	// Help.
 	s.keys("?")
 	s.waitText("cause a GC in the selected VM")

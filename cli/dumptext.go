@@ -27,7 +27,7 @@ func isTerminal(w io.Writer) bool {
 func showDump(c *cli.Context, cmd string, d *threaddump.Dump, title string, view dumpViewer, terminal func(io.Writer) bool) error {
 	if c.Bool("json") {
 		// Streamed: the JSON of a large dump is several times the dump.
-		return threaddump.NewReport(d).WriteJSON(c.App.Writer)
+		return threaddump.NewStreamingReport(d).WriteJSON(c.App.Writer)
 	}
 	if !terminal(c.App.Writer) {
 		return writeDumpText(c.App.Writer, threaddump.NewReport(d))

@@ -87,16 +87,7 @@ func withUsageErrors(cmds []*cli.Command) {
 						return err
 					}
 				}
-				var missing []string
-				for _, name := range required {
-					if !c.IsSet(name) {
-						missing = append(missing, "--"+name)
-					}
-				}
-				if len(missing) > 0 {
-					return onUsageError(c, fmt.Errorf("missing %s", strings.Join(missing, ", ")), true)
-				}
-				return nil
+				return requireFlags(c, required...)
 			}
 		}
 		withUsageErrors(cmd.Subcommands)

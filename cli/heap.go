@@ -20,7 +20,8 @@ func heapCommand() *cli.Command {
 		Name:  "heap",
 		Usage: "picture (PNG) or summary (JSON) of a VM's heap map",
 		Description: "Asks the VM for its heap map at the next GC (and causes one), then writes the\n" +
-			"allocation-unit map as a PNG with a legend (--png), or the segment summary (--json).",
+			"allocation-unit map as a PNG with a legend (--png), the segment summary as JSON (--json), or\n" +
+			"without either, the summary as text.",
 		Flags: append(vmPickFlags(),
 			&cli.IntFlag{Name: "pid", Usage: "the VM", Required: true},
 			&cli.StringFlag{Name: "png", Usage: "write the heap picture to `OUT.png`"},
@@ -32,9 +33,6 @@ func heapCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Value: 15 * time.Second, Usage: "how long to wait for the heap map"},
 		),
 		Action: func(c *cli.Context) error {
-			if c.String("png") == "" && !c.Bool("json") {
-				return fmt.Errorf("give --png OUT.png and/or --json")
-			}
 			if out := c.String("png"); out != "" && out != "-" {
 				if err := savefile.Check(out); err != nil {
 					return err
@@ -96,8 +94,11 @@ func heapCommand() *cli.Command {
 					return err
 				}
 			}
-			if c.Bool("json") {
+			switch {
+			case c.Bool("json"):
 				return headless.WriteJSON(c.App.Writer, headless.NewHeapMap(target, which, snap))
+			case c.String("png") == "":
+				return headless.WriteHeapMapText(c.App.Writer, headless.NewHeapMap(target, which, snap))
 			}
 			return nil
 		},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ddmtui/ddmtui/headless"
@@ -73,7 +74,25 @@ func TestHeapCommandPictureAndSummary(t *testing.T) {
 	if nat.Type != "NHSG" || nat.UsedBytes != used*8 || nat.FreeBytes != free*8 || nat.Segments < 3 {
 		t.Fatalf("native: %+v, truth used %d free %d units", nat, used, free)
 	}
-	if _, err := runApp(t, "heap", "--adb", "off", "--scan", scanFlag, "--pid", "5101"); err == nil {
-		t.Fatal("heap without --png or --json succeeded")
+	// Without --png or --json: the summary as text (issue 29 #13).
+	text, err := runApp(t, "heap", "--adb", "off", "--scan", scanFlag, "--pid", "5102", "--native")
+	if err != nil {
+		t.Fatal(err)
 	}
+	lines := strings.Split(text, "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[0], "com.example.native (pid 5102), native heap (NHSG): ") ||
+		!strings.HasPrefix(lines[1], "used "+bytesOf(used*8)+", free "+bytesOf(free*8)) || !strings.HasPrefix(lines[2], "by kind:") {
+		t.Fatalf("text summary:\n%s", text)
+	}
+}
+
+// bytesOf is headless's byte text, written out here for the test.
+func bytesOf(n uint64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1fK", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/(1<<20))
 }

@@ -28,8 +28,8 @@ func hprofCommand() *cli.Command {
 		ArgsUsage:   " ",
 		Subcommands: hprofSubcommands(),
 		Flags: append(vmPickFlags(),
-			// Required, but checked in Action: urfave/cli checks a
-			// command's required flags before its subcommands run.
+			// Required, but checked in Action: urfave/cli runs a command's
+			// checks (and Before) before its subcommands.
 			&cli.IntFlag{Name: "pid", Usage: "the VM (required)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.hprof` to write (required)"},
 			&cli.BoolFlag{Name: "analyze", Usage: "then analyse the written file (as `hprof analyze`)"},
@@ -87,9 +87,7 @@ func hprofCommand() *cli.Command {
 	}
 }
 
-// requireFlags checks hprof's required flags in its Action, as
-// withUsageErrors does in Before for other commands: a command's Before
-// would also run before `hprof analyze`, which needs neither.
+// requireFlags fails, as a command line error, when flags are not set.
 func requireFlags(c *cli.Context, names ...string) error {
 	var missing []string
 	for _, n := range names {

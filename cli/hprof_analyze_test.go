@@ -241,7 +241,7 @@ func TestHprofAnalyzeErrors(t *testing.T) {
 	if _, err := runApp(t, "hprof", "analyze"); err == nil {
 		t.Error("no file accepted")
 	}
-	if _, err := runApp(t, "hprof", "--pid", "1"); err == nil || !strings.HasPrefix(err.Error(), "missing --output (see ") || ExitStatus(err) != 2 {
+	if _, err := runApp(t, "hprof", "--pid", "1"); err == nil || err.Error() != `missing --output (see ddmtui hprof --help)` || ExitStatus(err) != 2 {
 		t.Errorf("dump without -o: %v", err)
 	}
 }

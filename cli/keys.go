@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewsview"
 )
 
 // keyContexts builds every view's key table as declared (no terminal is
@@ -29,6 +31,7 @@ func keyContexts() map[string][]keymap.Binding {
 		"profile":          profileview.New(profileview.Options{Palette: pal}).Keys().Declared(),
 		"allocations":      allocview.New(allocview.Options{Palette: pal}).Keys().Declared(),
 		"heap dump":        heapview.New(heapview.Options{Palette: pal, Baseline: "-"}).Keys().Declared(),
+		"views":            viewsview.New(viewsview.Options{Palette: pal, Save: func(context.Context, string, []byte) (string, error) { return "", nil }}).Keys().Declared(),
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os/signal"
 	"strings"
@@ -80,6 +81,12 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 // before the sessions are stopped, so a VM that answered HELO within the
 // wait is always in it.
 func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.Found, error) {
+	return collectThen(c, opts, nil)
+}
+
+// collectThen is collect that calls then while the sessions still run
+// (monitor.Engine.CollectThen).
+func collectThen(c *cli.Context, opts monitor.SessionOptions, then func(context.Context, *monitor.Engine, []monitor.Found)) ([]monitor.Found, error) {
 	wait := c.Duration("wait")
 	if wait <= 0 {
 		return nil, fmt.Errorf("--wait must be positive")
@@ -95,7 +102,14 @@ func collect(c *cli.Context, opts monitor.SessionOptions) ([]monitor.Found, erro
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	engine := monitor.NewEngine(monitor.NewStore(monitor.NewBus()), opts)
-	found, err := engine.Collect(ctx, d, wait)
+	var found []monitor.Found
+	if then != nil {
+		found, err = engine.CollectThen(ctx, d, wait, func(ctx context.Context, found []monitor.Found) {
+			then(ctx, engine, found)
+		})
+	} else {
+		found, err = engine.Collect(ctx, d, wait)
+	}
 	out := found[:0]
 	for _, f := range found {
 		if f.Failed != "" || keep(f.VM) {
@@ -138,11 +152,19 @@ func snapshotCommand() *cli.Command {
 			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look before printing"},
 			&cli.IntFlag{Name: "pid", Usage: "only the VM with this pid"},
 			&cli.BoolFlag{Name: "segments", Usage: "ask for heap segments (summary by kind and solidity arrives at the next GC)"},
+			&cli.BoolFlag{Name: "views", Usage: "add each app's windows and view trees (VULW, VURT: costs the apps' UI threads a dump)"},
 		),
 		Action: func(c *cli.Context) error {
 			opts := sessionOptions(c)
 			opts.Segments = c.Bool("segments")
-			found, err := collect(c, opts)
+			var views map[string]*headless.Views
+			var then func(context.Context, *monitor.Engine, []monitor.Found)
+			if c.Bool("views") {
+				then = func(ctx context.Context, e *monitor.Engine, found []monitor.Found) {
+					views = dumpFoundViews(ctx, e, found, c.Int("pid"))
+				}
+			}
+			found, err := collectThen(c, opts, then)
 			if err != nil {
 				return err
 			}
@@ -155,7 +177,11 @@ func snapshotCommand() *cli.Command {
 				}
 				found = keep
 			}
-			return headless.WriteJSON(c.App.Writer, headless.SnapshotFound(found))
+			entries := headless.SnapshotFound(found)
+			for i := range entries {
+				entries[i].Views = views[found[i].VM.Key]
+			}
+			return headless.WriteJSON(c.App.Writer, entries)
 		},
 	}
 }

@@ -17,6 +17,7 @@ import (
 type stableRig struct {
 	dev  *sim.Device
 	scan string
+	base int
 	want map[string]int // source → pid
 }
 
@@ -31,7 +32,7 @@ func newStableRig(t *testing.T) *stableRig {
 	if _, err := r.dev.ServeLocal("127.0.0.1", base); err != nil {
 		t.Fatal(err)
 	}
-	r.scan = fmt.Sprintf("%d-%d", base, base+2)
+	r.scan, r.base = fmt.Sprintf("%d-%d", base, base+2), base
 	for i, vm := range r.dev.VMs() {
 		r.want[fmt.Sprintf("local:%d", base+i)] = vm.PID()
 	}

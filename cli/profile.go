@@ -93,6 +93,9 @@ func profileCommand() *cli.Command {
 			&cli.BoolFlag{Name: "view", Usage: "open the profile in the terminal afterwards"},
 		),
 		Action: func(c *cli.Context) error {
+			if err := checkProfileFlags(c); err != nil {
+				return err
+			}
 			out := c.String("output")
 			if err := savefile.Check(out); err != nil {
 				return err // before recording for --duration

@@ -203,8 +203,14 @@ func recordCommand() *cli.Command {
 			logcatFlag(),
 		),
 		Action: func(c *cli.Context) error {
+			if err := durationAtLeast(c, "duration", 0, "want a positive duration, or 0 to record until interrupted"); err != nil {
+				return err
+			}
 			d, err := discoveryFromFlags(c)
 			if err != nil {
+				return err
+			}
+			if err := checkDiscoveryFinds(d); err != nil {
 				return err
 			}
 			r, err := startRecording(c.String("output"), c.String("max-size"))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -34,6 +35,7 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "at", Usage: "print the snapshot at this time into the recording (e.g. 12.5s, 2m, or seconds)"},
 			&cli.BoolFlag{Name: "json", Value: true, Usage: "with --at: print JSON (the only format)"},
 			&cli.IntFlag{Name: "pid", Usage: "with --at: only the VM with this pid"},
+			&cli.BoolFlag{Name: "views", Usage: "with --at: add the view trees dumped during the recording (as snapshot --views)"},
 			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON to `OUT` (- for standard output)"},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "dashboard playback speed (1: real time)"},
 			&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks in the dashboard"},
@@ -101,10 +103,16 @@ func parseAt(s string) (time.Duration, error) {
 
 // replayAt returns the VMs of rec at t, as the store held them.
 func replayAt(rec *monitor.Recording, t time.Duration) []monitor.VM {
+	vms, _ := replayAtErrs(rec, t)
+	return vms
+}
+
+// replayAtErrs is replayAt with the records that could not be applied.
+func replayAtErrs(rec *monitor.Recording, t time.Duration) ([]monitor.VM, []error) {
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
 	p.Seek(t)
-	return store.VMs()
+	return store.VMs(), p.Errors()
 }
 
 func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duration) error {
@@ -112,7 +120,12 @@ func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duratio
 		fmt.Fprintf(c.App.ErrWriter, "ddmtui: --at %s is past the recording's end (%s): showing the last live state\n",
 			at, rec.Duration().Round(time.Millisecond))
 	}
-	vms := replayAt(rec, at)
+	vms, errs := replayAtErrs(rec, at)
+	for _, err := range errs {
+		if errors.Is(err, monitor.ErrTooManyVMs) {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: %s\n", safetext.Terminal(err.Error()))
+		}
+	}
 	if pid := c.Int("pid"); pid != 0 {
 		var keep []monitor.VM
 		for _, vm := range vms {
@@ -122,7 +135,15 @@ func writeReplaySnapshot(c *cli.Context, rec *monitor.Recording, at time.Duratio
 		}
 		vms = keep
 	}
-	return headless.WriteJSON(c.App.Writer, headless.Snapshot(vms))
+	entries := headless.Snapshot(vms)
+	if c.Bool("views") {
+		for i, vm := range vms {
+			if len(vm.Views) > 0 {
+				entries[i].Views = headless.ViewsOf(vm)
+			}
+		}
+	}
+	return headless.WriteJSON(c.App.Writer, entries)
 }
 
 func writeChromeFile(c *cli.Context, rec *monitor.Recording, out string) error {
@@ -142,11 +163,12 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 	defer cancel()
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
+	defer context.AfterFunc(ctx, p.Abort)() // a seek under way ends with the dashboard
 	p.SetSpeed(c.Float64("speed"))
 	p.Play()
 	runDone := make(chan error, 1)
 	go func() { runDone <- p.Run(ctx) }()
-	tl := newReplayTimeline(ctx, p)
+	tl := newReplayTimeline(ctx, p, rec)
 	dash := tui.New(tui.Config{
 		Store:      store,
 		Controller: replayController{},
@@ -169,12 +191,13 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 // while a dozen are queued is dropped.
 type replayTimeline struct {
 	p    *monitor.Replay
+	rec  *monitor.Recording
 	jobs chan func()
 	done chan struct{}
 }
 
-func newReplayTimeline(ctx context.Context, p *monitor.Replay) *replayTimeline {
-	t := &replayTimeline{p: p, jobs: make(chan func(), 12), done: make(chan struct{})}
+func newReplayTimeline(ctx context.Context, p *monitor.Replay, rec *monitor.Recording) *replayTimeline {
+	t := &replayTimeline{p: p, rec: rec, jobs: make(chan func(), 12), done: make(chan struct{})}
 	go func() {
 		defer close(t.done)
 		for {
@@ -228,6 +251,34 @@ func (t *replayTimeline) SeekEdge(end bool) {
 
 func (t *replayTimeline) ScaleSpeed(f float64) { t.p.SetSpeed(t.p.Speed() * f) }
 func (t *replayTimeline) Status() string       { return replayStatus(t.p) }
+
+// Position is where the replay is: the dashboard's VM timeline (T) marks
+// it (tui.Positioner).
+func (t *replayTimeline) Position() time.Duration { return t.p.Position() }
+
+// Preload gives the dashboard's VM timelines the whole recording
+// (tui.Preloader): a replay of its own, into a store of its own, advanced a
+// second at a time, each second's events handed to add.
+func (t *replayTimeline) Preload(ctx context.Context, add func(time.Duration, []monitor.Event)) {
+	replaySeconds(ctx, t.rec, add)
+}
+
+// replaySeconds replays rec into a store of its own a second at a time and
+// hands add each second's events (coalesced within the second, as the
+// dashboard would draw them), stamped with the second's start.
+func replaySeconds(ctx context.Context, rec *monitor.Recording, add func(time.Duration, []monitor.Event)) {
+	store := monitor.NewStore(monitor.NewBus())
+	sub := store.Bus().Subscribe()
+	defer sub.Close()
+	p := monitor.NewReplay(rec, store)
+	defer context.AfterFunc(ctx, p.Abort)() // a second of very many records ends with ctx too
+	for at := time.Duration(0); at <= rec.Duration() && ctx.Err() == nil; at += time.Second {
+		p.Seek(at + time.Second - 1) // everything in [at, at+1s)
+		if evs := sub.Drain(); len(evs) > 0 {
+			add(at, evs)
+		}
+	}
+}
 
 // replayStatus is the timeline in the status line: position / length,
 // speed, and whether it plays.

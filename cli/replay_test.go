@@ -57,12 +57,32 @@ func snapshotDoc(t testing.TB, vms []monitor.VM) string {
 // (the same document twice, 25 ms apart).
 func recordSimulated(t testing.TB, d time.Duration) (string, []liveSnap) {
 	t.Helper()
+	return recordSimulatedVMs(t, d, waitingScenario())
+}
+
+// waitingScenario is the demo's seven VMs with three of the ART ones
+// waiting for a debugger from their start (issue 30 item 18: the heap
+// numbers of such VMs replayed stale), not one.
+func waitingScenario() []sim.VMSpec {
+	specs := sim.Scenario(3, 7)
+	for i := range specs {
+		switch specs[i].App {
+		case "com.android.systemui", "com.example.gallery":
+			specs[i].WaitingForDebugger = true
+		}
+	}
+	return specs
+}
+
+// recordSimulatedVMs is recordSimulated with the local device's VMs.
+func recordSimulatedVMs(t testing.TB, d time.Duration, specs []sim.VMSpec) (string, []liveSnap) {
+	t.Helper()
 	dev := sim.NewDevice("emulator-rec")
-	for _, spec := range sim.Scenario(3, 7) {
+	for _, spec := range specs {
 		dev.Add(sim.NewVM(spec))
 	}
 	t.Cleanup(func() { dev.Close() })
-	base, err := freeLocalRange(39300, 7)
+	base, err := freeLocalRange(39300, len(specs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +106,7 @@ func recordSimulated(t testing.TB, d time.Duration) (string, []liveSnap) {
 		JDWPThreadInterval: 400 * time.Millisecond, MeminfoInterval: 500 * time.Millisecond,
 		ProbeTimeout: 300 * time.Millisecond, RequestTimeout: time.Second, Recorder: r.rec})
 	disc := monitor.Discovery{
-		Local: &scan.Local{Ports: scan.PortRange{First: base, Last: base + 6}, Interval: 200 * time.Millisecond},
+		Local: &scan.Local{Ports: scan.PortRange{First: base, Last: base + len(specs) - 1}, Interval: 200 * time.Millisecond},
 		ADB:   []monitor.Runner{&sim.Endpoints{Device: modern, Source: "sim:" + modern.Serial()}},
 	}
 	done := make(chan error, 1)
@@ -149,6 +169,26 @@ func TestRecordReplayEqualsLive(t *testing.T) {
 	}
 	if !memory {
 		t.Error("no VM with dumpsys memory")
+	}
+	// Three VMs wait for a debugger, with heaps, and the instants compared
+	// include waiting VMs' heaps after an update (a GC's HPIF).
+	waiting, updated := 0, false
+	for _, e := range last {
+		if e.Debugger == "waiting" && len(e.Heaps) > 0 {
+			waiting++
+		}
+	}
+	for _, s := range snaps {
+		var doc []headless.SnapshotEntry
+		if err := json.Unmarshal([]byte(s.doc), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range doc {
+			updated = updated || (e.Debugger == "waiting" && len(e.Heaps) > 0 && e.Heaps[0].GCCount > 0)
+		}
+	}
+	if waiting < 3 || !updated {
+		t.Errorf("%d VMs waiting for a debugger with heaps at the end (want 3); a waiting VM's heap updated at a compared instant: %v", waiting, updated)
 	}
 	mismatches := 0
 	for _, s := range snaps {
@@ -449,7 +489,7 @@ func TestReplayTimelineDrivesTheReplay(t *testing.T) {
 	store := monitor.NewStore(monitor.NewBus())
 	p := monitor.NewReplay(rec, store)
 	ctx, cancel := context.WithCancel(context.Background())
-	tl := newReplayTimeline(ctx, p)
+	tl := newReplayTimeline(ctx, p, rec)
 	settle := func(what string, ok func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
@@ -484,6 +524,55 @@ func TestReplayTimelineDrivesTheReplay(t *testing.T) {
 	}
 	cancel()
 	tl.wait()
+}
+
+// TestReplayPreloadGivesEachSecondsEvents: the VM timelines' preload
+// hands over the recording a second at a time, in order, each second
+// holding the events of its records only; a cancelled context stops it.
+func TestReplayPreloadGivesEachSecondsEvents(t *testing.T) {
+	leakcheck.Check(t)
+	rec := syntheticRecording(t, 50) // VM i appears at i×100 ms (HELO 1 ms later) and goes 3 s later
+	tl := &replayTimeline{rec: rec}
+	var ats []time.Duration
+	seen := map[string]time.Duration{} // VM key → the second its HELO came in
+	gone := map[string]time.Duration{}
+	tl.Preload(context.Background(), func(at time.Duration, evs []monitor.Event) {
+		ats = append(ats, at)
+		for _, ev := range evs {
+			switch e := ev.(type) {
+			case monitor.VMUpdated:
+				if _, ok := seen[e.VM.Key]; !ok && e.VM.PID != 0 {
+					seen[e.VM.Key] = at
+				}
+			case monitor.VMGone:
+				gone[e.Key] = at
+			}
+		}
+	})
+	for i, at := range ats {
+		if at%time.Second != 0 || i > 0 && at <= ats[i-1] {
+			t.Fatalf("seconds %v: not whole seconds in order", ats)
+		}
+	}
+	if len(seen) != 50 || len(gone) != 50 {
+		t.Fatalf("%d VMs seen, %d gone, want 50 and 50", len(seen), len(gone))
+	}
+	for i := range 50 {
+		key := fmt.Sprintf("local:%d", 8000+i)
+		if want := time.Duration(i/10) * time.Second; seen[key] != want {
+			t.Fatalf("%s's HELO in second %v, want %v", key, seen[key], want)
+		}
+		if want := time.Duration(i/10+3) * time.Second; gone[key] != want {
+			t.Fatalf("%s gone in second %v, want %v", key, gone[key], want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := 0
+	tl.Preload(ctx, func(time.Duration, []monitor.Event) { calls++ })
+	if calls != 0 {
+		t.Fatalf("a cancelled preload handed over %d seconds", calls)
+	}
 }
 
 // Past the end, and at the length replay itself reports, is the last live

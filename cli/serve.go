@@ -87,10 +87,24 @@ func proxyOptions(c *cli.Context, d monitor.Discovery) (proxy.Options, error) {
 	if !proxy.IsLoopback(bind) {
 		fmt.Fprintf(c.App.ErrWriter, "ddmtui: warning: debugger ports listen on %s: anyone who can reach it can debug (and run code in) your VMs\n", bind)
 	}
-	return proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind, Spin: spin}, nil
+	opts := proxy.Options{BasePort: base, SelectedPort: sel, Bind: bind, Spin: spin}
+	if d.Local != nil {
+		opts.LocalFirst = d.Local.Ports.First // the scan's first port maps to --debug-base
+	}
+	return opts, nil
 }
 
+// selectMissingAfter is how long serve looks for --select's VM before it
+// says none is there (a variable for tests).
+var selectMissingAfter = 5 * time.Second
+
 func runServe(c *cli.Context) error {
+	if err := checkAll(
+		durationAtLeast(c, "duration", 0, "want a positive duration, or 0 to serve until interrupted"),
+		intIn(c, "select", 0, 1<<22), // 0: the first VM found; pids stop at 2^22 on Linux
+	); err != nil {
+		return err
+	}
 	d, err := discoveryFromFlags(c)
 	if err != nil {
 		return err
@@ -153,6 +167,10 @@ func runServe(c *cli.Context) error {
 		records = feed.C()
 	}
 	selector := &serveSelector{pid: c.Int("select"), proxy: px}
+	var selectMissing <-chan time.Time
+	if selector.pid != 0 {
+		selectMissing = time.After(selectMissingAfter)
+	}
 
 	var runErr error
 loop:
@@ -160,6 +178,10 @@ loop:
 		select {
 		case <-ctx.Done():
 			break loop
+		case <-selectMissing:
+			if !selector.found {
+				out.note(fmt.Sprintf("no VM with pid %d (--select) found in %v; the selected-VM port leads nowhere until one appears", selector.pid, selectMissingAfter))
+			}
 		case err := <-engineDone:
 			// Discovery failed (e.g. a required adb server went away).
 			runErr = err
@@ -213,6 +235,7 @@ loop:
 // or else on the first VM found while it lasts.
 type serveSelector struct {
 	pid   int
+	found bool // a VM with pid was seen
 	proxy *proxy.Proxy
 	order []string // keys in order of appearance
 }
@@ -240,6 +263,7 @@ func (s *serveSelector) settle(vms []monitor.VM) {
 	if s.pid != 0 {
 		for _, vm := range vms {
 			if vm.PID == s.pid {
+				s.found = true
 				if cur != vm.Key {
 					s.proxy.Select(vm.Key)
 				}

@@ -28,12 +28,15 @@ func traceCommand() *cli.Command {
 			"opens its profile in the terminal, or exports it. Numbers on the first clock (thread CPU\n" +
 			"for dual-clock traces) equal AOSP dmtracedump's.",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print the profile as JSON"},
+			&cli.BoolFlag{Name: "json", Usage: "print the profile as JSON (with --tree: the call trees)"},
+			&cli.BoolFlag{Name: "tree", Usage: "with --json: print the top-down call trees, per thread and merged"},
+			&cli.BoolFlag{Name: "bottom-up", Usage: "with --tree: print the bottom-up trees instead"},
+			&cli.IntFlag{Name: "tree-depth", Value: trace.DefaultTreeJSONDepth, Usage: "with --tree: cut the trees below `N` levels (-1: none; most JSON readers stop near 1,000-10,000)"},
 			&cli.StringFlag{Name: "folded", Usage: "write folded stacks for flame-graph tools to `OUT` (- for standard output)"},
 			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON (Perfetto, chrome://tracing) to `OUT.json`"},
 			&cli.StringFlag{Name: "dot", Usage: "write a Graphviz call graph like dmtracedump -g to `OUT.dot`"},
 			&cli.StringFlag{Name: "data", Usage: "the data part when key and data are separate files (FILE is then the key)", TakesFile: true},
-			&cli.StringFlag{Name: "clock", Usage: "clock for --folded and --dot: thread-cpu or wall (default: the trace's first)"},
+			&cli.StringFlag{Name: "clock", Usage: "clock for --tree, --folded and --dot, and the viewer's first: thread-cpu or wall (default: the trace's first)"},
 			&cli.Float64Flag{Name: "dot-threshold", Value: 20, Usage: "leave methods under this percentage of the total out of --dot (-1: none)"},
 		},
 		Action: traceAction,
@@ -60,7 +63,13 @@ func traceAction(c *cli.Context) error {
 		return err
 	}
 	defer closeFiles()
-	opt := trace.BuildOptions{CallTree: c.String("folded") != ""}
+	tree := c.Bool("tree") || c.Bool("bottom-up")
+	if tree && !c.Bool("json") {
+		return fmt.Errorf("trace: --tree and --bottom-up go with --json")
+	}
+	// The viewer shows call trees and a call chart; the exports build only
+	// what they write.
+	opt := trace.BuildOptions{CallTree: c.String("folded") != "" || tree || !exporting, CallIndex: !exporting}
 	var chrome *trace.ChromeWriter
 	if c.String("chrome") != "" {
 		chrome = trace.NewChromeWriter(rd.Header())
@@ -91,7 +100,12 @@ func traceAction(c *cli.Context) error {
 		reportWarnings(c.App.ErrWriter, p, false)
 		return nil
 	}
-	if c.Bool("json") {
+	if tree {
+		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth")}
+		if err := trace.WriteTreeJSON(c.App.Writer, p, topt); err != nil {
+			return fmt.Errorf("trace: --tree: %w", err)
+		}
+	} else if c.Bool("json") {
 		if err := trace.WriteJSON(c.App.Writer, p); err != nil {
 			return fmt.Errorf("trace: --json: %w", err)
 		}

@@ -134,6 +134,15 @@ const (
 	viewMaxArgValueBytes = 8
 )
 
+// VUOP operations of the 2013 handler (Android 4.4), which take no data
+// (spec/viewdebug.md "Versions"); ViewCapture and ViewDumpDisplayList keep
+// their numbers. Frameworks since Android 5 use the numbering above.
+const (
+	ViewLegacyInvalidate    = 3
+	ViewLegacyRequestLayout = 4
+	ViewLegacyProfile       = 5
+)
+
 // ViewOpRequest is VUOP: an operation on one view ("class@hash") under a
 // window root.
 type ViewOpRequest struct {
@@ -146,6 +155,10 @@ type ViewOpRequest struct {
 
 	Param string // ViewSetLayoutParam only
 	Value int32  // ViewSetLayoutParam only
+
+	// Legacy: the op is in the 2013 numbering (ViewLegacy…): no data
+	// follows the view's name.
+	Legacy bool
 }
 
 // ViewArg is one ViewInvokeMethod argument: a JNI type character sent as a
@@ -180,6 +193,9 @@ func (m *ViewOpRequest) AppendBody(b []byte) []byte {
 	w.U4(m.Op)
 	w.DDMString(m.ViewRoot)
 	w.DDMString(m.View)
+	if m.Legacy {
+		return w.B
+	}
 	switch m.Op {
 	case ViewInvokeMethod:
 		w.DDMString(m.Method)
@@ -193,6 +209,14 @@ func (m *ViewOpRequest) AppendBody(b []byte) []byte {
 		w.S4(m.Value)
 	}
 	return w.B
+}
+
+// DecodeLegacyViewOpRequest decodes a VUOP request in the 2013 numbering
+// (as Android 4.4 reads it): the op, root and view, and nothing else.
+func DecodeLegacyViewOpRequest(body []byte) (*ViewOpRequest, error) {
+	r := wire.NewReader(body, 0)
+	m := &ViewOpRequest{Op: r.U4("op"), ViewRoot: r.DDMString("view root"), View: r.DDMString("view"), Legacy: true}
+	return finish(TypeVUOP, m, r)
 }
 
 // DecodeViewOpRequest decodes a VUOP request. Operations other than

@@ -14,7 +14,50 @@ import (
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/viewtree"
 )
+
+// ViewsEntry is `ddmtui views --json`: one VM's windows and their trees.
+type ViewsEntry struct {
+	PID     int                   `json:"pid"`
+	Windows []viewtree.JSONWindow `json:"windows"`
+}
+
+// Views is a VM's windows in `snapshot --json --views`: their trees, the
+// views counted over every window, or why there are none.
+type Views struct {
+	ViewCount int                   `json:"view_count"`
+	Windows   []viewtree.JSONWindow `json:"windows"`
+	Error     string                `json:"error,omitempty"`
+}
+
+// NewViews is a Views from dumped windows, or the error that left none.
+func NewViews(windows []viewtree.JSONWindow, err error) *Views {
+	v := &Views{Windows: windows}
+	if v.Windows == nil {
+		v.Windows = []viewtree.JSONWindow{}
+	}
+	if err != nil {
+		v.Error = err.Error()
+	}
+	for _, w := range windows {
+		v.ViewCount += w.ViewCount
+	}
+	return v
+}
+
+// ViewsOf is a VM's latest dumps as the model keeps them (a replay's).
+func ViewsOf(vm monitor.VM) *Views {
+	var ws []viewtree.JSONWindow
+	for _, d := range vm.Views {
+		var err error
+		if d.Err != "" {
+			err = fmt.Errorf("%s", d.Err)
+		}
+		ws = append(ws, viewtree.JSONWindowOf(d.Window, d.Tree, err))
+	}
+	return NewViews(ws, nil)
+}
 
 // ListEntry is one VM in `ddmtui list --json`.
 type ListEntry struct {
@@ -69,6 +112,8 @@ type SnapshotEntry struct {
 	Capabilities      map[string]string `json:"capabilities"`
 	CapabilityReasons map[string]string `json:"capability_reasons,omitempty"`
 	Memory            *Memory           `json:"memory,omitempty"`
+	// Views are the VM's windows and view trees, only with --views.
+	Views *Views `json:"views,omitempty"`
 }
 
 // Thread is one thread in a snapshot. Threads from /proc carry no status

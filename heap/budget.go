@@ -23,10 +23,12 @@ type Budget struct {
 func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
 
 // DefaultProcessBudget is the budget a monitor gives the heap maps of all
-// its VMs together: a real VM's merged map is a few MiB (a 512 MiB heap's
-// included), the worst real one (every object its own run) one byte per
-// 8-byte unit of heap.
-const DefaultProcessBudget = 128 << 20
+// its VMs together. Maps are asked of one VM at a time (the dashboard's
+// selected VM, `ddmtui heap`), and a real VM's merged map is a few MiB (a
+// 512 MiB heap's included; the worst real one, every object its own run,
+// is one byte per 8-byte unit of heap), so VMs that send maps unasked are
+// the ones that find it spent.
+const DefaultProcessBudget = 32 << 20
 
 // ErrBudget is wrapped (beside ErrSetTooLarge) by the Assembler error for a
 // set dropped because the process-wide budget was spent.

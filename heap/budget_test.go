@@ -98,3 +98,50 @@ func TestAssemblerCopiesSegmentData(t *testing.T) {
 		t.Fatal("the snapshot changed with the packet")
 	}
 }
+
+// A budget of 0 bytes has no limit: it only counts (a `limit >= 0` would
+// refuse everything). A take that reaches the limit exactly is allowed;
+// one byte past it is not.
+func TestBudgetLimitEdges(t *testing.T) {
+	free := NewBudget(0)
+	if !free.take(1<<40) || free.Used() != 1<<40 || free.Peak() != 1<<40 {
+		t.Fatalf("an unlimited budget refused, or miscounted: used %d", free.Used())
+	}
+	free.give(1 << 40)
+	if free.Used() != 0 || free.Peak() != 1<<40 {
+		t.Fatalf("after give: used %d peak %d", free.Used(), free.Peak())
+	}
+	b := NewBudget(100)
+	if !b.take(60) || !b.take(40) {
+		t.Fatal("takes up to the limit exactly were refused")
+	}
+	if b.take(1) {
+		t.Fatal("a take past the limit was allowed")
+	}
+	if b.Used() != 100 {
+		t.Fatalf("used %d", b.Used())
+	}
+}
+
+// The errors of a dropped set say exactly how many segments it had and the
+// bytes it would have held.
+func TestDroppedSetErrorFigures(t *testing.T) {
+	const perSeg = 2 + segmentOverhead
+	a := &Assembler{MaxSegments: 3}
+	a.Start(1, ddm.TypeHPSG)
+	for i := range 3 {
+		if err := a.Add(endlessSegment(t, 256, 0x1000+uint32(i)*256*8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := a.Add(endlessSegment(t, 256, 0x1000+3*256*8))
+	if want := "heap: segment set too large: heap 1: 4 segments exceed 3 segments; set dropped"; err == nil || !errors.Is(err, ErrSetTooLarge) || err.Error() != want {
+		t.Errorf("segment bound: %v, want %q", err, want)
+	}
+	b := NewBudget(5 * perSeg)
+	x := &Assembler{Budget: b}
+	_, err = mapSet(t, x, 6)
+	if want := "heap: segment set too large: heap: the process-wide budget for heap maps is spent: heap 1: 6 segments (396 bytes) would pass 330 bytes for all VMs; set dropped"; err == nil || err.Error() != want {
+		t.Errorf("budget: %v, want %q", err, want)
+	}
+}

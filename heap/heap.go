@@ -83,7 +83,7 @@ var ErrSetTooLarge = errors.New("heap: segment set too large")
 // Default bounds of one segment set (see Assembler).
 const (
 	DefaultMaxUnits    = 1 << 36  // 512 GiB at 8-byte units
-	DefaultMaxBytes    = 64 << 20 // usage data kept for one set: a 512 MiB heap's worst real map
+	DefaultMaxBytes    = 32 << 20 // usage data kept for one set: a 256 MiB heap's worst real map
 	DefaultMaxSegments = 1 << 18  // a 4 GiB heap is about 16 k chunks
 	// segmentOverhead is what one kept segment costs beside its usage data
 	// (the HeapSegment value and its chunk header), counted in the bytes.

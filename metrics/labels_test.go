@@ -22,8 +22,8 @@ func TestInvalidUTF8LabelsServe(t *testing.T) {
 	srv := httpServer(t, Handler(Registry(c)))
 	body := get(t, srv+"/metrics", "text/plain")
 	for _, want := range []string{
-		`ddmtui_vm_info{app="com.\\xc3(app",ddm="true",family="art",host="h\\xff",pid="7",serial="emu\\xff\\xfe"} 1`,
-		`ddmtui_vm_info{app="b",ddm="true",family="art",host="h\\xff",pid="7",serial="emu\\xff\\xfd"} 1`,
+		`ddmtui_vm_info{app="com.\\xc3(app",ddm="true",debuggable="true",family="art",host="h\\xff",pid="7",profileable="false",serial="emu\\xff\\xfe"} 1`,
+		`ddmtui_vm_info{app="b",ddm="true",debuggable="true",family="art",host="h\\xff",pid="7",profileable="false",serial="emu\\xff\\xfd"} 1`,
 		`ddmtui_vm_threads{app="com.\\xc3(app",host="h\\xff",pid="7",serial="emu\\xff\\xfe",state="run\\x80"} 1`,
 		`ddmtui_vms{host="h\\xff"} 2`,
 	} {

@@ -25,8 +25,8 @@ func (s *Session) begin(now time.Time) {
 	s.setCaps(func(*capInput) {})
 }
 
-// end removes the VM from the store.
-func (s *Session) end(now time.Time, reason string) {
+// end removes the VM from the store; failed: it never worked as a VM.
+func (s *Session) end(now time.Time, reason string, failed bool) {
 	s.mu.Lock()
 	if s.flushTimer != nil { // nothing is published for a VM that went
 		s.flushTimer.Stop()
@@ -37,6 +37,10 @@ func (s *Session) end(now time.Time, reason string) {
 	s.nasm.Close()
 	s.mu.Unlock()
 	s.rec.add(now, record.KindGone, s.key, []byte(reason))
+	if failed {
+		s.store.RemoveFailed(s.key, reason)
+		return
+	}
 	s.store.Remove(s.key, reason)
 }
 
@@ -116,6 +120,8 @@ func (s *Session) applyRecord(r record.Record, now time.Time) error {
 			return fmt.Errorf("threads record: %w", err)
 		}
 		s.applyJDWPThreads(rows, now)
+	case record.KindViews:
+		return s.applyViewsRecord(r.Data, now)
 	case record.KindState:
 		var st stateRecord
 		if err := json.Unmarshal(r.Data, &st); err != nil {

@@ -94,8 +94,10 @@ type capInput struct {
 // ddmThreadsGoneAPI is the first API level assumed to lack the frameworks'
 // DDM thread and heap handlers (DdmHandleThread, DdmHandleHeap): a 2020-era
 // frameworks (Android 10, API 29) still registers them, recent ones do not
-// (../shared/spec/ddm-chunks.md §4). Only reasons use it; sources follow
-// what the VM answers.
+// (spec/ddm-chunks.md §4). From the moment a device VM's level is known to
+// be at least this, its threads and heap summary come from the device shell
+// at once, without waiting for THST and HPIF to go unanswered; a VM that
+// answers them after all (a custom framework) gets its DDM sources back.
 const ddmThreadsGoneAPI = 30
 
 func none(why string) Capability { return Capability{Source: SourceNone, Reason: why} }
@@ -177,7 +179,16 @@ func decideCapabilities(in capInput) Capabilities {
 		}
 		return c
 	}
-	// A DDM VM.
+	// A DDM VM. On a device whose frameworks are known to lack the
+	// handlers, an unanswered-yet request counts as unanswered.
+	if in.device && in.api >= ddmThreadsGoneAPI {
+		if in.thst == unknown {
+			in.thst = unanswered
+		}
+		if in.hpif == unknown {
+			in.hpif = unanswered
+		}
+	}
 	switch {
 	case in.thst != unanswered:
 		c[FeatThreads] = Capability{Source: SourceDDM}

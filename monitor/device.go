@@ -174,6 +174,12 @@ func (s *Session) readAPI(ctx context.Context) {
 	if model != "" {
 		s.applyModel(model)
 	}
+	s.mu.Lock()
+	jdwpOnly := s.src.caps.kind == "jdwp"
+	s.mu.Unlock()
+	if api >= ddmThreadsGoneAPI && !jdwpOnly {
+		s.startProcThreads(ctx) // its THST will go unanswered: /proc at once
+	}
 }
 
 func (s *Session) applyModel(model string) {

@@ -75,6 +75,10 @@ type VM struct {
 	// TooManyThreads reports that the thread table reached its cap
 	// (SessionOptions.MaxThreads): threads created since are not shown.
 	TooManyThreads bool
+
+	// Views are the latest view hierarchy dumps taken of the VM's windows
+	// (by a command or the views pane; never polled), one per window.
+	Views []WindowDump
 }
 
 // ProcessOnly reports a profileable process without JDWP (track-app):
@@ -162,6 +166,10 @@ type VMUpdated struct{ VM VM }
 type VMGone struct {
 	Key    string
 	Reason string
+	// Failed says the endpoint never worked as a VM (HELO unanswered, not
+	// JDWP after the handshake, a protocol error before HELO's reply):
+	// `list` reports it as failed, and so does the dashboard.
+	Failed bool
 }
 
 // ThreadsUpdated carries a VM's thread table.

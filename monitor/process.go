@@ -66,7 +66,7 @@ func (s *Session) runProcess(ctx context.Context) {
 	s.hsErr = ErrNoJDWP
 	close(s.ready)
 	s.input(s.begin)
-	defer s.input(func(now time.Time) { s.end(now, "process gone") })
+	defer s.input(func(now time.Time) { s.end(now, s.endReason("process gone"), false) })
 	s.setCaps(func(in *capInput) { in.kind = "process" })
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {

@@ -19,6 +19,21 @@ func (s *Session) IsDDM(ctx context.Context) (bool, error) {
 	return s.isDDM, nil
 }
 
+// Working reports, without waiting, whether the VM is known to work: it
+// answered HELO, or refused DDM and is polled with plain JDWP. It is false
+// while HELO is undecided and for an endpoint that failed (the proxy gives
+// such an endpoint no debugger port).
+func (s *Session) Working() bool {
+	select {
+	case <-s.ready:
+	default:
+		return false
+	}
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	return s.isDDM || s.refused
+}
+
 // Conn returns the VM's JDWP connection once HELO has been decided, for a
 // proxy that forwards a debugger's packets (jdwp.Conn.WritePacket) on it.
 func (s *Session) Conn(ctx context.Context) (*jdwp.Conn, error) {

@@ -81,6 +81,7 @@ type Replay struct {
 	// dashboard's status line does not wait for a long Seek.
 	posA     atomic.Int64 // pos, for Position
 	playing  atomic.Bool
+	aborted  atomic.Bool   // Abort: nothing more is applied
 	speed    atomic.Uint64 // math.Float64bits of the speed
 	mu       sync.Mutex
 	next     int           // index of the next record to apply
@@ -89,6 +90,7 @@ type Replay struct {
 	applied  uint64 // records applied (model events), for the benchmark
 	wake     chan struct{}
 	errs     []error
+	refused  int // endpoint records past MaxReplayVMs, since the last reset
 
 	// The device logs, by device name (the Source of its VMs): made on
 	// first use, and afresh after a seek back. logMu, not mu, so the log
@@ -97,6 +99,20 @@ type Replay struct {
 	logs       map[string]*DeviceLog
 	logDevices map[string]bool // devices the recording holds log entries of
 }
+
+// MaxReplayVMs bounds the VMs a replay holds at once (issue 30 item 14):
+// a live monitor follows at most scan.DefaultMaxDevices (64) devices per adb
+// server, and a busy device has a few dozen debuggable processes, so 4,096
+// is far above what a recording of a real session holds, while a file of
+// endpoint records alone (a few bytes each) cannot make the replay hold
+// hundreds of thousands of VMs (a few KiB each in the store and the JSON).
+// Endpoint records past it are counted, reported once in Errors, and their
+// VMs' records are not applied.
+const MaxReplayVMs = 4096
+
+// ErrTooManyVMs is the error Replay.Errors reports once when a recording
+// holds more than MaxReplayVMs VMs at once.
+var ErrTooManyVMs = fmt.Errorf("the recording holds more than %d VMs at once; the VMs past them are not replayed", MaxReplayVMs)
 
 // NewReplay returns a paused replay at the start of rec (nothing applied)
 // writing into store.
@@ -238,6 +254,7 @@ func (p *Replay) resetLocked() {
 		p.store.Remove(key, "replay rewound")
 	}
 	clear(p.sessions)
+	p.refused = 0
 	p.logMu.Lock()
 	clear(p.logs)
 	p.logMu.Unlock()
@@ -245,10 +262,21 @@ func (p *Replay) resetLocked() {
 	p.posA.Store(0)
 }
 
+// Abort stops the replay for good: a Seek in progress returns within a few
+// hundred records, and nothing more is applied (the dashboard's end must not
+// wait for a long Seek of a big recording).
+func (p *Replay) Abort() {
+	p.aborted.Store(true)
+	p.setPlaying(false)
+}
+
 // advanceLocked applies every record with a time at or before t.
 func (p *Replay) advanceLocked(t time.Duration) {
 	recs := p.rec.Records
 	for p.next < len(recs) && recs[p.next].Time <= t {
+		if p.next%256 == 0 && p.aborted.Load() {
+			return
+		}
 		if err := p.applyLocked(recs[p.next]); err != nil && len(p.errs) < 100 {
 			p.errs = append(p.errs, err)
 		}
@@ -270,6 +298,12 @@ func (p *Replay) applyLocked(r record.Record) error {
 		}
 		if s != nil { // a new session of the same key: the old one ended unrecorded
 			p.store.Remove(r.Key, "replaced")
+		} else if len(p.sessions) >= MaxReplayVMs {
+			p.refused++
+			if p.refused == 1 {
+				return fmt.Errorf("endpoint record at %v for %q: %w", r.Time, r.Key, ErrTooManyVMs)
+			}
+			return nil
 		}
 		s = NewSession(scan.Endpoint{Key: r.Key, Source: ep.Source, PID: ep.PID}, p.store, p.opts)
 		s.src.caps.device = ep.Device
@@ -283,7 +317,7 @@ func (p *Replay) applyLocked(r record.Record) error {
 		}
 		if s != nil {
 			delete(p.sessions, r.Key)
-			s.end(now, string(r.Data))
+			s.end(now, string(r.Data), false)
 		}
 		return nil
 	case record.KindLog:
@@ -292,8 +326,8 @@ func (p *Replay) applyLocked(r record.Record) error {
 		}
 	}
 	if s == nil {
-		if r.Key == "" {
-			return nil // other device-wide records: none yet
+		if r.Key == "" || p.refused > 0 {
+			return nil // other device-wide records (none yet), or a refused VM's
 		}
 		return fmt.Errorf("%s record at %v for %q, which has no endpoint record", r.Kind, r.Time, r.Key)
 	}

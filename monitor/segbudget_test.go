@@ -87,6 +87,7 @@ func TestSegmentBudgetBoundsCyclingVMs(t *testing.T) {
 	e := NewEngine(store, SessionOptions{ThreadInterval: time.Hour, SegmentBudget: budget})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() }) // before leakcheck's, even after a Fatal
 	var keys []string
 	for i := range 4 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -63,6 +64,10 @@ type SessionOptions struct {
 	Logger       *slog.Logger
 	// Recorder, when set, records every session's inputs (recorder.go).
 	Recorder *Recorder
+	// ViewSilentWait is how long a view operation that gets no reply on
+	// success (invoke, set layout parameter, dump display list: ART sends
+	// nothing) waits for a FAIL before it counts as done (default 750ms).
+	ViewSilentWait time.Duration
 }
 
 func (o *SessionOptions) fill() {
@@ -87,6 +92,9 @@ func (o *SessionOptions) fill() {
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = time.Second
 	}
+	if o.ViewSilentWait <= 0 {
+		o.ViewSilentWait = 750 * time.Millisecond
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -94,6 +102,19 @@ func (o *SessionOptions) fill() {
 	if o.MaxThreads <= 0 {
 		o.MaxThreads = DefaultMaxThreads
 	}
+}
+
+// endReason is why the session ends: ReasonStopped when the monitor is
+// stopping, else reason.
+func (s *Session) endReason(reason string) string {
+	if s.stopping != nil {
+		select {
+		case <-s.stopping: // the monitor stops, not the VM
+			return ReasonStopped
+		default:
+		}
+	}
+	return reason
 }
 
 // ReasonStopped is why a session ended when the monitor itself stopped (the
@@ -198,6 +219,9 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		if errors.Is(err, jdwp.ErrNotJDWP) {
 			return fmt.Errorf("%s: %w: %v", s.key, scan.ErrNotVM, err)
 		}
+		if closedBeforeHandshake(err) {
+			return fmt.Errorf("%s: %w: %w", s.key, scan.ErrBusy, err)
+		}
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
 	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
@@ -205,6 +229,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		Route: s.route})
 	readyOnce := sync.OnceFunc(func() { close(s.ready) })
 	defer readyOnce()
+	parent := ctx // discovery's: its end is not the peer's failure
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
@@ -219,14 +244,10 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	s.input(s.begin)
 	reason := "connection closed"
 	defer func() {
-		if s.stopping != nil {
-			select {
-			case <-s.stopping: // the monitor stops, not the VM
-				reason = ReasonStopped
-			default:
-			}
-		}
-		s.input(func(now time.Time) { s.end(now, reason) })
+		why := s.endReason(reason)
+		// Discovery or the monitor ended it, not the peer: not a failure.
+		stopped := parent.Err() != nil || why == ReasonStopped
+		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.isDDM && !s.refused) })
 	}()
 	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
@@ -271,6 +292,15 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		reason = err.Error()
 	}
 	return nil
+}
+
+// closedBeforeHandshake reports whether the peer closed the connection
+// without sending a byte of the handshake: a VM refusing a second JDWP
+// connection, not a peer that is no VM.
+func closedBeforeHandshake(err error) bool {
+	var he *jdwp.HandshakeError
+	return errors.As(err, &he) && len(he.Got) == 0 &&
+		(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET))
 }
 
 func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, error) {

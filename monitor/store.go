@@ -150,7 +150,13 @@ func (s *Store) Segments(key string) *heap.Snapshot {
 }
 
 // Remove forgets a VM and publishes VMGone.
-func (s *Store) Remove(key, reason string) {
+func (s *Store) Remove(key, reason string) { s.remove(key, reason, false) }
+
+// RemoveFailed forgets an endpoint that never worked as a VM and publishes
+// VMGone with Failed set.
+func (s *Store) RemoveFailed(key, reason string) { s.remove(key, reason, true) }
+
+func (s *Store) remove(key, reason string, failed bool) {
 	s.mu.Lock()
 	_, ok := s.vms[key]
 	s.snaps[key].Release()
@@ -161,7 +167,7 @@ func (s *Store) Remove(key, reason string) {
 	delete(s.threadSeq, key)
 	s.mu.Unlock()
 	if ok {
-		s.bus.Publish(VMGone{Key: key, Reason: reason})
+		s.bus.Publish(VMGone{Key: key, Reason: reason, Failed: failed})
 	}
 }
 

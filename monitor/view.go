@@ -156,6 +156,14 @@ func (e *Engine) recordEndLocked(ep scan.Endpoint, s *Session, why string) {
 // whose HELO was answered by then is in it. Only then does discovery stop;
 // Collect waits for the sessions to end before it returns.
 func (e *Engine) Collect(ctx context.Context, d Discovery, wait time.Duration) ([]Found, error) {
+	return e.CollectThen(ctx, d, wait, nil)
+}
+
+// CollectThen is Collect that, when the wait ends and before the sessions
+// stop, calls then (if not nil) with the view and a context that ends with
+// ctx, and returns the view taken after it (`snapshot --views` dumps the
+// VMs' windows there).
+func (e *Engine) CollectThen(ctx context.Context, d Discovery, wait time.Duration, then func(context.Context, []Found)) ([]Found, error) {
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	runErr := make(chan error, 1)
@@ -172,6 +180,10 @@ func (e *Engine) Collect(ctx context.Context, d Discovery, wait time.Duration) (
 	case <-ctx.Done():
 	}
 	view := e.View()
+	if then != nil && ctx.Err() == nil {
+		then(ctx, view)
+		view = e.View()
+	}
 	stop()
 	if err := <-runErr; err != nil {
 		return nil, err

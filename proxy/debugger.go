@@ -58,6 +58,11 @@ type attachment struct {
 
 	mu         sync.Mutex
 	pending    map[uint32]*request // by the id used on the VM connection
+	forwarded  int                 // commands forwarded to the VM
+	pre        []*jdwp.Packet      // what the VM sent before the attach, handed to the debugger
+	wasFresh   bool                // no debugger had attached to the session before
+	attached   time.Time           // when it attached (under p.mu; zero before)
+	br         *bufio.Reader       // the debugger's stream (peeked by closed before readLoop reads it)
 	nextAlias  uint32
 	tr         *tracker
 	forwarding bool // VM packets go to the debugger
@@ -131,6 +136,7 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 		pending: map[uint32]*request{}, nextAlias: aliasBase, tr: newTracker(),
 		qsignal: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		leavingCh: make(chan struct{}), released: make(chan struct{}),
+		br: bufio.NewReaderSize(nc, 64<<10),
 	}
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
@@ -145,7 +151,7 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	p.notify()
 	defer a.release()
 
-	s, jc, isDDM, err := p.waitSession(ctx, e)
+	s, jc, isDDM, err := p.waitSession(ctx, e, a.closed)
 	if err != nil {
 		p.note(key, port, "debugger "+remote+" dropped", err.Error())
 		return
@@ -161,8 +167,9 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 	}
 	a.session, a.jc, a.isDDM, a.vmSock = s, jc, isDDM, jc.SyscallConn()
 	pre := e.predata
+	a.pre, a.wasFresh = pre, e.fresh
 	e.predata, e.predataBytes, e.fresh = nil, 0, false
-	a.forwarding = true
+	a.forwarding, a.attached = true, time.Now()
 	a.mu.Lock()
 	for _, pk := range pre {
 		a.tr.event(pk)
@@ -206,8 +213,10 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 }
 
 // waitSession waits (AttachWait at most) for e's VM to have a running
-// session whose HELO was decided, and returns it with its connection.
-func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *jdwp.Conn, bool, error) {
+// session whose HELO was decided, and returns it with its connection. A
+// debugger that closes meanwhile (gone) stops the wait: a client that
+// handshakes and leaves must not hold the slot while the VM re-opens.
+func (p *Proxy) waitSession(ctx context.Context, e *entry, gone func() bool) (*monitor.Session, *jdwp.Conn, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.opts.AttachWait)
 	defer cancel()
 	for {
@@ -224,6 +233,9 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *j
 				}
 			}
 		}
+		if gone() {
+			return nil, nil, false, errors.New("the debugger closed the connection before the VM's session was ready")
+		}
 		select {
 		case <-ctx.Done():
 			return nil, nil, false, fmt.Errorf("%s has no running session", e.key)
@@ -234,7 +246,7 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry) (*monitor.Session, *j
 
 // readLoop forwards the debugger's commands until it leaves; it returns why.
 func (a *attachment) readLoop(ctx context.Context) string {
-	br := bufio.NewReaderSize(a.nc, 64<<10)
+	br := a.br
 	for {
 		pk, err := jdwp.ReadPacketBudget(br, a.p.opts.MaxPacketLen, a.p.opts.Budget)
 		if err != nil {
@@ -296,6 +308,7 @@ func (a *attachment) forward(pk *jdwp.Packet) error {
 	}
 	req := &request{orig: pk.ID, set: pk.CommandSet, cmd: pk.Command, data: pk.Data}
 	a.pending[wireID] = req
+	a.forwarded++
 	a.mu.Unlock()
 
 	out := pk
@@ -524,6 +537,10 @@ func (a *attachment) leave(reason string, wg *sync.WaitGroup) {
 	}
 	wg.Wait() // the writer delivered what was queued (a Dispose answer)
 	a.nc.Close()
+	if a.idle() {
+		a.leaveIdle(reason)
+		return
+	}
 
 	// Replies to commands still in flight arrive before the cleanup.
 	deadline := time.NewTimer(drainWait)
@@ -561,106 +578,6 @@ func (a *attachment) leave(reason string, wg *sync.WaitGroup) {
 		a.session.SetDebugger(monitor.DebuggerNone, -1)
 	}
 	a.p.note(a.key, a.port, "debugger "+a.remote+" left: "+reason, rep.String())
-}
-
-// release frees the VM's debugger slot for the next debugger, which may be
-// waiting for it.
-func (a *attachment) release() {
-	a.p.mu.Lock()
-	if a.e.dbg == a {
-		a.e.dbg = nil
-		close(a.released)
-	}
-	a.p.mu.Unlock()
-	a.p.notify()
-}
-
-// maxHandshakes bounds the connections a proxy holds before their JDWP
-// handshake (each for at most jdwp.DefaultHandshakeTimeout).
-const maxHandshakes = 32
-
-// startHandshakeLocked records a connection entering the handshake; past
-// maxHandshakes the oldest is closed (a debugger sends its handshake at
-// once, so the oldest are the silent ones).
-func (p *Proxy) startHandshakeLocked(nc net.Conn) {
-	if p.handshaking == nil {
-		p.handshaking = map[net.Conn]uint64{}
-	}
-	if len(p.handshaking) >= maxHandshakes {
-		var oldest net.Conn
-		for c, seq := range p.handshaking {
-			if oldest == nil || seq < p.handshaking[oldest] {
-				oldest = c
-			}
-		}
-		oldest.Close()
-		delete(p.handshaking, oldest)
-	}
-	p.hsSeq++
-	p.handshaking[nc] = p.hsSeq
-}
-
-// attachRefusalLocked says why no debugger can have key's VM now, or "".
-func (p *Proxy) attachRefusalLocked(key string) string {
-	switch {
-	case p.stopping:
-		return "ddmtui is stopping"
-	case p.entries[key] == nil:
-		return "the VM is gone"
-	}
-	return ""
-}
-
-// settleWait is how long a debugger that finished its handshake waits for
-// an attached one to turn out to be leaving (its close may not have been
-// read yet) before it is refused.
-const settleWait = 300 * time.Millisecond
-
-// claim takes key's debugger slot for a. While the previous debugger's
-// cleanup (and the VM's re-open) runs, a waits for it, noted in the
-// inspector, for at most the cleanup's own bounds; a debugger still attached
-// after settleWait gets a refused. It returns why a cannot have the slot,
-// or "".
-func (p *Proxy) claim(ctx context.Context, a *attachment) string {
-	limit := time.NewTimer(drainWait + p.opts.CleanupTimeout + time.Second)
-	defer limit.Stop()
-	settle := time.NewTimer(settleWait)
-	defer settle.Stop()
-	noted := false
-	for {
-		p.mu.Lock()
-		if why := p.attachRefusalLocked(a.key); why != "" {
-			p.mu.Unlock()
-			return why
-		}
-		e := p.entries[a.key]
-		prev := e.dbg
-		if prev == nil {
-			e.dbg, a.e = a, e
-			p.mu.Unlock()
-			return ""
-		}
-		leaving := prev.leaving
-		p.mu.Unlock()
-		if leaving && !noted {
-			noted = true
-			p.note(a.key, a.port, "debugger "+a.remote+" waits", "the previous debugger ("+prev.remote+") is being cleaned up after")
-		}
-		var settled <-chan time.Time
-		if !leaving {
-			settled = settle.C
-		}
-		select {
-		case <-prev.released:
-		case <-prev.leavingCh:
-		case <-settled:
-			return "a debugger (" + prev.remote + ") is already attached"
-		case <-limit.C:
-			return "the previous debugger's cleanup did not end in time"
-		case <-ctx.Done():
-			return "ddmtui is stopping"
-		}
-	}
 }
 
 // cleanupReport says what the cleanup did.

@@ -56,10 +56,14 @@ const (
 
 // Options configure a Proxy. The zero value gives the defaults.
 type Options struct {
-	// BasePort is the first per-VM debugger port (0: 8600). VMs get the
-	// lowest free port from there, in the order they appear, and keep it
-	// while their session is re-opened.
+	// BasePort is the first per-VM debugger port (0: 8600). A VM gets a
+	// stable port from there by what it is (ports.go) and keeps it while
+	// its session is re-opened.
 	BasePort int
+	// PortSpan is how many ports from BasePort the stable places take (0:
+	// DefaultPortSpan); LocalFirst is the local port that maps to BasePort
+	// (0: DefaultLocalFirst, the default scan range's first port).
+	PortSpan, LocalFirst int
 	// SelectedPort is the port that leads to the selected VM (0: 8700;
 	// negative: none).
 	SelectedPort int
@@ -111,6 +115,12 @@ func (o *Options) fill() {
 	}
 	if o.SelectedPort == 0 {
 		o.SelectedPort = DefaultSelectedPort
+	}
+	if o.PortSpan <= 0 {
+		o.PortSpan = DefaultPortSpan
+	}
+	if o.LocalFirst <= 0 {
+		o.LocalFirst = DefaultLocalFirst
 	}
 	if o.Bind == "" {
 		o.Bind = "127.0.0.1"
@@ -183,15 +193,18 @@ type Proxy struct {
 	// monitor (engine, store, session) or across net.Listen: the session
 	// calls into the proxy (fromVM) on its reader goroutine, and a listen
 	// may take its time, while ports, selection and routing must go on.
-	mu       sync.Mutex
-	entries  map[string]*entry
-	selected string
-	selLn    net.Listener
-	selErr   error
-	ctx      context.Context // Run's; nil before Run
-	stopping bool
-	changed  chan struct{}
-	handlers sync.WaitGroup // accept loops and debugger connections
+	mu      sync.Mutex
+	entries map[string]*entry
+	// firstSeen is when a VM waiting for its app's name (preferredPort)
+	// was first seen.
+	firstSeen map[string]time.Time
+	selected  string
+	selLn     net.Listener
+	selErr    error
+	ctx       context.Context // Run's; nil before Run
+	stopping  bool
+	changed   chan struct{}
+	handlers  sync.WaitGroup // accept loops and debugger connections
 	// handshaking holds connections not yet through the JDWP handshake, in
 	// arrival order (bounded by maxHandshakes).
 	handshaking map[net.Conn]uint64
@@ -234,6 +247,7 @@ func New(engine *monitor.Engine, opts Options) *Proxy {
 		listen:         net.Listen,
 		setPassthrough: (*monitor.Session).SetPassthrough,
 		entries:        map[string]*entry{},
+		firstSeen:      map[string]time.Time{},
 		changed:        make(chan struct{}, 1),
 	}
 }
@@ -451,6 +465,8 @@ func (p *Proxy) reconcile() {
 		s         *monitor.Session
 		debugPort int
 		inStore   bool
+		src, app  string
+		working   bool
 	}
 	now := time.Now()
 	keys := p.engine.Keys()
@@ -463,7 +479,7 @@ func (p *Proxy) reconcile() {
 			continue
 		}
 		vm, ok := store.VM(key)
-		vms = append(vms, vmState{key, s, vm.DebugPort, ok})
+		vms = append(vms, vmState{key, s, vm.DebugPort, ok, vm.Source, vm.App, s.Working()})
 		present[key] = true
 	}
 
@@ -483,8 +499,24 @@ func (p *Proxy) reconcile() {
 	changed := false
 	for _, vm := range vms {
 		e, ok := p.entries[vm.key]
+		if !ok && !vm.working {
+			// HELO undecided, or an endpoint that is no VM (it handshook,
+			// then sent garbage): no port yet. The session keeps what the
+			// VM sends before a passthrough is set (Session.SetPassthrough).
+			continue
+		}
 		if !ok {
-			e = &entry{key: vm.key, port: p.allocPortLocked()}
+			first, seen := p.firstSeen[vm.key]
+			if !seen {
+				first = now
+				p.firstSeen[vm.key] = now
+			}
+			pref, ready := p.opts.preferredPort(vm.key, vm.src, vm.app, now.Sub(first))
+			if !ready {
+				continue // its app's name decides its port: wait for it a moment
+			}
+			delete(p.firstSeen, vm.key)
+			e = &entry{key: vm.key, port: p.allocPortLocked(pref)}
 			p.entries[vm.key] = e
 			changed = true
 			if e.port == 0 {
@@ -503,6 +535,11 @@ func (p *Proxy) reconcile() {
 			// not only when the session changes.
 			e.listening = true
 			listens = append(listens, e)
+		}
+	}
+	for key := range p.firstSeen {
+		if !present[key] {
+			delete(p.firstSeen, key)
 		}
 	}
 	for key, e := range p.entries {
@@ -586,20 +623,6 @@ func (p *Proxy) bind(e *entry, s *monitor.Session) {
 		p.keepLocked(e, pk)
 	}
 	e.primed = true
-}
-
-// allocPortLocked returns the lowest free port from the base, or 0.
-func (p *Proxy) allocPortLocked() int {
-	used := map[int]bool{p.opts.SelectedPort: true}
-	for _, e := range p.entries {
-		used[e.port] = true
-	}
-	for port := p.opts.BasePort; port <= 65535; port++ {
-		if !used[port] {
-			return port
-		}
-	}
-	return 0
 }
 
 // listenEntry opens e's debugger port (e.listening is set; the listen runs

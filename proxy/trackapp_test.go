@@ -29,7 +29,7 @@ func TestNoPortForProfileableProcess(t *testing.T) {
 		defer close(edone)
 		engine.Run(ectx, monitor.Discovery{ADB: []monitor.Runner{&sim.Endpoints{Device: dev}}})
 	}()
-	opts := Options{BasePort: freeRange(t, 4), SelectedPort: freeRange(t, 1), Grace: time.Second}
+	opts := Options{BasePort: freeRange(t, 4), PortSpan: 4, SelectedPort: freeRange(t, 1), Grace: time.Second}
 	px := New(engine, opts)
 	pctx, pcancel := context.WithCancel(context.Background())
 	pdone := make(chan struct{})

@@ -56,6 +56,7 @@ const (
 	KindThreads  Kind = 6 // a non-DDM VM's thread table (JDWP polling), JSON
 	KindLog      Kind = 7 // a device log entry (logcat binary format)
 	KindState    Kind = 8 // a VM's model fields set by the engine itself (debugger, error), JSON
+	KindViews    Kind = 9 // a window's view hierarchy dump: u2 name length, the window name (UTF-8), the VURT reply
 )
 
 func (k Kind) String() string {
@@ -76,6 +77,8 @@ func (k Kind) String() string {
 		return "log"
 	case KindState:
 		return "state"
+	case KindViews:
+		return "views"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }

@@ -48,10 +48,12 @@ func HPROF(android bool, maxRatio float64, sum **hprof.Summary) Options {
 const DefaultHPROFRatio = 16
 
 // Trace is how a method trace is saved: as received, validated with
-// trace.ReadProfile, whose profile is stored in *prof when prof is not nil.
+// trace.ReadProfile, whose profile is stored in *prof when prof is not nil
+// (then with the call trees and call index the viewer's call-tree tabs
+// show).
 func Trace(prof **trace.Profile) Options {
 	return Options{Validate: func(r io.Reader, size int64) error {
-		p, err := trace.ReadProfile(bufio.NewReaderSize(r, 1<<20), trace.BuildOptions{})
+		p, err := trace.ReadProfile(bufio.NewReaderSize(r, 1<<20), trace.BuildOptions{CallTree: prof != nil, CallIndex: prof != nil})
 		if err != nil {
 			return fmt.Errorf("the trace: %w", err)
 		}

@@ -86,16 +86,18 @@ func (f *farmServer) serve(c net.Conn) {
 		}
 	case strings.HasPrefix(req, "host:transport:"):
 		serial := strings.TrimPrefix(req, "host:transport:")
+		c.Write([]byte("OKAY"))
+		// These devices are older than track-app: they refuse it, and the
+		// follower falls back to track-jdwp, whose streams are counted.
+		if svc, err := readReq(c); err != nil || svc != "track-jdwp" {
+			c.Write([]byte("FAIL0006closed"))
+			return
+		}
 		f.mu.Lock()
 		f.reached[serial]++
 		f.open[serial]++
 		f.mu.Unlock()
 		defer func() { f.mu.Lock(); f.open[serial]--; f.mu.Unlock() }()
-		c.Write([]byte("OKAY"))
-		if svc, err := readReq(c); err != nil || svc != "track-jdwp" {
-			c.Write([]byte("FAIL0006closed"))
-			return
-		}
 		c.Write([]byte("OKAY0000"))
 		io.Copy(io.Discard, c) // until the follower lets go
 	default:

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -169,4 +170,61 @@ func TestLocalBacksOffNonVMPorts(t *testing.T) {
 	if calls != 1 {
 		t.Fatalf("non-VM port handed over %d times, want 1 (then backoff)", calls)
 	}
+}
+
+// A busy VM (it closed the connection before the handshake: ErrBusy) is
+// probed again at once, many times before the next interval (an hour
+// here), with waits doubling from 25 ms; the next answer that is not busy
+// ends the retries.
+func TestLocalRetriesBusyPortSoon(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := make(chan int, 16)
+	n := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		(&Local{Ports: PortRange{port, port}, Interval: time.Hour}).Run(ctx, func(ctx context.Context, ep Endpoint) error {
+			ep.Conn.Close()
+			n++
+			calls <- n
+			if n < 4 {
+				return fmt.Errorf("handshake: %w", ErrBusy)
+			}
+			return errors.New("session over")
+		})
+	}()
+	for want := 1; want <= 4; want++ {
+		select {
+		case got := <-calls:
+			if got != want {
+				t.Fatalf("call %d, want %d", got, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("call %d never came: the busy port waits for the next interval", want)
+		}
+	}
+	// The fourth session ended without ErrBusy: no retry before the interval.
+	select {
+	case got := <-calls:
+		t.Fatalf("call %d after a session that was not busy", got)
+	case <-time.After(500 * time.Millisecond):
+	}
+	cancel()
+	<-done
 }

@@ -56,11 +56,18 @@ type DeviceFiles interface {
 
 // Handler runs a session on an endpoint and returns when it ends. It owns
 // ep.Conn and must close it; an endpoint without Conn lasts until ctx ends. A returned error that wraps ErrNotVM makes the
-// scanner leave that endpoint alone for a while.
+// scanner leave that endpoint alone for a while; one that wraps ErrBusy makes
+// it try again soon.
 type Handler func(ctx context.Context, ep Endpoint) error
 
 // ErrNotVM marks an endpoint that is not a JDWP VM (bad handshake).
 var ErrNotVM = errors.New("scan: endpoint is not a JDWP VM")
+
+// ErrBusy marks an endpoint that closed the connection before answering
+// the handshake: what a VM does while another monitor or debugger holds its
+// one JDWP connection (the previous run's, still closing). The local scanner
+// probes such a port again within milliseconds, not at its next interval.
+var ErrBusy = errors.New("scan: endpoint closed the connection before the handshake (a VM already connected?)")
 
 // PortRange is an inclusive range of TCP ports.
 type PortRange struct{ First, Last int }

@@ -104,6 +104,8 @@ func (vm *VM) handleMoreDDMLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) bo
 	prof := &vm.prof
 	fail := func(msg string) { c.replyChunk(p, &ddm.FailError{Code: 1, Message: msg}) }
 	switch m := msg.(type) {
+	case *ddm.ViewWindowsRequest, *ddm.ViewRootRequest, *ddm.ViewOpRequest:
+		vm.handleViewLocked(c, p, msg)
 	case *ddm.AllocTrackerStatusRequest:
 		c.replyChunk(p, &ddm.AllocTrackerStatus{Enabled: vm.allocTrackingLocked()})
 	case *ddm.AllocTrackerEnableRequest:

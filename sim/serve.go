@@ -189,6 +189,9 @@ func (c *vmConn) handleDDM(p *jdwp.Packet) (stop bool) {
 		return false
 	}
 	msg, err := ddm.DecodeFromMonitor(chunks[0])
+	if chunks[0].Type == ddm.TypeVUOP && vm.legacyViews() {
+		msg, err = ddm.DecodeLegacyViewOpRequest(chunks[0].Data)
+	}
 	if err != nil {
 		c.replyEmpty(p)
 		return false

@@ -95,7 +95,10 @@ type VMSpec struct {
 	// exception: FATAL EXCEPTION and its stack trace in the log); the
 	// device starts it again under a new pid four steps later. 0: never.
 	CrashAfter int
-	Seed       uint64
+	// NoWindows leaves the app without any window (a service-only
+	// process): VULW lists none.
+	NoWindows bool
+	Seed      uint64
 }
 
 type thread struct {
@@ -139,6 +142,7 @@ type VM struct {
 	lastProfile ProfileStart      // how the last trace was started, for tests
 	files       map[string][]byte // files the VM wrote on the simulated device
 	allocs      allocTracker      // allocation tracker (REAE/REAQ/REAL), sim/allocs.go
+	ui          *uiModel          // windows and views (sim/views.go), built when first asked for
 }
 
 // NewVM builds a VM from spec.
@@ -326,6 +330,7 @@ func (vm *VM) Step() {
 		return
 	}
 	vm.steps++
+	vm.stepUILocked()
 	c := vm.conn
 	if vm.steps == 1 && vm.spec.PreInitialized {
 		vm.app = vm.spec.App

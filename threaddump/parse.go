@@ -113,6 +113,7 @@ type parser struct {
 	d      *Dump
 	proc   *Process
 	thread *Thread
+	strs   map[string]string // shared strings (compact.go)
 }
 
 // maxWarnings bounds Dump.Warnings; hostile input could otherwise earn one
@@ -174,6 +175,9 @@ func (p *parser) line(no int, text string) {
 func (p *parser) endThread(truncated bool) {
 	if p.thread != nil && truncated {
 		p.thread.Truncated = true
+	}
+	if p.thread != nil {
+		p.compact(p.thread)
 	}
 	p.thread = nil
 }

@@ -47,6 +47,11 @@ type ProcessReport struct {
 	Deadlocks  [][]LockEdgeReport `json:"deadlocks"`
 	MainThread *MainThreadReport  `json:"main_thread"`
 	CPURanking []CPUReport        `json:"cpu_ranking"`
+
+	// lazyThreads, when set, gives Threads[i] while WriteJSON writes it
+	// (NewStreamingReport): the report of every thread is never held.
+	lazyThreads func(i int) ThreadReport
+	lazyN       int
 }
 
 // ThreadReport is one thread.
@@ -190,7 +195,16 @@ type CPUReport struct {
 }
 
 // NewReport analyses every process of d and returns the JSON model.
-func NewReport(d *Dump) *Report {
+func NewReport(d *Dump) *Report { return newReport(d, false) }
+
+// NewStreamingReport is NewReport for WriteJSON only: each thread's report
+// (its frames and locks in report form, several times the dump's own
+// memory for deep stacks) is made as it is written and then let go, so
+// `anr --json` on a large dump holds the dump and its analysis only. The
+// processes' Threads are nil; d must not change until WriteJSON returns.
+func NewStreamingReport(d *Dump) *Report { return newReport(d, true) }
+
+func newReport(d *Dump, lazy bool) *Report {
 	r := &Report{
 		Truncated:    d.Truncated,
 		SizeLimited:  d.SizeLimited,
@@ -201,7 +215,7 @@ func NewReport(d *Dump) *Report {
 		r.Warnings = append(r.Warnings, WarningReport(w))
 	}
 	for _, p := range d.Processes {
-		r.Processes = append(r.Processes, processReport(p, Analyze(p)))
+		r.Processes = append(r.Processes, processReport(p, Analyze(p), lazy))
 	}
 	return r
 }
@@ -214,7 +228,7 @@ func lineReports(lines []Line) []LineReport {
 	return out
 }
 
-func processReport(p *Process, a *Analysis) ProcessReport {
+func processReport(p *Process, a *Analysis, lazy bool) ProcessReport {
 	pr := ProcessReport{
 		PID: p.PID, Date: p.Date, CmdLine: p.CmdLine, OriginalCmdLine: p.OriginalCmdLine,
 		BuildFingerprint: p.BuildFingerprint, ABI: p.ABI, BuildType: p.BuildType,
@@ -232,7 +246,15 @@ func processReport(p *Process, a *Analysis) ProcessReport {
 			owners[e.Waiter] = e.HeldBy
 		}
 	}
+	if lazy && len(p.Threads) > 0 {
+		pr.Threads = nil
+		pr.lazyN = len(p.Threads)
+		pr.lazyThreads = func(i int) ThreadReport { return threadReport(p.Threads[i], owners, i) }
+	}
 	for i, t := range p.Threads {
+		if lazy {
+			break
+		}
 		pr.Threads = append(pr.Threads, threadReport(t, owners, i))
 	}
 	for _, g := range a.States {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 )
 
 // WriteJSON writes r exactly as a json.Encoder with SetIndent("", "  ") and
@@ -35,8 +36,14 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 func (p *ProcessReport) writeJSON(w *bufio.Writer, prefix string) error {
 	shell := *p
+	shell.lazyThreads = nil
 	var arrays []streamedArray
-	if len(p.Threads) > 0 {
+	switch {
+	case p.lazyN > 0:
+		arrays = append(arrays, streamedArray{"threads", p.lazyN, func(w *bufio.Writer, i int, prefix string) error {
+			return writeValue(w, p.lazyThreads(i), prefix)
+		}})
+	case len(p.Threads) > 0:
 		shell.Threads = nil
 		arrays = append(arrays, elements("threads", p.Threads))
 	}
@@ -76,16 +83,31 @@ func elements[T any](key string, s []T) streamedArray {
 // writeValue writes v as the encoder would at the nesting given by prefix
 // (the indentation of the line v starts on), without a trailing newline.
 func writeValue(w *bufio.Writer, v any, prefix string) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	if err := enc.Encode(v); err != nil {
+	e := valueEncoders.Get().(*valueEncoder)
+	defer valueEncoders.Put(e)
+	e.buf.Reset()
+	e.enc.SetIndent(prefix, "  ")
+	if err := e.enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	_, err := w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 	return err
 }
+
+// valueEncoder is an encoder over its own buffer, reused from element to
+// element: an Encoder keeps its indentation buffer, so writing 100,000
+// threads makes a few buffers the size of the largest, not a new pair each.
+type valueEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var valueEncoders = sync.Pool{New: func() any {
+	e := &valueEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
 
 // writeObject writes shell, whose streamed array fields are nil (encoded
 // as null), and writes each of those arrays in the place of its null. Keys

@@ -36,6 +36,13 @@ func TestWriteJSONEqualsEncoder(t *testing.T) {
 		if err := r.WriteJSON(&got); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		var streamed bytes.Buffer
+		if err := NewStreamingReport(d).WriteJSON(&streamed); err != nil {
+			t.Fatalf("%s: streaming: %v", name, err)
+		}
+		if !bytes.Equal(streamed.Bytes(), want.Bytes()) {
+			t.Errorf("%s: the streaming report's JSON differs from the report's", name)
+		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
 			i := 0
 			for i < min(got.Len(), want.Len()) && got.Bytes()[i] == want.Bytes()[i] {

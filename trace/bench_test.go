@@ -5,6 +5,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // BenchmarkSynth10M is the workload of BenchmarkParseProfile10M and of
@@ -72,5 +73,41 @@ func BenchmarkParseProfileFile(b *testing.B) {
 		if err != nil || p.Records == 0 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCallTreesFile profiles the file named by DDMTUI_TRACE_FILE with
+// call trees (each thread's top-down tree is built while profiling) and
+// opens the two views the viewer starts with: merged top down and merged
+// bottom up, their first level expanded. It reports the top-down trees'
+// nodes and bytes.
+func BenchmarkCallTreesFile(b *testing.B) {
+	path := os.Getenv("DDMTUI_TRACE_FILE")
+	if path == "" {
+		b.Skip("DDMTUI_TRACE_FILE is not set (scripts/bench-trace.sh sets it)")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := ReadProfile(f, BuildOptions{CallTree: true})
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var trees []*CallTree
+		nodes := 0
+		for i := range p.Threads {
+			if t := p.Threads[i].Tree; t != nil {
+				trees = append(trees, t)
+				nodes += len(t.Nodes)
+			}
+		}
+		NewTopDownView(trees, ClockCPU).Expand(0)
+		NewBottomUpView(trees, ClockCPU).Expand(0)
+		b.ReportMetric(float64(nodes), "nodes")
+		b.ReportMetric(float64(nodes)*float64(unsafe.Sizeof(CallNode{}))/(1<<20), "tree-MiB")
 	}
 }

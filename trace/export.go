@@ -373,9 +373,15 @@ var ErrNoCallTree = fmt.Errorf("trace: profile has no call trees (build with Bui
 // WriteFolded writes folded stacks for flame-graph tools (flamegraph.pl,
 // speedscope, inferno): one line per distinct call path, "thread;a;b;c N"
 // where N is the µs spent on top of the stack in that exact path on clock c
-// (self time), so a path's frame width is its inclusive time. Lines are
-// sorted; paths with no self time are left out. The thread is the root
-// frame; its own line is the time with an empty stack.
+// (self time), so a path's frame width is its inclusive time. Paths with no
+// self time are left out. The thread is the root frame; its own line is the
+// time with an empty stack. Threads come in order of their labels, and a
+// thread's paths depth first with the callees of a frame in name order.
+// Overloads (same class.method, another signature) fold into one path.
+//
+// Lines are written from a stack as the tree is walked: memory grows with
+// the depth of the deepest path (and the callees along it), never with the
+// length of all paths together.
 func WriteFolded(w io.Writer, p *Profile, c Clock) error {
 	bw := bufio.NewWriter(w)
 	names := make([]string, len(p.Methods))
@@ -384,7 +390,11 @@ func WriteFolded(w io.Writer, p *Profile, c Clock) error {
 		// appear inside a name.
 		names[i] = strings.ReplaceAll(frameName(p, int32(i)), ";", ":")
 	}
-	var lines []string
+	type labelled struct {
+		label string
+		tree  *CallTree
+	}
+	var threads []labelled
 	for i := range p.Threads {
 		tp := &p.Threads[i]
 		if tp.Records == 0 {
@@ -393,46 +403,111 @@ func WriteFolded(w io.Writer, p *Profile, c Clock) error {
 		if tp.Tree == nil {
 			return ErrNoCallTree
 		}
-		root := strings.ReplaceAll(threadLabel(tp), ";", ":")
-		paths := make([]string, len(tp.Tree.Nodes))
-		paths[0] = root
-		for n := 1; n < len(tp.Tree.Nodes); n++ {
-			node := &tp.Tree.Nodes[n]
-			// Parents are created before their children, so paths[parent]
-			// is ready.
-			paths[n] = paths[node.Parent] + ";" + names[node.Method]
-		}
-		for n, node := range tp.Tree.Nodes {
-			if v := node.Self[c]; v > 0 {
-				lines = append(lines, paths[n]+" "+strconv.FormatUint(v, 10))
-			}
-		}
+		threads = append(threads, labelled{strings.ReplaceAll(threadLabel(tp), ";", ":"), tp.Tree})
 	}
-	slices.Sort(lines)
-	// Overloads (same class.method, other signature) fold into one path.
-	var prevPath string
-	var prevValue uint64
-	flush := func() {
-		if prevPath != "" {
-			bw.WriteString(prevPath)
-			bw.WriteByte(' ')
-			bw.WriteString(strconv.FormatUint(prevValue, 10))
-			bw.WriteByte('\n')
+	slices.SortStableFunc(threads, func(a, b labelled) int { return strings.Compare(a.label, b.label) })
+	// Threads with the same label are one root, as they were one path.
+	fw := foldedWriter{bw: bw, names: names, c: c}
+	for i := 0; i < len(threads); {
+		j := i + 1
+		for j < len(threads) && threads[j].label == threads[i].label {
+			j++
 		}
+		roots := make([]foldedNode, 0, j-i)
+		for _, t := range threads[i:j] {
+			roots = append(roots, foldedNode{t.tree, 0})
+		}
+		fw.thread(threads[i].label, roots)
+		i = j
 	}
-	for _, l := range lines {
-		sp := strings.LastIndexByte(l, ' ')
-		path := l[:sp]
-		v, _ := strconv.ParseUint(l[sp+1:], 10, 64)
-		if path == prevPath {
-			prevValue += v
+	return bw.Flush()
+}
+
+// foldedNode is node n of tree t.
+type foldedNode struct {
+	t *CallTree
+	n int32
+}
+
+// foldedLevel is one frame of the walk: its callees (the children of all
+// the nodes of the frame, in name order) and the next one to visit.
+type foldedLevel struct {
+	kids    []foldedNode
+	next    int
+	pathLen int // path bytes before this level's frame names were added
+}
+
+type foldedWriter struct {
+	bw     *bufio.Writer
+	names  []string
+	c      Clock
+	path   []byte
+	levels []foldedLevel // reused between threads; levels[d].kids keep their arrays
+	num    []byte
+}
+
+// thread walks the frames under a thread's root nodes: a frame is a group
+// of sibling nodes with the same name, its self time their sum.
+func (fw *foldedWriter) thread(label string, roots []foldedNode) {
+	fw.path = append(fw.path[:0], label...)
+	fw.line(roots)
+	depth := 0
+	fw.push(depth, roots)
+	for depth >= 0 {
+		lv := &fw.levels[depth]
+		if lv.next >= len(lv.kids) {
+			depth--
 			continue
 		}
-		flush()
-		prevPath, prevValue = path, v
+		// The next frame: the run of callees with one name.
+		i := lv.next
+		name := fw.names[lv.kids[i].t.Nodes[lv.kids[i].n].Method]
+		j := i + 1
+		for j < len(lv.kids) && fw.names[lv.kids[j].t.Nodes[lv.kids[j].n].Method] == name {
+			j++
+		}
+		lv.next = j
+		group := lv.kids[i:j]
+		fw.path = fw.path[:lv.pathLen]
+		fw.path = append(fw.path, ';')
+		fw.path = append(fw.path, name...)
+		fw.line(group)
+		depth++
+		fw.push(depth, group)
 	}
-	flush()
-	return bw.Flush()
+}
+
+// push makes level d the callees of the nodes in group, in name order.
+func (fw *foldedWriter) push(d int, group []foldedNode) {
+	for len(fw.levels) <= d {
+		fw.levels = append(fw.levels, foldedLevel{})
+	}
+	lv := &fw.levels[d]
+	lv.kids, lv.next, lv.pathLen = lv.kids[:0], 0, len(fw.path)
+	for _, g := range group {
+		for k := range g.t.Children(g.n) {
+			lv.kids = append(lv.kids, foldedNode{g.t, k})
+		}
+	}
+	slices.SortFunc(lv.kids, func(a, b foldedNode) int {
+		return strings.Compare(fw.names[a.t.Nodes[a.n].Method], fw.names[b.t.Nodes[b.n].Method])
+	})
+}
+
+// line writes the current path with the group's self time, if any.
+func (fw *foldedWriter) line(group []foldedNode) {
+	var v uint64
+	for _, g := range group {
+		v += g.t.Self(g.n, fw.c)
+	}
+	if v == 0 {
+		return
+	}
+	fw.bw.Write(fw.path)
+	fw.bw.WriteByte(' ')
+	fw.num = strconv.AppendUint(fw.num[:0], v, 10)
+	fw.num = append(fw.num, '\n')
+	fw.bw.Write(fw.num)
 }
 
 // DOTOptions configure WriteDOT.

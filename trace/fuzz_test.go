@@ -27,7 +27,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		var calls int64
-		p, err := Build(rd, BuildOptions{Limits: lim, CallTree: true, OnCall: func(c *Call) {
+		p, err := Build(rd, BuildOptions{Limits: lim, CallTree: true, CallIndex: true, OnCall: func(c *Call) {
 			calls++
 			for k := range 2 {
 				if c.Exit[k] < c.Entry[k] {
@@ -48,6 +48,19 @@ func FuzzParse(f *testing.F) {
 		}
 		if err := WriteDOT(io.Discard, p, DOTOptions{ThresholdPercent: -1}); err != nil {
 			t.Fatal(err)
+		}
+		// The call trees: valid JSON both ways, and the flat profile's sums.
+		for _, bu := range []bool{false, true} {
+			var tb bytes.Buffer
+			if err := WriteTreeJSON(&tb, p, TreeJSONOptions{Clock: p.Clocks.First(), BottomUp: bu}); err != nil || !json.Valid(tb.Bytes()) {
+				t.Fatalf("tree JSON: %v", err)
+			}
+		}
+		checkTreesAgainstGraph(t, p)
+		for i := range p.Threads {
+			if ix := p.Threads[i].Index; ix != nil {
+				checkIndex(t, ix)
+			}
 		}
 		b, _ := json.Marshal(p.JSON())
 		if !json.Valid(b) {
@@ -70,10 +83,10 @@ func checkProfileInvariants(t *testing.T, p *Profile, reportedCalls int64) {
 		if tp.Tree != nil && tp.Records > 0 {
 			var self [2]uint64
 			var treeCalls int64
-			for _, n := range tp.Tree.Nodes {
-				self[0] += n.Self[0]
-				self[1] += n.Self[1]
-				treeCalls += n.Calls
+			for i, n := range tp.Tree.Nodes {
+				self[0] += tp.Tree.Self(int32(i), 0)
+				self[1] += tp.Tree.Self(int32(i), 1)
+				treeCalls += int64(n.Calls)
 			}
 			var methodCalls int64
 			for _, ms := range tp.Methods {

@@ -231,7 +231,8 @@ func TestCallTreePath(t *testing.T) {
 		}
 		paths = append(paths, strings.Join(names, ">"))
 	}
-	want := []string{"", "a.A.run", "a.A.run>a.B.<init>", "a.A.run>a.C.loop", "a.A.run>a.C.loop>a.C.loop", "a.A.run>(unknown)"}
+	// Depth first; a node's children most recently called first.
+	want := []string{"", "a.A.run", "a.A.run>(unknown)", "a.A.run>a.C.loop", "a.A.run>a.C.loop>a.C.loop", "a.A.run>a.B.<init>"}
 	if strings.Join(paths, "|") != strings.Join(want, "|") {
 		t.Errorf("paths %q, want %q", paths, want)
 	}

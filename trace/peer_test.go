@@ -197,11 +197,12 @@ func compareWithDmtracedump(t *testing.T, dmtracedump, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := ReadProfile(bufio.NewReader(f), BuildOptions{})
+	p, err := ReadProfile(bufio.NewReader(f), BuildOptions{CallTree: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := p.Clocks.First()
+	compareTreesWithDmtracedump(t, p, want, c)
 	if got := p.All.Total()[c]; got != want.total {
 		t.Errorf("total: ours %d, dmtracedump %d", got, want.total)
 	}
@@ -239,6 +240,41 @@ func compareWithDmtracedump(t *testing.T, dmtracedump, path string) {
 	}
 	t.Logf("%s: %d methods and their edges equal dmtracedump's (total %d µs, %d records, %d warnings)",
 		filepath.Base(path), compared, want.total, p.Records, p.Warnings.Total())
+}
+
+// compareTreesWithDmtracedump: the call trees' per-method sums (top down:
+// exclusive; bottom up: calls, inclusive, exclusive) are dmtracedump's.
+func compareTreesWithDmtracedump(t *testing.T, p *Profile, want *dmtProfile, c Clock) {
+	t.Helper()
+	var trees []*CallTree
+	for i := range p.Threads {
+		if p.Threads[i].Tree != nil {
+			trees = append(trees, p.Threads[i].Tree)
+		}
+	}
+	excl := map[string]uint64{}
+	td := NewTopDownView(trees, c)
+	excl[ourName(p, TopLevel)] = td.Nodes[0].Self[c]
+	td.Walk(0, func(n int32, _ int) bool {
+		excl[ourName(p, td.Nodes[n].Method)] += td.Nodes[n].Self[c]
+		return true
+	})
+	for name, v := range want.exclusive {
+		if excl[name] != v {
+			t.Errorf("%s: top-down tree exclusive %d, dmtracedump %d", name, excl[name], v)
+		}
+	}
+	bu := NewBottomUpView(trees, c)
+	for n := range bu.Children(0) {
+		nd := &bu.Nodes[n]
+		name := ourName(p, nd.Method)
+		if dm := want.methods[name]; dm != nil && (nd.Calls != dm.calls || nd.Inclusive[c] != dm.inclusive) {
+			t.Errorf("%s: bottom-up tree calls %d inclusive %d, dmtracedump %d %d", name, nd.Calls, nd.Inclusive[c], dm.calls, dm.inclusive)
+		}
+		if nd.Self[c] != want.exclusive[name] {
+			t.Errorf("%s: bottom-up tree exclusive %d, dmtracedump %d", name, nd.Self[c], want.exclusive[name])
+		}
+	}
 }
 
 func findByOurName(p *Profile, name string) int32 {

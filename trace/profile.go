@@ -116,6 +116,9 @@ type ThreadProfile struct {
 	Graph
 	// Tree is the calling-context tree, when BuildOptions.CallTree was set.
 	Tree *CallTree
+	// Index is the thread's calls by time, when BuildOptions.CallIndex
+	// was set.
+	Index *CallIndex
 }
 
 // Profile is the analysis of a whole trace.

@@ -10,6 +10,10 @@ type BuildOptions struct {
 	// CallTree builds each thread's calling-context tree (ThreadProfile.Tree),
 	// which folded-stack export needs.
 	CallTree bool
+	// CallIndex keeps every call's start, end, method and caller, per
+	// thread (ThreadProfile.Index), for the call chart and for trees over
+	// a time range: 20 bytes per call, so only the viewer asks for it.
+	CallIndex bool
 	// OnCall, if set, is called for every call when it ends, in the order of
 	// the records (inner calls before outer ones); calls open at the end of
 	// the trace come last. The Chrome export uses it. The *Call is reused:
@@ -50,6 +54,7 @@ type threadState struct {
 	edgeOf    indexTable // caller<<32 | callee → index in edges
 	edges     paged[Edge]
 	tree      *CallTree
+	index     *CallIndex
 	// profile is set by finish, when the thread has no more records.
 	profile *ThreadProfile
 }
@@ -70,6 +75,7 @@ type frame struct {
 	slot   int32 // in threadState.local
 	below  int32 // frames of the same method under this one
 	node   int32 // call-tree node
+	call   int32 // in the call index; -1 for none
 }
 
 // NewProfileBuilder returns a builder for records of the trace with header h.
@@ -97,6 +103,9 @@ func (b *ProfileBuilder) thread(id uint32) *threadState {
 	}
 	if b.opt.CallTree {
 		ts.tree = newCallTree()
+	}
+	if b.opt.CallIndex {
+		ts.index = &CallIndex{}
 	}
 	b.byID[id] = ts
 	b.threads = append(b.threads, ts)
@@ -201,13 +210,20 @@ func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off
 		ts.topSelf[1] += delta[1]
 	}
 	if ts.tree != nil {
-		ts.tree.addSelf(parentNode, delta)
+		ts.tree.addSelf(parentNode, len(ts.stack) <= 1, delta)
 	}
 	s := ts.slot(m)
 	lm := ts.local.at(s)
-	f := frame{entry: t, method: m, slot: s, below: lm.onStack}
+	f := frame{entry: t, method: m, slot: s, below: lm.onStack, call: -1}
 	if ts.tree != nil {
 		f.node = ts.tree.child(parentNode, m)
+	}
+	if ts.index != nil {
+		parentCall := int32(-1)
+		if n := len(ts.stack); n > 0 {
+			parentCall = ts.stack[n-1].call
+		}
+		f.call = ts.index.enter(m, parentCall, len(ts.stack), t)
 	}
 	lm.onStack++
 	ts.stack = append(ts.stack, f)
@@ -226,10 +242,14 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		lm := ts.local.at(s)
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
-		f := frame{method: m, slot: s, below: lm.onStack}
+		f := frame{method: m, slot: s, below: lm.onStack, call: -1}
 		if ts.tree != nil {
 			f.node = ts.tree.child(0, m)
-			ts.tree.addSelf(f.node, delta)
+			ts.tree.addSelf(f.node, true, delta)
+			ts.tree.FromStart++
+		}
+		if ts.index != nil {
+			ts.index.FromStart++
 		}
 		b.complete(ts, &f, TopLevel, 0, t, CallUnmatched)
 		return true
@@ -243,6 +263,12 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		}
 		if k < 0 {
 			b.warn(WarnMismatchedExit, off, "thread %d: exit from %s, which is not on the stack (top is %s); record ignored", ts.id, b.methodName(m), b.methodName(ts.stack[n-1].method))
+			if ts.tree != nil {
+				ts.tree.Ignored++
+			}
+			if ts.index != nil {
+				ts.index.Ignored++
+			}
 			return false
 		}
 		b.warn(WarnMismatchedExit, off, "thread %d: exit from %s while %s is on top; %d frames without exits closed here", ts.id, b.methodName(m), b.methodName(ts.stack[n-1].method), n-1-k)
@@ -251,7 +277,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		lm.Exclusive[0] += delta[0]
 		lm.Exclusive[1] += delta[1]
 		if ts.tree != nil {
-			ts.tree.addSelf(top.node, delta)
+			ts.tree.addSelf(top.node, n <= 1, delta)
 		}
 		delta = [2]uint64{}
 		for len(ts.stack) > k+1 {
@@ -263,7 +289,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 	lm.Exclusive[0] += delta[0]
 	lm.Exclusive[1] += delta[1]
 	if ts.tree != nil {
-		ts.tree.addSelf(top.node, delta)
+		ts.tree.addSelf(top.node, len(ts.stack) <= 1, delta)
 	}
 	b.pop(ts, t, CallReturned)
 	return true
@@ -314,6 +340,9 @@ func (b *ProfileBuilder) complete(ts *threadState, f *frame, caller int32, depth
 	if ts.tree != nil {
 		ts.tree.addCall(f.node, el)
 	}
+	if f.call >= 0 {
+		ts.index.exit(f.call, t)
+	}
 	if b.opt.OnCall != nil {
 		b.call = Call{Thread: ts.id, Method: f.method, Depth: depth, Entry: f.entry, Exit: t, Kind: kind}
 		b.opt.OnCall(&b.call)
@@ -354,7 +383,15 @@ func (b *ProfileBuilder) closeOpen() {
 // finish builds the thread's profile (its open calls closed) into
 // ts.profile and lets its working state go.
 func (ts *threadState) finish() {
-	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree}
+	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree, Index: ts.index}
+	if ts.tree != nil {
+		_, incl := ts.tree.counts(0)
+		*incl = [2]uint32{uint32(ts.last[0] - ts.first[0]), uint32(ts.last[1] - ts.first[1])}
+		ts.tree.done()
+	}
+	if ts.index != nil {
+		ts.index.finish(ts.first, ts.last)
+	}
 	top := MethodStats{Index: TopLevel}
 	top.Inclusive = [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]}
 	top.Exclusive = ts.topSelf
@@ -506,6 +543,9 @@ func (p *Profile) swapClocks() {
 		swapGraph(&p.Threads[i].Graph)
 		if t := p.Threads[i].Tree; t != nil {
 			t.swapClocks()
+		}
+		if ix := p.Threads[i].Index; ix != nil {
+			ix.swapClocks()
 		}
 	}
 }

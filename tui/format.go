@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/rivo/uniseg"
+
+	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // humanBytes formats a byte count compactly: 512B, 12.0K, 256.0M, 1.5G.
@@ -78,4 +80,15 @@ func truncate(s string, w int) string {
 		used += cw
 	}
 	return b.String() + "…"
+}
+
+// fitTitle makes a pane's plain title fit the w cells its border has
+// (tview centres a title and cuts a long one at both ends, losing its
+// first letters): it is cut at the end with '…' and then escaped. w <= 0
+// (not drawn yet) keeps it whole.
+func fitTitle(title string, w int) string {
+	if w > 2 && uniseg.StringWidth(title) > w {
+		title = truncate(title, w-1) + " "
+	}
+	return style.EscapeTags(title)
 }

@@ -4,6 +4,8 @@ package tui
 // solidity, the shades of partly used cells, and the legend.
 
 import (
+	"strings"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
@@ -53,6 +55,26 @@ func fitParts(parts []string, sep string, w int) string {
 		}
 		out += part
 		used += n
+	}
+	return out
+}
+
+// packParts is fitParts over up to lines lines: parts go in order, a part
+// that does not fit starts the next line, and what fits on none is left
+// out (the least useful parts come last).
+func packParts(parts []string, sep string, w, lines int) []string {
+	var out []string
+	for len(parts) > 0 && len(out) < lines {
+		line := fitParts(parts, sep, w)
+		n := 0
+		if line != "" {
+			n = strings.Count(line, sep) + 1
+		}
+		if n == 0 {
+			break // a part wider than a line
+		}
+		out = append(out, line)
+		parts = parts[n:]
 	}
 	return out
 }

@@ -161,14 +161,14 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			return
 		}
 		if snap == nil {
-			text("[::d]native heap: segments arrive at the next GC (g causes one); only Dalvik reports native allocations")
+			dim("native heap: segments arrive at the next GC (g causes one); only Dalvik reports native allocations")
 			return
 		}
 		st := snap.Stats
 		text(fmt.Sprintf("[::b]native heap[::-]  used [::b]%s[::-]  free %s  in %d pieces", humanBytes(st.UsedUnits()*uint64(st.UnitSize)),
 			humanBytes(st.FreeUnits()*uint64(st.UnitSize)), st.Segments))
 		if snap.Units() == 0 {
-			text("[::d]this VM reports no native allocations (ART sends NHST/NHEN with nothing between)")
+			dim("this VM reports no native allocations (ART sends NHST/NHEN with nothing between)")
 			return
 		}
 	} else if len(p.heaps) == 0 {
@@ -207,7 +207,7 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 				alloc[i] = s.AllocatedBytes
 			}
 			first, last := hp.History[0], hp.History[len(hp.History)-1]
-			label := fmt.Sprintf(" allocated over %d GCs: %s → %s", len(hp.History), humanBytes(first.AllocatedBytes), humanBytes(last.AllocatedBytes))
+			label := fmt.Sprintf(" allocated over %d GCs: %s → %s", gcsSpanned(first, last), humanBytes(first.AllocatedBytes), humanBytes(last.AllocatedBytes))
 			sw := max(1, w-len([]rune(label)))
 			text(spark(alloc, sw) + "[::d]" + label)
 		}
@@ -235,7 +235,12 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 		p.drawLegend(screen, x, y+line, w)
 		line++
 	}
+	// The kinds' line, then the figures on one line, or two when the pane
+	// is tall enough to spare one.
 	footer := 2
+	if h-line-3 >= 8 {
+		footer = 3
+	}
 	if h-line-footer < 2 {
 		footer = 0
 	}
@@ -288,15 +293,18 @@ func (p *heapMap) Draw(screen tcell.Screen) {
 			mode = "native (NHSG)"
 		}
 		// Most useful first: a narrow pane drops the tail, never cuts a part.
-		text("[::d]" + fitParts([]string{
+		// The free space and its fragmentation come before the geometry.
+		for _, l := range packParts([]string{
 			fmt.Sprintf("rows %d-%d of %d", p.scroll+1, min(p.scroll+uint64(rows), totalRows), totalRows),
-			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
-			mode,
 			fmt.Sprintf("free %s in %s runs", humanBytes(st.FreeUnits()*unit), groupDigits(st.FreeRuns)),
 			st.FragmentationLabel(),
+			mode,
+			fmt.Sprintf("%s units of %dB", groupDigits(snap.Units()), st.UnitSize),
 			"zoom " + zoom,
 			fmt.Sprintf("1 cell = %s units", groupDigits(per)),
-		}, " · ", w))
+		}, " · ", w, footer-1) {
+			text("[::d]" + l)
+		}
 	}
 }
 
@@ -397,4 +405,16 @@ func (p *heapMap) drawHistogram(screen tcell.Screen, snap *heap.Snapshot, x, y, 
 		tview.Print(screen, strings.Repeat("█", n), x+labelW, y+1+i, barW, tview.AlignLeft, p.pal.Accent())
 		tview.Print(screen, fmt.Sprintf("%10s %10s", groupDigits(b.Count), humanBytes(b.Bytes)), x+labelW+barW, y+1+i, countW, tview.AlignRight, tcell.ColorDefault)
 	}
+}
+
+// gcsSpanned counts the GCs from the history's first sample to its last,
+// the first one included when it was a GC's report: the report asked for
+// at connect (GC count 0) is not a GC, so the line agrees with the
+// header's count.
+func gcsSpanned(first, last monitor.HeapSample) int {
+	n := last.GCCount - first.GCCount
+	if first.GCCount > 0 {
+		n++
+	}
+	return max(n, 0)
 }

@@ -24,6 +24,7 @@ type heapPane struct {
 	view    *heapMap
 	segOn   string                 // VM whose segments were requested
 	segOpts monitor.SegmentOptions // what was requested of it
+	noLive  bool                   // a replayed VM said it takes no requests: said once
 }
 
 func newHeapPane(d *Dashboard) *heapPane {
@@ -156,6 +157,9 @@ func (p *heapPane) updateSegments() {
 	}
 	old := p.segOn
 	p.segOn, p.segOpts = want, opts
+	if p.noLive {
+		return // a replay: nothing to ask
+	}
 	ctrl := d.cfg.Controller
 	app := ""
 	if vm, ok := d.m.selected(); ok {
@@ -166,7 +170,7 @@ func (p *heapPane) updateSegments() {
 	d.job("segments", jobReplace, 3*time.Second, func(ctx context.Context) {
 		if old != "" && old != want {
 			// A VM that is gone has nothing to stop: not worth a message.
-			if err := ctrl.SetSegments(ctx, old, monitor.SegmentOptions{}); err != nil && !d.cancelled(err) && !errors.Is(err, errNoSession) {
+			if err := ctrl.SetSegments(ctx, old, monitor.SegmentOptions{}); err != nil && !d.cancelled(err) && !errors.Is(err, errNoSession) && !errors.Is(err, monitor.ErrNoLiveVM) {
 				d.post(func() { d.flash("heap map: stopping the previous VM's: " + err.Error()) })
 			}
 		}
@@ -175,6 +179,15 @@ func (p *heapPane) updateSegments() {
 		}
 		if err := ctrl.SetSegments(ctx, want, opts); err != nil && !d.cancelled(err) {
 			d.post(func() {
+				if errors.Is(err, monitor.ErrNoLiveVM) {
+					// A replay: no VM will ever take the request, so it
+					// is not asked again, and that is said once.
+					if !p.noLive {
+						p.noLive = true
+						d.flash("replay: heap maps are only what was recorded; no requests are sent")
+					}
+					return
+				}
 				if p.segOn == want && p.segOpts == opts {
 					p.segOn = "" // asked again at the next change (e.g. the VM's session is ready)
 				}
@@ -186,11 +199,8 @@ func (p *heapPane) updateSegments() {
 
 func (p *heapPane) gc() {
 	d := p.d
-	if vm, ok := d.m.selected(); ok {
-		if c, has := vm.Capabilities[monitor.FeatGC]; has && c.Source == monitor.SourceNone && c.Reason != "" {
-			d.flash("no GC: " + c.Reason)
-			return
-		}
+	if vm, ok := d.m.selected(); ok && d.unable(vm, monitor.FeatGC, "GC") {
+		return
 	}
 	vm, ok := d.selectedDDM("GC")
 	if !ok {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/rivo/tview"
 )
 
 // Work the dashboard starts off the UI goroutine (requests to VMs, saving
@@ -160,4 +162,14 @@ func (d *Dashboard) jobBusyWith(name string) bool {
 // request replaced it, or the dashboard is quitting): not worth a message.
 func (d *Dashboard) cancelled(err error) bool {
 	return errors.Is(err, context.Canceled) || d.bg().Err() != nil
+}
+
+// postUpdater lets background feeders (spyview.Follow) hand work to the UI
+// goroutine through the dashboard's forwarder, which never blocks once the
+// dashboard is shutting down.
+type postUpdater struct{ d *Dashboard }
+
+func (u postUpdater) QueueUpdateDraw(f func(), _ ...tview.Primitive) *tview.Application {
+	u.d.post(f)
+	return nil
 }

@@ -22,6 +22,7 @@ func (d *Dashboard) relayout() {
 	}
 	d.layout.Clear()
 	d.ov.fit(w, h)
+	d.fitted = [2]int{d.vmsP.contentWidth(), len(d.m.vms)} // what this layout is made for
 	body := tview.NewFlex().SetDirection(tview.FlexRow)
 	if d.wide() {
 		top := tview.NewFlex()
@@ -67,7 +68,7 @@ func (d *Dashboard) relayout() {
 	}
 	d.layout.AddItem(body, 0, 1, false)
 	if d.ov.prompting() {
-		d.layout.AddItem(d.ov.prompt, 1, 0, true)
+		d.layout.AddItem(d.ov.bar, 1, 0, true)
 	} else {
 		d.layout.AddItem(d.statusP.view, 1, 0, false)
 	}
@@ -227,5 +228,6 @@ func (d *Dashboard) escape() {
 	}
 	if d.vmsP.filter != "" {
 		d.vmsP.SetFilter("")
+		d.fitVMPane() // the list's width by content
 	}
 }

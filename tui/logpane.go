@@ -107,14 +107,23 @@ func (p *logPane) toggleVM() {
 		p.d.setFocus(paneLog)
 		return
 	}
+	if !p.d.show[paneLog] {
+		p.device = false
+	}
 	p.d.toggle(paneLog)
 }
 
+// toggleDevice shows the whole device's log; pressed again on it, it
+// closes the pane, as l closes the app's log.
 func (p *logPane) toggleDevice() {
-	p.device = !p.device || !p.d.show[paneLog]
-	if !p.d.show[paneLog] {
+	switch {
+	case !p.d.show[paneLog]:
+		p.device = true
 		p.d.toggle(paneLog)
-	} else {
+	case p.device:
+		p.d.toggle(paneLog)
+	default:
+		p.device = true
 		p.attach()
 		p.d.setFocus(paneLog)
 	}
@@ -261,6 +270,12 @@ func (p *logPane) step() {
 
 // Filter and SetFilter: the / prompt types the query.
 func (p *logPane) Filter() string { return p.qsrc }
+
+// CheckFilter says whether src compiles as a query (FilterChecker).
+func (p *logPane) CheckFilter(src string) error {
+	_, err := logcat.Compile(src, logcat.QueryOptions{})
+	return err
+}
 
 func (p *logPane) SetFilter(src string) {
 	q, err := logcat.Compile(src, logcat.QueryOptions{})

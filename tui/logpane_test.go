@@ -112,6 +112,15 @@ func TestLogPaneFollowsAppAcrossRestart(t *testing.T) {
 	r.key(tcell.KeyRune, 'L')
 	r.waitText("other app line")
 	r.waitText("device sim:dev")
+	// L again closes the pane (issue 29 #15), l then opens the app's log.
+	r.key(tcell.KeyRune, 'L')
+	r.waitGone("other app line")
+	r.waitGone("hello one")
+	r.key(tcell.KeyRune, 'l')
+	r.waitText("hello one")
+	if strings.Contains(strings.Join(r.text(), "\n"), "other app line") {
+		t.Fatal("l after L shows the device's log, not the app's")
+	}
 }
 
 func TestLogPaneQueryFollowSaveCrash(t *testing.T) {

@@ -49,19 +49,32 @@ type model struct {
 	heaps   map[string][]monitor.Heap
 	snaps   map[string]*heap.Snapshot
 	native  map[string]*heap.Snapshot
-	gone    map[string]time.Time // VMs whose session ended, kept listed until goneGrace passes
+	gone    map[string]time.Time  // VMs whose session ended, kept listed until goneGrace passes
+	history map[string]*vmHistory // the timeline's samples (history.go)
+	// preloaded: history holds a whole recording's (Config.History)
+	preloaded bool
+	// failed holds endpoints that never worked as a VM (monitor.VMGone's
+	// Failed) and why: listed greyed, not selected, until they work or
+	// stay away for goneGrace.
+	failed map[string]string
 }
 
 func newModel() *model {
 	return &model{threads: map[string][]monitor.Thread{}, died: map[string]map[uint64]deadThread{},
 		heaps: map[string][]monitor.Heap{}, snaps: map[string]*heap.Snapshot{}, native: map[string]*heap.Snapshot{},
-		gone: map[string]time.Time{}}
+		gone: map[string]time.Time{}, history: map[string]*vmHistory{}, failed: map[string]string{}}
 }
 
-// load starts from the store's state.
-func (m *model) load(vms []monitor.VM, store *monitor.Store) {
+// load starts from the store's state; at starts the VMs' timelines.
+func (m *model) load(vms []monitor.VM, store *monitor.Store, at time.Time) {
 	m.vms = vms
 	for _, vm := range vms {
+		h := m.historyOf(vm.Key, at)
+		h.threads(at, vm.Threads)
+		h.heaps(at, vm.Heaps)
+		if vm.Memory != nil {
+			h.memory(at, *vm.Memory)
+		}
 		m.threads[vm.Key] = vm.Threads
 		m.heaps[vm.Key] = vm.Heaps
 		if store == nil {
@@ -76,15 +89,21 @@ func (m *model) load(vms []monitor.VM, store *monitor.Store) {
 	}
 }
 
-// apply folds events in and says what changed.
-func (m *model) apply(evs []monitor.Event, now time.Time) Change {
+// apply folds events in and says what changed. now is the wall clock
+// (blinks, expiries); at the session's clock the timeline samples are
+// stamped with (the replay's position in a replay).
+func (m *model) apply(evs []monitor.Event, now, at time.Time) Change {
 	var ch Change
+	m.record(evs, at)
 	for _, ev := range evs {
 		switch e := ev.(type) {
 		case monitor.VMUpdated:
 			m.upsertVM(e.VM)
 			ch |= ChangeVMs
 		case monitor.VMGone:
+			if e.Failed {
+				m.failed[e.Key] = e.Reason
+			}
 			m.markGone(e.Key, now)
 			ch |= ChangeVMs
 		case monitor.ThreadsUpdated:
@@ -122,6 +141,9 @@ func (m *model) apply(evs []monitor.Event, now time.Time) Change {
 
 func (m *model) upsertVM(vm monitor.VM) {
 	delete(m.gone, vm.Key) // back (a re-opened session): same key, same row, same selection
+	if vm.DDM || vm.VMIdent != "" || vm.App != "" {
+		delete(m.failed, vm.Key) // it answers as a VM now
+	}
 	for i := range m.vms {
 		if m.vms[i].Key == vm.Key {
 			m.vms[i] = vm
@@ -148,6 +170,22 @@ func (m *model) markGone(key string, now time.Time) {
 	delete(m.died, key)
 }
 
+// isFailed reports whether key is an endpoint that failed as a VM, and why.
+func (m *model) isFailed(key string) (string, bool) {
+	why, ok := m.failed[key]
+	return why, ok
+}
+
+// firstWorking is the first listed VM that did not fail ("" when none).
+func (m *model) firstWorking() string {
+	for _, vm := range m.vms {
+		if _, bad := m.failed[vm.Key]; !bad {
+			return vm.Key
+		}
+	}
+	return ""
+}
+
 // isGone reports whether key's session ended and has not come back.
 func (m *model) isGone(key string) bool {
 	_, ok := m.gone[key]
@@ -164,6 +202,7 @@ func (m *model) expire(now time.Time) (selMoved, dropped bool) {
 		}
 		i, ok := m.index(key)
 		delete(m.gone, key)
+		delete(m.failed, key)
 		if !ok {
 			continue
 		}
@@ -172,10 +211,14 @@ func (m *model) expire(now time.Time) (selMoved, dropped bool) {
 		delete(m.heaps, key)
 		delete(m.snaps, key)
 		delete(m.native, key)
+		delete(m.history, key)
 		if m.sel == key {
 			m.sel = ""
 			if len(m.vms) > 0 {
 				m.sel = m.vms[min(i, len(m.vms)-1)].Key
+			}
+			if _, bad := m.failed[m.sel]; bad {
+				m.sel = m.firstWorking()
 			}
 			selMoved = true
 		}

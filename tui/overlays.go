@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/ddmtui/ddmtui/allocs"
+	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/allocview"
@@ -21,6 +22,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewsview"
 )
 
 // overlays are what covers the panes: the help, the message history, the
@@ -34,13 +36,30 @@ type overlays struct {
 	messages *tview.TextView
 	prompt   *tview.InputField
 	target   Filterable // what the prompt filters
-	asking   bool
+	// promptLabel is the prompt's label; promptStyle the field's own style,
+	// which a half-typed query that does not compile replaces (checkPrompt).
+	promptLabel string
+	promptStyle tcell.Style
+	asking      bool
+	// The same prompt is the `:` command prompt (command.go) while
+	// command is set: hint shows the completions beside it, history the
+	// lines run (Up/Down), tab* the Tab cycle.
+	command bool
+	bar     *tview.Flex
+	hint    *tview.TextView
+	history []string
+	histAt  int
+	tabBase string
+	tabLast string
+	tabNext int
 
 	profView *profileview.View
 	dumpView *dumpview.View
 	spyView  *spyview.View
 	allocV   *allocview.View
-	allocKey string            // VM whose allocations the allocation view shows
+	allocKey string // VM whose allocations the allocation view shows
+	timeline *timelineView
+	viewsV   *viewsview.View
 	heapV    *heapview.View    // the heap dump viewer, while open (heapviewer.go)
 	lastHeap map[string]string // app -> its last dump saved in this session
 }
@@ -48,12 +67,25 @@ type overlays struct {
 func newOverlays(d *Dashboard) *overlays {
 	o := &overlays{d: d}
 	o.prompt = tview.NewInputField()
-	o.prompt.SetDoneFunc(o.promptDone)
+	o.prompt.SetDoneFunc(func(key tcell.Key) {
+		if o.command {
+			o.commandDone(key)
+			return
+		}
+		o.promptDone(key)
+	})
 	o.prompt.SetChangedFunc(func(text string) {
-		if o.asking && o.target != nil {
+		switch {
+		case o.asking && o.command:
+			o.showHint(text)
+		case o.asking && o.target != nil && o.checkPrompt(text):
 			o.target.SetFilter(text)
 		}
 	})
+	o.promptStyle = o.prompt.GetFieldStyle()
+	o.prompt.SetInputCapture(o.commandKey)
+	o.hint = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	o.bar = tview.NewFlex().AddItem(o.prompt, 0, 1, true).AddItem(o.hint, 0, 1, false)
 	o.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	o.help.SetBorder(true).SetTitle(" Keys ")
 	o.helpBox = tview.NewFlex()
@@ -70,6 +102,10 @@ func newOverlays(d *Dashboard) *overlays {
 	d.pages.AddPage("spy", o.spyView, true, false)
 	o.allocV = allocview.New(allocview.Options{Palette: d.pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
 	d.pages.AddPage("allocs", o.allocV, true, false)
+	o.timeline = newTimelineView(d)
+	d.pages.AddPage("timeline", o.timeline, true, false)
+	o.viewsV = newViewsPane(d, func() { o.close("views") })
+	d.pages.AddPage("views", o.viewsV, true, false)
 	return o
 }
 
@@ -155,8 +191,11 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 		return true, true // the prompt takes every key; Enter/Esc end it
 	}
 	switch o.frontName() {
-	case "profile", "dump", "allocs", "spy", "heap":
+	case "profile", "dump", "allocs", "spy", "views", "heap":
 		return true, true // the viewer has its own keys; q or Esc returns here
+	case "timeline":
+		o.d.keys.HandleScope(ev, TimelineScope)
+		return false, true
 	case "help", "messages":
 		switch {
 		case ev.Key() == tcell.KeyEscape || ev.Rune() == 'q' ||
@@ -208,18 +247,26 @@ func (o *overlays) openPrompt() {
 		}
 		f = d.panes[d.focus].(Filterable)
 	}
-	o.target = f
-	o.prompt.SetLabel(fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title()))
+	o.target, o.command = f, false
+	o.hint.SetText("")
+	o.bar.ResizeItem(o.hint, 0, 0)
+	o.promptLabel = fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title())
+	o.prompt.SetLabel(o.promptLabel)
 	o.prompt.SetText(f.Filter())
+	o.checkPrompt(f.Filter())
 	o.asking = true
 	d.relayout()
 	d.app.SetFocus(o.prompt)
 }
 
 func (o *overlays) promptDone(key tcell.Key) {
-	if key == tcell.KeyEscape && o.target != nil {
+	switch {
+	case key == tcell.KeyEscape && o.target != nil:
 		o.target.SetFilter("")
+	case key == tcell.KeyEnter && o.target != nil && !o.checkPrompt(o.prompt.GetText()):
+		o.target.SetFilter(o.prompt.GetText()) // says why, once, and keeps the last good filter
 	}
+	o.markPrompt(false)
 	o.asking = false
 	o.d.relayout()
 }
@@ -245,7 +292,7 @@ func (o *overlays) openSpy() {
 
 func (o *overlays) openAllocs() {
 	vm, ok := o.d.selectedDDM("the allocation tracker")
-	if !ok {
+	if !ok || o.d.unable(vm, monitor.FeatAllocations, "allocation tracker") {
 		return
 	}
 	o.allocKey = vm.Key
@@ -308,4 +355,37 @@ func (o *overlays) trackAllocs(on bool) {
 func (o *overlays) closeAllocs() {
 	o.allocKey = ""
 	o.close("allocs")
+}
+
+// FilterChecker is a Filterable whose filter can be wrong (the log pane's
+// query language): while it is typed, a text that does not compile only
+// marks the prompt; Enter says why.
+type FilterChecker interface {
+	CheckFilter(string) error
+}
+
+// checkPrompt says whether text is a filter the target takes, marking the
+// prompt when it is not.
+func (o *overlays) checkPrompt(text string) bool {
+	c, ok := o.target.(FilterChecker)
+	bad := ok && c.CheckFilter(text) != nil
+	o.markPrompt(bad)
+	return !bad
+}
+
+// markPrompt marks the prompt's field as holding a filter that does not
+// compile: "✗" in the label (seen without colour too), the field in red
+// and underlined.
+func (o *overlays) markPrompt(bad bool) {
+	if !bad {
+		o.prompt.SetLabel(o.promptLabel)
+		o.prompt.SetFieldStyle(o.promptStyle)
+		return
+	}
+	o.prompt.SetLabel(o.promptLabel + "✗ ")
+	st := o.promptStyle.Underline(true)
+	if !o.d.pal.NoColor {
+		st = st.Foreground(tcell.ColorRed)
+	}
+	o.prompt.SetFieldStyle(st)
 }

@@ -121,5 +121,12 @@ func TestCancelSaveKey(t *testing.T) {
 		t.Errorf("left behind: %v", ents)
 	}
 	hs.key(tcell.KeyRune, '?')
-	hs.waitText("cancel the heap dump or trace being saved")
+	// The help page is longer than the screen: scroll it (j) until the line shows.
+	hs.waitFor("the cancel-save line in the help", func(s string) bool {
+		if strings.Contains(s, "cancel the heap dump or trace being saved") {
+			return true
+		}
+		hs.key(tcell.KeyRune, 'j')
+		return false
+	})
 }

@@ -87,6 +87,11 @@ type Config struct {
 	// Log, when set, gives a VM's device log (read on the UI goroutine; it
 	// must not block), or why it has none (e.g. a local-port VM).
 	Log func(vm monitor.VM) (*monitor.DeviceLog, string)
+	// SimDump, when set, gives the thread dump of a simulated VM that has
+	// no device shell to ask (the demo's local-port VMs): what its
+	// simulator writes on SIGQUIT. It runs off the UI goroutine; ok false
+	// when vm is not one of the simulator's.
+	SimDump func(ctx context.Context, vm monitor.VM) (dump []byte, ok bool, err error)
 }
 
 // Dashboard is the running UI. Its fields are touched only on the UI
@@ -191,9 +196,10 @@ func (d *Dashboard) keyTable() *keymap.Map {
 	a := keymap.Alias
 	m := keymap.New(
 		b(tcell.KeyRune, '?', "?", "show or hide this help", gen, d.ov.toggleHelp).As("help"),
-		b(tcell.KeyRune, 'q', "q / Ctrl-C", "quit", gen, d.quit).As("quit"),
+		b(tcell.KeyRune, 'q', "q / Ctrl-C", "quit", gen, d.quit).As("quit").Also("q"),
 		a(tcell.KeyCtrlC, 0, d.quit).As("quit"),
 		b(tcell.KeyRune, '/', "/", "filter the focused list (start with ! to invert)", gen, d.ov.openPrompt).As("filter"),
+		b(tcell.KeyRune, ':', ":", "run an action by name; :app NAME, :sort COLUMN", gen, d.ov.openCommand).As("command"),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter / close help", gen, d.escape).As("escape"),
 	)
 	m.Add(d.statusP.Keys()...)
@@ -215,7 +221,9 @@ func (d *Dashboard) keyTable() *keymap.Map {
 	}
 	m.Add(d.vmsP.actionKeys()...)
 	m.Add(d.timelineKeys()...)
+	m.Add(d.ov.timeline.keys()...)
 	m.Add(d.copyKeys()...)
+	m.Add(d.sortKeys()...)
 	return m
 }
 
@@ -243,39 +251,35 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 	if d.focus == paneLog && d.logP.handle(ev) {
 		return nil // the log pane's own keys while it has the focus
 	}
+	if sc := d.focusScope(); sc != "" && d.keys.HandleScope(ev, sc) {
+		return nil // the focused table's sort keys
+	}
 	if d.keys.Handle(ev) {
 		return nil
 	}
 	return ev
 }
 
-// ErrNoTerminal is returned by Run (and CheckTerminal) when there is no
-// terminal to draw on: stdin or stdout is not a tty, or there is no
-// controlling terminal (setsid).
-var ErrNoTerminal = viewer.ErrNoTerminal
-
-// CheckTerminal says whether the dashboard can run here; commands call it
-// before they open ports, so that failing leaves nothing held.
-func CheckTerminal() error { return viewer.CheckTerminal() }
-
-// Run shows the dashboard until the user quits or ctx ends. The terminal
-// is restored even after a panic.
+// Run shows the dashboard until the user quits, ctx ends, the terminal
+// fails or SIGHUP/SIGTERM/SIGINT arrives. The terminal is restored even
+// after a panic.
 //
 // tview's QueueUpdateDraw waits until the UI loop has run the function, so
 // one goroutine (the forwarder, pump) does all such hand-offs, and the
 // application is stopped only after it has exited: nothing is ever left
 // waiting on a loop that no longer runs.
 func (d *Dashboard) Run(ctx context.Context) (err error) {
+	d.ctx, d.cancel = context.WithCancel(ctx)
+	defer d.cancel()
 	if d.cfg.Screen == nil {
-		s, err := viewer.OpenTerminal()
+		s, unwatch, err := viewer.OpenWatchedTerminal(d.cancel)
 		if err != nil {
 			return err
 		}
+		defer unwatch()
 		d.app.SetScreen(s)
 		clip.Attach(s) // the copy key writes OSC 52 to its tty
 	}
-	d.ctx, d.cancel = context.WithCancel(ctx)
-	defer d.cancel()
 	sub := d.cfg.Store.Bus().Subscribe()
 	defer sub.Close()
 	// Start from the store's current state; the UI loop is not running yet.
@@ -374,14 +378,15 @@ func (d *Dashboard) pump(sub *monitor.Subscription) {
 }
 
 func (d *Dashboard) loadInitial(vms []monitor.VM) {
-	d.m.load(vms, d.cfg.Store)
+	d.m.load(vms, d.cfg.Store, d.sessionClock())
+	d.startPreload()
 	d.afterVMsChanged(ChangeAll)
 }
 
 // apply folds events into the model and redraws the panes they concern
 // (UI goroutine).
 func (d *Dashboard) apply(evs []monitor.Event) {
-	ch := d.m.apply(evs, d.now())
+	ch := d.m.apply(evs, d.now(), d.sessionClock())
 	if ch&ChangeVMs != 0 {
 		d.afterVMsChanged(ch)
 		return
@@ -392,8 +397,9 @@ func (d *Dashboard) apply(evs []monitor.Event) {
 // afterVMsChanged selects the list's first VM until the user chose one,
 // and redraws.
 func (d *Dashboard) afterVMsChanged(ch Change) {
-	if len(d.m.vms) > 0 && (d.m.sel == "" || !d.chosen && d.m.sel != d.m.vms[0].Key) {
-		d.m.sel = d.m.vms[0].Key
+	_, selFailed := d.m.isFailed(d.m.sel)
+	if first := d.m.firstWorking(); d.m.sel != first && (d.m.sel == "" || !d.chosen || selFailed) {
+		d.m.sel = first // failed endpoints are not selected for the user
 		d.selectionChanged()
 		ch |= ChangeSelection
 	}
@@ -447,25 +453,6 @@ func (d *Dashboard) selectionChanged() {
 	d.heapP.selectionChanged()
 }
 
-// selectedDDM returns the selected VM when requests can be made of it (a
-// controller exists and the VM speaks DDM); otherwise it says why in the
-// status line. what names the action, e.g. "GC".
-func (d *Dashboard) selectedDDM(what string) (monitor.VM, bool) {
-	vm, ok := d.m.selected()
-	if !ok || d.cfg.Controller == nil {
-		return vm, false
-	}
-	if d.m.isGone(vm.Key) {
-		d.flash(what + ": the VM's session ended; waiting for it to return")
-		return vm, false
-	}
-	if !vm.DDM {
-		d.flash(what + " needs a VM that speaks DDM (this one is a plain JDWP VM)")
-		return vm, false
-	}
-	return vm, true
-}
-
 func (d *Dashboard) flash(msg string) { d.statusP.flash(msg) }
 
 // portError says why a VM has no debugger port ("" when it has one or
@@ -490,14 +477,4 @@ func (d *Dashboard) quit() {
 		return
 	}
 	d.app.Stop()
-}
-
-// postUpdater lets background feeders (spyview.Follow) hand work to the UI
-// goroutine through the dashboard's forwarder, which never blocks once the
-// dashboard is shutting down.
-type postUpdater struct{ d *Dashboard }
-
-func (u postUpdater) QueueUpdateDraw(f func(), _ ...tview.Primitive) *tview.Application {
-	u.d.post(f)
-	return nil
 }

@@ -132,11 +132,11 @@ func (p *stackPane) render() {
 	case errors.As(p.err, &notServed) && p.key == d.m.sel:
 		b.WriteString(dimLines(style.Escape(notServed.Reason), p.width))
 	case !vm.DDM:
-		b.WriteString("[::d]stacks of VMs without DDM need a debugger (attach one through the proxy)")
+		b.WriteString(dimLines("stacks of VMs without DDM need a debugger (attach one through the proxy)", p.width))
 	case p.key != d.m.sel:
 		b.WriteString("[::d]select a thread and press Enter")
 	case p.err != nil:
-		b.WriteString("[::d]" + style.Escape(p.err.Error()))
+		b.WriteString(dimLines(style.Escape(p.err.Error()), p.width))
 	case p.frames == nil:
 		b.WriteString("[::d]asking the VM…")
 	default:

@@ -7,7 +7,9 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -81,38 +83,105 @@ func (p *statusLine) historyText() string {
 	return b.String()
 }
 
-// render writes the line, most important first so that a narrow terminal
-// cuts the least useful parts.
+// statusPart is one piece of the status line: plain text (escaped when
+// drawn) between two tags; keep orders what a narrow line gives up first
+// (lowest first); a part that may be cut is cut with '…' down to a few
+// cells before it is dropped.
+type statusPart struct {
+	open, text, close string
+	keep              int
+	cut               bool
+}
+
+// The status line's priorities: the replay position and a running trace
+// stay longest, then a message, the selection, problems, the count, and
+// last where VMs come from.
+const (
+	keepADB = iota
+	keepDiscovery
+	keepCount
+	keepProblem
+	keepSelected
+	keepMessage
+	keepTracing
+	keepPosition
+	keepBrand
+)
+
+// render writes the line in its reading order; when it is wider than the
+// screen the least important parts are cut (marked '…') or left out, so
+// the replay position, a trace and the message stay in view.
 func (p *statusLine) render() {
 	d := p.d
 	n := len(d.m.vms)
-	parts := []string{"[::b]ddmtui[::-] [::d]" + keyHint(p.d.keys, "help") + ":help " + keyHint(p.d.keys, "quit") + ":quit[::-]"}
+	parts := []statusPart{{open: "[::b]ddmtui[::-] [::d]", text: keyHint(p.d.keys, "help") + ":help " + keyHint(p.d.keys, "quit") + ":quit", close: "[::-]", keep: keepBrand}}
 	if p.msg.text != "" && d.now().Sub(p.msg.at) < messageFor {
-		parts = append(parts, "[yellow]"+style.Escape(p.msg.text)+"[-]")
+		parts = append(parts, statusPart{open: "[yellow]", text: p.msg.text, close: "[-]", keep: keepMessage, cut: true})
 	}
-	parts = append(parts, fmt.Sprintf("%d VM%s", n, plural(n)))
+	parts = append(parts, statusPart{text: fmt.Sprintf("%d VM%s", n, plural(n)), keep: keepCount})
 	if vm, ok := d.m.selected(); ok {
-		parts = append(parts, "selected: "+style.Escape(vmLabel(vm, 30)))
+		parts = append(parts, statusPart{text: "selected: " + vmLabel(vm, 30), keep: keepSelected, cut: true})
 		if vm.Err != "" {
-			parts = append(parts, "[red]"+style.Escape(truncate(vm.Err, 60))+"[-]")
+			parts = append(parts, statusPart{open: "[red]", text: truncate(vm.Err, 60), close: "[-]", keep: keepProblem, cut: true})
 		}
 		if e := d.portError(vm.Key); e != "" && vm.DebugPort == 0 {
-			parts = append(parts, "[red]"+style.Escape(truncate(e, 70))+" (retrying)[-]")
+			parts = append(parts, statusPart{open: "[red]", text: truncate(e, 70) + " (retrying)", close: "[-]", keep: keepProblem, cut: true})
 		}
 	}
 	if p.tracing.key != "" {
-		parts = append(parts, "[red]● tracing "+style.Escape(truncate(p.tracing.app, 24))+"[-]")
+		parts = append(parts, statusPart{open: "[red]", text: "● tracing " + truncate(p.tracing.app, 24), close: "[-]", keep: keepTracing})
 	}
 	if d.cfg.Timeline != nil {
-		parts = append(parts, "[::b]"+style.Escape(d.cfg.Timeline.Status())+"[::-]")
+		parts = append(parts, statusPart{open: "[::b]", text: d.cfg.Timeline.Status(), close: "[::-]", keep: keepPosition})
 	}
-	parts = append(parts, style.Escape(d.cfg.Discovery))
+	parts = append(parts, statusPart{text: d.cfg.Discovery, keep: keepDiscovery, cut: true})
 	if d.cfg.ADBStatus != nil {
 		if st := d.cfg.ADBStatus(); st != "" {
-			parts = append(parts, style.Escape(st))
+			parts = append(parts, statusPart{text: st, keep: keepADB, cut: true})
 		}
 	}
-	p.view.SetText(" " + strings.Join(parts, " · "))
+	p.view.SetText(" " + fitStatus(parts, d.width-1))
+}
+
+// fitStatus joins parts with " · " within w cells (w <= 0: no limit).
+func fitStatus(parts []statusPart, w int) string {
+	for i := range parts {
+		parts[i].text = safetext.Terminal(parts[i].text)
+	}
+	width := func() int {
+		n := 3 * max(len(parts)-1, 0)
+		for _, pt := range parts {
+			n += tview.TaggedStringWidth(pt.open) + uniseg.StringWidth(pt.text)
+		}
+		return n
+	}
+	const least = 12 // a cut part keeps this many cells, '…' included
+	for w > 0 && width() > w {
+		if len(parts) == 1 {
+			parts[0].text = truncate(parts[0].text, max(w-tview.TaggedStringWidth(parts[0].open), 1))
+			break
+		}
+		low := 0
+		for i, pt := range parts {
+			if pt.keep < parts[low].keep {
+				low = i
+			}
+		}
+		pt := &parts[low]
+		if pw := uniseg.StringWidth(pt.text); pt.cut && pw-(width()-w) >= least {
+			pt.text = truncate(pt.text, pw-(width()-w))
+		} else {
+			parts = append(parts[:low], parts[low+1:]...)
+		}
+	}
+	var b strings.Builder
+	for i, pt := range parts {
+		if i > 0 {
+			b.WriteString(" · ")
+		}
+		b.WriteString(pt.open + style.EscapeTags(pt.text) + pt.close)
+	}
+	return b.String()
 }
 
 func plural(n int) string {

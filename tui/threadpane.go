@@ -8,6 +8,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/android/procfs"
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -338,7 +339,8 @@ func (p *threadPane) render() {
 	for i, name := range names {
 		t.GetCell(i+1, colName).SetText(style.Escape(truncate(name, nameW)))
 	}
-	title := fmt.Sprintf(" Threads · %s · %d ", style.Escape(vmLabel(vm, 32)), len(m.threads[m.sel]))
+	label := safetext.Terminal(vmLabel(vm, 32))
+	title := fmt.Sprintf(" Threads · %s · %d ", label, len(m.threads[m.sel]))
 	if src := threadSource(vm, m.threads[m.sel]); src != "" {
 		title += "· " + src + " "
 	}
@@ -346,12 +348,12 @@ func (p *threadPane) render() {
 		p.showReason(why)
 	}
 	if m.isGone(vm.Key) {
-		title = fmt.Sprintf(" Threads · %s · gone; waiting for it ", style.Escape(vmLabel(vm, 32)))
+		title = fmt.Sprintf(" Threads · %s · gone; waiting for it ", label)
 	}
 	if p.filter != "" {
-		title += "· filter " + style.Escape(p.filter) + " "
+		title += "· filter " + safetext.Terminal(p.filter) + " "
 	}
-	t.SetTitle(title)
+	t.SetTitle(fitTitle(title, p.width))
 	if len(rows) > 0 {
 		t.Select(newRow, 0)
 	}

@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"context"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 )
 
@@ -19,6 +21,54 @@ type Timeline interface {
 	SeekEdge(end bool) // to the start, or to the end
 	ScaleSpeed(factor float64)
 	Status() string // e.g. "▶ 0:05.0 / 1:00.0 ×2"
+}
+
+// Positioner is a Timeline that says where in the recording it is: the
+// VM timeline (T) stamps its samples with that position, so a replay draws
+// the session's own time, and a seek back drops what comes after it.
+type Positioner interface {
+	Position() time.Duration
+}
+
+// Preloader is a Timeline that can give its whole recording's events up
+// front, for the VM timelines: Preload calls add with each second's events
+// in order (at: the second's position in the recording) until the end or
+// until ctx ends. It runs off the UI goroutine. The timelines then show the
+// whole recording, marked where the replay is, and the replay's own events
+// add nothing to them.
+type Preloader interface {
+	Preload(ctx context.Context, add func(at time.Duration, evs []monitor.Event))
+}
+
+// startPreload fills the VM timelines from the Timeline's recording, when
+// it can give one (Preloader).
+func (d *Dashboard) startPreload() {
+	pl, ok := d.cfg.Timeline.(Preloader)
+	if !ok {
+		return
+	}
+	ctx := d.bg()
+	d.spawn(func() {
+		hist := map[string]*vmHistory{}
+		pl.Preload(ctx, func(at time.Duration, evs []monitor.Event) {
+			recordEvents(hist, evs, replayEpoch.Add(at))
+		})
+		if ctx.Err() == nil {
+			d.post(func() { d.m.preload(hist) })
+		}
+	})
+}
+
+// replayEpoch is the instant a replay's position 0 stands for.
+var replayEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// sessionClock is the time the VM timeline's samples are stamped with:
+// the wall clock live, the replay's position in a replay.
+func (d *Dashboard) sessionClock() time.Time {
+	if p, ok := d.cfg.Timeline.(Positioner); ok {
+		return replayEpoch.Add(p.Position())
+	}
+	return d.now()
 }
 
 // seekStep is how far < and > move in a replay.

@@ -25,10 +25,11 @@ func (p *vmPane) actionKeys() []keymap.Binding {
 	b := keymap.Bind
 	return []keymap.Binding{
 		b(tcell.KeyRune, 'p', "p", "start / stop a method trace (saved, then shown)", vm, p.toggleProfiling).As("trace"),
-		b(tcell.KeyRune, 'd', "d", "thread dump (debuggerd -j or kill -3 through adb), analysed", vm, p.threadDump).As("thread-dump"),
+		b(tcell.KeyRune, 'd', "d", "thread dump (debuggerd -j or kill -3 through adb), analysed", vm, p.threadDump).As("thread-dump").Also("dump"),
 		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", vm, p.d.ov.openAllocs).As("allocations"),
+		b(tcell.KeyRune, 'V', "V", "views: windows, view tree, wireframe (layout inspector)", vm, p.d.ov.openViews).As("views"),
 		b(tcell.KeyRune, 'J', "J", "JDWP traffic of debuggers attached through ddmtui", vm, p.d.ov.openSpy).As("jdwp-traffic"),
-		b(tcell.KeyRune, 'H', "H", "HPROF heap dump: saved, then opened in the heap viewer", vm, p.heapDump).As("heap-dump"),
+		b(tcell.KeyRune, 'H', "H", "HPROF heap dump: saved, then opened in the heap viewer", vm, p.heapDump).As("heap-dump").Also("hprof"),
 		b(tcell.KeyRune, 'C', "C", "cancel the heap dump or trace being saved", vm, p.cancelSave).As("cancel-save"),
 		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", vm, p.askExit).As("exit-vm"),
 		b(tcell.KeyRune, 'm', "m", "switch the discovery mode (drops connections)", vm, p.nextScanMode).As("scan-mode"),
@@ -73,7 +74,7 @@ func (p *vmPane) toggleProfiling() {
 		return
 	}
 	vm, ok := d.selectedDDM("a method trace")
-	if !ok {
+	if !ok || d.unable(vm, monitor.FeatMethodTrace, "method trace") {
 		return
 	}
 	if err := savefile.Check(savePath(d.cfg.TraceDir, appLabel(vm), d.now(), ".trace")); err != nil {
@@ -135,9 +136,23 @@ func (p *vmPane) threadDump() {
 	if !ok || d.cfg.Controller == nil {
 		return
 	}
+	// A simulated VM without a device shell: its simulator writes the dump
+	// (the demo's Dalvik VM shows its deadlock this way).
+	fromSim := d.cfg.SimDump != nil && vm.Capabilities.Source(monitor.FeatThreadDump) == monitor.SourceNone
+	if !fromSim && d.unable(vm, monitor.FeatThreadDump, "thread dump") {
+		return
+	}
 	ctrl := d.cfg.Controller
 	started := d.job("thread-dump:"+vm.Key, jobBusy, 20*time.Second, func(ctx context.Context) {
-		raw, err := ctrl.ThreadDump(ctx, vm.Key)
+		var raw []byte
+		var err error
+		ok := false
+		if fromSim {
+			raw, ok, err = d.cfg.SimDump(ctx, vm)
+		}
+		if !ok {
+			raw, err = ctrl.ThreadDump(ctx, vm.Key)
+		}
 		if d.cancelled(err) {
 			return
 		}
@@ -158,6 +173,10 @@ func (p *vmPane) threadDump() {
 		d.flash(fmt.Sprintf("busy: a thread dump of %s is under way", appLabel(vm)))
 		return
 	}
+	if fromSim {
+		d.flash(fmt.Sprintf("thread dump of %s from its simulator (no device shell to ask)…", appLabel(vm)))
+		return
+	}
 	d.flash(fmt.Sprintf("asking %s for a thread dump…", appLabel(vm)))
 }
 
@@ -174,7 +193,7 @@ const heapDumpTimeout = 5 * time.Minute
 func (p *vmPane) heapDump() {
 	d := p.d
 	vm, ok := d.selectedDDM("a heap dump")
-	if !ok {
+	if !ok || d.unable(vm, monitor.FeatHPROF, "heap dump") {
 		return
 	}
 	ctrl, app, name := d.cfg.Controller, appLabel(vm), "heap-dump:"+vm.Key

@@ -2,13 +2,11 @@ package tui
 
 import (
 	"fmt"
-	"github.com/rivo/uniseg"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -43,10 +41,11 @@ type vmPane struct {
 	folded  map[string]bool // device groups shown as one row
 	// debuggableOnly leaves out profileable processes without JDWP (P).
 	debuggableOnly bool
+	order          listSort // the digit keys' column order (sortkeys.go)
 }
 
 func newVMPane(d *Dashboard) *vmPane {
-	p := &vmPane{d: d, folded: map[string]bool{}, debuggableOnly: d.cfg.DebuggableOnly}
+	p := &vmPane{d: d, folded: map[string]bool{}, debuggableOnly: d.cfg.DebuggableOnly, order: listSort{col: -1}}
 	p.table = &vmTable{Table: tview.NewTable()}
 	p.table.SetSelectable(true, false).SetFixed(1, 0)
 	p.table.SetSelectedStyle(d.pal.Cursor())
@@ -92,58 +91,6 @@ type headRow struct {
 	r     int
 	text  string // serial · API level · model
 	count string // "2 VMs"
-}
-
-// vmTable is the VM list's table. A device's row is one line of text across
-// the Source … Port columns, which tview's cells (one column each) cannot
-// hold, so it is drawn over the table's own rows.
-type vmTable struct {
-	*tview.Table
-	heads []headRow
-}
-
-// Draw draws the table, then each device's row that is in view.
-func (t *vmTable) Draw(screen tcell.Screen) {
-	t.Table.Draw(screen)
-	x, y, w, h := t.GetInnerRect()
-	rowOff, _ := t.GetOffset()
-	const start = 2 // after the fold mark's column and its gap
-	if w <= start {
-		return
-	}
-	for _, hd := range t.heads {
-		if hd.r < 1+rowOff { // scrolled away under the fixed header row
-			continue
-		}
-		sy := y + hd.r - rowOff
-		if sy >= y+h {
-			continue
-		}
-		_, style, _ := screen.Get(x+start, sy) // the row's style (the cursor's, when on it)
-		avail := w - start
-		count := " " + hd.count
-		text := truncate(safetext.Terminal(hd.text), max(avail-len(count), min(avail, 8)))
-		line := text + count
-		if uniseg.StringWidth(line) > avail {
-			line = text
-		}
-		col := x + start
-		for c := col; c < x+w; c++ {
-			screen.SetContent(c, sy, ' ', nil, style)
-		}
-		bold, dim := style.Bold(true), style.Dim(true)
-		g := uniseg.NewGraphemes(line)
-		for i := 0; g.Next(); {
-			rs := g.Runes()
-			st := bold
-			if i >= len(text) {
-				st = dim
-			}
-			screen.SetContent(col, sy, rs[0], rs[1:], st)
-			col += g.Width()
-			i += len(g.Str())
-		}
-	}
 }
 
 // groupPrefix marks a device's row in rowKeys.
@@ -198,11 +145,33 @@ func (p *vmPane) Move(delta int) {
 		return
 	}
 	r, _ := p.table.GetSelection()
+	from := r
 	r = min(max(1, r+delta), len(p.rowKeys))
+	// A failed endpoint's row is passed over, in the direction of the move.
+	step := 1
+	if delta < 0 {
+		step = -1
+	}
+	for p.failedRow(r) {
+		if r+step < 1 || r+step > len(p.rowKeys) {
+			r = from
+			break
+		}
+		r += step
+	}
 	p.table.Select(r, 0)
 	if key := p.rowKeys[r-1]; !strings.HasPrefix(key, groupPrefix) {
 		p.d.selectVM(key) // on a device's row the selection stays where it was
 	}
+}
+
+// failedRow reports whether table row r is a failed endpoint's.
+func (p *vmPane) failedRow(r int) bool {
+	if r < 1 || r > len(p.rowKeys) {
+		return false
+	}
+	_, bad := p.d.m.isFailed(p.rowKeys[r-1])
+	return bad
 }
 
 func (p *vmPane) PageSize() int {
@@ -235,6 +204,7 @@ func (p *vmPane) visible() []monitor.VM {
 			out = append(out, vm)
 		}
 	}
+	p.sortVMs(out)
 	return out
 }
 
@@ -306,7 +276,7 @@ func (p *vmPane) render() {
 	}
 	p.ncols = len(cols)
 	for i, h := range cols {
-		cell(0, i, h).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
+		cell(0, i, h+p.sortMark(h)).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
 	}
 	grouped := groupCount(list) > 1
 	selRow, r, group := 0, 0, ""
@@ -315,6 +285,7 @@ func (p *vmPane) render() {
 		vm monitor.VM
 	}
 	var vmRows []vmRow
+	failedRows := map[int]string{} // row → what the App column says instead
 	var heads []headRow
 	groupRow := map[string]int{}
 	for i, vm := range list {
@@ -373,6 +344,10 @@ func (p *vmPane) render() {
 		if gone {
 			dbg, dbgColor = "gone…", tcell.ColorDefault
 		}
+		failWhy, failed := m.isFailed(vm.Key)
+		if failed {
+			dbg, dbgColor = "-", tcell.ColorDefault
+		}
 		ddmText := "yes"
 		switch {
 		case vm.ProcessOnly():
@@ -381,7 +356,9 @@ func (p *vmPane) render() {
 			ddmText = "no"
 		}
 		port, portColor := "-", tcell.ColorDefault
-		if vm.DebugPort != 0 {
+		if failed {
+			ddmText = "-"
+		} else if vm.DebugPort != 0 {
 			port = fmt.Sprint(vm.DebugPort)
 		} else if p.d.portError(vm.Key) != "" {
 			port, portColor = "busy", p.d.pal.Warning() // the status line says why
@@ -402,12 +379,15 @@ func (p *vmPane) render() {
 		}
 		cell(r, c, dbg).SetTextColor(dbgColor)
 		cell(r, c+1, port).SetAlign(tview.AlignRight).SetTextColor(portColor)
-		if gone {
+		if gone || failed {
 			for c := 0; c < len(cols); c++ {
-				t.GetCell(r, c).SetAttributes(tcell.AttrDim)
+				t.GetCell(r, c).SetAttributes(tcell.AttrDim).SetSelectable(!failed)
 			}
 		}
 		p.rowKeys = append(p.rowKeys, vm.Key)
+		if failed {
+			failedRows[r] = "failed: " + failWhy
+		}
 	}
 	// The app name takes what the other columns leave.
 	others := len(cols) - 1
@@ -419,6 +399,9 @@ func (p *vmPane) render() {
 	appW := max(8, p.width-others)
 	for _, vr := range vmRows {
 		name := appLabel(vr.vm)
+		if why, ok := failedRows[vr.r]; ok {
+			name = why
+		}
 		p.widths[3] = max(p.widths[3], min(tview.TaggedStringWidth(style.Escape(name)), maxAppWidth))
 		t.GetCell(vr.r, 3).SetText(style.Escape(truncate(name, appW)))
 	}

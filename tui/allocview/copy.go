@@ -1,10 +1,5 @@
 package allocview
 
-import (
-	"github.com/ddmtui/ddmtui/internal/safetext"
-	"github.com/ddmtui/ddmtui/tui/clip"
-)
-
 // CopyText is the selected row's allocation site: the group's site, or
 // the entry's when not grouped.
 func (v *View) CopyText() (what, text string) {
@@ -20,10 +15,4 @@ func (v *View) CopyText() (what, text string) {
 		return "", ""
 	}
 	return "allocation site", site
-}
-
-// copyRow copies the selected row's allocation site (y) through OSC 52.
-func (v *View) copyRow() {
-	what, text := v.CopyText()
-	v.SetMessage(clip.Do(what, safetext.Terminal(text)))
 }

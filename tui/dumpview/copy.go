@@ -3,10 +3,6 @@ package dumpview
 import (
 	"fmt"
 	"strings"
-
-	"github.com/ddmtui/ddmtui/internal/safetext"
-	"github.com/ddmtui/ddmtui/tui/clip"
-	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // CopyText is the selected thread's name line and its stack, as the dump
@@ -24,14 +20,4 @@ func (v *View) CopyText() (what, text string) {
 		b.WriteString("  at " + f.String() + "\n")
 	}
 	return "thread " + t.Name + " and its stack", b.String()
-}
-
-// copyRow copies the selected thread (y) through OSC 52.
-func (v *View) copyRow() {
-	what, text := v.CopyText()
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = safetext.Terminal(l)
-	}
-	v.setStatus(style.Escape(clip.Do(what, strings.Join(lines, "\n"))))
 }

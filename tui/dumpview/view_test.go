@@ -257,7 +257,7 @@ func TestStackAfterSelection(t *testing.T) {
 func TestFilter(t *testing.T) {
 	hs := newHarness(t, loadDump(t, "spec_example_art10.txt"), colour, 160, 40)
 	hs.key(tcell.KeyRune, '/')
-	if hs.focus != hs.v.footer.Field() {
+	if hs.focus != hs.v.Footer().Field() {
 		t.Fatal("/ did not focus the prompt")
 	}
 	hs.keys("TRANS")
@@ -297,8 +297,8 @@ func TestFilter(t *testing.T) {
 	// Jumping to a filtered-out thread clears the filter.
 	hs.key(tcell.KeyRune, 'm')
 	hs.mustFind("Stack · main")
-	if hs.v.filter != "" {
-		t.Errorf("filter %q kept after jumping to a hidden thread", hs.v.filter)
+	if hs.v.Filter() != "" {
+		t.Errorf("filter %q kept after jumping to a hidden thread", hs.v.Filter())
 	}
 }
 

@@ -29,10 +29,19 @@ type Binding struct {
 	// scoped bindings; HandleScope runs one scope's. A key may mean one
 	// thing in a scope and another outside it.
 	Scope string
+	// Commands are more names the `:` prompt knows the action by (e.g.
+	// "hprof" for "heap-dump"); the stable name always works there.
+	Commands []string
 }
 
 // As returns b with its stable action name set.
 func (b Binding) As(name string) Binding { b.Name = name; return b }
+
+// Also returns b known to the `:` prompt by more names as well.
+func (b Binding) Also(cmds ...string) Binding {
+	b.Commands = append(append([]string(nil), b.Commands...), cmds...)
+	return b
+}
 
 // In returns b acting only in scope.
 func (b Binding) In(scope string) Binding { b.Scope = scope; return b }

@@ -8,214 +8,240 @@ import (
 
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // methodNameWidth bounds the method column so the numbers stay on screen.
 const methodNameWidth = 56
 
-// methodTable is the virtual content of the method table: cells are made
-// when drawn, so a trace with a hundred thousand methods costs nothing
-// until scrolled to.
-type methodTable struct {
-	tview.TableContentReadOnly
-	v *View
+// methodList is the method table's rows: cells are made when drawn, so a
+// trace with a hundred thousand methods costs nothing until scrolled to.
+type methodList struct {
+	v    *View
+	rows []int32 // methods in display order
 }
 
-func (mt *methodTable) clocks() []trace.Clock {
-	if mt.v.p == nil {
+func (ml *methodList) clocks() []trace.Clock {
+	if ml.v.p == nil {
 		return nil
 	}
-	return mt.v.p.Clocks.List()
+	return ml.v.p.Clocks.List()
 }
 
-func (mt *methodTable) GetRowCount() int { return len(mt.v.rows) + 1 }
+// Columns marks the time columns of the sorting clock only.
+func (ml *methodList) Columns() []viewer.Column {
+	if ml.v.p == nil {
+		return nil
+	}
+	right := tview.AlignRight
+	cols := []viewer.Column{
+		{Title: "Method", Sort: SortName.String(), MaxWidth: methodNameWidth, Expand: 1},
+		{Title: "Calls", Sort: SortCalls.String(), Align: right},
+	}
+	for _, c := range ml.clocks() {
+		incl, excl := "", ""
+		if c == ml.v.clock {
+			incl, excl = SortInclusive.String(), SortExclusive.String()
+		}
+		cols = append(cols,
+			viewer.Column{Title: "Incl " + clockLabel(c) + " ms", Sort: incl, Align: right},
+			viewer.Column{Title: "%", Align: right},
+			viewer.Column{Title: "Excl " + clockLabel(c) + " ms", Sort: excl, Align: right},
+			viewer.Column{Title: "%", Align: right})
+	}
+	return cols
+}
 
-func (mt *methodTable) GetColumnCount() int { return 2 + 4*len(mt.clocks()) }
-
-func (mt *methodTable) GetCell(row, col int) *tview.TableCell {
-	v := mt.v
+func (ml *methodList) Update(q viewer.Query) int {
+	v := ml.v
 	if v.p == nil {
-		return nil
+		ml.rows = nil
+		return 0
 	}
-	clocks := mt.clocks()
-	if row == 0 {
-		return headerCell(mt.headerText(col, clocks), col > 0)
-	}
-	if row-1 >= len(v.rows) {
-		return nil
-	}
-	m := v.rows[row-1]
+	ml.rows = methodRows(v.p, v.graph(), q.Filter, SortKey(q.Sort), v.clock, q.Reverse)
+	return len(ml.rows)
+}
+
+func (ml *methodList) Key(i int) string { return strconv.Itoa(int(ml.rows[i])) }
+
+func (ml *methodList) Cell(i, col int) *tview.TableCell {
+	v := ml.v
+	m := ml.rows[i]
 	s := v.graph().Stats(m)
-	if col == 0 {
-		return tview.NewTableCell(style.Escape(v.p.Name(m))).SetMaxWidth(methodNameWidth).SetExpansion(1)
-	}
-	if col == 1 {
-		return numberCell(callsText(s))
+	switch col {
+	case 0:
+		return tview.NewTableCell(style.Escape(v.p.Name(m)))
+	case 1:
+		return tview.NewTableCell(callsText(s))
 	}
 	k := col - 2
-	c := clocks[k/4]
+	c := ml.clocks()[k/4]
 	total := v.graph().Total()[c]
 	switch k % 4 {
 	case 0:
-		return numberCell(millis(s.Inclusive[c]))
+		return tview.NewTableCell(millis(s.Inclusive[c]))
 	case 1:
-		return numberCell(percent(s.Inclusive[c], total))
+		return tview.NewTableCell(percent(s.Inclusive[c], total))
 	case 2:
-		return numberCell(millis(s.Exclusive[c]))
-	default:
-		return numberCell(percent(s.Exclusive[c], total))
+		return tview.NewTableCell(millis(s.Exclusive[c]))
 	}
+	return tview.NewTableCell(percent(s.Exclusive[c], total))
 }
 
-func (mt *methodTable) headerText(col int, clocks []trace.Clock) string {
-	v := mt.v
-	mark := func(text string, key SortKey, c trace.Clock, isTime bool) string {
-		if v.sortKey != key || (isTime && c != v.clock) {
-			return text
-		}
-		if v.reverse {
-			return text + " ▲"
-		}
-		return text + " ▼"
-	}
-	switch {
-	case col == 0:
-		return mark("Method", SortName, 0, false)
-	case col == 1:
-		return mark("Calls", SortCalls, 0, false)
-	}
-	k := col - 2
-	c := clocks[k/4]
-	switch k % 4 {
-	case 0:
-		return mark("Incl "+clockLabel(c)+" ms", SortInclusive, c, true)
-	case 1:
-		return "%"
-	case 2:
-		return mark("Excl "+clockLabel(c)+" ms", SortExclusive, c, true)
-	}
-	return "%"
+// callRow is one row of a calls page: its cells and the method it names
+// (-1 for a heading or the self row).
+type callRow struct {
+	cells  []*tview.TableCell
+	method int32
 }
 
-func headerCell(text string, right bool) *tview.TableCell {
-	c := tview.NewTableCell(text).SetSelectable(false).SetAttributes(tcell.AttrBold)
-	if right {
-		c.SetAlign(tview.AlignRight)
+// callList is a calls page's rows, like Traceview's profile panel: the
+// callers (with the calls and time they account for), the method itself
+// with its exclusive time, then the callees. They are built for the clock
+// in force at every Refresh.
+type callList struct {
+	v    *View
+	m    int32
+	rows []callRow
+	self int // row of the method itself
+}
+
+// callsOf returns the calls page's rows when t is a calls page.
+func callsOf(t *viewer.Table) *callList {
+	if t == nil {
+		return nil
 	}
-	return c
+	cl, _ := t.Rows().(*callList)
+	return cl
 }
 
-func numberCell(text string) *tview.TableCell {
-	return tview.NewTableCell(text).SetAlign(tview.AlignRight)
-}
-
-func labelCell(text string) *tview.TableCell {
-	return tview.NewTableCell(text).SetSelectable(false).SetAttributes(tcell.AttrBold)
-}
-
-// showCalls fills the drill-down page for method m, like Traceview's
-// profile panel: the callers (with the calls and time they account for),
-// the method itself with its exclusive time, then the callees.
-func (v *View) showCalls(m int32) {
-	if v.p == nil || m < 0 || int(m) >= len(v.p.Methods) {
-		return
+func (cl *callList) method(i int) int32 {
+	if i < 0 || i >= len(cl.rows) {
+		return -1
 	}
-	v.current = m
-	g := v.graph()
-	c := v.clock
+	return cl.rows[i].method
+}
+
+func (cl *callList) Columns() []viewer.Column {
+	right := tview.AlignRight
+	return []viewer.Column{{}, {Title: "Calls", Align: right}, {Title: "Incl " + clockLabel(cl.v.clock) + " ms", Align: right},
+		{Title: "% of method", Align: right}, {Title: "Method"}}
+}
+
+func (cl *callList) Key(i int) string {
+	if cl.rows[i].method < 0 {
+		return ""
+	}
+	return strconv.Itoa(i) + ":" + strconv.Itoa(int(cl.rows[i].method))
+}
+
+func (cl *callList) Cell(i, c int) *tview.TableCell {
+	if c < len(cl.rows[i].cells) {
+		return cl.rows[i].cells[c]
+	}
+	return nil
+}
+
+func (cl *callList) Update(viewer.Query) int {
+	v, m := cl.v, cl.m
+	g, c := v.graph(), v.clock
 	s := g.Stats(m)
-	t := v.calls
-	t.Clear()
-	v.callRows = v.callRows[:0]
-	for col, h := range []string{"", "Calls", "Incl " + clockLabel(c) + " ms", "% of method", "Method"} {
-		t.SetCell(0, col, headerCell(h, col > 0 && col < 4))
-	}
-	v.callRows = append(v.callRows, -1)
-	row := 1
-	add := func(cells []*tview.TableCell, method int32) {
-		for col, cell := range cells {
-			t.SetCell(row, col, cell)
-		}
-		v.callRows = append(v.callRows, method)
-		row++
-	}
-	heading := func(text string) {
-		add([]*tview.TableCell{labelCell(text), labelCell(""), labelCell(""), labelCell(""), labelCell("")}, -1)
-	}
+	cl.rows = cl.rows[:0]
+	add := func(method int32, cells ...*tview.TableCell) { cl.rows = append(cl.rows, callRow{cells, method}) }
+	heading := func(text string) { add(-1, bold(text)) }
 	edgeRow := func(e trace.Edge, other int32, otherCalls int64) {
-		add([]*tview.TableCell{
-			tview.NewTableCell("  "),
-			numberCell(strconv.FormatInt(e.Calls, 10) + "/" + strconv.FormatInt(otherCalls, 10)),
-			numberCell(millis(e.Inclusive[c])),
-			numberCell(percent(e.Inclusive[c], s.Inclusive[c])),
-			tview.NewTableCell(style.Escape(v.p.Name(other))),
-		}, other)
+		add(other, tview.NewTableCell("  "),
+			tview.NewTableCell(strconv.FormatInt(e.Calls, 10)+"/"+strconv.FormatInt(otherCalls, 10)),
+			tview.NewTableCell(millis(e.Inclusive[c])),
+			tview.NewTableCell(percent(e.Inclusive[c], s.Inclusive[c])),
+			tview.NewTableCell(style.Escape(v.p.Name(other))))
 	}
 	callers := edgeRows(v.p, g.Callers(m), func(e trace.Edge) int32 { return e.Caller }, c)
 	heading("Callers (" + strconv.Itoa(len(callers)) + ")")
 	for _, e := range callers {
 		edgeRow(e, e.Caller, s.Calls)
 	}
-	self := row
-	add([]*tview.TableCell{
-		tview.NewTableCell("▶").SetAttributes(tcell.AttrBold),
-		numberCell(callsText(s)).SetAttributes(tcell.AttrBold),
-		numberCell(millis(s.Inclusive[c])).SetAttributes(tcell.AttrBold),
-		numberCell(percent(s.Inclusive[c], g.Total()[c]) + " of all").SetAttributes(tcell.AttrBold),
-		tview.NewTableCell(style.Escape(v.p.Name(m) + " " + v.p.Methods[m].Signature)).SetAttributes(tcell.AttrBold),
-	}, m)
-	add([]*tview.TableCell{
-		tview.NewTableCell("  "), tview.NewTableCell(""),
-		numberCell(millis(s.Exclusive[c])), numberCell(percent(s.Exclusive[c], s.Inclusive[c])),
-		tview.NewTableCell("(self: exclusive time)"),
-	}, -1)
-	t.GetCell(row-1, 0).SetSelectable(false)
+	cl.self = len(cl.rows)
+	add(m, bold("▶"), bold(callsText(s)), bold(millis(s.Inclusive[c])), bold(percent(s.Inclusive[c], g.Total()[c])+" of all"),
+		bold(style.Escape(v.p.Name(m)+" "+v.p.Methods[m].Signature)))
+	add(-1, tview.NewTableCell("  "), tview.NewTableCell(""),
+		tview.NewTableCell(millis(s.Exclusive[c])), tview.NewTableCell(percent(s.Exclusive[c], s.Inclusive[c])),
+		tview.NewTableCell("(self: exclusive time)"))
 	callees := edgeRows(v.p, g.Callees(m), func(e trace.Edge) int32 { return e.Callee }, c)
 	heading("Callees (" + strconv.Itoa(len(callees)) + ")")
 	for _, e := range callees {
 		edgeRow(e, e.Callee, g.Stats(e.Callee).Calls)
 	}
-	// Select the first callee when there is one, else the method row.
-	sel := self
-	if len(callees) > 0 {
-		sel = self + 3
-	}
-	t.Select(sel, 0)
-	t.SetOffset(0, 0)
-	v.switchTo(pageCalls)
+	return len(cl.rows)
 }
 
-// showThreads fills the per-thread summary: records and traced time on each
-// clock, with the share of all threads; Enter on a row filters by it.
+func bold(text string) *tview.TableCell {
+	return tview.NewTableCell(text).SetAttributes(tcell.AttrBold)
+}
+
+// showCalls pushes the callers and callees of method m, the first callee
+// selected (else the method's own row).
+func (v *View) showCalls(m int32) {
+	if v.p == nil || m < 0 || int(m) >= len(v.p.Methods) {
+		return
+	}
+	cl := &callList{v: v, m: m}
+	t := viewer.NewTable(cl, viewer.TableOptions{Title: v.p.Name(m), Scope: scopeCalls, NoFilter: true})
+	t.OnSelect(func(int) { v.updateStatus() })
+	sel := cl.self
+	if cl.self+3 < len(cl.rows) {
+		sel = cl.self + 3 // the first callee
+	}
+	t.Select(sel)
+	v.Push(t)
+	v.updateStatus()
+}
+
+// threadList is the per-thread summary: records and traced time on each
+// clock, with the share of all threads; "All threads" first.
+type threadList struct{ v *View }
+
+func (tl *threadList) Columns() []viewer.Column {
+	right := tview.AlignRight
+	cols := []viewer.Column{{Title: "Thread"}, {Title: "Records", Align: right}}
+	for _, c := range tl.v.p.Clocks.List() {
+		cols = append(cols, viewer.Column{Title: clockLabel(c) + " ms", Align: right}, viewer.Column{Title: "%", Align: right})
+	}
+	return cols
+}
+
+func (tl *threadList) Update(viewer.Query) int { return len(tl.v.p.Threads) + 1 }
+
+func (tl *threadList) Key(i int) string { return strconv.Itoa(i) }
+
+func (tl *threadList) Cell(i, col int) *tview.TableCell {
+	p := tl.v.p
+	name, records, total := "All threads", p.Records, p.All.Total()
+	if i > 0 {
+		tp := &p.Threads[i-1]
+		name, records, total = style.Escape(threadName(tp)), tp.Records, tp.Total()
+	}
+	switch col {
+	case 0:
+		return tview.NewTableCell(name)
+	case 1:
+		return tview.NewTableCell(strconv.FormatInt(records, 10))
+	}
+	c := p.Clocks.List()[(col-2)/2]
+	if (col-2)%2 == 0 {
+		return tview.NewTableCell(millis(total[c]))
+	}
+	return tview.NewTableCell(percent(total[c], p.All.Total()[c]))
+}
+
+// showThreads pushes the per-thread summary; Enter on a row filters the
+// method table by it.
 func (v *View) showThreads() {
 	if v.p == nil {
 		return
 	}
-	t := v.threads
-	t.Clear()
-	clocks := v.p.Clocks.List()
-	head := []string{"Thread", "Records"}
-	for _, c := range clocks {
-		head = append(head, clockLabel(c)+" ms", "%")
-	}
-	for col, h := range head {
-		t.SetCell(0, col, headerCell(h, col > 0))
-	}
-	all := v.p.All.Total()
-	addRow := func(row int, name string, records int64, total [2]uint64) {
-		t.SetCell(row, 0, tview.NewTableCell(name))
-		t.SetCell(row, 1, numberCell(strconv.FormatInt(records, 10)))
-		for k, c := range clocks {
-			t.SetCell(row, 2+2*k, numberCell(millis(total[c])))
-			t.SetCell(row, 3+2*k, numberCell(percent(total[c], all[c])))
-		}
-	}
-	addRow(1, "All threads", v.p.Records, all)
-	for i := range v.p.Threads {
-		tp := &v.p.Threads[i]
-		addRow(i+2, style.Escape(threadName(tp)), tp.Records, tp.Total())
-	}
-	t.Select(v.thread+2, 0)
-	t.SetOffset(0, 0)
-	v.switchTo(pageThreads)
+	v.PopToRoot()
+	t := viewer.NewTable(&threadList{v: v}, viewer.TableOptions{Title: "Threads", Scope: scopeThreads, NoFilter: true})
+	t.Select(v.thread + 1)
+	v.Push(t)
 }

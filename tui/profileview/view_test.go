@@ -20,6 +20,11 @@ const hostile = "[red]x\x1b[2J"
 // Util.hash.
 func testProfile(t testing.TB, clocks trace.Clocks) *trace.Profile {
 	t.Helper()
+	return testProfileWith(t, clocks, trace.BuildOptions{})
+}
+
+func testProfileWith(t testing.TB, clocks trace.Clocks, opt trace.BuildOptions) *trace.Profile {
+	t.Helper()
 	version := 3
 	if clocks != trace.Dual {
 		version = 2
@@ -53,7 +58,7 @@ func testProfile(t testing.TB, clocks trace.Clocks) *trace.Profile {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := trace.ReadProfile(bytes.NewReader(b), trace.BuildOptions{})
+	p, err := trace.ReadProfile(bytes.NewReader(b), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,4 +333,21 @@ func TestRunOnSimulationScreen(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("q did not end Run")
 	}
+}
+
+// A profile with call trees shows them as tabs beside the method table:
+// the tab bar lists them, and the second tab is the top-down tree, whose
+// root is the thread's top-level call. One without trees has no tab bar.
+func TestCallTreeTabsBesideTheMethodTable(t *testing.T) {
+	hs := newHarness(t, testProfileWith(t, trace.Dual, trace.BuildOptions{CallTree: true, CallIndex: true}))
+	hs.contains("Methods", "Top Down", "Bottom Up", "Flame Chart", "Call Chart")
+	hs.runes("2")
+	hs.contains("▸ app.Main.run")  // a node to open, not a table row
+	hs.lacks("app.Worker.compute") // under it, closed
+	hs.runes("1")
+	hs.contains("app.Worker.compute")
+	hs.lacks("▸ app.Main.run")
+
+	plain := newHarness(t, testProfile(t, trace.Dual))
+	plain.lacks("Top Down", "Flame Chart")
 }

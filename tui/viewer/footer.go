@@ -3,8 +3,6 @@ package viewer
 import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
-
-	"github.com/ddmtui/ddmtui/tui/keymap"
 )
 
 // Footer is the bottom line every view shares: its key hints or status,
@@ -73,12 +71,4 @@ func (f *Footer) end(key tcell.Key) {
 	if f.done != nil {
 		f.done()
 	}
-}
-
-// HelpView returns the help page of a view: title, then the text generated
-// from its key table.
-func HelpView(title string, keys *keymap.Map) *tview.TextView {
-	v := tview.NewTextView().SetDynamicColors(false).SetWrap(false)
-	v.SetText(title + "\n\n" + keys.HelpText())
-	return v
 }

@@ -5,11 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
-	"github.com/ddmtui/ddmtui/tui/clip"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -232,14 +229,12 @@ func (f *Frame) PopToRoot() {
 	}
 }
 
-// forget drops pages no tab shows any more from the body.
+// forget drops pages no tab shows any more from the body (their scope's
+// keys stay declared; Register adds a page back).
 func (f *Frame) forget(pages ...Page) {
 	for _, p := range pages {
 		if f.inUse(p) {
 			continue
-		}
-		if _, scoped := p.(keyed); scoped {
-			continue // its scope's keys stay declared: keep it registered
 		}
 		if name, ok := f.names[p]; ok {
 			f.body.RemovePage(name)
@@ -257,6 +252,14 @@ func (f *Frame) inUse(p Page) bool {
 		}
 	}
 	return false
+}
+
+// Stack returns the current tab's pages, its root first.
+func (f *Frame) Stack() []Page {
+	if f.cur >= len(f.tabs) {
+		return nil
+	}
+	return append([]Page(nil), f.tabs[f.cur].stack...)
 }
 
 // Tab returns the index of the tab shown.
@@ -348,203 +351,4 @@ func (f *Frame) updateFooter() {
 		parts = append(parts, style.EscapeTags(hints))
 	}
 	f.footer.SetStatus(strings.Join(parts, "  │  "))
-}
-
-// rebuildKeys assembles the key table: movement and back, the view's
-// keys, the pages' keys, the filter, the tabs, then copy, help and quit.
-func (f *Frame) rebuildKeys() {
-	nav, find, gen := "Move", "Find", "General"
-	b := keymap.Bind
-	bs := keymap.MoveKeys(nav, f.opt.Item, !f.opt.HomeEndOnly, f.move, f.pageSize)
-	bs = append(bs,
-		b(tcell.KeyBackspace2, 0, "Backspace/Esc", "back: close help, leave the page, or clear the filter", nav, f.Back).As("back"),
-		keymap.Alias(tcell.KeyBackspace, 0, f.Back).As("back"),
-		keymap.Alias(tcell.KeyEscape, 0, f.Back).As("back"))
-	bs = append(bs, f.viewKeys...)
-	bs = append(bs, f.pageKeys...)
-	bs = append(bs, b(tcell.KeyRune, '/', "/", f.opt.FilterHelp, find, f.StartFilter).As("filter"))
-	if len(f.tabs) > 1 {
-		for i := 1; i <= 9; i++ {
-			i := i
-			bs = append(bs, keymap.Alias(tcell.KeyRune, rune('0'+i), func() { f.SelectTab(i - 1) }))
-		}
-		bs = append(bs,
-			b(tcell.KeyRune, '1', "1…9", "show tab 1 … 9", nav, func() { f.SelectTab(0) }).As("tab-1"),
-			b(tcell.KeyCtrlN, 0, "Ctrl-N/Ctrl-P", "next / previous tab", nav, func() { f.SelectTab((f.cur + 1) % len(f.tabs)) }).As("next-tab"),
-			keymap.Alias(tcell.KeyCtrlP, 0, func() { f.SelectTab((f.cur + len(f.tabs) - 1) % len(f.tabs)) }).As("previous-tab"))
-	}
-	if f.opt.Copy != nil {
-		help := f.opt.CopyHelp
-		if help == "" {
-			help = "copy the selection to the clipboard (OSC 52)"
-		}
-		bs = append(bs, b(tcell.KeyRune, 'y', "y", help, gen, f.copy).As("copy"))
-	}
-	bs = append(bs,
-		b(tcell.KeyRune, '?', "?", "this help", gen, f.ToggleHelp).As("help"),
-		b(tcell.KeyRune, 'q', "q", "quit", gen, f.quit).As("quit"))
-	f.keys.Set(bs...)
-}
-
-func (f *Frame) move(delta int) {
-	if p := f.Current(); p != nil {
-		p.Move(delta)
-	}
-}
-
-func (f *Frame) pageSize() int {
-	if p := f.Current(); p != nil {
-		return p.PageSize()
-	}
-	return 1
-}
-
-func (f *Frame) quit() {
-	if f.opt.Quit != nil {
-		f.opt.Quit()
-	}
-}
-
-// copy copies what opt.Copy returns through OSC 52, each line made safe
-// for the terminal, and says so in the footer.
-func (f *Frame) copy() {
-	what, text := f.opt.Copy()
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = safetext.Terminal(l)
-	}
-	f.Notify(clip.Do(what, strings.Join(lines, "\n")))
-}
-
-// HelpShown reports whether the help page is shown.
-func (f *Frame) HelpShown() bool { return f.helpShown }
-
-// ToggleHelp shows or hides the help page, generated from the key table
-// as it is bound now.
-func (f *Frame) ToggleHelp() {
-	f.helpShown = !f.helpShown
-	if f.helpShown {
-		title := f.opt.HelpTitle
-		if title == "" {
-			title = "Keys"
-		}
-		f.help.SetText(title + " (press ? or Esc to close; arrows scroll)\n\n" + f.keys.HelpText())
-		f.help.ScrollToBeginning()
-		f.body.SwitchToPage("help")
-	} else if p := f.Current(); p != nil {
-		f.body.SwitchToPage(f.names[p])
-	}
-	f.updateFooter()
-}
-
-// Back closes help, else leaves the page drilled into, else clears the
-// root page's filter.
-func (f *Frame) Back() {
-	switch {
-	case f.helpShown:
-		f.ToggleHelp()
-	case f.Pop():
-	default:
-		if fp, ok := f.Current().(Filterable); ok && fp.Filter() != "" {
-			fp.SetFilter("")
-		}
-	}
-}
-
-// StartFilter opens the / prompt on the page shown, or on its tab's root
-// when the page shown cannot be filtered (leaving the pages above it).
-func (f *Frame) StartFilter() {
-	fp, ok := f.Current().(Filterable)
-	if !ok {
-		if f.Depth() == 0 {
-			return
-		}
-		root, isF := f.tabs[f.cur].stack[0].(Filterable)
-		if !isF {
-			return
-		}
-		f.PopToRoot()
-		fp = root
-	}
-	f.filtering = fp
-	f.footer.Ask(fp.Filter(), func() {
-		f.filtering = nil
-		if f.setFocus != nil {
-			f.setFocus(f)
-		}
-		f.updateFooter()
-	})
-	if f.setFocus != nil {
-		f.setFocus(f.footer.Field())
-	}
-}
-
-// InputHandler routes keys: to the prompt while it is open; to closing
-// and scrolling while help is shown; else through the page's scoped
-// keys, then the frame's table; what is left goes to a custom page.
-func (f *Frame) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
-	return f.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(p tview.Primitive)) {
-		f.setFocus = setFocus
-		if f.footer.Prompting() {
-			if h := f.footer.Input(); h != nil {
-				h(ev, setFocus)
-			}
-			return
-		}
-		if f.notice != "" {
-			f.notice = ""
-			f.updateFooter()
-		}
-		if f.helpShown {
-			f.helpInput(ev, setFocus)
-			return
-		}
-		p := f.Current()
-		if p != nil && p.Scope() != "" && f.keys.HandleScope(ev, p.Scope()) {
-			return
-		}
-		if f.keys.Handle(ev) {
-			return
-		}
-		if p != nil {
-			passKey(p, ev, setFocus)
-		}
-	})
-}
-
-// helpInput: Esc, ? and q close help; the movement keys scroll it.
-func (f *Frame) helpInput(ev *tcell.EventKey, setFocus func(tview.Primitive)) {
-	k := f.keys
-	scroll := func(d int) {
-		row, col := f.help.GetScrollOffset()
-		f.help.ScrollTo(max(0, row+d), col)
-	}
-	_, _, _, h := f.help.GetInnerRect()
-	switch {
-	case ev.Key() == tcell.KeyEscape || k.Matches(ev, "help") || k.Matches(ev, "quit") || k.Matches(ev, "back"):
-		f.ToggleHelp()
-	case k.Matches(ev, "down"):
-		scroll(1)
-	case k.Matches(ev, "up"):
-		scroll(-1)
-	case k.Matches(ev, "page-down"):
-		scroll(max(1, h-1))
-	case k.Matches(ev, "page-up"):
-		scroll(-max(1, h-1))
-	case k.Matches(ev, "first"):
-		f.help.ScrollToBeginning()
-	case k.Matches(ev, "last"):
-		f.help.ScrollToEnd()
-	case ev.Key() != tcell.KeyRune:
-		f.help.InputHandler()(ev, setFocus)
-	}
-}
-
-// Focus gives the focus to the prompt while it is open.
-func (f *Frame) Focus(delegate func(p tview.Primitive)) {
-	if f.footer.Prompting() {
-		delegate(f.footer.Field())
-		return
-	}
-	f.Flex.Focus(delegate)
 }

@@ -375,3 +375,38 @@ func TestFooterParts(t *testing.T) {
 	hs2.f.AddTab(NewTable(&fruitRows{}, TableOptions{Title: "none", Empty: "no [red]fruit recorded"}))
 	hs2.has("no [red]fruit recorded")
 }
+
+// Pages left are dropped from the frame; their scope's keys stay declared.
+func TestPagesLeftAreForgotten(t *testing.T) {
+	hs := newHarness(t, 60, 10, FrameOptions{})
+	hs.f.AddTab(NewTable(fruits(), TableOptions{Title: "Fruits", Scope: "fruits", Sorts: fruitSorts}))
+	before := hs.f.body.GetPageCount()
+	for range 5 {
+		hs.f.Push(NewTable(fruits(), TableOptions{Title: "more", Scope: "more", Sorts: []Sort{{Key: 'x', Name: "x", Help: "sort by x"}}}))
+		hs.f.Pop()
+	}
+	if got := hs.f.body.GetPageCount(); got != before || len(hs.f.names) != 1 {
+		t.Fatalf("%d pages in the body after leaving five (%d before), %d named", got, before, len(hs.f.names))
+	}
+	if !strings.Contains(hs.f.Keys().HelpText(), "sort by x") {
+		t.Fatal("the left page's scope keys are gone from the key table")
+	}
+}
+
+// A table of no scope brings its keys unscoped: they are the view's own
+// (in the key table without a scope) and sort that table from any page.
+func TestUnscopedRootTable(t *testing.T) {
+	hs := newHarness(t, 60, 12, FrameOptions{})
+	tbl := NewTable(fruits(), TableOptions{Title: "Fruits", Sorts: fruitSorts})
+	hs.f.AddTab(tbl)
+	for _, b := range hs.f.Keys().Bindings() {
+		if b.Help == "sort by name" && b.Scope != "" {
+			t.Fatalf("the root table's sort key is scoped %q", b.Scope)
+		}
+	}
+	hs.f.Push(NewText("Detail", "detail"))
+	hs.keys("n")
+	if tbl.SortName() != "name" {
+		t.Fatalf("n on a pushed page left the root sorted by %s", tbl.SortName())
+	}
+}

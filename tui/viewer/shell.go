@@ -131,10 +131,11 @@ func (s *Shell) QueueUpdateDraw(fn func()) { s.app.QueueUpdateDraw(fn) }
 func (s *Shell) Run() error {
 	defer s.cancel()
 	if s.screen == nil {
-		scr, err := OpenTerminal()
+		scr, unwatch, err := OpenWatchedTerminal(s.cancel) // a hung-up terminal or SIGTERM ends the run
 		if err != nil {
 			return err
 		}
+		defer unwatch()
 		s.app.SetScreen(scr)
 		clip.Attach(scr) // the copy key writes OSC 52 to its tty
 	}

@@ -54,7 +54,10 @@ type Rows interface {
 // TableOptions configure a Table.
 type TableOptions struct {
 	// Title names the page in the tab bar; Scope is its key scope (its
-	// sort keys act only while a table of that scope is shown).
+	// sort keys act only while a table of that scope is shown). A table
+	// of no scope (the root table of a viewer with one) brings its keys
+	// unscoped: they are the view's own, checked against every other
+	// key of the view; only one such table's keys are registered.
 	Title, Scope string
 	// Sorts are the orders the rows can take; the first is the default.
 	// Each one's key, and r (reverse), are bound while the table is shown.
@@ -71,6 +74,9 @@ type TableOptions struct {
 	// SideBySide is the width from which the detail pane goes beside the
 	// table rather than under it (default 110).
 	SideBySide int
+	// NoFilter makes / leave the page for its tab's root and filter that
+	// (a drilled-in page whose rows are not a list to narrow).
+	NoFilter bool
 }
 
 // Table is a page of rows: column titles, a selection the movement keys
@@ -88,9 +94,11 @@ type Table struct {
 	cols        []Column
 	q           Query
 	n           int
+	selKey      string // the selected row's key, as of the last selection
 	detailFocus bool
 	onSelect    func(i int)
 	onChange    func()
+	shown       int // the columns that fit whole, as of the last draw (fit.go)
 }
 
 // NewTable returns a table page over rows; call Refresh once the rows
@@ -108,6 +116,9 @@ func NewTable(rows Rows, opt TableOptions) *Table {
 	t.Refresh()
 	return t
 }
+
+// Rows returns the source of the rows.
+func (t *Table) Rows() Rows { return t.rows }
 
 // Widget is the tview.Table drawn (set its border and title there).
 func (t *Table) Widget() *tview.Table { return t.view }
@@ -143,7 +154,11 @@ func (t *Table) Columns() []Column { return t.cols }
 
 // Refresh lays the rows out again (new data, new columns), keeping the
 // selected row when it is still there.
-func (t *Table) Refresh() { t.update(t.SelectedKey()) }
+func (t *Table) Refresh() { t.update(t.selKey) }
+
+// Reset lays the rows out again with the first row selected and the
+// table scrolled to the top (a new grouping, a new data set).
+func (t *Table) Reset() { t.update("") }
 
 // update lays the rows out and selects the row with key keep, else the
 // first selectable row.
@@ -200,13 +215,10 @@ func (t *Table) Selected() int {
 	return -1
 }
 
-// SelectedKey returns the key of the selected row, or "".
-func (t *Table) SelectedKey() string {
-	if i := t.Selected(); i >= 0 {
-		return t.rows.Key(i)
-	}
-	return ""
-}
+// SelectedKey returns the key of the selected row, or "" (as of the last
+// selection or layout, so it is still the old row's while the source's
+// data changes under the table).
+func (t *Table) SelectedKey() string { return t.selKey }
 
 // Select selects row i.
 func (t *Table) Select(i int) {
@@ -227,6 +239,10 @@ func (t *Table) SelectKey(k string) bool {
 }
 
 func (t *Table) selectionChanged() {
+	t.selKey = ""
+	if i := t.Selected(); i >= 0 {
+		t.selKey = t.rows.Key(i)
+	}
 	if t.onSelect != nil {
 		t.onSelect(t.Selected())
 	}
@@ -234,6 +250,9 @@ func (t *Table) selectionChanged() {
 		t.frame.updateFooter()
 	}
 }
+
+// Filterable reports whether / filters this table (see NoFilter).
+func (t *Table) Filterable() bool { return !t.opt.NoFilter }
 
 // Filter implements Filterable.
 func (t *Table) Filter() string { return t.q.Filter }
@@ -244,9 +263,8 @@ func (t *Table) SetFilter(s string) {
 	if s == t.q.Filter {
 		return
 	}
-	keep := t.SelectedKey()
 	t.q.Filter = s
-	t.update(keep)
+	t.update(t.selKey)
 }
 
 // SetSort orders the rows by Sorts[i]; with RepeatReverses, the current
@@ -263,13 +281,13 @@ func (t *Table) SetSort(i int) {
 		}
 	}
 	t.q.Sort = i
-	t.update(t.SelectedKey())
+	t.update(t.selKey)
 }
 
 // SetReverse chooses the direction of the order.
 func (t *Table) SetReverse(on bool) {
 	t.q.Reverse = on
-	t.update(t.SelectedKey())
+	t.update(t.selKey)
 }
 
 // SortName is the name of the order in force ("" without Sorts).
@@ -280,11 +298,15 @@ func (t *Table) SortName() string {
 	return ""
 }
 
-// pageKeys: each Sort's key and r, in the table's scope.
+// pageKeys: each Sort's key and r, in the table's scope. Scoped, they act
+// on the table shown (any table of the scope); without a scope, on this
+// table wherever the frame is.
 func (t *Table) pageKeys(f *Frame) []keymap.Binding {
 	cur := func(fn func(*Table)) func() {
 		return func() {
-			if c, ok := f.Current().(*Table); ok {
+			if t.opt.Scope == "" {
+				fn(t)
+			} else if c, ok := f.Current().(*Table); ok {
 				fn(c)
 			}
 		}
@@ -404,6 +426,9 @@ func (t *Table) Draw(screen tcell.Screen) {
 		}
 	}
 	t.Flex.Draw(screen)
+	if t.fitColumns() {
+		t.Flex.Draw(screen) // a column that would be cut is left out
+	}
 	if t.n == 0 && t.opt.Empty != "" {
 		x, y, w, h := t.view.GetInnerRect()
 		if h > 2 {
@@ -418,8 +443,13 @@ type tableContent struct {
 	t *Table
 }
 
-func (c *tableContent) GetRowCount() int    { return c.t.n + 1 }
-func (c *tableContent) GetColumnCount() int { return len(c.t.cols) }
+func (c *tableContent) GetRowCount() int { return c.t.n + 1 }
+func (c *tableContent) GetColumnCount() int {
+	if c.t.shown > 0 {
+		return min(c.t.shown, len(c.t.cols))
+	}
+	return len(c.t.cols)
+}
 
 func (c *tableContent) GetCell(row, col int) *tview.TableCell {
 	t := c.t
@@ -436,22 +466,27 @@ func (c *tableContent) GetCell(row, col int) *tview.TableCell {
 				title += " ▼"
 			}
 		}
-		return tview.NewTableCell(title).SetSelectable(false).SetAlign(k.Align).
-			SetAttributes(tcell.AttrBold).SetTextColor(t.palette().Accent())
+		return shape(tview.NewTableCell(title).SetSelectable(false).
+			SetAttributes(tcell.AttrBold).SetTextColor(t.palette().Accent()), k)
 	}
 	cell := t.rows.Cell(row-1, col)
 	if cell == nil {
 		cell = tview.NewTableCell("")
 	}
+	if t.rows.Key(row-1) == "" {
+		cell.SetSelectable(false)
+	}
+	return shape(cell, k)
+}
+
+// shape gives a cell its column's alignment and width bounds.
+func shape(cell *tview.TableCell, k Column) *tview.TableCell {
 	cell.SetAlign(k.Align)
 	if k.MaxWidth > 0 {
 		cell.SetMaxWidth(k.MaxWidth)
 	}
 	if k.Expand > 0 {
 		cell.SetExpansion(k.Expand)
-	}
-	if t.rows.Key(row-1) == "" {
-		cell.SetSelectable(false)
 	}
 	return cell
 }

@@ -292,7 +292,9 @@ func treeOf(f *Frame) *Tree {
 func (tr *Tree) treeKeys(f *Frame, scope string) []keymap.Binding {
 	on := func(fn func(*Tree)) func() {
 		return func() {
-			if c := treeOf(f); c != nil {
+			if scope == "" {
+				fn(tr)
+			} else if c := treeOf(f); c != nil {
 				fn(c)
 			}
 		}

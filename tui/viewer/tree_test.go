@@ -299,3 +299,28 @@ func TestWorkProgressAndRun(t *testing.T) {
 		t.Fatal("Work started without a runner")
 	}
 }
+
+// The first row's node (index 0) expands, collapses and toggles like any
+// other, and is the parent h goes to; rows out of range have no node.
+func TestTreeFirstNodeAndBounds(t *testing.T) {
+	hs := newHarness(t, 60, 16, FrameOptions{})
+	tbl, tr := NewTree(newCallTree(), TableOptions{Title: "Calls"})
+	hs.f.AddTab(tbl)
+	hs.keys(" ")
+	hs.eq("Space on node 0", hs.treeLines(), "▾ main", "  ▸ run", "    idle", "▸ worker")
+	hs.keys("jh") // run: a closed node goes to its parent, on row 0
+	if tbl.Selected() != 0 {
+		t.Fatalf("h from run selected row %d, want 0", tbl.Selected())
+	}
+	hs.keys("h") // main is open: h closes it
+	hs.eq("h on node 0", hs.treeLines(), "▸ main", "▸ worker")
+	if tr.Node(tbl.Len()) != -1 || tr.Node(-1) != -1 || tr.Depth(tbl.Len()) != 0 || tr.Depth(-1) != 0 {
+		t.Fatal("rows out of range have a node or a depth")
+	}
+	// A tree of no scope: its keys act on it from a page pushed above it.
+	hs.f.Push(NewText("Detail", ""))
+	hs.keys(" ")
+	if !tr.Expanded(0) {
+		t.Fatal("Space on a pushed page did not reach the unscoped tree")
+	}
+}

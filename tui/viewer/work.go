@@ -51,6 +51,8 @@ func (f *Frame) Work(label string, work func(ctx context.Context, progress func(
 			r.QueueUpdateDraw(func() { f.SetProgress(label + ": " + s) })
 		}
 	}
+	before := f.progress
+	f.SetProgress(label + "…") // before Go: a runner may finish the work inside it
 	started := r.Go(func() func() {
 		apply := work(ctx, report)
 		return func() {
@@ -60,8 +62,8 @@ func (f *Frame) Work(label string, work func(ctx context.Context, progress func(
 			}
 		}
 	})
-	if started {
-		f.SetProgress(label + "…")
+	if !started {
+		f.SetProgress(before)
 	}
 	return started
 }

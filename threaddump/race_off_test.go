@@ -1,0 +1,5 @@
+//go:build !race
+
+package threaddump
+
+const raceOn = false
