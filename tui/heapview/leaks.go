@@ -13,67 +13,6 @@ import (
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
-// BlameHop returns the index of the hop of a leak's path (root first, the
-// leaked object last) most likely to blame, or 0 when the leaked object
-// is itself a GC root. The rule: the app's objects are the instances
-// whose class is in the leaked object's app package (the first three
-// parts of its class name, "com.example.mail"); class objects never count
-// as the app's, since a static field lives as long as the process.
-// Walking from the leak back towards the root, the app's objects that hold
-// it in an unbroken run (the Activity's inner classes, listeners and
-// handlers) are its own side, and the reference into that run from the
-// first holder outside it is the suspect: a Handler's Message, a Thread's
-// Runnable, a static field. When that holder is only a container (an
-// array, or a class of java.util or android.util), the blame moves back
-// to the reference that holds the container: the static listener list,
-// not its backing array. When the whole path is the app's, the first hop
-// (out of the GC root) is blamed.
-func BlameHop(h *analysis.Heap, path []analysis.PathStep) int {
-	if len(path) < 2 {
-		return 0
-	}
-	app := appPackage(h.ClassName(path[len(path)-1].Node))
-	i := len(path) - 1
-	for ; i > 1; i-- {
-		holder := path[i-1].Node
-		if h.ClassObjectName(holder) != "" || !inPackage(h.ClassName(holder), app) {
-			break
-		}
-	}
-	for i > 1 && isContainer(h, path[i-1].Node) {
-		i--
-	}
-	return i
-}
-
-// isContainer reports whether a node only holds others for someone: an
-// array, or an instance of a java.util or android.util class.
-func isContainer(h *analysis.Heap, n analysis.Node) bool {
-	if h.ClassObjectName(n) != "" {
-		return false
-	}
-	name := h.ClassName(n)
-	return strings.HasSuffix(name, "[]") || strings.HasPrefix(name, "java.util.") || strings.HasPrefix(name, "android.util.")
-}
-
-// appPackage is the first three dotted parts of a class name (or fewer
-// when its package is shorter).
-func appPackage(class string) string {
-	parts := strings.Split(class, ".")
-	if len(parts) <= 1 {
-		return ""
-	}
-	parts = parts[:len(parts)-1] // the package
-	if len(parts) > 3 {
-		parts = parts[:3]
-	}
-	return strings.Join(parts, ".")
-}
-
-func inPackage(class, pkg string) bool {
-	return pkg != "" && strings.HasPrefix(class, pkg+".")
-}
-
 // leakRows is the leaks table: each leaked Activity or Fragment (D12),
 // the largest retained first, with the hop blamed.
 type leakRows struct {

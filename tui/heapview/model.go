@@ -140,7 +140,7 @@ func FindExtras(h *analysis.Heap, progress Progress) Extras {
 	x.leaks = h.Leaks()
 	x.blame = make([]int, len(x.leaks))
 	for i, l := range x.leaks {
-		x.blame[i] = BlameHop(h, l.Path)
+		x.blame[i] = h.BlameStep(l.Path)
 	}
 	x.bitmaps = h.Bitmaps()
 	progress("strings", 0)

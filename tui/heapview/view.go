@@ -8,7 +8,7 @@
 // Dominators (the dominator tree, expandable, with retained size and its
 // share of the reachable heap), Leaks (leaked Activities and Fragments with
 // the chain from their GC root and the hop most likely to blame marked,
-// see BlameHop), Strings (duplicate strings), Bitmaps (drawn with
+// see analysis.Heap.BlameStep), Strings (duplicate strings), Bitmaps (drawn with
 // half-block cells when the dump holds their pixels, saved as PNG with s)
 // and, given an earlier dump, Diff (what grew, by class, D16).
 //

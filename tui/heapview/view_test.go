@@ -324,7 +324,7 @@ func TestLeaksBlameTheRightHop(t *testing.T) {
 	}
 }
 
-// BlameHop on paths of every shape the scene plants, and the edge cases.
+// Heap.BlameStep on paths of every shape the scene plants, and the edge cases.
 func TestBlameHopRule(t *testing.T) {
 	file, e := writeScene(t, scene.Options{API: 24})
 	h, err := analysis.Open(file, analysis.Options{})
@@ -338,12 +338,12 @@ func TestBlameHopRule(t *testing.T) {
 		"com.example.mail.SettingsActivity": "target",
 	}
 	for _, l := range h.Leaks() {
-		b := BlameHop(h, l.Path)
+		b := h.BlameStep(l.Path)
 		if w, ok := want[h.ClassName(l.Node)]; ok && l.Path[b].Field != w {
 			t.Errorf("%s: blamed %q, want %q", h.ClassName(l.Node), l.Path[b].Field, w)
 		}
 	}
-	if BlameHop(h, nil) != 0 || BlameHop(h, []analysis.PathStep{{Node: 0}}) != 0 {
+	if h.BlameStep(nil) != 0 || h.BlameStep([]analysis.PathStep{{Node: 0}}) != 0 {
 		t.Error("a path of one node has no hop to blame")
 	}
 	_ = e
