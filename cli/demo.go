@@ -53,9 +53,11 @@ func demoCommand() *cli.Command {
 		Usage: "open the dashboard on the built-in simulated device",
 		Description: "Starts simulated VMs on free loopback ports (from 8000 up) — apps with varied threads and\n" +
 			"heaps, one waiting for a debugger, one with a large fragmented heap, a Dalvik VM and a\n" +
-			"non-DDM JVM — and opens the dashboard on them. Nothing leaves this machine. With --api 30\n" +
-			"or later they are a modern phone's VMs instead, reached in-process as device VMs: threads\n" +
-			"from /proc and memory from dumpsys meminfo, as on a real phone.\n\n" +
+			"non-DDM JVM — plus a simulated Android 14 device (in-process, no adb needed) with two\n" +
+			"debuggable apps and a profileable release build, whose VMs answer no thread or heap chunk\n" +
+			"(threads from /proc, memory from dumpsys meminfo), and opens the dashboard on them all.\n" +
+			"Nothing leaves this machine. With --api 30 or later the local VMs are a modern phone's VMs\n" +
+			"too, reached in-process as device VMs, as on a real phone.\n\n" +
 			demoDebugNote,
 		Flags: append(append(demoSimFlags(), uiFlags()...),
 			&cli.IntFlag{Name: "port", Value: 8000, Usage: "first loopback port to try for the simulated VMs"},

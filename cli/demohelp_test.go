@@ -38,3 +38,18 @@ func TestDiscoveryLabelsNameBothParts(t *testing.T) {
 		}
 	}
 }
+
+// demo --help names the simulated Android 14 device it always adds (issue
+// 29: a newcomer could not tell where the device VMs came from).
+func TestDemoHelpNamesTheAndroid14Device(t *testing.T) {
+	out, err := runApp(t, "demo", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"simulated Android 14 device", "profileable release build", "no adb needed"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("demo --help lacks %q:\n%s", want, out)
+		}
+	}
+}

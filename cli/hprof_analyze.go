@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -12,20 +14,31 @@ import (
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/tui/heapview"
 )
 
-// heapViewer shows an analysed dump to a user at a terminal.
-type heapViewer func(c *cli.Context, h *analysis.Heap, file string, top int) error
+// heapViewer shows a dump to a user at a terminal: the viewer analyses
+// file itself, in the background, and compares it with baseline when set.
+type heapViewer func(c *cli.Context, file, baseline string) error
 
-// openHeapViewer is where `hprof analyze` on a terminal opens the heap
-// dump viewer. Until the viewer exists it writes the text report.
-func openHeapViewer(c *cli.Context, h *analysis.Heap, file string, top int) error {
-	return analysis.WriteText(c.App.Writer, h.Report(top), analysis.TextOptions{File: file, Top: top})
+// openHeapViewer is where `hprof analyze` and `hprof diff` on a terminal
+// open the heap dump viewer (tui/heapview), at once: the analysis runs
+// behind its first screen.
+func openHeapViewer(c *cli.Context, file, baseline string) error {
+	for _, f := range []string{baseline, file} {
+		if f == "" {
+			continue
+		}
+		if _, err := os.Stat(f); err != nil { // a mistyped name is a line, not a screen
+			return fmt.Errorf("%s: %w", safetext.Terminal(f), errors.Unwrap(err))
+		}
+	}
+	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context})
 }
 
 // hprofSubcommands are `hprof analyze`, `hprof path` and `hprof diff`.
 func hprofSubcommands() []*cli.Command {
-	return []*cli.Command{newHprofAnalyzeCommand(openHeapViewer, isTerminal), hprofPathCommand(), hprofDiffCommand()}
+	return []*cli.Command{newHprofAnalyzeCommand(openHeapViewer, isTerminal), hprofPathCommand(), newHprofDiffCommand(openHeapViewer, isTerminal)}
 }
 
 // openHeap analyses a file. The arrays of an analysis hold no pointers,
@@ -43,6 +56,9 @@ func openHeap(file string) (*analysis.Heap, error) {
 // analyzeHeap writes the analysis of file: JSON, the viewer on a
 // terminal, else the text report.
 func analyzeHeap(c *cli.Context, file string, jsonOut bool, top int, view heapViewer, terminal func(io.Writer) bool) error {
+	if !jsonOut && terminal(c.App.Writer) {
+		return view(c, file, "")
+	}
 	h, err := openHeap(file)
 	if err != nil {
 		return err
@@ -50,9 +66,6 @@ func analyzeHeap(c *cli.Context, file string, jsonOut bool, top int, view heapVi
 	defer h.Close()
 	if jsonOut {
 		return headless.WriteJSON(c.App.Writer, h.Report(top))
-	}
-	if terminal(c.App.Writer) {
-		return view(c, h, file, top)
 	}
 	return analysis.WriteText(c.App.Writer, h.Report(top), analysis.TextOptions{File: file, Top: top})
 }
@@ -125,7 +138,7 @@ func hprofPathCommand() *cli.Command {
 	}
 }
 
-func hprofDiffCommand() *cli.Command {
+func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Command {
 	return &cli.Command{
 		Name:      "diff",
 		Usage:     "what grew between two heap dumps of an app, by class",
@@ -135,6 +148,9 @@ func hprofDiffCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return fmt.Errorf("hprof diff takes two files, OLD and NEW")
+			}
+			if !c.Bool("json") && terminal(c.App.Writer) {
+				return view(c, c.Args().Get(1), c.Args().Get(0))
 			}
 			var hist [2][]analysis.ClassRow
 			for i, file := range c.Args().Slice() {

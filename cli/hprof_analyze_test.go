@@ -103,15 +103,15 @@ func TestHprofAnalyzeText(t *testing.T) {
 		}
 	}
 	var viewed string
-	cmd := newHprofAnalyzeCommand(func(c *cli.Context, h *analysis.Heap, f string, top int) error {
-		viewed = fmt.Sprintf("%s %d %d", f, h.NumNodes(), top)
+	cmd := newHprofAnalyzeCommand(func(c *cli.Context, f, baseline string) error {
+		viewed = fmt.Sprintf("%s %q", f, baseline)
 		return nil
 	}, func(io.Writer) bool { return true })
 	app := &cli.App{Commands: []*cli.Command{cmd}, Writer: new(bytes.Buffer)}
 	if err := app.Run([]string{"x", "analyze", "--top", "9", file}); err != nil {
 		t.Fatal(err)
 	}
-	if viewed != file+" 67 9" {
+	if viewed != file+` ""` {
 		t.Errorf("viewer got %q", viewed)
 	}
 }
@@ -210,6 +210,21 @@ func TestHprofDiff(t *testing.T) {
 	out, err = runApp(t, "hprof", "diff", a, small)
 	if err != nil || !strings.Contains(out, "-480") || !strings.Contains(out, "com.example.mail.MainActivity") {
 		t.Errorf("%v\n%s", err, out)
+	}
+	// On a terminal the viewer opens on NEW with OLD as its baseline;
+	// --json stays JSON.
+	var viewed string
+	cmd := newHprofDiffCommand(func(c *cli.Context, f, baseline string) error {
+		viewed = f + " " + baseline
+		return nil
+	}, func(io.Writer) bool { return true })
+	app := &cli.App{Commands: []*cli.Command{cmd}, Writer: new(bytes.Buffer)}
+	if err := app.Run([]string{"x", "diff", a, small}); err != nil || viewed != small+" "+a {
+		t.Errorf("viewer got %q (%v)", viewed, err)
+	}
+	viewed = ""
+	if err := app.Run([]string{"x", "diff", "--json", a, small}); err != nil || viewed != "" {
+		t.Errorf("--json opened the viewer (%q, %v)", viewed, err)
 	}
 }
 

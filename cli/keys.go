@@ -11,6 +11,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui"
 	"github.com/ddmtui/ddmtui/tui/allocview"
 	"github.com/ddmtui/ddmtui/tui/dumpview"
+	"github.com/ddmtui/ddmtui/tui/heapview"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
@@ -29,6 +30,7 @@ func keyContexts() map[string][]keymap.Binding {
 		"thread dump":      dumpview.New(dumpview.Options{Palette: pal}).Keys().Declared(),
 		"profile":          profileview.New(profileview.Options{Palette: pal}).Keys().Declared(),
 		"allocations":      allocview.New(allocview.Options{Palette: pal}).Keys().Declared(),
+		"heap dump":        heapview.New(heapview.Options{Palette: pal, Baseline: "-"}).Keys().Declared(),
 		"views":            viewsview.New(viewsview.Options{Palette: pal, Save: func(context.Context, string, []byte) (string, error) { return "", nil }}).Keys().Declared(),
 	}
 }

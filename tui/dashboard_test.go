@@ -631,7 +631,7 @@ func TestHeapDumpKeySavesStandardHPROF(t *testing.T) {
 	hs.waitText("Binder:1234_1")
 	hs.key(tcell.KeyRune, 'H')
 	hs.waitFor("dump", func(string) bool { return hs.ctrl.called("hpds local:8000") })
-	hs.waitText("saved ")
+	hs.waitText(".hprof — 1.0.2 · ") // saved, then the heap dump viewer opens on it
 	files, _ := filepath.Glob(filepath.Join(hs.dash.cfg.TraceDir, "com.example.mail-*.hprof"))
 	if len(files) != 1 {
 		t.Fatalf("saved dumps: %v", files)

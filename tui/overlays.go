@@ -17,6 +17,7 @@ import (
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/allocview"
 	"github.com/ddmtui/ddmtui/tui/dumpview"
+	"github.com/ddmtui/ddmtui/tui/heapview"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
@@ -59,6 +60,8 @@ type overlays struct {
 	allocKey string // VM whose allocations the allocation view shows
 	timeline *timelineView
 	viewsV   *viewsview.View
+	heapV    *heapview.View    // the heap dump viewer, while open (heapviewer.go)
+	lastHeap map[string]string // app -> its last dump saved in this session
 }
 
 func newOverlays(d *Dashboard) *overlays {
@@ -188,7 +191,7 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 		return true, true // the prompt takes every key; Enter/Esc end it
 	}
 	switch o.frontName() {
-	case "profile", "dump", "allocs", "spy", "views":
+	case "profile", "dump", "allocs", "spy", "views", "heap":
 		return true, true // the viewer has its own keys; q or Esc returns here
 	case "timeline":
 		o.d.keys.HandleScope(ev, TimelineScope)

@@ -77,7 +77,7 @@ func TestHeapDumpKeyOnModernDevice(t *testing.T) {
 	hs.key(tcell.KeyRune, 'H')
 	screenText := hs.waitLong("the saved dump", 60*time.Second, func(s string) bool {
 		failed := strings.Contains(s, "heap dump of com.example.chat:") && !strings.Contains(s, "received…") && !strings.Contains(s, "waiting for the VM…")
-		return strings.Contains(s, "heap dump saved to") || failed
+		return strings.Contains(s, ".hprof — 1.0.2 · ") || failed // saved: the heap dump viewer opens on it
 	})
 	files, _ := filepath.Glob(filepath.Join(dir, "com.example.chat-*.hprof"))
 	if len(files) != 1 {
@@ -95,6 +95,7 @@ func TestHeapDumpKeyOnModernDevice(t *testing.T) {
 	if err != nil || sum.Header.Version != hprof.VersionStandard || len(sum.Heaps) == 0 {
 		t.Fatalf("saved dump: %v %+v", err, sum)
 	}
+	hs.key(tcell.KeyRune, 'q') // leaves the heap dump viewer
 	hs.key(tcell.KeyRune, 'M')
 	hist := hs.waitLong("the message history", 5*time.Second, func(s string) bool { return strings.Contains(s, "Messages") })
 	if strings.Count(hist, "dumping the heap of com.example.chat") != 1 || strings.Contains(hist, "received…") ||

@@ -29,7 +29,7 @@ func (p *vmPane) actionKeys() []keymap.Binding {
 		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", vm, p.d.ov.openAllocs).As("allocations"),
 		b(tcell.KeyRune, 'V', "V", "views: windows, view tree, wireframe (layout inspector)", vm, p.d.ov.openViews).As("views"),
 		b(tcell.KeyRune, 'J', "J", "JDWP traffic of debuggers attached through ddmtui", vm, p.d.ov.openSpy).As("jdwp-traffic"),
-		b(tcell.KeyRune, 'H', "H", "HPROF heap dump, saved as standard HPROF", vm, p.heapDump).As("heap-dump").Also("hprof"),
+		b(tcell.KeyRune, 'H', "H", "HPROF heap dump: saved, then opened in the heap viewer", vm, p.heapDump).As("heap-dump").Also("hprof"),
 		b(tcell.KeyRune, 'C', "C", "cancel the heap dump or trace being saved", vm, p.cancelSave).As("cancel-save"),
 		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", vm, p.askExit).As("exit-vm"),
 		b(tcell.KeyRune, 'm', "m", "switch the discovery mode (drops connections)", vm, p.nextScanMode).As("scan-mode"),
@@ -232,6 +232,7 @@ func (p *vmPane) heapDump() {
 				d.flash("heap dump of " + app + ": " + err.Error())
 			default:
 				d.flash(fmt.Sprintf("heap dump saved to %s (%s)", path, savefile.Size(uint64(res.Size))))
+				d.heapSaved(app, path)
 			}
 		})
 	})

@@ -47,6 +47,9 @@ type LeakJSON struct {
 	Retained uint64     `json:"retained"`
 	Depth    int        `json:"depth"`
 	Path     []StepJSON `json:"path"`
+	// Blame is the index in Path of the hop most likely to blame
+	// (Heap.BlameStep): a heuristic beside D12, not part of it.
+	Blame int `json:"blame"`
 }
 
 // DuplicateJSON is one group of duplicate strings (D13).
@@ -109,7 +112,7 @@ func (h *Heap) Report(top int) *Report {
 	}
 	for _, l := range h.Leaks() {
 		r.Leaks = append(r.Leaks, LeakJSON{ID: HexID(h.ID(l.Node)), Class: h.ClassName(l.Node), Kind: l.Kind,
-			Reason: l.Reason, Retained: h.Retained(Node(l.Node)), Depth: l.Depth, Path: h.PathJSON(l.Path)})
+			Reason: l.Reason, Retained: h.Retained(Node(l.Node)), Depth: l.Depth, Path: h.PathJSON(l.Path), Blame: h.BlameStep(l.Path)})
 	}
 	<-strs
 	for _, d := range dups[:min(top, len(dups))] {

@@ -66,7 +66,11 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 				p("    %s (GC root)\n", label(s.Class, s.Of, s.ID))
 				continue
 			}
-			p("    %s└─ %s → %s\n", strings.Repeat(" ", min(i-1, 12)), esc(*s.Field), label(s.Class, s.Of, s.ID))
+			blame := ""
+			if i == l.Blame {
+				blame = "   ← likely cause"
+			}
+			p("    %s└─ %s → %s%s\n", strings.Repeat(" ", min(i-1, 12)), esc(*s.Field), label(s.Class, s.Of, s.ID), blame)
 		}
 	}
 

@@ -85,7 +85,7 @@ func New(opt Options) *View {
 		SideBySide: sideBySideWidth, DetailHelp: "switch the movement keys between the thread table and the stack"})
 	v.table = v.tbl.Widget()
 	v.table.SetBorder(true).SetTitle(" Threads ")
-	v.stack = text().SetScrollable(true).SetWordWrap(false)
+	v.stack = text().SetScrollable(true) // wraps between words (sta│te=S was cut mid-word)
 	v.stack.SetBorder(true).SetTitle(" Stack ")
 	v.tbl.SetDetail(v.stack)
 	v.tbl.OnSelect(func(int) { v.showSelected() })

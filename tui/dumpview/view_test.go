@@ -504,3 +504,28 @@ func cellsText(cells []tcell.SimCell) string {
 	}
 	return b.String()
 }
+
+// The stack wraps between words on a narrow screen: every word shown is a
+// word of the stack's text (issue 29 #16: `sta│te=S` was cut mid-word).
+func TestStackWrapsBetweenWords(t *testing.T) {
+	hs := newHarness(t, loadDump(t, "spec_example_art10.txt"), colour, 80, 24)
+	hs.mustFind("Stack · main")
+	words := map[string]bool{}
+	for _, w := range strings.Fields(hs.v.stack.GetText(true)) {
+		words[w] = true
+	}
+	x, y, w, h := hs.v.stack.GetInnerRect()
+	var shown []string
+	for _, l := range hs.lines()[y : y+h] {
+		r := []rune(l)
+		shown = append(shown, strings.Fields(string(r[x:min(x+w, len(r))]))...)
+	}
+	if len(shown) < 10 {
+		t.Fatalf("the stack shows %d words: %q", len(shown), shown)
+	}
+	for _, w := range shown {
+		if !words[w] && len(w) < 60 { // a word longer than the pane is cut where it must be
+			t.Errorf("%q is not a word of the stack: wrapped mid-word", w)
+		}
+	}
+}

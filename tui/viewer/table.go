@@ -177,6 +177,12 @@ func (t *Table) update(keep string) {
 	if row < 0 {
 		row = t.nextSelectable(0, 1)
 		t.view.SetOffset(0, 0)
+	} else {
+		// tview follows the end of a table that was once shorter than
+		// its box (a filter left few rows); as the rows grow back the
+		// kept selection must stay in view, not the end.
+		r, c := t.view.GetOffset()
+		t.view.SetOffset(r, c)
 	}
 	if row >= 0 {
 		t.view.Select(row+1, 0)
