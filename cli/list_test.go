@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -14,7 +15,10 @@ import (
 // freePorts finds n consecutive free loopback ports.
 func freePorts(t *testing.T, n int) int {
 	t.Helper()
-	base, err := freeLocalRange(40000, n)
+	// Each test binary starts its search at its own place: `go test ./...`
+	// runs packages side by side, and two that probed the same free ports
+	// at once would both try to bind them.
+	base, err := freeLocalRange(40000+os.Getpid()%500*20, n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,15 @@ const (
 )
 
 type message struct {
-	at   time.Time
-	text string
+	at       time.Time
+	text     string
+	progress bool // a progress line (show), which the next one replaces
 }
+
+// flashHold is how long a flashed message keeps the status line from a
+// progress line: "busy: a heap dump is under way" must be read, not
+// replaced by the dump's next "received…" a moment later.
+const flashHold = 2 * time.Second
 
 // statusLine is the bottom line: a pending message, the VM count and
 // selection, problems, a running trace, then where VMs come from. Every
@@ -67,7 +73,11 @@ func (p *statusLine) flash(text string) {
 // show shows msg like flash without adding it to the history: a
 // progress line that replaces itself.
 func (p *statusLine) show(text string) {
-	p.msg = message{at: p.d.now(), text: text}
+	now := p.d.now()
+	if !p.msg.progress && p.msg.text != "" && now.Sub(p.msg.at) < flashHold {
+		return // a message still being read; the next progress line comes soon
+	}
+	p.msg = message{at: now, text: text, progress: true}
 	p.render()
 }
 
