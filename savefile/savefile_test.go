@@ -340,3 +340,39 @@ func TestSaveTrace(t *testing.T) {
 }
 
 var _ io.Writer = (*Writer)(nil)
+
+// Issue 16 item 5: a heap dump converts straight into its file, with the
+// output bounded; a hostile dump leaves nothing behind, a real one is
+// byte for byte the in-memory conversion.
+func TestWriteHPROFStreamsAndBounds(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.hprof")
+	_, err := SaveBytes(context.Background(), path, hostileHPROF(), HPROF(false, DefaultHPROFRatio, nil))
+	if !errors.Is(err, hprof.ErrOutputTooLarge) {
+		t.Fatalf("hostile dump: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	// A real dump converts as in memory, byte for byte.
+	good, err := hprof.Synth{Seed: 7, Classes: 4, Instances: 30, Arrays: 12, MaxArrayLength: 40, NoData: true}.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := hprof.ToStandard(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum *hprof.Summary
+	_, err = SaveBytes(context.Background(), path, good, HPROF(false, DefaultHPROFRatio, &sum))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	if !bytes.Equal(got, want) || sum.Size != int64(len(want)) {
+		t.Fatalf("file %d bytes (summary %d), in-memory conversion %d", len(got), sum.Size, len(want))
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("directory holds %v", ents)
+	}
+}
