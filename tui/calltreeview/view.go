@@ -3,7 +3,6 @@ package calltreeview
 import (
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -143,36 +142,4 @@ func (t *Tabs) refresh() {
 	if t.OnStatus != nil {
 		t.OnStatus(t.M.Status())
 	}
-}
-
-// View is the call-tree tabs on a frame of their own.
-type View struct {
-	*viewer.Frame
-	Tabs *Tabs
-}
-
-// RunOptions configure Run.
-type RunOptions struct {
-	viewer.RunOptions
-	Clock trace.Clock
-}
-
-// New returns a view of p's call trees for a run.
-func New(h viewer.Host, p *trace.Profile, c trace.Clock) *View {
-	f := viewer.NewFrame(viewer.FrameOptions{Palette: h.Palette, Quit: h.Quit, HelpTitle: "Call tree keys", Item: "node",
-		FilterHelp: "keep the paths through methods whose name contains the text"})
-	f.SetRunner(h.Runner)
-	m := NewModel(p, c)
-	tabs := AddTabs(f, m, h.Palette)
-	header := func(status string) {
-		f.SetHeader(style.Escape(safetext.Terminal(h.Title)) + " · " + style.Escape(status))
-	}
-	tabs.OnStatus = header
-	header(m.Status())
-	return &View{Frame: f, Tabs: tabs}
-}
-
-// Run shows p's call trees full screen until the user quits.
-func Run(p *trace.Profile, opt RunOptions) error {
-	return viewer.Run(opt.RunOptions, func(h viewer.Host) *View { return New(h, p, opt.Clock) })
 }

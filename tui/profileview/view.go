@@ -48,6 +48,11 @@ type View struct {
 	thread int // index in p.Threads, -1 for all threads
 	clock  trace.Clock
 	trees  *calltreeview.Tabs // the call-tree tabs, once a profile had trees
+	// treeStatus is the trees' state (thread, clock, range, records not
+	// placed), shown in the header on their tabs; headerTab the tab the
+	// header was last made for.
+	treeStatus string
+	headerTab  int
 }
 
 // New returns an empty view; SetProfile fills it.
@@ -138,7 +143,22 @@ func (v *View) setCallTrees(p *trace.Profile) {
 		v.trees.SetProfile(p, p.Clocks.First())
 	case m.HasTrees():
 		v.trees = calltreeview.AddTabs(v.Frame, m, v.opt.Palette)
+		v.treeStatus = m.Status()
+		v.trees.OnStatus = func(status string) {
+			v.treeStatus = status
+			v.updateHeader()
+		}
 	}
+}
+
+// Draw keeps the header to the tab shown: the method table's view state,
+// or on the call-tree tabs the trees' own.
+func (v *View) Draw(screen tcell.Screen) {
+	if t := v.Tab(); t != v.headerTab {
+		v.headerTab = t
+		v.updateHeader()
+	}
+	v.Frame.Draw(screen)
 }
 
 // Profile returns the profile shown.
@@ -191,18 +211,23 @@ func (v *View) updateHeader() {
 	q := v.methods.Query()
 	// View state first (what a narrow terminal must show), facts after.
 	parts := []string{style.Escape(v.opt.Title)}
-	if v.thread >= 0 {
+	switch {
+	case v.trees != nil && v.Tab() > 0:
+		parts = append(parts, "call trees: "+style.Escape(v.treeStatus))
+	case v.thread >= 0:
 		parts = append(parts, "thread "+style.Escape(threadName(&p.Threads[v.thread])))
-	} else {
+	default:
 		parts = append(parts, "all threads")
 	}
-	order := "▼"
-	if q.Reverse {
-		order = "▲"
-	}
-	parts = append(parts, fmt.Sprintf("sort %s %s %s", v.sortKey(), clockLabel(v.clock), order))
-	if q.Filter != "" {
-		parts = append(parts, fmt.Sprintf("filter %s (%d)", style.Escape(strconv.Quote(q.Filter)), v.methods.Len()))
+	if v.trees == nil || v.Tab() == 0 {
+		order := "▼"
+		if q.Reverse {
+			order = "▲"
+		}
+		parts = append(parts, fmt.Sprintf("sort %s %s %s", v.sortKey(), clockLabel(v.clock), order))
+		if q.Filter != "" {
+			parts = append(parts, fmt.Sprintf("filter %s (%d)", style.Escape(strconv.Quote(q.Filter)), v.methods.Len()))
+		}
 	}
 	total := v.graph().Total()
 	for _, c := range p.Clocks.List() {

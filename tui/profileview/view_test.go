@@ -344,9 +344,14 @@ func TestCallTreeTabsBesideTheMethodTable(t *testing.T) {
 	hs.runes("2")
 	hs.contains("▸ app.Main.run")  // a node to open, not a table row
 	hs.lacks("app.Worker.compute") // under it, closed
+	// The header is the trees': their thread and clock, not the table's sort.
+	hs.contains("call trees: all threads · thread CPU")
+	hs.lacks("sort inclusive")
+	hs.runes("t") // the trees' next thread
+	hs.contains("call trees: main")
 	hs.runes("1")
-	hs.contains("app.Worker.compute")
-	hs.lacks("▸ app.Main.run")
+	hs.contains("app.Worker.compute", "sort inclusive")
+	hs.lacks("▸ app.Main.run", "call trees:")
 
 	plain := newHarness(t, testProfile(t, trace.Dual))
 	plain.lacks("Top Down", "Flame Chart")
