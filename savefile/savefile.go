@@ -46,6 +46,13 @@ type Options struct {
 	ProgressEvery time.Duration
 	// Mode is the saved file's permission bits (0: 0o644).
 	Mode fs.FileMode
+	// Original, with Convert, is a second path where the bytes as received
+	// are saved too, renamed into place just before the converted file
+	// (and removed again should that rename fail): Android's HPROF keeps
+	// what conversion loses (its heaps, ROOT UNREACHABLE), so the analysis
+	// reads it while desktop tools get the converted file. It is checked
+	// as the target is; an existing file there is replaced.
+	Original string
 }
 
 // DefaultProgressEvery is how often progress is reported at most: a few
@@ -107,6 +114,11 @@ func unwrapPath(err error) error {
 func Save(ctx context.Context, path string, o Options, fetch func(ctx context.Context, w *Writer) error) (res Result, err error) {
 	if err := Check(path); err != nil {
 		return Result{}, err
+	}
+	if o.Original != "" && o.Convert != nil {
+		if err := Check(o.Original); err != nil {
+			return Result{}, err
+		}
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -174,16 +186,32 @@ func Save(ctx context.Context, path string, o Options, fetch func(ctx context.Co
 	if mode == 0 {
 		mode = 0o644
 	}
-	if err := final.Chmod(mode); err != nil {
-		return Result{}, fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	if o.Original != "" && final != part.f {
+		if err := place(part.f, o.Original, mode); err != nil {
+			return Result{}, err
+		}
 	}
-	if err := final.Sync(); err != nil {
-		return Result{}, fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	if err := os.Rename(final.Name(), path); err != nil {
-		return Result{}, fmt.Errorf("cannot write %s: %w", path, unwrapLink(err))
+	if err := place(final, path, mode); err != nil {
+		if o.Original != "" && final != part.f {
+			os.Remove(o.Original)
+		}
+		return Result{}, err
 	}
 	return res, nil
+}
+
+// place gives f its mode, syncs it and renames it to path.
+func place(f *os.File, path string, mode fs.FileMode) error {
+	if err := f.Chmod(mode); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapLink(err))
+	}
+	return nil
 }
 
 // unwrapLink drops an *os.LinkError's names and keeps the reason.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,49 @@ func TestSaveHPROF(t *testing.T) {
 	if names := entries(t, dir); len(names) != 2 {
 		t.Errorf("directory holds %q", names)
 	}
+	// Original keeps the dump as it came beside the converted file.
+	conv, orig := filepath.Join(dir, "conv.hprof"), filepath.Join(dir, "orig.hprof")
+	o := HPROF(false, DefaultHPROFRatio, nil)
+	o.Original = orig
+	if _, err := Save(context.Background(), conv, o, writeChunks(dump, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(orig); !bytes.Equal(got, dump) {
+		t.Error("the original is not the dump as received")
+	}
+	if got, _ := os.ReadFile(conv); !bytes.Equal(got, want) {
+		t.Error("the converted file is not the standard dump")
+	}
+	if names := entries(t, dir); len(names) != 4 {
+		t.Errorf("directory holds %q", names)
+	}
+}
+
+// When the converted file cannot take its name, the original saved just
+// before it is removed again: a save is whole or nothing.
+func TestSaveOriginalRemovedWhenTargetFails(t *testing.T) {
+	dir := t.TempDir()
+	path, orig := filepath.Join(dir, "x.hprof"), filepath.Join(dir, "x-android.hprof")
+	o := HPROF(false, DefaultHPROFRatio, nil)
+	o.Original = orig
+	_, err := Save(context.Background(), path, o, func(ctx context.Context, w *Writer) error {
+		// Checked already: the target turns into a non-empty directory
+		// while the dump arrives, so the final rename fails.
+		if err := os.MkdirAll(filepath.Join(path, "in"), 0o755); err != nil {
+			return err
+		}
+		_, err := w.Write(synthDump(t))
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "cannot write "+path) {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(orig); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the original stayed: %v", err)
+	}
+	if names := entries(t, dir); len(names) != 1 {
+		t.Errorf("left behind: %q", names)
+	}
 }
 
 // hostileHPROF is a small Android HPROF whose NODATA arrays claim 512 MiB.
@@ -186,6 +230,7 @@ func TestSaveFailureLeavesTargetAlone(t *testing.T) {
 				ctx, cancel = c.ctx()
 			}
 			defer cancel()
+			c.o.Original = filepath.Join(dir, "x.orig") // never saved alone
 			_, err := Save(ctx, path, c.o, c.fetch)
 			if !c.check(err) {
 				t.Fatalf("error %v", err)

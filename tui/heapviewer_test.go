@@ -17,8 +17,8 @@ func TestHeapDumpOpensTheViewerAndTheDiff(t *testing.T) {
 	hs := start(t, 120, 40, style.Palette{}, twoVMs)
 	hs.waitText("Binder:1234_1")
 	hs.key(tcell.KeyRune, 'H')
-	hs.waitText(".hprof — 1.0.2 · ")
-	hs.waitText("1 Classes (all heaps)")
+	hs.waitText(".hprof — 1.0.3 · ")
+	hs.waitText("1 Classes (heap app)") // Android's HPROF, its heaps kept
 	hs.waitText("RETAINED ▼")
 	first, _ := filepath.Glob(filepath.Join(hs.dash.cfg.TraceDir, "com.example.mail-*.hprof"))
 	if len(first) != 1 {

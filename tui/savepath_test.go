@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/sim"
@@ -38,8 +42,11 @@ func (hs *harness) waitLong(what string, d time.Duration, cond func(screen strin
 // said "0B received…" for minutes. Through the real engine and the
 // simulated device, as `ddmtui demo` shows it, the dashboard takes the
 // same road as `ddmtui hprof` — am dumpheap, a sync pull streamed to a
-// temporary file, conversion, validation, rename — and saves a standard
-// HPROF that parses. Progress stays out of the message history.
+// temporary file, validation, rename — and keeps Android's HPROF, which
+// the viewer analyses: its leaks are `hprof analyze`'s on that file, the
+// scene's planted ones, and not the destroyed activity only a ROOT
+// UNREACHABLE record names (a converted dump made it a rooted false
+// leak). Progress stays out of the message history.
 func TestHeapDumpKeyOnModernDevice(t *testing.T) {
 	leakcheck.Check(t)
 	dev := sim.NewDevice(sim.ModernDemoSerial)
@@ -77,12 +84,13 @@ func TestHeapDumpKeyOnModernDevice(t *testing.T) {
 	hs.key(tcell.KeyRune, 'H')
 	screenText := hs.waitLong("the saved dump", 60*time.Second, func(s string) bool {
 		failed := strings.Contains(s, "heap dump of com.example.chat:") && !strings.Contains(s, "received…") && !strings.Contains(s, "waiting for the VM…")
-		return strings.Contains(s, ".hprof — 1.0.2 · ") || failed // saved: the heap dump viewer opens on it
+		return strings.Contains(s, ".hprof — 1.0.3 · ") || failed // saved: the heap dump viewer opens on it
 	})
 	files, _ := filepath.Glob(filepath.Join(dir, "com.example.chat-*.hprof"))
 	if len(files) != 1 {
 		t.Fatalf("saved dumps: %v; screen:\n%s", files, screenText)
 	}
+	checkViewerLeaks(hs, files[0], "com.example.chat")
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("%d entries in the directory, want the dump alone", len(ents))
 	}
@@ -92,14 +100,14 @@ func TestHeapDumpKeyOnModernDevice(t *testing.T) {
 	}
 	defer f.Close()
 	sum, err := hprof.Summarize(bufio.NewReader(f))
-	if err != nil || sum.Header.Version != hprof.VersionStandard || len(sum.Heaps) == 0 {
+	if err != nil || sum.Header.Version != hprof.VersionAndroid || len(sum.Heaps) < 2 {
 		t.Fatalf("saved dump: %v %+v", err, sum)
 	}
 	hs.key(tcell.KeyRune, 'q') // leaves the heap dump viewer
 	hs.key(tcell.KeyRune, 'M')
 	hist := hs.waitLong("the message history", 5*time.Second, func(s string) bool { return strings.Contains(s, "Messages") })
 	if strings.Count(hist, "dumping the heap of com.example.chat") != 1 || strings.Contains(hist, "received…") ||
-		strings.Count(hist, "heap dump saved to") != 1 {
+		strings.Count(hist, "heap dump saved to") != 1 || !strings.Contains(hist, "Android HPROF; for MAT: ddmtui hprof convert") {
 		t.Errorf("message history:\n%s", hist)
 	}
 }
@@ -129,4 +137,93 @@ func TestCancelSaveKey(t *testing.T) {
 		hs.key(tcell.KeyRune, 'j')
 		return false
 	})
+}
+
+// checkViewerLeaks checks the open heap viewer's leaks against `hprof
+// analyze` on file (the same analysis of the same Android dump) and
+// against the scene the simulator planted in it; the HistoryActivity that
+// only ROOT UNREACHABLE names is not among them, unreachable, and would
+// be a leak had the dump been converted.
+func checkViewerLeaks(hs *harness, file, pkg string) {
+	t := hs.t
+	t.Helper()
+	var shown []analysis.Leak
+	hs.waitLong("the viewer's leaks", 30*time.Second, func(string) bool {
+		hs.dash.App().QueueUpdate(func() {
+			if v := hs.dash.ov.heapV; v != nil && v.Model() != nil {
+				shown = v.Model().Leaks()
+			}
+		})
+		return shown != nil
+	})
+	h, err := analysis.Open(file, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	type leak struct {
+		id                  uint64
+		class, kind, reason string
+		depth               int
+		retained            uint64
+	}
+	list := func(h *analysis.Heap, ls []analysis.Leak) []leak {
+		var out []leak
+		for _, l := range ls {
+			out = append(out, leak{h.ID(l.Node), h.ClassName(l.Node), l.Kind, l.Reason, l.Depth, h.Retained(l.Node)})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+		return out
+	}
+	viewer, analyzed := list(hs.dash.ov.heapV.Model().Heap, shown), list(h, h.Leaks())
+	if !reflect.DeepEqual(viewer, analyzed) {
+		t.Errorf("the viewer's leaks %+v\nhprof analyze's %+v", viewer, analyzed)
+	}
+	_, exp, err := scene.Android(scene.Options{API: 34, Package: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, l := range exp.Leaks {
+		want = append(want, l.Class+" "+l.Reason)
+	}
+	for _, l := range analyzed {
+		got = append(got, l.class+" "+l.reason)
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("leaks %q, planted %q", got, want)
+	}
+	history := h.Instances(pkg + ".HistoryActivity")
+	if len(history) != 1 || h.Reachable(history[0]) || h.Retained(history[0]) != 0 {
+		t.Fatalf("HistoryActivity (ROOT UNREACHABLE only): %v", history)
+	}
+	for _, l := range analyzed {
+		if l.class == pkg+".HistoryActivity" {
+			t.Errorf("a false leak: %+v", l)
+		}
+	}
+	// Converted, as the dashboard once saved it, the same dump reports it:
+	// what the checks above tell apart.
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, err := hprof.ToStandard(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	convFile := filepath.Join(t.TempDir(), "converted.hprof")
+	if err := os.WriteFile(convFile, std, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hc, err := analysis.Open(convFile, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	if got := list(hc, hc.Leaks()); len(got) != len(analyzed)+1 {
+		t.Errorf("converted: %d leaks, want the %d and HistoryActivity", len(got), len(analyzed))
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/threaddump"
@@ -183,10 +184,14 @@ func (p *vmPane) threadDump() {
 // heapDumpTimeout bounds a heap dump from the key to the saved file.
 const heapDumpTimeout = 5 * time.Minute
 
-// heapDump saves an HPROF dump of the selected VM, converted to standard
-// HPROF, next to the traces, through the save path the `hprof` command
-// uses (savefile, and the session's fallback to `am dumpheap` on recent
-// Android): streamed to a temporary file, converted, validated, renamed.
+// heapDump saves an HPROF dump of the selected VM next to the traces, as
+// the VM wrote it, through the save path the `hprof` command uses
+// (savefile, and the session's fallback to `am dumpheap` on recent
+// Android): streamed to a temporary file, validated, renamed. Android's
+// HPROF is kept, not converted: the viewer analyses the file, and
+// conversion would lose the heaps and make ROOT UNREACHABLE objects roots
+// (false leaks; spec/hprof-analysis.md D5, D15). The status line says
+// how to convert it for desktop tools.
 // Progress replaces itself on the status line (at most a few times a
 // second, kept out of the message history); the cancel-save key or the
 // timeout end it, leaving nothing behind.
@@ -208,7 +213,8 @@ func (p *vmPane) heapDump() {
 	}
 	d.flash(fmt.Sprintf("dumping the heap of %s… (%s: cancel)", app, keyHint(d.keys, "cancel-save")))
 	d.job(name, jobBusy, heapDumpTimeout+time.Minute, func(ctx context.Context) {
-		opts := savefile.HPROF(false, savefile.DefaultHPROFRatio, nil)
+		var sum *hprof.Summary
+		opts := savefile.HPROF(true, 0, &sum)
 		opts.Timeout = heapDumpTimeout
 		opts.Progress = func(n uint64) {
 			msg := fmt.Sprintf("heap dump of %s: %s received…", app, savefile.Size(n))
@@ -231,12 +237,21 @@ func (p *vmPane) heapDump() {
 			case err != nil:
 				d.flash("heap dump of " + app + ": " + err.Error())
 			default:
-				d.flash(fmt.Sprintf("heap dump saved to %s (%s)", path, savefile.Size(uint64(res.Size))))
+				d.flash(heapSavedLine(path, res.Size, sum))
 				d.heapSaved(app, path)
 			}
 		})
 	})
 	d.markSaving(name, "the heap dump of "+app)
+}
+
+// heapSavedLine is the status line for a saved dump: an Android one says
+// how to get the standard HPROF that desktop tools such as MAT read.
+func heapSavedLine(path string, size int64, sum *hprof.Summary) string {
+	if sum != nil && sum.Header.Android() {
+		return fmt.Sprintf("heap dump saved to %s (%s, Android HPROF; for MAT: ddmtui hprof convert FILE OUT)", path, savefile.Size(uint64(size)))
+	}
+	return fmt.Sprintf("heap dump saved to %s (%s)", path, savefile.Size(uint64(size)))
 }
 
 // cancelSave ends the heap dumps and the trace being saved.

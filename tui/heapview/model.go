@@ -168,6 +168,9 @@ func (m *Model) SetBaseline(file string, old []analysis.ClassRow) {
 	m.diff = analysis.DiffHistograms(old, m.hists[0].histRows())
 }
 
+// Leaks are the leaks the viewer lists (nil until the extras are known).
+func (m *Model) Leaks() []analysis.Leak { return m.leaks }
+
 // Close releases the dump.
 func (m *Model) Close() error { return m.Heap.Close() }
 
