@@ -36,9 +36,10 @@ func openHeapViewer(c *cli.Context, file, baseline string) error {
 	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context})
 }
 
-// hprofSubcommands are `hprof analyze`, `hprof path` and `hprof diff`.
+// hprofSubcommands are `hprof analyze`, `hprof path`, `hprof diff` and
+// `hprof convert`.
 func hprofSubcommands() []*cli.Command {
-	return []*cli.Command{newHprofAnalyzeCommand(openHeapViewer, isTerminal), hprofPathCommand(), newHprofDiffCommand(openHeapViewer, isTerminal)}
+	return []*cli.Command{newHprofAnalyzeCommand(openHeapViewer, isTerminal), hprofPathCommand(), newHprofDiffCommand(openHeapViewer, isTerminal), hprofConvertCommand()}
 }
 
 // openHeap analyses a file. The arrays of an analysis hold no pointers,
@@ -54,8 +55,8 @@ func openHeap(file string) (*analysis.Heap, error) {
 }
 
 // analyzeHeap writes the analysis of file: JSON, the viewer on a
-// terminal, else the text report.
-func analyzeHeap(c *cli.Context, file string, jsonOut bool, top int, view heapViewer, terminal func(io.Writer) bool) error {
+// terminal, else the text report, headed by label.
+func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view heapViewer, terminal func(io.Writer) bool) error {
 	if !jsonOut && terminal(c.App.Writer) {
 		return view(c, file, "")
 	}
@@ -67,7 +68,7 @@ func analyzeHeap(c *cli.Context, file string, jsonOut bool, top int, view heapVi
 	if jsonOut {
 		return headless.WriteJSON(c.App.Writer, h.Report(top))
 	}
-	return analysis.WriteText(c.App.Writer, h.Report(top), analysis.TextOptions{File: file, Top: top})
+	return analysis.WriteText(c.App.Writer, h.Report(top), analysis.TextOptions{File: label, Top: top})
 }
 
 var topFlag = &cli.IntFlag{Name: "top", Usage: "list the `N` largest dominators and duplicate strings (JSON default 100, text 20)"}
@@ -86,7 +87,7 @@ func newHprofAnalyzeCommand(view heapViewer, terminal func(io.Writer) bool) *cli
 			if c.NArg() != 1 {
 				return fmt.Errorf("hprof analyze takes one FILE")
 			}
-			return analyzeHeap(c, c.Args().First(), c.Bool("json"), c.Int("top"), view, terminal)
+			return analyzeHeap(c, c.Args().First(), c.Args().First(), c.Bool("json"), c.Int("top"), view, terminal)
 		},
 	}
 }

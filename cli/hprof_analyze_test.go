@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -246,8 +248,10 @@ func TestHprofAnalyzeErrors(t *testing.T) {
 	}
 }
 
-// `hprof --pid N -o FILE --analyze` dumps a simulated VM, then analyses
-// the file it wrote.
+// `hprof --pid N -o FILE --analyze` dumps a simulated VM, writes the
+// converted file, and analyses the dump as the VM sent it: its heaps, and
+// no false leak from the HistoryActivity only ROOT UNREACHABLE names (the
+// converted file roots it). Nothing else is left beside FILE.
 func TestHprofDumpThenAnalyze(t *testing.T) {
 	leakcheck.Check(t)
 	dev := sim.NewVM(sim.VMSpec{PID: 6111, App: "com.example.dump", Package: "com.example.dump", Family: sim.ART, HeapBytes: 1 << 20, Seed: 31})
@@ -276,8 +280,69 @@ func TestHprofDumpThenAnalyze(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if r.Objects == 0 || r.Objects != h.NumNodes() || r.Version != hprof.VersionStandard || len(r.Classes) == 0 {
-		t.Errorf("report: %d objects (file %d), version %q, %d classes", r.Objects, h.NumNodes(), r.Version, len(r.Classes))
+	if r.Objects == 0 || r.Objects != h.NumNodes() || r.Version != hprof.VersionAndroid || len(r.Classes) == 0 || h.Version() != hprof.VersionStandard {
+		t.Errorf("report: %d objects (file %d), version %q (file %q), %d classes", r.Objects, h.NumNodes(), r.Version, h.Version(), len(r.Classes))
+	}
+	var heaps []string
+	for _, hr := range r.Heaps {
+		heaps = append(heaps, hr.Name)
+	}
+	if !slices.Contains(heaps, "app") {
+		t.Errorf("heaps %q: the analysis did not read Android's dump", heaps)
+	}
+	const history = "com.example.dump.HistoryActivity"
+	var leaks []string
+	for _, l := range r.Leaks {
+		leaks = append(leaks, l.Class)
+	}
+	if len(leaks) == 0 || slices.Contains(leaks, history) {
+		t.Errorf("leaks %q", leaks)
+	}
+	var converted []string
+	for _, l := range h.Leaks() {
+		converted = append(converted, h.ClassName(l.Node))
+	}
+	if len(converted) != len(leaks)+1 || !slices.Contains(converted, history) {
+		t.Errorf("the converted file's leaks %q, the report's %q", converted, leaks)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 1 {
+		t.Errorf("%d entries beside the output, want it alone", len(ents))
+	}
+}
+
+// `hprof convert IN OUT` writes what hprof-conv writes, refuses a dump
+// that is standard already and leaves OUT alone on failure.
+func TestHprofConvert(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := writeScenario(t, dir, "a.hprof", heapgen.ScenarioOptions{})
+	raw, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := hprof.ToStandard(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "std.hprof")
+	text, err := runApp(t, "hprof", "convert", in, out)
+	if err != nil || !strings.Contains(text, "wrote "+out+": ") || !strings.Contains(text, hprof.VersionStandard) {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, want) {
+		t.Errorf("converted %d bytes, hprof-conv's form is %d", len(got), len(want))
+	}
+	again := filepath.Join(dir, "again.hprof")
+	if _, err := runApp(t, "hprof", "convert", out, again); !errors.Is(err, hprof.ErrNotAndroid) {
+		t.Errorf("converting a standard dump: %v", err)
+	}
+	if _, err := runApp(t, "hprof", "convert", filepath.Join(dir, "none.hprof"), again); err == nil || !strings.Contains(err.Error(), "none.hprof") {
+		t.Errorf("a missing input: %v", err)
+	}
+	if _, err := runApp(t, "hprof", "convert", in); err == nil {
+		t.Error("convert without OUT")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d entries, want IN and OUT", len(ents))
 	}
 }
 
