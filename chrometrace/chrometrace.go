@@ -13,6 +13,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+
+	"github.com/ddmtui/ddmtui/internal/iocount"
 )
 
 // Event is one trace event, for producers that build events as values
@@ -32,7 +34,7 @@ type Event struct {
 // Writer writes one document, event by event. After the first error it
 // writes nothing more; Close returns that error.
 type Writer struct {
-	cnt    countingWriter
+	cnt    iocount.Writer
 	bw     *bufio.Writer
 	events int
 	err    error
@@ -43,7 +45,7 @@ type Writer struct {
 // NewWriter starts a document on w. otherData, when not nil, is a JSON
 // object written as the document's "otherData" (producer, clock, …).
 func NewWriter(w io.Writer, otherData []byte) *Writer {
-	cw := &Writer{cnt: countingWriter{w: w}}
+	cw := &Writer{cnt: iocount.Writer{W: w}}
 	cw.bw = bufio.NewWriterSize(&cw.cnt, 1<<16)
 	cw.enc = json.NewEncoder(&cw.buf)
 	cw.bw.WriteString(`{"displayTimeUnit":"ms",`)
@@ -94,16 +96,5 @@ func (cw *Writer) Close() (int64, error) {
 		cw.bw.WriteString("\n]}\n")
 		cw.err = cw.bw.Flush()
 	}
-	return cw.cnt.n, cw.err
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return cw.cnt.N, cw.err
 }

@@ -8,6 +8,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/ddmtui/ddmtui/internal/iocount"
 )
 
 // ClassCount is one entry of a Synth app heap: a class name in Java form
@@ -64,20 +66,20 @@ func (s Synth) Bytes() ([]byte, error) {
 // WriteTo writes the generated file to w. Memory does not grow with the
 // number of instances.
 func (s Synth) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w}
+	cw := &iocount.Writer{W: w}
 	g, err := s.build()
 	if err != nil {
 		return 0, err
 	}
 	hw, err := NewWriter(cw, g.header)
 	if err != nil {
-		return cw.n, err
+		return cw.N, err
 	}
 	if err := g.emit(hw.Write); err != nil {
-		return cw.n, err
+		return cw.N, err
 	}
 	err = hw.Close()
-	return cw.n, err
+	return cw.N, err
 }
 
 // Header returns the header the file will have.
@@ -94,17 +96,6 @@ func (s Synth) Emit(fn func(Record) error) error {
 		return err
 	}
 	return g.emit(fn)
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func (s Synth) withDefaults() Synth {

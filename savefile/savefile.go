@@ -25,6 +25,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ddmtui/ddmtui/internal/iocount"
 )
 
 // Options say how a received stream becomes the saved file.
@@ -161,14 +163,14 @@ func Save(ctx context.Context, path string, o Options, fetch func(ctx context.Co
 		if _, err := part.f.Seek(0, io.SeekStart); err != nil {
 			return Result{}, err
 		}
-		cw := &ctxWriter{ctx: ctx, w: conv}
+		cw := &iocount.Writer{W: ctxWriter{ctx: ctx, w: conv}}
 		if err := o.Convert(cw, io.LimitReader(part.f, part.n), part.n); err != nil {
 			if cause := context.Cause(ctx); cause != nil {
 				return Result{}, cause
 			}
 			return Result{}, fmt.Errorf("converting %s: %w", path, err)
 		}
-		res.Size = cw.n
+		res.Size = cw.N
 		final = conv
 	}
 	if o.Validate != nil {
@@ -237,14 +239,11 @@ func SaveBytes(ctx context.Context, path string, data []byte, o Options) (Result
 type ctxWriter struct {
 	ctx context.Context
 	w   io.Writer
-	n   int64
 }
 
-func (c *ctxWriter) Write(b []byte) (int, error) {
+func (c ctxWriter) Write(b []byte) (int, error) {
 	if err := context.Cause(c.ctx); err != nil {
 		return 0, err
 	}
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
+	return c.w.Write(b)
 }

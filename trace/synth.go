@@ -5,6 +5,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/ddmtui/ddmtui/internal/iocount"
 )
 
 // Synth describes a deterministic synthetic workload: a program of Methods
@@ -304,25 +306,14 @@ func (s Synth) Trace() (*Trace, error) {
 // WriteTo streams the workload as a trace file to w without holding the
 // events in memory.
 func (s Synth) WriteTo(w io.Writer) (int64, error) {
-	cw := &countingWriter{w: w}
+	cw := &iocount.Writer{W: w}
 	wr, err := NewWriter(cw, s.Header())
 	if err != nil {
-		return cw.n, err
+		return cw.N, err
 	}
 	if err := s.Generate(wr.WriteEvent); err != nil {
-		return cw.n, fmt.Errorf("synth: %w", err)
+		return cw.N, fmt.Errorf("synth: %w", err)
 	}
 	err = wr.Close()
-	return cw.n, err
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
+	return cw.N, err
 }
