@@ -16,28 +16,41 @@ import (
 
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/analysis"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
-func writeScenario(t *testing.T, dir, name string, o heapgen.ScenarioOptions) (string, *heapgen.Scenario) {
+// writeScene writes the planted scene of o to dir/name and returns the
+// file and the answers worked out while planting.
+func writeScene(t *testing.T, dir, name string, o scene.Options) (string, *scene.Expect) {
 	t.Helper()
-	var buf bytes.Buffer
-	sc, err := heapgen.AndroidScenario(&buf, o)
+	data, e, err := scene.Build(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path, sc
+	return path, e
+}
+
+// expectedLeak is the planted leak with the given JSON id.
+func expectedLeak(t *testing.T, e *scene.Expect, id string) scene.Leak {
+	t.Helper()
+	for _, l := range e.Leaks {
+		if fmt.Sprintf("%#x", uint64(l.ID)) == id {
+			return l
+		}
+	}
+	t.Fatalf("%s is no planted leak", id)
+	return scene.Leak{}
 }
 
 // `hprof analyze --json` prints the spec's shape with the planted leaks.
 func TestHprofAnalyzeJSON(t *testing.T) {
-	file, sc := writeScenario(t, t.TempDir(), "a.hprof", heapgen.ScenarioOptions{})
+	file, e := writeScene(t, t.TempDir(), "a.hprof", scene.Options{})
 	out, err := runApp(t, "hprof", "analyze", "--json", "--top", "3", file)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -60,48 +73,64 @@ func TestHprofAnalyzeJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(r.Doms) != 3 || len(r.Leaks) != 3 || len(r.Dups) != 2 || len(r.Bitmaps) != 3 || len(r.Heaps) != 2 {
+	if len(r.Doms) != 3 || len(r.Leaks) != len(e.Leaks) || len(r.Dups) != min(3, len(e.Duplicates)) || len(r.Bitmaps) != len(e.Bitmaps) ||
+		len(r.Heaps) != len(e.Heaps) || len(e.Leaks) < 3 {
 		t.Fatalf("counts: %d dominators, %d leaks, %d dups, %d bitmaps, %d heaps", len(r.Doms), len(r.Leaks), len(r.Dups), len(r.Bitmaps), len(r.Heaps))
 	}
-	l := r.Leaks[0]
-	if l.ID != fmt.Sprintf("%#x", sc.LeakedStatic) || l.Kind != "activity" || l.Reason != "destroyed" || l.Retained != 1120 || len(l.Path) != 4 {
-		t.Fatalf("first leak %+v", l)
-	}
-	var fields []string
-	for _, s := range l.Path {
-		if s.Field == nil {
-			fields = append(fields, "null")
-		} else {
-			fields = append(fields, *s.Field)
+	// Every leak as planted, with its only shortest path.
+	for _, l := range r.Leaks {
+		w := expectedLeak(t, e, l.ID)
+		if l.Class != w.Class || l.Kind != w.Kind || l.Reason != w.Reason || l.Retained != w.Retained || len(l.Path) != len(w.Path) {
+			t.Errorf("leak %+v, planted %+v", l, w)
+			continue
 		}
-	}
-	if strings.Join(fields, ",") != "null,sInstance,mListener,this$0" {
-		t.Errorf("path fields %v", fields)
+		for k, s := range l.Path {
+			field := ""
+			if s.Field != nil {
+				field = *s.Field
+			}
+			if (s.Field == nil) != (k == 0) || field != w.Path[k].Field || s.ID != fmt.Sprintf("%#x", uint64(w.Path[k].ID)) || s.Class != w.Path[k].Class {
+				t.Errorf("leak %s hop %d: %s %s %q, planted %+v", l.ID, k, s.Class, s.ID, field, w.Path[k])
+			}
+		}
 	}
 }
 
 // Piped, `hprof analyze` writes the text report; a terminal gets the
 // viewer hook.
 func TestHprofAnalyzeText(t *testing.T) {
-	file, sc := writeScenario(t, t.TempDir(), "a.hprof", heapgen.ScenarioOptions{})
+	file, e := writeScene(t, t.TempDir(), "a.hprof", scene.Options{API: 35, BitmapFormat: "png"})
 	out, err := runApp(t, "hprof", "analyze", file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		"JAVA PROFILE 1.0.3, 4-byte ids, 67 objects",
-		"zygote             14 objects",
-		"Leaks (3)",
-		fmt.Sprintf("com.example.mail.MainActivity %#x: activity destroyed, retains 1.1 KiB", sc.LeakedStatic),
-		fmt.Sprintf("class com.example.mail.net.ConnectivityMonitor %#x (GC root)", sc.MonitorClass),
-		fmt.Sprintf("└─ sInstance → com.example.mail.net.ConnectivityMonitor %#x", sc.Monitor),
-		"   └─ this$0 → com.example.mail.MainActivity",
-		`20 B wasted      4 ×  "INBOX"`,
-		"64 x 32    20 B of png pixels (dumpData)",
-		"10 x 10    pixels not in the dump",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
+	want := []string{
+		fmt.Sprintf("JAVA PROFILE 1.0.3, 4-byte ids, %d objects", e.Nodes),
+		fmt.Sprintf("Leaks (%d)", len(e.Leaks)),
+		fmt.Sprintf("Bitmaps (%d)", len(e.Bitmaps)),
+	}
+	for _, h := range e.Heaps {
+		want = append(want, fmt.Sprintf("  %-10s %10d objects", h.Name, h.Objects))
+	}
+	for _, l := range e.Leaks {
+		want = append(want, fmt.Sprintf("%s %#x: %s %s, retains ", l.Class, uint64(l.ID), l.Kind, l.Reason))
+		for _, hop := range l.Path[1:] {
+			want = append(want, fmt.Sprintf("└─ %s → %s %#x", hop.Field, hop.Class, uint64(hop.ID)))
+		}
+	}
+	for _, d := range e.Duplicates {
+		want = append(want, fmt.Sprintf("%d B wasted %6d ×  %q", d.Wasted, d.Count, d.Value))
+	}
+	for _, b := range e.Bitmaps {
+		px := "pixels not in the dump"
+		if b.PixelsInDump {
+			px = fmt.Sprintf("%d B of png pixels (dumpData)", b.PixelBytes)
+		}
+		want = append(want, fmt.Sprintf("%#x", uint64(b.ID)), px)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("report lacks %q:\n%s", w, out)
 		}
 	}
 	var viewed string
@@ -121,7 +150,7 @@ func TestHprofAnalyzeText(t *testing.T) {
 // Class names and strings from the dump reach the terminal escaped.
 func TestHprofAnalyzeEscapes(t *testing.T) {
 	var buf bytes.Buffer
-	b, err := heapgen.New(&buf, 4, "")
+	b, err := scene.NewBuilder(&buf, 4, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,8 +175,17 @@ func TestHprofAnalyzeEscapes(t *testing.T) {
 
 // `hprof path` gives the spec's {"paths": ...}; text names each hop.
 func TestHprofPath(t *testing.T) {
-	file, sc := writeScenario(t, t.TempDir(), "a.hprof", heapgen.ScenarioOptions{})
-	out, err := runApp(t, "hprof", "path", "--json", file, fmt.Sprintf("%#x", sc.LeakedHandler), fmt.Sprint(sc.WeakHeld))
+	file, e := writeScene(t, t.TempDir(), "a.hprof", scene.Options{})
+	// The leak with the longest path (through a Handler's messages), and
+	// an object nothing holds, in decimal.
+	deep := e.Leaks[0]
+	for _, l := range e.Leaks {
+		if len(l.Path) > len(deep.Path) {
+			deep = l
+		}
+	}
+	n := len(deep.Path)
+	out, err := runApp(t, "hprof", "path", "--json", file, fmt.Sprintf("%#x", uint64(deep.ID)), fmt.Sprint(uint64(e.Unreachable[0].ID)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,12 +193,12 @@ func TestHprofPath(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ps); err != nil {
 		t.Fatal(err)
 	}
-	if len(ps.Paths) != 2 || len(ps.Paths[0].Path) != 5 || *ps.Paths[0].Path[4].Field != "this$0" ||
+	if n < 5 || len(ps.Paths) != 2 || len(ps.Paths[0].Path) != n || *ps.Paths[0].Path[n-1].Field != deep.Path[n-1].Field ||
 		ps.Paths[0].Path[0].Field != nil || ps.Paths[1].Reachable || len(ps.Paths[1].Path) != 0 {
 		t.Fatalf("paths %s", out)
 	}
-	out, err = runApp(t, "hprof", "path", file, fmt.Sprintf("%#x", sc.LeakedHandler))
-	if err != nil || !strings.Contains(out, "depth 5") || !strings.Contains(out, "└─ mMessages → android.os.Message") {
+	out, err = runApp(t, "hprof", "path", file, fmt.Sprintf("%#x", uint64(deep.ID)))
+	if err != nil || !strings.Contains(out, fmt.Sprintf("depth %d", n)) || !strings.Contains(out, fmt.Sprintf("└─ %s → %s", deep.Path[2].Field, deep.Path[2].Class)) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if _, err := runApp(t, "hprof", "path", file, "0x99999999"); err == nil || !strings.Contains(err.Error(), "no object 0x99999999") {
@@ -175,8 +213,8 @@ func TestHprofPath(t *testing.T) {
 // a dump that lost objects, the classes shrink.
 func TestHprofDiff(t *testing.T) {
 	dir := t.TempDir()
-	a, _ := writeScenario(t, dir, "a.hprof", heapgen.ScenarioOptions{})
-	b, _ := writeScenario(t, dir, "b.hprof", heapgen.ScenarioOptions{NoHeaps: true})
+	a, e := writeScene(t, dir, "a.hprof", scene.Options{})
+	b, _ := writeScene(t, dir, "b.hprof", scene.Options{})
 	out, err := runApp(t, "hprof", "diff", "--json", a, b)
 	if err != nil || strings.TrimSpace(out) != `{
   "diff": []
@@ -184,7 +222,7 @@ func TestHprofDiff(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	var buf bytes.Buffer
-	g, _ := heapgen.New(&buf, 4, "")
+	g, _ := scene.NewBuilder(&buf, 4, "")
 	c := g.Class("com.example.mail.MainActivity", nil)
 	c.InstanceSize = 120
 	g.Instance(c, nil)
@@ -199,18 +237,32 @@ func TestHprofDiff(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}
-	// The small dump has 1 class object (statics 0) and one MainActivity.
+	// The small dump has 1 class object (statics 0) and one unreachable
+	// MainActivity of 120 bytes: A's MainActivity row, less that one.
+	ha, err := analysis.Open(a, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ha.Close()
+	var retained int64
+	for _, r := range ha.Histogram() {
+		if r.Name == "com.example.mail.MainActivity" {
+			retained = int64(r.Retained)
+		}
+	}
+	main := e.ClassRow("com.example.mail.MainActivity")
+	shallowDelta := 120 - int64(main.Shallow)
 	found := false
 	for _, r := range d.Diff {
 		if r.Name == "com.example.mail.MainActivity" {
-			found = r.InstancesDelta == -4 && r.ShallowDelta == -480 && r.RetainedDelta == -(1120+120+136)
+			found = r.InstancesDelta == 1-int64(main.Instances) && r.ShallowDelta == shallowDelta && r.RetainedDelta == -retained
 		}
 	}
-	if !found || d.Diff[0].ShallowDelta < d.Diff[len(d.Diff)-1].ShallowDelta {
+	if !found || retained == 0 || shallowDelta == 0 || d.Diff[0].ShallowDelta < d.Diff[len(d.Diff)-1].ShallowDelta {
 		t.Errorf("diff %s", out)
 	}
 	out, err = runApp(t, "hprof", "diff", a, small)
-	if err != nil || !strings.Contains(out, "-480") || !strings.Contains(out, "com.example.mail.MainActivity") {
+	if err != nil || !strings.Contains(out, fmt.Sprint(shallowDelta)) || !strings.Contains(out, "com.example.mail.MainActivity") {
 		t.Errorf("%v\n%s", err, out)
 	}
 	// On a terminal the viewer opens on NEW with OLD as its baseline;
@@ -314,7 +366,7 @@ func TestHprofDumpThenAnalyze(t *testing.T) {
 // that is standard already and leaves OUT alone on failure.
 func TestHprofConvert(t *testing.T) {
 	dir := t.TempDir()
-	in, _ := writeScenario(t, dir, "a.hprof", heapgen.ScenarioOptions{})
+	in, _ := writeScene(t, dir, "a.hprof", scene.Options{})
 	raw, err := os.ReadFile(in)
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +401,7 @@ func TestHprofConvert(t *testing.T) {
 // A dump cut short is analysed up to its last complete record and says so.
 func TestHprofAnalyzeTruncated(t *testing.T) {
 	dir := t.TempDir()
-	full, _ := writeScenario(t, dir, "a.hprof", heapgen.ScenarioOptions{})
+	full, _ := writeScene(t, dir, "a.hprof", scene.Options{})
 	data, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)

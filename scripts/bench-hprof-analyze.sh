@@ -3,7 +3,7 @@
 # against hprof-conv (Debian package hprof-conv) passing the same file in the same run:
 # wall time, CPU time and peak RSS under /usr/bin/time -v, round after round interleaved,
 # and the median ratio of the walls. With LINEAR=1 also a 10 M-object dump (linear growth).
-# The dumps come from heapgen.Android (go run ./hprof/internal/hprofgen -android-objects N).
+# The dumps come from scene.Large (go run ./hprof/internal/hprofgen -android-objects N).
 #
 # Usage: scripts/bench-hprof-analyze.sh [ROUNDS] [DIR]   (default 5 rounds, /tmp/ddmtui-bench-hprof)
 # Targets (issue 24): 1 M ≤ 1.0 s wall, ≤ 100 MiB; 10 M ≤ 12 s, ≤ 1 GiB.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 )
 
 // benchFile returns $HPROF_BENCH_FILE, or a generated Android-like dump of
@@ -22,7 +22,7 @@ func benchFile(b *testing.B, objects int) string {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := heapgen.Android(w, heapgen.AndroidOptions{Objects: objects, Seed: 1}); err != nil {
+	if err := scene.Large(w, scene.LargeOptions{Objects: objects, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {

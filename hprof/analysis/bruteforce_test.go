@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 )
 
 // model is a random object graph as the test knows it: each object's
@@ -28,14 +28,14 @@ type model struct {
 func randomModel(t *testing.T, seed uint64, n int, idSize int) (model, []byte) {
 	r := rand.New(rand.NewPCG(seed, 7))
 	m := model{}
-	data := dump(t, idSize, "", func(b *heapgen.Builder) {
-		ref := b.Class("java.lang.ref.Reference", nil, heapgen.F("referent", hprof.TypeObject), heapgen.F("queue", hprof.TypeObject))
+	data := dump(t, idSize, "", func(b *scene.Builder) {
+		ref := b.Class("java.lang.ref.Reference", nil, scene.F("referent", hprof.TypeObject), scene.F("queue", hprof.TypeObject))
 		weak := b.Class("java.lang.ref.WeakReference", ref)
-		c0 := b.Class("com.example.C0", nil, heapgen.F("f0", hprof.TypeObject), heapgen.F("x", hprof.TypeInt))
-		c1 := b.Class("com.example.C1", c0, heapgen.F("f1", hprof.TypeObject), heapgen.F("referent", hprof.TypeObject))
+		c0 := b.Class("com.example.C0", nil, scene.F("f0", hprof.TypeObject), scene.F("x", hprof.TypeInt))
+		c1 := b.Class("com.example.C1", c0, scene.F("f1", hprof.TypeObject), scene.F("referent", hprof.TypeObject))
 		arr := b.Class("java.lang.Object[]", nil)
 		c1.InstanceSize = 100
-		classes := []*heapgen.Class{ref, weak, c0, c1, arr}
+		classes := []*scene.ClassDecl{ref, weak, c0, c1, arr}
 		m.names = []string{"java.lang.Class", "java.lang.ref.WeakReference", "com.example.C0", "com.example.C1", "java.lang.Object[]"}
 		// Object ids first, so edges can point anywhere.
 		kinds := make([]int, n)
@@ -68,17 +68,17 @@ func randomModel(t *testing.T, seed uint64, n int, idSize int) (model, []byte) {
 			switch kinds[i] {
 			case 1: // WeakReference: referent no edge, queue an edge
 				referent, queue := pick(), pick()
-				b.InstanceWithID(id, weak, heapgen.V{"referent": referent, "queue": queue})
+				b.InstanceWithID(id, weak, scene.V{"referent": referent, "queue": queue})
 				addEdge(i, queue)
 				m.shallow = append(m.shallow, uint64(2*idSize))
 			case 2:
 				f0 := pick()
-				b.InstanceWithID(id, c0, heapgen.V{"f0": f0, "x": 7})
+				b.InstanceWithID(id, c0, scene.V{"f0": f0, "x": 7})
 				addEdge(i, f0)
 				m.shallow = append(m.shallow, uint64(idSize+4))
 			case 3:
 				f1, rf, f0 := pick(), pick(), pick()
-				b.InstanceWithID(id, c1, heapgen.V{"f1": f1, "referent": rf, "f0": f0})
+				b.InstanceWithID(id, c1, scene.V{"f1": f1, "referent": rf, "f0": f0})
 				addEdge(i, f1)
 				addEdge(i, rf)
 				addEdge(i, f0)
@@ -103,7 +103,7 @@ func randomModel(t *testing.T, seed uint64, n int, idSize int) (model, []byte) {
 		// Class objects: nodes, roots, with statics.
 		for _, c := range classes {
 			st := pick()
-			c.Statics = []heapgen.Static{{Name: "sField", Type: hprof.TypeObject, Value: st}, {Name: "sCount", Type: hprof.TypeLong, Value: 3}}
+			c.Statics = []scene.Static{{Name: "sField", Type: hprof.TypeObject, Value: st}, {Name: "sCount", Type: hprof.TypeLong, Value: 3}}
 			i := len(m.ids)
 			m.ids = append(m.ids, c.ID)
 			idx[c.ID] = i

@@ -10,22 +10,22 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 )
 
 // If an id is dumped twice only the first dump counts (D1): its class,
 // size and edges; what only the second names is garbage.
 func TestDuplicateIDsFirstWins(t *testing.T) {
 	var first, second, keep, lose, arr uint64
-	data := dump(t, 4, "", func(b *heapgen.Builder) {
-		a := b.Class("A", nil, heapgen.F("p", hprof.TypeObject))
-		c := b.Class("B", nil, heapgen.F("q", hprof.TypeObject), heapgen.F("n", hprof.TypeLong))
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		a := b.Class("A", nil, scene.F("p", hprof.TypeObject))
+		c := b.Class("B", nil, scene.F("q", hprof.TypeObject), scene.F("n", hprof.TypeLong))
 		first, keep, lose = b.ID(), b.ID(), b.ID()
-		b.InstanceWithID(first, a, heapgen.V{"p": keep})
+		b.InstanceWithID(first, a, scene.V{"p": keep})
 		b.Root(hprof.SubRootStickyClass, first)
 		b.InstanceWithID(keep, a, nil)
 		b.InstanceWithID(lose, a, nil)
-		b.InstanceWithID(first, c, heapgen.V{"q": lose}) // second dump of first
+		b.InstanceWithID(first, c, scene.V{"q": lose}) // second dump of first
 		arr = b.Ints(1, 2, 3)
 		b.InstanceWithID(arr, c, nil) // an instance with an array's id
 		second = first
@@ -59,20 +59,20 @@ func TestDuplicateIDsFirstWins(t *testing.T) {
 // strings and Dalvik strings with an offset.
 func TestOddShapes(t *testing.T) {
 	var cyc1, cyc2, emptyObj, emptyBytes, nodata, undumped, holder uint64
-	data := dump(t, 4, "", func(b *heapgen.Builder) {
+	data := dump(t, 4, "", func(b *scene.Builder) {
 		obj := b.Class("java.lang.Object[]", nil)
-		str := b.Class("java.lang.String", nil, heapgen.F("count", hprof.TypeInt), heapgen.F("offset", hprof.TypeInt),
-			heapgen.F("hash", hprof.TypeInt), heapgen.F("value", hprof.TypeObject))
-		node := b.Class("N", nil, heapgen.F("next", hprof.TypeObject))
-		ghost := b.Class("com.example.Ghost", nil, heapgen.F("a", hprof.TypeLong), heapgen.F("b", hprof.TypeObject))
+		str := b.Class("java.lang.String", nil, scene.F("count", hprof.TypeInt), scene.F("offset", hprof.TypeInt),
+			scene.F("hash", hprof.TypeInt), scene.F("value", hprof.TypeObject))
+		node := b.Class("N", nil, scene.F("next", hprof.TypeObject))
+		ghost := b.Class("com.example.Ghost", nil, scene.F("a", hprof.TypeLong), scene.F("b", hprof.TypeObject))
 		ghost.Skip()
 		cyc1, cyc2 = b.ID(), b.ID()
-		b.InstanceWithID(cyc1, node, heapgen.V{"next": cyc2})
-		b.InstanceWithID(cyc2, node, heapgen.V{"next": cyc1})
+		b.InstanceWithID(cyc1, node, scene.V{"next": cyc2})
+		b.InstanceWithID(cyc2, node, scene.V{"next": cyc1})
 		emptyObj = b.ObjectArray(obj)
 		emptyBytes = b.Bytes(nil)
 		nodata = b.NoDataArray(hprof.TypeLong, 5)
-		undumped = b.Instance(ghost, heapgen.V{"b": emptyBytes})
+		undumped = b.Instance(ghost, scene.V{"b": emptyBytes})
 		chars := func(s string) uint64 {
 			u := make([]uint16, len(s))
 			for i := range s {
@@ -80,12 +80,12 @@ func TestOddShapes(t *testing.T) {
 			}
 			return b.Chars(u)
 		}
-		s1 := b.Instance(str, heapgen.V{"count": 5, "offset": 1, "value": chars("xINBOXy")})
-		s2 := b.Instance(str, heapgen.V{"count": 5, "value": chars("INBOX")})
-		s3 := b.Instance(str, heapgen.V{"count": 5, "offset": 10, "value": chars("xINBOXy")}) // does not fit: whole array
-		s4 := b.Instance(str, heapgen.V{"count": 7, "value": chars("xINBOXy")})
-		e1 := b.Instance(str, heapgen.V{"value": chars("")})
-		e2 := b.Instance(str, heapgen.V{"value": chars("")})
+		s1 := b.Instance(str, scene.V{"count": 5, "offset": 1, "value": chars("xINBOXy")})
+		s2 := b.Instance(str, scene.V{"count": 5, "value": chars("INBOX")})
+		s3 := b.Instance(str, scene.V{"count": 5, "offset": 10, "value": chars("xINBOXy")}) // does not fit: whole array
+		s4 := b.Instance(str, scene.V{"count": 7, "value": chars("xINBOXy")})
+		e1 := b.Instance(str, scene.V{"value": chars("")})
+		e2 := b.Instance(str, scene.V{"value": chars("")})
 		holder = b.ObjectArray(obj, emptyObj, nodata, undumped, s1, s2, s3, s4, e1, e2, 0)
 		b.Root(hprof.SubRootJNIGlobal, holder)
 	})
@@ -163,7 +163,7 @@ func TestMalformed(t *testing.T) {
 // A file cut anywhere is analysed up to its last complete sub-record and
 // says where it stopped; never an error or a panic.
 func TestTruncatedEverywhere(t *testing.T) {
-	_, data := scenario(t, heapgen.ScenarioOptions{})
+	_, data := scenario(t, ScenarioOptions{})
 	full := analyseBytes(t, data)
 	// Top-level record boundaries: a file cut there is complete.
 	boundary := map[int]bool{}
@@ -213,7 +213,7 @@ func TestSourceName(t *testing.T) {
 // Pass 2 split over several workers gives the same heap as one worker.
 func TestBuildPartsAgree(t *testing.T) {
 	var buf bytes.Buffer
-	if err := heapgen.Android(&buf, heapgen.AndroidOptions{Objects: 20000, Seed: 3}); err != nil {
+	if err := scene.Large(&buf, scene.LargeOptions{Objects: 20000, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	one, err := Analyze(buf.Bytes(), Options{buildParts: 1})
@@ -241,24 +241,24 @@ func TestBuildPartsAgree(t *testing.T) {
 // below its count (D14); --top bounds dominators and duplicate strings.
 func TestUnreachableRootAndDumpDataCount(t *testing.T) {
 	var lone, bmp, held uint64
-	data := dump(t, 4, "", func(b *heapgen.Builder) {
+	data := dump(t, 4, "", func(b *scene.Builder) {
 		obj := b.Class("java.lang.Object", nil)
-		bitmap := b.Class("android.graphics.Bitmap", obj, heapgen.F("mWidth", hprof.TypeInt), heapgen.F("mHeight", hprof.TypeInt),
-			heapgen.F("mBuffer", hprof.TypeObject), heapgen.F("mNativePtr", hprof.TypeLong))
-		dd := b.Class("android.graphics.Bitmap$DumpData", obj, heapgen.F("count", hprof.TypeInt), heapgen.F("format", hprof.TypeInt),
-			heapgen.F("natives", hprof.TypeObject), heapgen.F("buffers", hprof.TypeObject))
+		bitmap := b.Class("android.graphics.Bitmap", obj, scene.F("mWidth", hprof.TypeInt), scene.F("mHeight", hprof.TypeInt),
+			scene.F("mBuffer", hprof.TypeObject), scene.F("mNativePtr", hprof.TypeLong))
+		dd := b.Class("android.graphics.Bitmap$DumpData", obj, scene.F("count", hprof.TypeInt), scene.F("format", hprof.TypeInt),
+			scene.F("natives", hprof.TypeObject), scene.F("buffers", hprof.TypeObject))
 		arr := b.Class("byte[][]", obj)
 		ddID := b.ID()
-		bitmap.Statics = []heapgen.Static{{Name: "dumpData", Type: hprof.TypeObject, Value: ddID}}
+		bitmap.Statics = []scene.Static{{Name: "dumpData", Type: hprof.TypeObject, Value: ddID}}
 		lone = b.Instance(obj, nil)
 		b.Root(hprof.SubRootUnreachable, lone)
-		bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 222})
-		held = b.Instance(bitmap, heapgen.V{"mWidth": 3, "mHeight": 3, "mNativePtr": 111})
+		bmp = b.Instance(bitmap, scene.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 222})
+		held = b.Instance(bitmap, scene.V{"mWidth": 3, "mHeight": 3, "mNativePtr": 111})
 		b.Root(hprof.SubRootJNIGlobal, bmp)
 		b.Root(hprof.SubRootJNIGlobal, held)
 		bufs := b.ObjectArray(arr, b.Bytes(make([]byte, 7)), b.Bytes(make([]byte, 9)))
 		// count 1: only natives[0] (111) counts, not natives[1] (222).
-		b.InstanceWithID(ddID, dd, heapgen.V{"count": 1, "format": 2, "natives": b.Longs(111, 222), "buffers": bufs})
+		b.InstanceWithID(ddID, dd, scene.V{"count": 1, "format": 2, "natives": b.Longs(111, 222), "buffers": bufs})
 	})
 	h := analyseBytes(t, data)
 	if h.Reachable(node(t, h, lone)) {
@@ -274,7 +274,7 @@ func TestUnreachableRootAndDumpDataCount(t *testing.T) {
 }
 
 func TestReportTop(t *testing.T) {
-	_, data := scenario(t, heapgen.ScenarioOptions{})
+	_, data := scenario(t, ScenarioOptions{})
 	h := analyseBytes(t, data)
 	r := h.Report(1)
 	if len(r.Dominators) != 1 || len(r.DuplicateStrings) != 1 || r.DuplicateStrings[0].Value != "INBOX" || len(r.Leaks) != 3 || len(r.Bitmaps) != 3 {

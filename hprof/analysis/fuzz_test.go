@@ -5,14 +5,13 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
 )
 
 // FuzzAnalyze: any input gives a Heap or an error, never a panic, and every
 // query on a Heap answers. The committed corpus is in testdata/fuzz.
 func FuzzAnalyze(f *testing.F) {
-	_, android := scenario(f, heapgen.ScenarioOptions{})
-	_, std8 := scenario(f, heapgen.ScenarioOptions{IDSize: 8, Version: hprof.VersionStandard, Internal: true})
+	_, android := scenario(f, ScenarioOptions{})
+	_, std8 := scenario(f, ScenarioOptions{IDSize: 8, Version: hprof.VersionStandard, Internal: true})
 	f.Add(android)
 	f.Add(std8)
 	f.Add(android[:len(android)/2])

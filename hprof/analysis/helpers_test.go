@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 )
 
 // dump builds a file with fn and returns its bytes.
-func dump(t testing.TB, idSize int, version string, fn func(b *heapgen.Builder)) []byte {
+func dump(t testing.TB, idSize int, version string, fn func(b *scene.Builder)) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	b, err := heapgen.New(&buf, idSize, version)
+	b, err := scene.NewBuilder(&buf, idSize, version)
 	if err != nil {
 		t.Fatal(err)
 	}

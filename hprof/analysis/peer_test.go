@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/heapgen"
 	"github.com/ddmtui/ddmtui/internal/testpeer"
 )
 
@@ -139,7 +138,7 @@ func TestJVMHeapDump(t *testing.T) {
 // of the Android file, heaps and version aside.
 func TestAfterHprofConv(t *testing.T) {
 	conv := testpeer.Require(t, "hprof-conv")
-	_, data := scenario(t, heapgen.ScenarioOptions{})
+	_, data := scenario(t, ScenarioOptions{})
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.hprof"), filepath.Join(dir, "out.hprof")
 	if err := os.WriteFile(in, data, 0o644); err != nil {

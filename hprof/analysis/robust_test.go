@@ -3,15 +3,13 @@ package analysis
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/ddmtui/ddmtui/internal/heapgen"
 )
 
 // Thousands of mutated files (bytes changed, cut out, repeated, inserted)
 // give a Heap or an error, never a panic; every Heap answers its report.
 // The fuzz target explores further; this runs in every `go test`.
 func TestMutatedInputs(t *testing.T) {
-	_, seed := scenario(t, heapgen.ScenarioOptions{})
+	_, seed := scenario(t, ScenarioOptions{})
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 3000
 	if testing.Short() {

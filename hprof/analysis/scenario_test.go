@@ -8,13 +8,12 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
 )
 
-func scenario(t testing.TB, o heapgen.ScenarioOptions) (*heapgen.Scenario, []byte) {
+func scenario(t testing.TB, o ScenarioOptions) (*Scenario, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
-	sc, err := heapgen.AndroidScenario(&buf, o)
+	sc, err := androidScenario(&buf, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +23,7 @@ func scenario(t testing.TB, o heapgen.ScenarioOptions) (*heapgen.Scenario, []byt
 // The planted Android situations give the numbers worked out by hand in
 // the comments, for ART's 4-byte ids.
 func TestAndroidScenario(t *testing.T) {
-	sc, data := scenario(t, heapgen.ScenarioOptions{})
+	sc, data := scenario(t, ScenarioOptions{})
 	h := analyseBytes(t, data)
 	checkScenario(t, h, sc, 4, true)
 }
@@ -33,7 +32,7 @@ func TestAndroidScenario(t *testing.T) {
 // internal class names, and after conversion to standard HPROF: the same
 // answers (sizes of ids scale with the id size).
 func TestAndroidScenarioVariants(t *testing.T) {
-	for _, o := range []heapgen.ScenarioOptions{
+	for _, o := range []ScenarioOptions{
 		{IDSize: 8, Version: hprof.VersionStandard},
 		{IDSize: 4, Internal: true},
 		{IDSize: 8, Internal: true, Version: hprof.VersionStandard, NoHeaps: true},
@@ -44,7 +43,7 @@ func TestAndroidScenarioVariants(t *testing.T) {
 		})
 	}
 	t.Run("converted", func(t *testing.T) {
-		sc, data := scenario(t, heapgen.ScenarioOptions{})
+		sc, data := scenario(t, ScenarioOptions{})
 		var out bytes.Buffer
 		if err := hprof.Convert(&out, bytes.NewReader(data), hprof.ConvertOptions{}); err != nil {
 			t.Fatal(err)
@@ -57,7 +56,7 @@ func TestAndroidScenarioVariants(t *testing.T) {
 	})
 }
 
-func checkScenario(t *testing.T, h *Heap, sc *heapgen.Scenario, idSize int, heaps bool) {
+func checkScenario(t *testing.T, h *Heap, sc *Scenario, idSize int, heaps bool) {
 	t.Helper()
 	id := uint64(idSize)
 	// act1: MainActivity (instance size 120) retaining its 1000-byte adapter.
@@ -193,7 +192,7 @@ func checkScenario(t *testing.T, h *Heap, sc *heapgen.Scenario, idSize int, heap
 // The histogram over some heaps counts only their nodes; over every heap
 // it is the whole histogram.
 func TestHistogramOfHeaps(t *testing.T) {
-	_, data := scenario(t, heapgen.ScenarioOptions{})
+	_, data := scenario(t, ScenarioOptions{})
 	h := analyseBytes(t, data)
 	all := h.HistogramOfHeaps("zygote", "app")
 	if fmt.Sprint(all) != fmt.Sprint(h.Histogram()) {

@@ -13,6 +13,11 @@
 //
 // A scene is deterministic: the same Options give the same bytes. Filler
 // embeds the scene in a heap of any size.
+//
+// Two streaming writers without planted answers share the package:
+// Builder, for dumps a test lays out object by object (exact ids, corner
+// cases), and Large, for Android-like heaps of millions of objects
+// (benchmarks).
 package scene
 
 import (

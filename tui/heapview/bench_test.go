@@ -10,12 +10,12 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
 // benchDump returns $HPROF_BENCH_FILE, or an Android-like dump of about
-// objects objects (heapgen.Android; 1 M objects is about 80 MB).
+// objects objects (scene.Android; 1 M objects is about 80 MB).
 func benchDump(b *testing.B, objects int) string {
 	b.Helper()
 	if p := os.Getenv("HPROF_BENCH_FILE"); p != "" {
@@ -27,7 +27,7 @@ func benchDump(b *testing.B, objects int) string {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := heapgen.Android(w, heapgen.AndroidOptions{Objects: objects, Seed: 1}); err != nil {
+	if err := scene.Large(w, scene.LargeOptions{Objects: objects, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/scene"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -52,7 +51,7 @@ func TestDiffAgainstBaseline(t *testing.T) {
 // control characters are drawn literally or dropped, never obeyed.
 func TestDumpStringsAreEscaped(t *testing.T) {
 	var buf bytes.Buffer
-	b, err := heapgen.New(&buf, 4, "")
+	b, err := scene.NewBuilder(&buf, 4, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +115,7 @@ func TestCloseWhileAnalysing(t *testing.T) {
 // all-heaps table, and z stays on it.
 func TestManyHeapsGetOneTable(t *testing.T) {
 	var buf bytes.Buffer
-	b, err := heapgen.New(&buf, 4, "")
+	b, err := scene.NewBuilder(&buf, 4, "")
 	if err != nil {
 		t.Fatal(err)
 	}

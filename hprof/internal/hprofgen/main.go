@@ -4,8 +4,8 @@
 //
 //	go run ./hprof/internal/hprofgen -instances 2000000 -o /tmp/big.hprof
 //	go run ./hprof/internal/hprofgen -convert /tmp/big.hprof -o /tmp/big-std.hprof [-z]
-//	go run ./hprof/internal/hprofgen -android-objects 1000000 -o /tmp/app.hprof  # heapgen.Android
-//	go run ./hprof/internal/hprofgen -scenario -o /tmp/leaks.hprof             # heapgen.AndroidScenario
+//	go run ./hprof/internal/hprofgen -android-objects 1000000 -o /tmp/app.hprof  # scene.Large
+//	go run ./hprof/internal/hprofgen -scenario -o /tmp/leaks.hprof             # scene.Android (planted leaks)
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 	"os"
 
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 )
 
 func main() {
@@ -29,8 +29,8 @@ func main() {
 		arrays    = flag.Int("arrays", 0, "app arrays (default instances/4)")
 		maxArray  = flag.Int("max-array", 32, "maximum array length")
 		noData    = flag.Bool("nodata", false, "write some primitive arrays as PRIMITIVE ARRAY NODATA")
-		android   = flag.Int("android-objects", 0, "write an Android-like app heap of about this many objects (heapgen.Android)")
-		scenario  = flag.Bool("scenario", false, "write the small heap with planted leaks (heapgen.AndroidScenario)")
+		android   = flag.Int("android-objects", 0, "write an Android-like app heap of about this many objects (scene.Large)")
+		scenario  = flag.Bool("scenario", false, "write the small heap with planted leaks (scene.Android, API 34)")
 	)
 	flag.Parse()
 	if *out == "" {
@@ -86,9 +86,12 @@ func runHeapgen(out string, objects int, seed uint64, scenario bool) error {
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
 	if scenario {
-		_, err = heapgen.AndroidScenario(w, heapgen.ScenarioOptions{})
+		var data []byte
+		if data, _, err = scene.Android(scene.Options{Seed: seed}); err == nil {
+			_, err = w.Write(data)
+		}
 	} else {
-		err = heapgen.Android(w, heapgen.AndroidOptions{Objects: objects, Seed: seed})
+		err = scene.Large(w, scene.LargeOptions{Objects: objects, Seed: seed})
 	}
 	if err != nil {
 		return err

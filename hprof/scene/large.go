@@ -1,4 +1,4 @@
-package heapgen
+package scene
 
 import (
 	"encoding/binary"
@@ -9,13 +9,15 @@ import (
 	"github.com/ddmtui/ddmtui/hprof"
 )
 
-// AndroidOptions size the dump Android writes.
-type AndroidOptions struct {
+// LargeOptions size the dump Large writes.
+type LargeOptions struct {
 	Objects int    // about this many objects (nodes)
 	Seed    uint64 // the same seed gives the same file
 }
 
-// Android writes a large Android-like heap dump for benchmarks: a few
+// Large writes a large Android-like heap dump for benchmarks (no planted
+// answers: Filler embeds a scene in a heap of any size, but its objects
+// hold nothing, where these form the graph a real app's do): a few
 // thousand framework classes in the zygote heap, image and zygote objects
 // each under a ROOT VM INTERNAL record as ART writes them, then the app
 // heap: strings with their byte[] values, instances of app classes with
@@ -23,8 +25,8 @@ type AndroidOptions struct {
 // primitive arrays, long linked lists, a few Activities (some leaked) and
 // bitmaps. About 80 bytes of file per object, like real dumps. References
 // mostly go to nearby objects, some anywhere; a few percent is garbage.
-func Android(w io.Writer, o AndroidOptions) error {
-	b, err := New(w, 4, "")
+func Large(w io.Writer, o LargeOptions) error {
+	b, err := NewBuilder(w, 4, "")
 	if err != nil {
 		return err
 	}
@@ -40,13 +42,13 @@ func Android(w io.Writer, o AndroidOptions) error {
 	linked := b.Class("java.util.LinkedList$Node", object, F("item", obj), F("next", obj), F("prev", obj))
 	bitmap := b.Class("android.graphics.Bitmap", object, F("mWidth", i32), F("mHeight", i32), F("mBuffer", obj), F("mNativePtr", hprof.TypeLong))
 	blob := b.Class("com.example.app.Blob", object, F("mData", obj), F("mNext", obj))
-	var framework []*Class
+	var framework []*ClassDecl
 	for i := range 2000 {
 		c := b.Class(fmt.Sprintf("android.framework.pkg%d.Class%d", i%40, i), object)
 		c.Statics = []Static{{"$classOverhead", obj, 0}, {"sCount", i32, uint64(i)}}
 		framework = append(framework, c)
 	}
-	var app []*Class
+	var app []*ClassDecl
 	for i := range 300 {
 		var fields []Field
 		for f := range 1 + i%6 {
@@ -80,7 +82,7 @@ func Android(w io.Writer, o AndroidOptions) error {
 	for _, c := range framework[:500] {
 		c.Dump()
 	}
-	for _, c := range []*Class{object, str, objArr, activity, mapNode, linked, bitmap} {
+	for _, c := range []*ClassDecl{object, str, objArr, activity, mapNode, linked, bitmap} {
 		c.Dump()
 	}
 	b.HeapInfo(hprof.HeapZygote, "zygote")

@@ -1,22 +1,22 @@
-// Package heapgen writes HPROF heap dumps whose contents a test knows: a
-// Builder for small exact dumps (classes with fields and statics,
-// instances, arrays, roots, heaps, duplicated ids) and Android, a
-// generator of large Android-like dumps for benchmarks. Both stream their
-// output through hprof.Writer.
-package heapgen
+package scene
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
-	"math"
 
 	"github.com/ddmtui/ddmtui/hprof"
 )
 
-// Builder streams an HPROF file. Strings and LOAD CLASS records are written
-// when a class is declared; heap dump sub-records go into the current
-// segment. Call Close at the end.
+// Builder writes the dumps a test lays out object by object, where a
+// scene's planted situations are not what is tested: small graphs with
+// exact ids and sizes (classes with fields and statics, instances by field
+// name, arrays, roots, heaps, duplicated ids, classes without CLASS DUMP),
+// and Large's heaps of millions of objects. It streams through
+// hprof.Writer; no object is kept.
+//
+// Strings and LOAD CLASS records are written when a class is declared;
+// heap dump sub-records go into the current segment. Call Close at the
+// end.
 type Builder struct {
 	w       *hprof.Writer
 	idSize  int
@@ -24,7 +24,7 @@ type Builder struct {
 	strs    map[string]uint64
 	serial  uint32
 	inDump  bool
-	classes []*Class
+	classes []*ClassDecl
 	err     error
 	// SegmentObjects starts a new HEAP DUMP SEGMENT after this many
 	// sub-records (0: 4096).
@@ -32,12 +32,12 @@ type Builder struct {
 	subs           int
 }
 
-// Class is a declared class. Set Statics before the class is dumped (Dump,
-// or Close for classes not dumped yet).
-type Class struct {
+// ClassDecl is a class a Builder declared. Set Statics before the class is
+// dumped (Dump, or Close for classes not dumped yet).
+type ClassDecl struct {
 	ID           uint64
 	Name         string
-	Super        *Class
+	Super        *ClassDecl
 	Fields       []Field
 	Statics      []Static
 	InstanceSize uint32 // 0: the byte size of the field data over the chain
@@ -63,8 +63,9 @@ type Static struct {
 // are 0.
 type V map[string]uint64
 
-// New writes the header and returns a Builder. version "" is Android's.
-func New(w io.Writer, idSize int, version string) (*Builder, error) {
+// NewBuilder writes the header and returns a Builder. version "" is
+// Android's.
+func NewBuilder(w io.Writer, idSize int, version string) (*Builder, error) {
 	hw, err := hprof.NewWriter(w, hprof.Header{Version: version, IDSize: idSize, Timestamp: 1700000000000})
 	if err != nil {
 		return nil, err
@@ -111,25 +112,15 @@ func (b *Builder) sub(r hprof.Record) {
 	b.write(r)
 }
 
-// Segment starts a new heap dump segment at the next sub-record.
-func (b *Builder) Segment() { b.inDump = false }
-
 // Class declares a class (its name strings and LOAD CLASS are written
 // now; its CLASS DUMP by Dump or Close).
-func (b *Builder) Class(name string, super *Class, fields ...Field) *Class {
-	c := &Class{ID: b.ID(), Name: name, Super: super, Fields: fields, b: b}
+func (b *Builder) Class(name string, super *ClassDecl, fields ...Field) *ClassDecl {
+	c := &ClassDecl{ID: b.ID(), Name: name, Super: super, Fields: fields, b: b}
 	b.declare(c)
 	return c
 }
 
-// ClassWithID declares a class with a given id (duplicated-id tests).
-func (b *Builder) ClassWithID(id uint64, name string, super *Class, fields ...Field) *Class {
-	c := &Class{ID: id, Name: name, Super: super, Fields: fields, b: b}
-	b.declare(c)
-	return c
-}
-
-func (b *Builder) declare(c *Class) {
+func (b *Builder) declare(c *ClassDecl) {
 	for _, f := range c.Fields {
 		b.Str(f.Name)
 	}
@@ -141,7 +132,7 @@ func (b *Builder) declare(c *Class) {
 }
 
 // Dump writes the class's CLASS DUMP now.
-func (c *Class) Dump() {
+func (c *ClassDecl) Dump() {
 	b := c.b
 	cd := &hprof.ClassDump{Class: hprof.ID(c.ID), StackSerial: 1, InstanceSize: c.InstanceSize}
 	if cd.InstanceSize == 0 {
@@ -162,10 +153,10 @@ func (c *Class) Dump() {
 
 // Skip keeps the class from being dumped: its instances then have no
 // CLASS DUMP.
-func (c *Class) Skip() { c.dumped = true }
+func (c *ClassDecl) Skip() { c.dumped = true }
 
 // DataSize is the byte size of an instance's field data over the chain.
-func (c *Class) DataSize() int {
+func (c *ClassDecl) DataSize() int {
 	n := 0
 	for k := c; k != nil; k = k.Super {
 		for _, f := range k.Fields {
@@ -176,14 +167,14 @@ func (c *Class) DataSize() int {
 }
 
 // Instance writes an INSTANCE DUMP with a fresh id and returns the id.
-func (b *Builder) Instance(c *Class, v V) uint64 {
+func (b *Builder) Instance(c *ClassDecl, v V) uint64 {
 	id := b.ID()
 	b.InstanceWithID(id, c, v)
 	return id
 }
 
 // InstanceWithID writes an INSTANCE DUMP with the given id.
-func (b *Builder) InstanceWithID(id uint64, c *Class, v V) {
+func (b *Builder) InstanceWithID(id uint64, c *ClassDecl, v V) {
 	data := make([]byte, 0, c.DataSize())
 	for k := c; k != nil; k = k.Super {
 		for _, f := range k.Fields {
@@ -191,7 +182,7 @@ func (b *Builder) InstanceWithID(id uint64, c *Class, v V) {
 			if !ok {
 				val = v[f.Name]
 			}
-			data = appendValue(data, val, f.Type.Size(b.idSize))
+			data = appendValue(data, f.Type.Size(b.idSize), val)
 		}
 	}
 	b.sub(&hprof.InstanceDump{Object: hprof.ID(id), StackSerial: 1, Class: hprof.ID(c.ID), Data: data})
@@ -199,7 +190,7 @@ func (b *Builder) InstanceWithID(id uint64, c *Class, v V) {
 
 // InstanceData writes an INSTANCE DUMP with the given id and raw field
 // data (generators that lay out their own values).
-func (b *Builder) InstanceData(id uint64, c *Class, data []byte) {
+func (b *Builder) InstanceData(id uint64, c *ClassDecl, data []byte) {
 	b.sub(&hprof.InstanceDump{Object: hprof.ID(id), StackSerial: 1, Class: hprof.ID(c.ID), Data: data})
 }
 
@@ -208,27 +199,15 @@ func (b *Builder) PrimitiveArrayWithID(id uint64, t hprof.Type, count int, data 
 	b.sub(&hprof.PrimitiveArrayDump{Array: hprof.ID(id), StackSerial: 1, Type: t, Count: uint32(count), Data: data})
 }
 
-func appendValue(data []byte, v uint64, size int) []byte {
-	switch size {
-	case 1:
-		return append(data, byte(v))
-	case 2:
-		return binary.BigEndian.AppendUint16(data, uint16(v))
-	case 4:
-		return binary.BigEndian.AppendUint32(data, uint32(v))
-	}
-	return binary.BigEndian.AppendUint64(data, v)
-}
-
 // ObjectArray writes an OBJECT ARRAY DUMP of array class c.
-func (b *Builder) ObjectArray(c *Class, elems ...uint64) uint64 {
+func (b *Builder) ObjectArray(c *ClassDecl, elems ...uint64) uint64 {
 	id := b.ID()
 	b.ObjectArrayWithID(id, c, elems...)
 	return id
 }
 
 // ObjectArrayWithID writes an OBJECT ARRAY DUMP with the given id.
-func (b *Builder) ObjectArrayWithID(id uint64, c *Class, elems ...uint64) {
+func (b *Builder) ObjectArrayWithID(id uint64, c *ClassDecl, elems ...uint64) {
 	ids := make([]hprof.ID, len(elems))
 	for i, e := range elems {
 		ids[i] = hprof.ID(e)
@@ -308,29 +287,5 @@ func (b *Builder) Close() error {
 	return b.w.Close()
 }
 
-// Err returns the first write error.
-func (b *Builder) Err() error { return b.err }
-
 // F is shorthand for a Field.
 func F(name string, t hprof.Type) Field { return Field{Name: name, Type: t} }
-
-// Bool is a boolean field value.
-func Bool(v bool) uint64 {
-	if v {
-		return 1
-	}
-	return 0
-}
-
-// Int is an int field value.
-func Int(v int32) uint64 { return uint64(uint32(v)) }
-
-// Float is a float field value.
-func Float(v float32) uint64 { return uint64(math.Float32bits(v)) }
-
-// Must panics on err (generators in tests and tools).
-func Must(err error) {
-	if err != nil {
-		panic(fmt.Sprint("heapgen: ", err))
-	}
-}
