@@ -214,11 +214,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	convFile := filepath.Join(t.TempDir(), "converted.hprof")
-	if err := os.WriteFile(convFile, std, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hc, err := analysis.Open(convFile, analysis.Options{})
+	hc, err := analysis.Analyze(std, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,6 +92,14 @@ func Large(w io.Writer, o LargeOptions) error {
 	b.HeapInfo(hprof.HeapImage, "image")
 	data := make([]byte, 0, 64)
 	ref := func(v uint64) { data = binary.BigEndian.AppendUint32(data, uint32(v)) }
+	hashNode := func(k int) { // hash, key, value, next
+		data = data[:0]
+		ref(uint64(r.Uint32()))
+		ref(near(k))
+		ref(near(k))
+		ref(near(k))
+		b.InstanceData(id(k), mapNode, data)
+	}
 	heap := 0
 	for k := 0; k < n; {
 		if heap == 0 && k >= imageEnd {
@@ -142,12 +150,7 @@ func Large(w io.Writer, o LargeOptions) error {
 			b.InstanceData(id(k), c, data)
 			k++
 		case x < 65: // a hash map node
-			data = data[:0]
-			ref(uint64(r.Uint32()))
-			ref(near(k))
-			ref(near(k))
-			ref(near(k))
-			b.InstanceData(id(k), mapNode, data)
+			hashNode(k)
 			k++
 		case x < 72: // an Object[]
 			el := make([]uint64, r.IntN(13))
@@ -210,12 +213,7 @@ func Large(w io.Writer, o LargeOptions) error {
 				data = binary.BigEndian.AppendUint64(data, r.Uint64())
 				b.InstanceData(id(k), bitmap, data)
 			default:
-				data = data[:0]
-				ref(uint64(r.Uint32()))
-				ref(near(k))
-				ref(near(k))
-				ref(near(k))
-				b.InstanceData(id(k), mapNode, data)
+				hashNode(k)
 			}
 			k++
 		}
