@@ -42,9 +42,10 @@ func HPROF(android bool, maxRatio float64, sum **hprof.Summary) Options {
 	return o
 }
 
-// DefaultHPROFRatio is the conversion bound the dashboard uses (the
-// `hprof` command's --max-output-ratio default): real dumps grow by a few
-// bytes at most, a hostile one is stopped long before it fills a disk.
+// DefaultHPROFRatio is the conversion bound of the `hprof` and `hprof
+// convert` commands (their --max-output-ratio default): real dumps grow by
+// a few bytes at most, a hostile one is stopped long before it fills a
+// disk. (The dashboard keeps Android's dump and converts nothing.)
 const DefaultHPROFRatio = 16
 
 // Trace is how a method trace is saved: as received, validated with
