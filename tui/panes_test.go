@@ -358,3 +358,30 @@ func TestThreadAndStackPanesWithFakeEnv(t *testing.T) {
 		t.Errorf("stack:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// m switches the discovery mode: the VM actions own it, the status line
+// shows the new one, and SetScanMode is told (off the UI goroutine) which;
+// a third press comes back to the first.
+func TestScanModeKey(t *testing.T) {
+	set := make(chan int, 4)
+	hs := startCfg(t, 120, 30, style.Palette{}, nil, func(c *Config) {
+		c.Discovery = "scan 8000-8040 · adb 127.0.0.1:5037"
+		c.ScanModes = []string{c.Discovery, "scan 8000-8040", "adb 127.0.0.1:5037"}
+		c.SetScanMode = func(i int) { set <- i }
+	})
+	hs.waitText("0 VMs · scan 8000-8040 · adb 127.0.0.1:5037 · adb 127.0.0.1:5037: 2 devices")
+	for _, m := range []string{"scan 8000-8040", "adb 127.0.0.1:5037", "scan 8000-8040 · adb 127.0.0.1:5037"} {
+		hs.key(tcell.KeyRune, 'm')
+		hs.waitText("discovery: " + m + " · 0 VMs · " + m)
+	}
+	for _, want := range []int{1, 2, 0} {
+		select {
+		case got := <-set:
+			if got != want {
+				t.Fatalf("SetScanMode(%d), want %d", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("SetScanMode(%d) not called", want)
+		}
+	}
+}

@@ -148,10 +148,22 @@ func (d *Dashboard) Keys() *keymap.Map { return d.keys }
 func (d *Dashboard) build() {
 	env := paneEnv{m: d.m, pal: d.pal, cfg: &d.cfg, keys: func() *keymap.Map { return d.keys },
 		now: func() time.Time { return d.now() }, work: d.jobs, nav: d}
+	// The trace in progress and the discovery mode are the VM actions'
+	// (vmPane, built below).
 	d.statusP = newStatusLine(env, statusInputs{
-		width:     func() int { return d.width },
-		discovery: func() string { return d.vmsP.discovery },
-		tracing:   func() profiling { return d.vmsP.tracing },
+		width: func() int { return d.width },
+		discovery: func() string {
+			if d.vmsP == nil {
+				return d.cfg.Discovery
+			}
+			return d.vmsP.discovery
+		},
+		tracing: func() profiling {
+			if d.vmsP == nil {
+				return profiling{}
+			}
+			return d.vmsP.tracing
+		},
 	})
 	env.status = d.statusP
 	d.layout = tview.NewFlex().SetDirection(tview.FlexRow)
