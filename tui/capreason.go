@@ -25,40 +25,6 @@ func capNone(vm monitor.VM, f monitor.Feature) (string, bool) {
 	return style.Escape(why), true
 }
 
-// selectedDDM returns the selected VM when requests can be made of it (a
-// controller exists and the VM speaks DDM); otherwise it says why in the
-// status line. what names the action, e.g. "GC".
-func (d *Dashboard) selectedDDM(what string) (monitor.VM, bool) {
-	vm, ok := d.m.selected()
-	if !ok || d.cfg.Controller == nil {
-		return vm, false
-	}
-	if d.m.isGone(vm.Key) {
-		d.flash(what + ": the VM's session ended; waiting for it to return")
-		return vm, false
-	}
-	if !vm.DDM {
-		d.flash(what + " needs a VM that speaks DDM (this one is a plain JDWP VM)")
-		return vm, false
-	}
-	return vm, true
-}
-
-// unable reports whether vm was decided unable to do f, saying why on the
-// status line ("no <what>: <reason>") instead of opening an empty viewer.
-func (d *Dashboard) unable(vm monitor.VM, f monitor.Feature, what string) bool {
-	c, has := vm.Capabilities[f]
-	if !has || c.Source != monitor.SourceNone {
-		return false
-	}
-	why := c.Reason
-	if why == "" {
-		why = "not available for this VM"
-	}
-	d.flash("no " + what + ": " + why)
-	return true
-}
-
 // sourceLabel names a source as the pane titles show it.
 func sourceLabel(s monitor.Source) string {
 	switch s {

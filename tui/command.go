@@ -232,17 +232,16 @@ func (d *Dashboard) completions(text string) []string {
 
 // openCommand turns the prompt into the `:` command prompt.
 func (o *overlays) openCommand() {
-	d := o.d
 	o.target, o.command = nil, true
-	o.tabBase, o.tabNext, o.histAt = "", 0, len(o.history)
+	o.tabBase, o.tabNext, o.histAt = "", 0, len(o.lines)
 	o.prompt.SetLabel(":")
 	o.prompt.SetFieldStyle(o.promptStyle) // not a filter's mark of a bad query
 	o.prompt.SetText("")
 	o.asking = true
 	o.bar.ResizeItem(o.hint, 0, 2) // the completions take two thirds
 	o.showHint("")
-	d.relayout()
-	d.app.SetFocus(o.prompt)
+	o.sh.relayout()
+	o.sh.focusOn(o.prompt)
 }
 
 // commandKey handles the keys the command prompt takes before the input
@@ -257,7 +256,7 @@ func (o *overlays) commandKey(ev *tcell.EventKey) *tcell.EventKey {
 		if text != o.tabLast {
 			o.tabBase, o.tabNext = text, 0
 		}
-		if c := o.d.completions(o.tabBase); len(c) > 0 {
+		if c := o.sh.completions(o.tabBase); len(c) > 0 {
 			if ev.Key() == tcell.KeyBacktab {
 				o.tabNext = (o.tabNext - 2 + 2*len(c)) % len(c)
 			}
@@ -269,12 +268,12 @@ func (o *overlays) commandKey(ev *tcell.EventKey) *tcell.EventKey {
 	case tcell.KeyUp, tcell.KeyDown:
 		if ev.Key() == tcell.KeyUp && o.histAt > 0 {
 			o.histAt--
-		} else if ev.Key() == tcell.KeyDown && o.histAt < len(o.history) {
+		} else if ev.Key() == tcell.KeyDown && o.histAt < len(o.lines) {
 			o.histAt++
 		}
 		line := ""
-		if o.histAt < len(o.history) {
-			line = o.history[o.histAt]
+		if o.histAt < len(o.lines) {
+			line = o.lines[o.histAt]
 		}
 		o.prompt.SetText(line)
 		return nil
@@ -284,11 +283,11 @@ func (o *overlays) commandKey(ev *tcell.EventKey) *tcell.EventKey {
 
 // showHint shows what Tab would complete text to, as it is typed.
 func (o *overlays) showHint(text string) {
-	c := o.d.completions(text)
+	c := o.sh.completions(text)
 	name, _, hasArg := strings.Cut(text, " ")
 	switch {
 	case len(c) == 0 && hasArg && name == "sort":
-		o.hint.SetText("[::d]columns here: " + strings.Join(o.d.sortColumns(), " · ") + "[::-]")
+		o.hint.SetText("[::d]columns here: " + strings.Join(o.sh.sortColumns(), " · ") + "[::-]")
 	case len(c) == 0 && hasArg && name == "app":
 		o.hint.SetText("[::d]no VM's app matches[::-]")
 	case len(c) == 0 && text != "":
@@ -310,15 +309,15 @@ func (o *overlays) commandDone(key tcell.Key) {
 	line := strings.TrimSpace(o.prompt.GetText())
 	o.asking, o.command = false, false
 	o.hint.SetText("")
-	o.d.relayout()
+	o.sh.relayout()
 	if key != tcell.KeyEnter || line == "" {
 		return
 	}
-	if n := len(o.history); n == 0 || o.history[n-1] != line {
+	if n := len(o.lines); n == 0 || o.lines[n-1] != line {
 		if n >= cmdHistoryLen {
-			o.history = append(o.history[:0], o.history[1:]...)
+			o.lines = append(o.lines[:0], o.lines[1:]...)
 		}
-		o.history = append(o.history, line)
+		o.lines = append(o.lines, line)
 	}
-	o.d.runCommand(line)
+	o.sh.runCommand(line)
 }

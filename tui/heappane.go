@@ -20,16 +20,16 @@ import (
 // object-size histogram. While it shows it asks the selected VM for the
 // heap maps it draws, and stops them for the VM that had them.
 type heapPane struct {
-	d       *Dashboard
+	env     paneEnv
 	view    *heapMap
 	segOn   string                 // VM whose segments were requested
 	segOpts monitor.SegmentOptions // what was requested of it
 	noLive  bool                   // a replayed VM said it takes no requests: said once
 }
 
-func newHeapPane(d *Dashboard) *heapPane {
-	p := &heapPane{d: d, view: newHeapMap(d.pal, d.post)}
-	p.view.spawn = d.spawn
+func newHeapPane(env paneEnv) *heapPane {
+	p := &heapPane{env: env, view: newHeapMap(env.pal, env.work.post)}
+	p.view.spawn = env.work.spawn
 	return p
 }
 
@@ -43,7 +43,7 @@ func (p *heapPane) Keys() []keymap.Binding {
 	b := keymap.Bind
 	v := p.view
 	return []keymap.Binding{
-		b(tcell.KeyRune, 'h', "h", "show or hide the heap pane", "Panes", func() { p.d.toggle(paneHeap) }).As("toggle-heap"),
+		b(tcell.KeyRune, 'h', "h", "show or hide the heap pane", "Panes", func() { p.env.nav.toggle(paneHeap) }).As("toggle-heap"),
 		b(tcell.KeyRune, 'g', "g", "cause a GC in the selected VM", hp, p.gc).As("gc"),
 		b(tcell.KeyRune, 'c', "c", "colour the heap by kind / by solidity", hp, func() { v.ToggleColouring() }).As("heap-colouring"),
 		b(tcell.KeyRune, '+', "+ / -", "zoom the heap bitmap in / out", hp, func() { v.Zoom(1) }).As("zoom-in"),
@@ -78,7 +78,7 @@ func (p *heapPane) selectionChanged() {
 }
 
 func (p *heapPane) render() {
-	m, v := p.d.m, p.view
+	m, v := p.env.m, p.view
 	vm, ok := m.selected()
 	if !ok {
 		v.SetHeaps(nil)
@@ -145,14 +145,14 @@ func noSummaryWhy(vm monitor.VM) string {
 // (managed merged or objects, and native), while the pane is shown, and
 // stops them for the VM that had them.
 func (p *heapPane) updateSegments() {
-	d := p.d
+	e := p.env
 	want := ""
 	var opts monitor.SegmentOptions
-	if vm, ok := d.m.selected(); ok && d.show[paneHeap] && vm.DDM {
+	if vm, ok := e.m.selected(); ok && e.nav.shown(paneHeap) && vm.DDM {
 		want = vm.Key
 		opts = monitor.SegmentOptions{Managed: true, Objects: p.view.Objects(), Native: p.view.Native()}
 	}
-	if (want == p.segOn && opts == p.segOpts) || d.cfg.Controller == nil {
+	if (want == p.segOn && opts == p.segOpts) || e.cfg.Controller == nil {
 		return
 	}
 	old := p.segOn
@@ -160,62 +160,62 @@ func (p *heapPane) updateSegments() {
 	if p.noLive {
 		return // a replay: nothing to ask
 	}
-	ctrl := d.cfg.Controller
+	ctrl := e.cfg.Controller
 	app := ""
-	if vm, ok := d.m.selected(); ok {
+	if vm, ok := e.m.selected(); ok {
 		app = appLabel(vm)
 	}
 	// The latest wish replaces one still under way (the selection moved
 	// on); the stop for the VM that had them goes first.
-	d.job("segments", jobReplace, 3*time.Second, func(ctx context.Context) {
+	e.work.job("segments", jobReplace, 3*time.Second, func(ctx context.Context) {
 		if old != "" && old != want {
 			// A VM that is gone has nothing to stop: not worth a message.
-			if err := ctrl.VM(old).SetSegmentOptions(ctx, monitor.SegmentOptions{}); err != nil && !d.cancelled(err) && !errors.Is(err, errNoSession) && !errors.Is(err, monitor.ErrNoLiveVM) {
-				d.post(func() { d.flash("heap map: stopping the previous VM's: " + err.Error()) })
+			if err := ctrl.VM(old).SetSegmentOptions(ctx, monitor.SegmentOptions{}); err != nil && !e.work.cancelled(err) && !errors.Is(err, errNoSession) && !errors.Is(err, monitor.ErrNoLiveVM) {
+				e.work.post(func() { e.flash("heap map: stopping the previous VM's: " + err.Error()) })
 			}
 		}
 		if want == "" {
 			return
 		}
-		if err := ctrl.VM(want).SetSegmentOptions(ctx, opts); err != nil && !d.cancelled(err) {
-			d.post(func() {
+		if err := ctrl.VM(want).SetSegmentOptions(ctx, opts); err != nil && !e.work.cancelled(err) {
+			e.work.post(func() {
 				if errors.Is(err, monitor.ErrNoLiveVM) {
 					// A replay: no VM will ever take the request, so it
 					// is not asked again, and that is said once.
 					if !p.noLive {
 						p.noLive = true
-						d.flash("replay: heap maps are only what was recorded; no requests are sent")
+						e.flash("replay: heap maps are only what was recorded; no requests are sent")
 					}
 					return
 				}
 				if p.segOn == want && p.segOpts == opts {
 					p.segOn = "" // asked again at the next change (e.g. the VM's session is ready)
 				}
-				d.flash(fmt.Sprintf("heap map of %s not requested: %v", app, err))
+				e.flash(fmt.Sprintf("heap map of %s not requested: %v", app, err))
 			})
 		}
 	})
 }
 
 func (p *heapPane) gc() {
-	d := p.d
-	if vm, ok := d.m.selected(); ok && d.unable(vm, monitor.FeatGC, "GC") {
+	e := p.env
+	if vm, ok := e.m.selected(); ok && e.unable(vm, monitor.FeatGC, "GC") {
 		return
 	}
-	vm, ok := d.selectedDDM("GC")
+	vm, ok := e.selectedDDM("GC")
 	if !ok {
 		return
 	}
 	p.updateSegments()
-	ctrl := d.cfg.Controller
-	started := d.job("gc:"+vm.Key, jobBusy, 3*time.Second, func(ctx context.Context) {
-		if err := ctrl.VM(vm.Key).GC(ctx); err != nil && !d.cancelled(err) {
-			d.post(func() { d.flash("GC failed: " + err.Error()) })
+	ctrl := e.cfg.Controller
+	started := e.work.job("gc:"+vm.Key, jobBusy, 3*time.Second, func(ctx context.Context) {
+		if err := ctrl.VM(vm.Key).GC(ctx); err != nil && !e.work.cancelled(err) {
+			e.work.post(func() { e.flash("GC failed: " + err.Error()) })
 		}
 	})
 	if !started {
-		d.flash(fmt.Sprintf("busy: a GC of %s is still under way", appLabel(vm)))
+		e.flash(fmt.Sprintf("busy: a GC of %s is still under way", appLabel(vm)))
 		return
 	}
-	d.flash(fmt.Sprintf("GC requested in %s", appLabel(vm)))
+	e.flash(fmt.Sprintf("GC requested in %s", appLabel(vm)))
 }

@@ -17,32 +17,31 @@ const heapAnalysisTimeout = 10 * time.Minute
 
 // heapRunner runs the heap viewer's background work as the dashboard's
 // owned jobs, and hands results to the UI goroutine through post.
-type heapRunner struct{ d *Dashboard }
+type heapRunner struct{ j *jobs }
 
 func (r heapRunner) Go(work func() func()) bool {
-	d := r.d
+	j := r.j
 	// Queued: the viewer starts its second job (leaks, strings, bitmaps)
 	// from the first one's result, which may reach the UI goroutine before
 	// the first job has quite ended.
-	return d.job("heap-analysis", jobQueue, heapAnalysisTimeout, func(context.Context) {
+	return j.job("heap-analysis", jobQueue, heapAnalysisTimeout, func(context.Context) {
 		apply := work()
-		if d.bg().Err() == nil && apply != nil {
-			d.post(apply)
+		if j.bg().Err() == nil && apply != nil {
+			j.post(apply)
 		}
 	})
 }
 
-func (r heapRunner) QueueUpdateDraw(fn func()) { r.d.post(fn) }
-func (r heapRunner) Context() context.Context  { return r.d.bg() }
+func (r heapRunner) QueueUpdateDraw(fn func()) { r.j.post(fn) }
+func (r heapRunner) Context() context.Context  { return r.j.bg() }
 
 // showHeap opens the heap dump viewer on a saved dump; baseline, when
 // set, is the app's previous dump in this session.
 func (o *overlays) showHeap(path, baseline string) {
 	o.closeHeap()
-	d := o.d
-	v := heapview.New(heapview.Options{File: path, Baseline: baseline, Palette: d.pal, Quit: o.closeHeap, Runner: heapRunner{d}})
+	v := heapview.New(heapview.Options{File: path, Baseline: baseline, Palette: o.env.pal, Quit: o.closeHeap, Runner: heapRunner{o.env.work}})
 	o.heapV = v
-	d.pages.AddPage("heap", v, true, false)
+	o.pages.AddPage("heap", v, true, false)
 	o.show("heap", v)
 	v.Load()
 }
@@ -57,14 +56,13 @@ func (o *overlays) closeHeap() {
 	}
 	o.heapV = nil
 	o.close("heap")
-	o.d.pages.RemovePage("heap")
+	o.pages.RemovePage("heap")
 	v.Close()
 }
 
 // heapSaved records a dump saved for app and opens the viewer on it,
 // compared with the app's previous dump when there is one.
-func (d *Dashboard) heapSaved(app, path string) {
-	o := d.ov
+func (o *overlays) heapSaved(app, path string) {
 	if o.lastHeap == nil {
 		o.lastHeap = map[string]string{}
 	}

@@ -39,19 +39,47 @@ type runningJob struct {
 	saving string // what the job saves, when the cancel-save key may end it
 }
 
-// jobs tracks the dashboard's goroutines (spawn) and its named jobs.
+// jobs tracks the dashboard's goroutines (spawn) and its named jobs, and
+// hands work to the UI goroutine (post). Panes are given it (paneEnv.work)
+// rather than the Dashboard.
 type jobs struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	running map[string]*runningJob
+	// ctx is the dashboard's context, set by Run before the UI loop starts
+	// (nil before: context.Background()).
+	ctx context.Context
+	// uiq carries posted functions to the forwarder (Dashboard.pump).
+	uiq chan func()
+}
+
+func newJobs() *jobs { return &jobs{uiq: make(chan func(), 64)} }
+
+// bg is the context every job runs under: cancelled when the dashboard
+// quits.
+func (j *jobs) bg() context.Context {
+	if j.ctx != nil {
+		return j.ctx
+	}
+	return context.Background()
+}
+
+// post hands f to the UI goroutine (followed by a redraw). It never blocks
+// once the dashboard is shutting down. Call it from background goroutines
+// only.
+func (j *jobs) post(f func()) {
+	select {
+	case j.uiq <- f:
+	case <-j.bg().Done():
+	}
 }
 
 // spawn runs f on an owned goroutine: Run waits for it after the UI loop
 // ended. Call it on the UI goroutine (or before Run).
-func (d *Dashboard) spawn(f func()) {
-	d.jobs.wg.Add(1)
+func (j *jobs) spawn(f func()) {
+	j.wg.Add(1)
 	go func() {
-		defer d.jobs.wg.Done()
+		defer j.wg.Done()
 		f()
 	}()
 }
@@ -59,8 +87,7 @@ func (d *Dashboard) spawn(f func()) {
 // job runs f off the UI goroutine under name with a timeout, owned, never
 // overlapping another job of the same name (see jobMode). It reports
 // whether f will run (false only for jobBusy while one runs).
-func (d *Dashboard) job(name string, mode jobMode, timeout time.Duration, f func(ctx context.Context)) bool {
-	j := &d.jobs
+func (j *jobs) job(name string, mode jobMode, timeout time.Duration, f func(ctx context.Context)) bool {
 	j.mu.Lock()
 	if j.running == nil {
 		j.running = map[string]*runningJob{}
@@ -77,14 +104,14 @@ func (d *Dashboard) job(name string, mode jobMode, timeout time.Duration, f func
 		j.mu.Unlock()
 		return false
 	}
-	ctx, cancel := context.WithTimeout(d.bg(), timeout)
+	ctx, cancel := context.WithTimeout(j.bg(), timeout)
 	me := &runningJob{cancel: cancel, done: make(chan struct{})}
 	j.running[name] = me
 	j.mu.Unlock()
 	if prev != nil && mode == jobReplace {
 		prev.cancel()
 	}
-	d.spawn(func() {
+	j.spawn(func() {
 		defer func() {
 			cancel()
 			close(me.done)
@@ -110,8 +137,7 @@ func (d *Dashboard) job(name string, mode jobMode, timeout time.Duration, f func
 
 // markSaving lets the cancel-save key end the job running under name,
 // which saves what (for the message). Call it right after job.
-func (d *Dashboard) markSaving(name, what string) {
-	j := &d.jobs
+func (j *jobs) markSaving(name, what string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if r := j.running[name]; r != nil {
@@ -121,8 +147,7 @@ func (d *Dashboard) markSaving(name, what string) {
 
 // cancelSaves cancels every running job marked with markSaving and
 // returns what they were saving.
-func (d *Dashboard) cancelSaves() []string {
-	j := &d.jobs
+func (j *jobs) cancelSaves() []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var what []string
@@ -141,9 +166,8 @@ func (d *Dashboard) cancelSaves() []string {
 	return what
 }
 
-// jobBusyWith reports whether a job of name runs.
-func (d *Dashboard) jobBusyWith(name string) bool {
-	j := &d.jobs
+// busy reports whether a job of name runs.
+func (j *jobs) busy(name string) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	r := j.running[name]
@@ -160,16 +184,16 @@ func (d *Dashboard) jobBusyWith(name string) bool {
 
 // cancelled reports an error that only says the job was cancelled (a newer
 // request replaced it, or the dashboard is quitting): not worth a message.
-func (d *Dashboard) cancelled(err error) bool {
-	return errors.Is(err, context.Canceled) || d.bg().Err() != nil
+func (j *jobs) cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || j.bg().Err() != nil
 }
 
 // postUpdater lets background feeders (spyview.Follow) hand work to the UI
 // goroutine through the dashboard's forwarder, which never blocks once the
 // dashboard is shutting down.
-type postUpdater struct{ d *Dashboard }
+type postUpdater struct{ j *jobs }
 
 func (u postUpdater) QueueUpdateDraw(f func(), _ ...tview.Primitive) *tview.Application {
-	u.d.post(f)
+	u.j.post(f)
 	return nil
 }

@@ -231,3 +231,46 @@ func (d *Dashboard) escape() {
 		d.fitVMPane() // the list's width by content
 	}
 }
+
+// The Dashboard is the panes' navigator (paneEnv.nav) and the overlays'
+// shell: the few methods below, with selectVM, setFocus, toggle,
+// fitVMPane, showStack and threadCopy, are all that panes and overlays
+// ask of it.
+
+// shown reports whether pane p is shown.
+func (d *Dashboard) shown(p int) bool { return d.show[p] }
+
+// focused reports whether pane p has the focus.
+func (d *Dashboard) focused(p int) bool { return d.focus == p }
+
+// threadMoved: the stack follows the thread table's cursor while it shows
+// and the thread table has the focus.
+func (d *Dashboard) threadMoved() {
+	if d.show[paneStack] && d.focus == paneThreads {
+		d.stackP.fetch()
+	}
+}
+
+// selectedThread is the thread under the thread table's cursor.
+func (d *Dashboard) selectedThread() (uint64, bool) { return d.threadsP.selected() }
+
+// size is the screen's size (0, 0 before the first draw).
+func (d *Dashboard) size() (w, h int) { return d.width, d.height }
+
+// focusOn gives the keyboard focus to an overlay's widget.
+func (d *Dashboard) focusOn(p tview.Primitive) { d.app.SetFocus(p) }
+
+// filterTarget is the pane the / prompt filters: the focused one, else
+// the thread table (the VM list when the threads are hidden), which then
+// takes the focus.
+func (d *Dashboard) filterTarget() (Filterable, string) {
+	f, ok := d.panes[d.focus].(Filterable)
+	if !ok {
+		d.focus = paneVMs
+		if d.show[paneThreads] {
+			d.focus = paneThreads
+		}
+		f = d.panes[d.focus].(Filterable)
+	}
+	return f, d.panes[d.focus].Title()
+}

@@ -28,7 +28,7 @@ const logChunk = 20_000
 // (at most the ring's size) and the indexes of those the query passes; it
 // draws only the rows in view, straight to the screen.
 type logPane struct {
-	d   *Dashboard
+	env paneEnv
 	box *tview.Box
 
 	log    *monitor.DeviceLog
@@ -60,9 +60,9 @@ type logPane struct {
 	later func(f func())
 }
 
-func newLogPane(d *Dashboard) *logPane {
-	p := &logPane{d: d, follow: true, limit: logcat.DefaultRingSize}
-	p.later = func(f func()) { go d.post(f) }
+func newLogPane(env paneEnv) *logPane {
+	p := &logPane{env: env, follow: true, limit: logcat.DefaultRingSize}
+	p.later = func(f func()) { go env.work.post(f) }
 	p.box = tview.NewBox()
 	p.box.SetBorder(true).SetTitle(" Log ")
 	p.box.SetDrawFunc(func(s tcell.Screen, x, y, w, h int) (int, int, int, int) {
@@ -98,39 +98,39 @@ func (p *logPane) Keys() []keymap.Binding {
 const LogScope = "log pane"
 
 // handle runs the focused-only keys (as the key table binds them now).
-func (p *logPane) handle(ev *tcell.EventKey) bool { return p.d.keys.HandleScope(ev, LogScope) }
+func (p *logPane) handle(ev *tcell.EventKey) bool { return p.env.keys().HandleScope(ev, LogScope) }
 
 func (p *logPane) toggleVM() {
-	if p.d.show[paneLog] && p.device {
+	if p.env.nav.shown(paneLog) && p.device {
 		p.device = false
 		p.attach()
-		p.d.setFocus(paneLog)
+		p.env.nav.setFocus(paneLog)
 		return
 	}
-	if !p.d.show[paneLog] {
+	if !p.env.nav.shown(paneLog) {
 		p.device = false
 	}
-	p.d.toggle(paneLog)
+	p.env.nav.toggle(paneLog)
 }
 
 // toggleDevice shows the whole device's log; pressed again on it, it
 // closes the pane, as l closes the app's log.
 func (p *logPane) toggleDevice() {
 	switch {
-	case !p.d.show[paneLog]:
+	case !p.env.nav.shown(paneLog):
 		p.device = true
-		p.d.toggle(paneLog)
+		p.env.nav.toggle(paneLog)
 	case p.device:
-		p.d.toggle(paneLog)
+		p.env.nav.toggle(paneLog)
 	default:
 		p.device = true
 		p.attach()
-		p.d.setFocus(paneLog)
+		p.env.nav.setFocus(paneLog)
 	}
 }
 
 func (p *logPane) Update(c Change) {
-	if !p.d.show[paneLog] {
+	if !p.env.nav.shown(paneLog) {
 		p.detach()
 		return
 	}
@@ -142,7 +142,7 @@ func (p *logPane) Update(c Change) {
 // attach points the view at the selected VM's app (or its device),
 // keeping it when that did not change.
 func (p *logPane) attach() {
-	vm, ok := p.d.m.selected()
+	vm, ok := p.env.m.selected()
 	if !ok {
 		p.detach()
 		p.why = "no VM selected"
@@ -161,8 +161,8 @@ func (p *logPane) attach() {
 	p.target = target
 	var log *monitor.DeviceLog
 	why := "no device log (the dashboard was started without one)"
-	if p.d.cfg.Log != nil {
-		log, why = p.d.cfg.Log(vm)
+	if p.env.cfg.Log != nil {
+		log, why = p.env.cfg.Log(vm)
 	}
 	if log == nil {
 		p.why = why
@@ -188,10 +188,10 @@ func (p *logPane) attach() {
 // replaced reports whether vm's device log is now another one than the
 // view reads (a replay seeking back starts its logs afresh).
 func (p *logPane) replaced(vm monitor.VM) bool {
-	if p.log == nil || p.d.cfg.Log == nil {
+	if p.log == nil || p.env.cfg.Log == nil {
 		return false
 	}
-	l, _ := p.d.cfg.Log(vm)
+	l, _ := p.env.cfg.Log(vm)
 	return l != p.log
 }
 
@@ -280,7 +280,7 @@ func (p *logPane) CheckFilter(src string) error {
 func (p *logPane) SetFilter(src string) {
 	q, err := logcat.Compile(src, logcat.QueryOptions{})
 	if err != nil {
-		p.d.flash(safetext.Terminal(err.Error()))
+		p.env.flash(safetext.Terminal(err.Error()))
 		return
 	}
 	p.qsrc, p.query, p.words = src, q, queryWords(src)
@@ -301,12 +301,12 @@ func (p *logPane) watch() {
 		p.stop()
 	}
 	gen, cur := p.gen, p.cur
-	ctx, cancel := context.WithCancel(p.d.bg())
+	ctx, cancel := context.WithCancel(p.env.work.bg())
 	p.stop = cancel
-	p.d.spawn(func() {
+	p.env.work.spawn(func() {
 		for {
 			ch := cur.Changed()
-			p.d.post(func() {
+			p.env.work.post(func() {
 				if p.gen == gen {
 					p.pull()
 				}
@@ -319,7 +319,7 @@ func (p *logPane) watch() {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(p.d.cfg.FrameInterval):
+			case <-time.After(p.env.cfg.FrameInterval):
 			}
 		}
 	})
@@ -380,7 +380,7 @@ func (p *logPane) toggleWrap() {
 // word.
 func (p *logPane) search(dir int) {
 	if len(p.words) == 0 {
-		p.d.flash("log: type a query after / first; n/N find its words")
+		p.env.flash("log: type a query after / first; n/N find its words")
 		return
 	}
 	p.jump(dir, func(e *logcat.Entry) bool { return hasWord(e, p.words) }, "no more lines with "+strings.Join(p.words, ", "))
@@ -403,7 +403,7 @@ func (p *logPane) jump(dir int, ok func(*logcat.Entry) bool, none string) {
 			return
 		}
 	}
-	p.d.flash("log: " + none)
+	p.env.flash("log: " + none)
 }
 
 func hasWord(e *logcat.Entry, words []string) bool {
@@ -419,29 +419,29 @@ func hasWord(e *logcat.Entry, words []string) bool {
 // save writes the filtered view as threadtime text into the out dir.
 func (p *logPane) save() {
 	if len(p.shown) == 0 {
-		p.d.flash("log: nothing to save")
+		p.env.flash("log: nothing to save")
 		return
 	}
-	dir := p.d.cfg.TraceDir
+	dir := p.env.cfg.TraceDir
 	if dir == "" {
 		dir = "."
 	}
-	name := filepath.Join(dir, fmt.Sprintf("logcat-%s.txt", p.d.now().Format("20060102-150405")))
+	name := filepath.Join(dir, fmt.Sprintf("logcat-%s.txt", p.env.now().Format("20060102-150405")))
 	loc := p.log.Location()
 	buf := make([]byte, 0, 1<<16)
 	for _, i := range p.shown {
 		buf = logcat.AppendThreadtime(buf, &p.all[i], loc)
 	}
-	n, d := len(p.shown), p.d
-	d.job("log-save", jobQueue, time.Minute, func(ctx context.Context) {
+	n, e := len(p.shown), p.env
+	e.work.job("log-save", jobQueue, time.Minute, func(ctx context.Context) {
 		_, err := savefile.SaveBytes(ctx, name, buf, savefile.Options{})
-		d.post(func() {
+		e.work.post(func() {
 			if err != nil {
-				d.flash("log: " + err.Error())
+				e.flash("log: " + err.Error())
 				return
 			}
 			p.saved = name
-			d.flash(fmt.Sprintf("log: %d lines saved to %s", n, name))
+			e.flash(fmt.Sprintf("log: %d lines saved to %s", n, name))
 		})
 	})
 }
@@ -458,7 +458,7 @@ func (p *logPane) CopyText() (what, text string) {
 func (p *logPane) setTitle() {
 	var b strings.Builder
 	b.WriteString(" Log")
-	vm, ok := p.d.m.selected()
+	vm, ok := p.env.m.selected()
 	switch {
 	case !ok:
 	case p.device:

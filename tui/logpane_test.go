@@ -65,7 +65,7 @@ func (r *logRig) onUI(f func(p *logPane)) {
 
 // selectApp selects com.a (the VM list is sorted: adb before local? find it).
 func (r *logRig) selectApp() {
-	r.onUI(func(p *logPane) { p.d.selectVM("adb:dev/100") })
+	r.onUI(func(p *logPane) { p.env.nav.selectVM("adb:dev/100") })
 }
 
 func lineWith(screen, sub string) string {
@@ -194,7 +194,7 @@ func TestLogPaneQueryFollowSaveCrash(t *testing.T) {
 
 func TestLogPaneLocalVM(t *testing.T) {
 	r := startLogRig(t, 80, 24, style.Palette{})
-	r.onUI(func(p *logPane) { p.d.selectVM("local:9") })
+	r.onUI(func(p *logPane) { p.env.nav.selectVM("local:9") })
 	r.key(tcell.KeyRune, 'l')
 	r.waitText("local-port VM: no device log")
 }

@@ -71,7 +71,7 @@ func prefix(e *logcat.Entry, narrow bool) string {
 
 func (p *logPane) levelStyle(pr logcat.Priority) tcell.Style {
 	st := tcell.StyleDefault
-	if p.d.pal.NoColor {
+	if p.env.pal.NoColor {
 		switch {
 		case pr >= logcat.Error:
 			return st.Bold(true)
@@ -150,7 +150,7 @@ func (p *logPane) draw(s tcell.Screen, x, y, w, h int) {
 			p.top--
 		}
 	}
-	focused := p.d.focus == paneLog
+	focused := p.env.nav.focused(paneLog)
 	row := 0
 	for i := p.top; i < len(p.shown) && row < h; i++ {
 		e := &p.all[p.shown[i]]
@@ -166,7 +166,7 @@ func (p *logPane) draw(s tcell.Screen, x, y, w, h int) {
 		}
 		base := tcell.StyleDefault
 		if focused && i == p.sel && !p.follow {
-			base = p.d.pal.Cursor()
+			base = p.env.pal.Cursor()
 			lvl = base
 		}
 		for _, r := range p.rows(p.shown[i], msgWidth) {

@@ -27,9 +27,12 @@ import (
 
 // overlays are what covers the panes: the help, the message history, the
 // / prompt, and the viewers the VM actions open (profile, thread dump,
-// allocations, JDWP traffic).
+// allocations, JDWP traffic). They implement viewers for the panes.
 type overlays struct {
-	d        *Dashboard
+	env      paneEnv // nav and views unused
+	sh       shell
+	pages    *tview.Pages
+	history  func() string // the status line's message history (M)
 	help     *tview.TextView
 	helpBox  *tview.Flex
 	helpSecs []string // the help's sections, one per key group
@@ -47,7 +50,7 @@ type overlays struct {
 	command bool
 	bar     *tview.Flex
 	hint    *tview.TextView
-	history []string
+	lines   []string // the command prompt's history
 	histAt  int
 	tabBase string
 	tabLast string
@@ -64,8 +67,26 @@ type overlays struct {
 	lastHeap map[string]string // app -> its last dump saved in this session
 }
 
-func newOverlays(d *Dashboard) *overlays {
-	o := &overlays{d: d}
+// shell is what the overlays ask of the dashboard that holds them: the
+// screen's size, the layout and the focus, the pane the / prompt filters,
+// and the : prompt's commands. The Dashboard implements it.
+type shell interface {
+	size() (w, h int)
+	relayout()
+	applyFocus()
+	// focusOn gives the keyboard focus to p (an overlay's widget).
+	focusOn(p tview.Primitive)
+	// filterTarget focuses the pane the / prompt filters (the focused one,
+	// or the threads or VM list when it has no list) and returns it.
+	filterTarget() (f Filterable, title string)
+	completions(text string) []string
+	sortColumns() []string
+	runCommand(line string)
+}
+
+func newOverlays(env paneEnv, pages *tview.Pages, sh shell, history func() string) *overlays {
+	o := &overlays{env: env, sh: sh, pages: pages, history: history}
+	pal := env.pal
 	o.prompt = tview.NewInputField()
 	o.prompt.SetDoneFunc(func(key tcell.Key) {
 		if o.command {
@@ -89,30 +110,30 @@ func newOverlays(d *Dashboard) *overlays {
 	o.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	o.help.SetBorder(true).SetTitle(" Keys ")
 	o.helpBox = tview.NewFlex()
-	d.pages.AddPage("help", o.helpBox, true, false)
+	pages.AddPage("help", o.helpBox, true, false)
 	o.messages = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
 	o.messages.SetBorder(true).SetTitle(" Messages (M or Esc: back) ")
-	d.pages.AddPage("messages", o.messages, true, false)
-	o.profView = profileview.New(profileview.Options{Palette: d.pal, Quit: func() { o.close("profile") }})
-	d.pages.AddPage("profile", o.profView, true, false)
-	o.dumpView = dumpview.New(dumpview.Options{Palette: d.pal, Quit: func() { o.close("dump") }})
-	d.pages.AddPage("dump", o.dumpView, true, false)
-	o.spyView = spyview.New(spyview.Options{Palette: d.pal, Quit: func() { o.close("spy") }})
+	pages.AddPage("messages", o.messages, true, false)
+	o.profView = profileview.New(profileview.Options{Palette: pal, Quit: func() { o.close("profile") }})
+	pages.AddPage("profile", o.profView, true, false)
+	o.dumpView = dumpview.New(dumpview.Options{Palette: pal, Quit: func() { o.close("dump") }})
+	pages.AddPage("dump", o.dumpView, true, false)
+	o.spyView = spyview.New(spyview.Options{Palette: pal, Quit: func() { o.close("spy") }})
 	o.spyView.SetBorder(true).SetTitle(" JDWP traffic through the debugger ports ")
-	d.pages.AddPage("spy", o.spyView, true, false)
-	o.allocV = allocview.New(allocview.Options{Palette: d.pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
-	d.pages.AddPage("allocs", o.allocV, true, false)
-	o.timeline = newTimelineView(d)
-	d.pages.AddPage("timeline", o.timeline, true, false)
-	o.viewsV = newViewsPane(d, func() { o.close("views") })
-	d.pages.AddPage("views", o.viewsV, true, false)
+	pages.AddPage("spy", o.spyView, true, false)
+	o.allocV = allocview.New(allocview.Options{Palette: pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
+	pages.AddPage("allocs", o.allocV, true, false)
+	o.timeline = newTimelineView(env, o.openTimeline, func() { o.close("timeline") })
+	pages.AddPage("timeline", o.timeline, true, false)
+	o.viewsV = newViewsPane(env, func() { o.close("views") })
+	pages.AddPage("views", o.viewsV, true, false)
 	return o
 }
 
 // setHelp generates the help from the key table.
 func (o *overlays) setHelp(keys *keymap.Map) {
 	o.helpSecs = append(keys.HelpSections(), "Esc or ? closes this help; j/k scroll.\n")
-	o.fit(o.d.width, o.d.height)
+	o.fit(o.sh.size())
 }
 
 // fit sizes the help to its text: one column, or two side by side when one
@@ -172,7 +193,7 @@ func (o *overlays) fit(w, h int) {
 }
 
 func (o *overlays) frontName() string {
-	name, _ := o.d.pages.GetFrontPage()
+	name, _ := o.pages.GetFrontPage()
 	return name
 }
 
@@ -194,7 +215,7 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 	case "profile", "dump", "allocs", "spy", "views", "heap":
 		return true, true // the viewer has its own keys; q or Esc returns here
 	case "timeline":
-		o.d.keys.HandleScope(ev, TimelineScope)
+		o.env.keys().HandleScope(ev, TimelineScope)
 		return false, true
 	case "help", "messages":
 		switch {
@@ -211,13 +232,13 @@ func (o *overlays) capture(ev *tcell.EventKey) (pass, handled bool) {
 }
 
 func (o *overlays) show(name string, p tview.Primitive) {
-	o.d.pages.ShowPage(name)
-	o.d.app.SetFocus(p)
+	o.pages.ShowPage(name)
+	o.sh.focusOn(p)
 }
 
 func (o *overlays) close(name string) {
-	o.d.pages.HidePage(name)
-	o.d.applyFocus()
+	o.pages.HidePage(name)
+	o.sh.applyFocus()
 }
 
 func (o *overlays) toggleHelp() {
@@ -225,12 +246,12 @@ func (o *overlays) toggleHelp() {
 		o.close("help")
 		return
 	}
-	o.fit(o.d.width, o.d.height)
+	o.fit(o.sh.size())
 	o.show("help", o.help)
 }
 
 func (o *overlays) showMessages() {
-	o.messages.SetText(o.d.statusP.historyText())
+	o.messages.SetText(o.history())
 	o.messages.ScrollToEnd()
 	o.show("messages", o.messages)
 }
@@ -238,25 +259,17 @@ func (o *overlays) showMessages() {
 // openPrompt filters the focused pane (the thread table when the focused
 // pane has no list).
 func (o *overlays) openPrompt() {
-	d := o.d
-	f, ok := d.panes[d.focus].(Filterable)
-	if !ok {
-		d.focus = paneVMs
-		if d.show[paneThreads] {
-			d.focus = paneThreads
-		}
-		f = d.panes[d.focus].(Filterable)
-	}
+	f, title := o.sh.filterTarget()
 	o.target, o.command = f, false
 	o.hint.SetText("")
 	o.bar.ResizeItem(o.hint, 0, 0)
-	o.promptLabel = fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", d.panes[d.focus].Title())
+	o.promptLabel = fmt.Sprintf("filter %s (Enter keeps, Esc clears): ", title)
 	o.prompt.SetLabel(o.promptLabel)
 	o.prompt.SetText(f.Filter())
 	o.checkPrompt(f.Filter())
 	o.asking = true
-	d.relayout()
-	d.app.SetFocus(o.prompt)
+	o.sh.relayout()
+	o.sh.focusOn(o.prompt)
 }
 
 func (o *overlays) promptDone(key tcell.Key) {
@@ -268,7 +281,7 @@ func (o *overlays) promptDone(key tcell.Key) {
 	}
 	o.markPrompt(false)
 	o.asking = false
-	o.d.relayout()
+	o.sh.relayout()
 }
 
 func (o *overlays) showProfile(p *trace.Profile, path string) {
@@ -283,16 +296,16 @@ func (o *overlays) showDump(d *threaddump.Dump) {
 }
 
 func (o *overlays) openSpy() {
-	if o.d.cfg.Inspector == nil {
-		o.d.flash("no debugger proxy runs")
+	if o.env.cfg.Inspector == nil {
+		o.env.flash("no debugger proxy runs")
 		return
 	}
 	o.show("spy", o.spyView)
 }
 
 func (o *overlays) openAllocs() {
-	vm, ok := o.d.selectedDDM("the allocation tracker")
-	if !ok || o.d.unable(vm, monitor.FeatAllocations, "allocation tracker") {
+	vm, ok := o.env.selectedDDM("the allocation tracker")
+	if !ok || o.env.unable(vm, monitor.FeatAllocations, "allocation tracker") {
 		return
 	}
 	o.allocKey = vm.Key
@@ -304,16 +317,16 @@ func (o *overlays) openAllocs() {
 
 // refreshAllocs fetches REAQ and REAL off the UI goroutine.
 func (o *overlays) refreshAllocs() {
-	d, key := o.d, o.allocKey
-	vm, ok := d.m.selected()
+	e, key := o.env, o.allocKey
+	vm, ok := e.m.selected()
 	if key == "" || !ok {
 		return
 	}
-	ctrl := d.cfg.Controller
-	d.job("allocs", jobReplace, 10*time.Second, func(ctx context.Context) {
+	ctrl := e.cfg.Controller
+	e.work.job("allocs", jobReplace, 10*time.Second, func(ctx context.Context) {
 		on, terr := ctrl.VM(key).AllocTracking(ctx)
 		a, err := ctrl.VM(key).Allocations(ctx)
-		d.post(func() {
+		e.work.post(func() {
 			if key != o.allocKey {
 				return
 			}
@@ -335,14 +348,14 @@ func (o *overlays) refreshAllocs() {
 }
 
 func (o *overlays) trackAllocs(on bool) {
-	d, key := o.d, o.allocKey
+	e, key := o.env, o.allocKey
 	if key == "" {
 		return
 	}
-	ctrl := d.cfg.Controller
-	d.job("alloc-tracking", jobQueue, 5*time.Second, func(ctx context.Context) {
+	ctrl := e.cfg.Controller
+	e.work.job("alloc-tracking", jobQueue, 5*time.Second, func(ctx context.Context) {
 		err := ctrl.VM(key).SetAllocTracking(ctx, on)
-		d.post(func() {
+		e.work.post(func() {
 			if err != nil {
 				o.allocV.SetMessage("tracking: " + err.Error())
 				return
@@ -384,7 +397,7 @@ func (o *overlays) markPrompt(bad bool) {
 	}
 	o.prompt.SetLabel(o.promptLabel + "✗ ")
 	st := o.promptStyle.Underline(true)
-	if !o.d.pal.NoColor {
+	if !o.env.pal.NoColor {
 		st = st.Foreground(tcell.ColorRed)
 	}
 	o.prompt.SetFieldStyle(st)

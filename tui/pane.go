@@ -16,10 +16,18 @@ import (
 // Dashboard only lays panes out, moves the focus between them, pumps
 // events and routes keys.
 //
+// A pane is built with a paneEnv (env.go), never with the Dashboard: the
+// model and the configuration to read, the palette, the key table, the
+// clock, a status sink for its messages, the owned jobs it works with,
+// and a navigator for the few cross-pane actions (select a VM, focus,
+// show or hide a pane, show the stack). So a pane can be built and drawn
+// alone with a fake env (panes_test.go).
+//
 // To add a pane: implement Pane (and Scroller, Activator or Filterable as
-// it needs), give it a slot in Dashboard.relayout, and list it in
-// Dashboard.panes. Its key bindings carry stable action names
-// (keymap.Binding.As) so they can be rebound later.
+// it needs) with a constructor taking a paneEnv, give it a slot in
+// Dashboard.relayout, and list it in Dashboard.build and Dashboard.panes.
+// Its key bindings carry stable action names (keymap.Binding.As) so they
+// can be rebound.
 type Pane interface {
 	// Name is the pane's stable name ("vms", "threads", "heap", "stack", "log",
 	// "status"): focus, toggles and tests refer to it.

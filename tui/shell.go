@@ -110,13 +110,12 @@ type Dashboard struct {
 	width  int
 	height int
 
-	uiq     chan func()
-	confirm func() // runs if the next key is y (a pending confirmation)
+	pending func() // runs if the next key is y (a confirmation asked for)
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the forwarder and the JDWP traffic feeder
-	jobs   jobs           // everything else started off the UI goroutine (jobs.go)
+	jobs   *jobs          // everything else started off the UI goroutine (jobs.go)
 }
 
 // New builds a dashboard; Run starts it.
@@ -125,7 +124,7 @@ func New(cfg Config) *Dashboard {
 		cfg.FrameInterval = 33 * time.Millisecond
 	}
 	d := &Dashboard{cfg: cfg, pal: cfg.Palette, app: tview.NewApplication(), now: time.Now, m: newModel(),
-		uiq: make(chan func(), 64), lower: paneHeap}
+		jobs: newJobs(), lower: paneHeap}
 	d.show = [paneCount]bool{true, true, true, true, false}
 	if cfg.Screen != nil {
 		d.app.SetScreen(cfg.Screen)
@@ -143,17 +142,40 @@ func (d *Dashboard) App() *tview.Application { return d.app }
 // Keys returns the key table (the help screen is generated from it).
 func (d *Dashboard) Keys() *keymap.Map { return d.keys }
 
+// build makes the panes and the overlays, each given what it needs
+// (paneEnv) rather than the Dashboard: the Dashboard is their navigator
+// and the overlays' shell; the overlays open the viewers for the panes.
 func (d *Dashboard) build() {
-	d.statusP = newStatusLine(d)
-	d.vmsP = newVMPane(d)
-	d.threadsP = newThreadPane(d)
-	d.heapP = newHeapPane(d)
-	d.stackP = newStackPane(d)
-	d.logP = newLogPane(d)
-	d.panes = [paneCount]Pane{paneVMs: d.vmsP, paneThreads: d.threadsP, paneHeap: d.heapP, paneStack: d.stackP, paneLog: d.logP}
+	env := paneEnv{m: d.m, pal: d.pal, cfg: &d.cfg, keys: func() *keymap.Map { return d.keys },
+		now: func() time.Time { return d.now() }, work: d.jobs, nav: d}
+	// The trace in progress and the discovery mode are the VM actions'
+	// (vmPane, built below).
+	d.statusP = newStatusLine(env, statusInputs{
+		width: func() int { return d.width },
+		discovery: func() string {
+			if d.vmsP == nil {
+				return d.cfg.Discovery
+			}
+			return d.vmsP.discovery
+		},
+		tracing: func() profiling {
+			if d.vmsP == nil {
+				return profiling{}
+			}
+			return d.vmsP.tracing
+		},
+	})
+	env.status = d.statusP
 	d.layout = tview.NewFlex().SetDirection(tview.FlexRow)
 	d.pages = tview.NewPages().AddPage("main", d.layout, true, true)
-	d.ov = newOverlays(d)
+	d.ov = newOverlays(env, d.pages, d, d.statusP.historyText)
+	env.views = d.ov
+	d.vmsP = newVMPane(env)
+	d.threadsP = newThreadPane(env)
+	d.heapP = newHeapPane(env)
+	d.stackP = newStackPane(env)
+	d.logP = newLogPane(env)
+	d.panes = [paneCount]Pane{paneVMs: d.vmsP, paneThreads: d.threadsP, paneHeap: d.heapP, paneStack: d.stackP, paneLog: d.logP}
 	d.keys = d.keyTable()
 	d.ov.setHelp(d.keys)
 	d.app.SetRoot(d.pages, true)
@@ -163,7 +185,7 @@ func (d *Dashboard) build() {
 		w, h := s.Size()
 		if w != d.width || h != d.height {
 			d.width, d.height = w, h
-			d.spawn(func() { d.post(d.relayout) })
+			d.jobs.spawn(func() { d.jobs.post(d.relayout) })
 		}
 		return false
 	})
@@ -185,8 +207,8 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		b(tcell.KeyRune, '/', "/", "filter the focused list (start with ! to invert)", gen, d.ov.openPrompt).As("filter"),
 		b(tcell.KeyRune, ':', ":", "run an action by name; :app NAME, :sort COLUMN", gen, d.ov.openCommand).As("command"),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter / close help", gen, d.escape).As("escape"),
+		b(tcell.KeyRune, 'M', "M", "message history (status lines that went by)", gen, d.ov.showMessages).As("messages"),
 	)
-	m.Add(d.statusP.Keys()...)
 	m.Add(
 		b(tcell.KeyRune, 'j', "j / ↓", "move down (VM list: select the next VM)", nav, func() { d.move(1) }).As("down"),
 		a(tcell.KeyDown, 0, func() { d.move(1) }).As("down"),
@@ -222,9 +244,9 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 		}
 		return nil
 	}
-	if d.confirm != nil {
-		f := d.confirm
-		d.confirm = nil
+	if d.pending != nil {
+		f := d.pending
+		d.pending = nil
 		if ev.Rune() == 'y' {
 			f()
 		} else {
@@ -254,6 +276,7 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 // waiting on a loop that no longer runs.
 func (d *Dashboard) Run(ctx context.Context) (err error) {
 	d.ctx, d.cancel = context.WithCancel(ctx)
+	d.jobs.ctx = d.ctx
 	defer d.cancel()
 	if d.cfg.Screen == nil {
 		s, unwatch, err := viewer.OpenWatchedTerminal(d.cancel)
@@ -276,7 +299,7 @@ func (d *Dashboard) Run(ctx context.Context) (err error) {
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()
-			spyview.Follow(d.ctx, d.cfg.Inspector, postUpdater{d}, d.ov.spyView)
+			spyview.Follow(d.ctx, d.cfg.Inspector, postUpdater{d.jobs}, d.ov.spyView)
 		}()
 	}
 	d.wg.Add(1)
@@ -311,16 +334,6 @@ func (d *Dashboard) Run(ctx context.Context) (err error) {
 	return err
 }
 
-// post hands f to the UI goroutine (followed by a redraw). It never blocks
-// once the dashboard is shutting down. Call it from background goroutines
-// only.
-func (d *Dashboard) post(f func()) {
-	select {
-	case d.uiq <- f:
-	case <-d.bg().Done():
-	}
-}
-
 // pump is the forwarder: it moves bus events to the UI goroutine at most
 // once per frame, forwards posted functions, and ticks the blink animation.
 //
@@ -347,7 +360,7 @@ func (d *Dashboard) pump(sub *monitor.Subscription) {
 				armed = true
 				frame.Reset(max(0, d.cfg.FrameInterval-time.Since(last)))
 			}
-		case f := <-d.uiq:
+		case f := <-d.jobs.uiq:
 			d.app.QueueUpdateDraw(f)
 		case <-frame.C:
 			armed = false
@@ -439,21 +452,9 @@ func (d *Dashboard) selectionChanged() {
 
 func (d *Dashboard) flash(msg string) { d.statusP.flash(msg) }
 
-// portError says why a VM has no debugger port ("" when it has one or
-// nobody said).
-func (d *Dashboard) portError(key string) string {
-	if d.cfg.PortError == nil {
-		return ""
-	}
-	return d.cfg.PortError(key)
-}
-
-func (d *Dashboard) bg() context.Context {
-	if d.ctx != nil {
-		return d.ctx
-	}
-	return context.Background()
-}
+// confirm runs yes if the next key is y; any other key cancels (the
+// question is on the status line already).
+func (d *Dashboard) confirm(yes func()) { d.pending = yes }
 
 func (d *Dashboard) quit() {
 	if d.cancel != nil {

@@ -139,7 +139,7 @@ func (p *vmPane) sortColumn(c int) {
 		p.order = listSort{col: c}
 	}
 	p.render()
-	p.d.fitVMPane()
+	p.env.nav.fitVMPane()
 }
 
 // sortVMs orders list (in found order) by p.order, keeping each device's

@@ -20,7 +20,7 @@ import (
 // stackPane shows the stack of the thread under the thread table's cursor
 // (STKL), fetched off the UI goroutine; only the newest answer is shown.
 type stackPane struct {
-	d      *Dashboard
+	env    paneEnv
 	view   *tview.TextView
 	key    string // VM and thread the stack belongs to
 	tid    uint64
@@ -30,8 +30,8 @@ type stackPane struct {
 	width  int // inner width the frames were wrapped for
 }
 
-func newStackPane(d *Dashboard) *stackPane {
-	p := &stackPane{d: d}
+func newStackPane(env paneEnv) *stackPane {
+	p := &stackPane{env: env}
 	// Frames are wrapped here, between their parts (see frameLines), to
 	// the width the pane has when drawn.
 	p.view = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
@@ -54,7 +54,7 @@ func (p *stackPane) Frame() *tview.Box       { return p.view.Box }
 func (p *stackPane) Keys() []keymap.Binding {
 	return []keymap.Binding{
 		keymap.Bind(tcell.KeyRune, 's', "s", "show or hide the stack pane (narrow: in the heap's place)", "Panes",
-			func() { p.d.toggle(paneStack) }).As("toggle-stack"),
+			func() { p.env.nav.toggle(paneStack) }).As("toggle-stack"),
 	}
 }
 
@@ -81,10 +81,10 @@ func (p *stackPane) clear() {
 
 // fetch asks for the stack of the thread under the thread table's cursor.
 func (p *stackPane) fetch() {
-	d := p.d
-	tid, ok := d.threadsP.selected()
-	vm, vok := d.m.selected()
-	if !ok || !vok || d.cfg.Controller == nil {
+	e := p.env
+	tid, ok := e.nav.selectedThread()
+	vm, vok := e.m.selected()
+	if !ok || !vok || e.cfg.Controller == nil {
 		return
 	}
 	if p.key != vm.Key || p.tid != tid {
@@ -97,13 +97,13 @@ func (p *stackPane) fetch() {
 	if _, none := capNone(vm, monitor.FeatStack); !vm.DDM || none {
 		return // render says why
 	}
-	ctrl := d.cfg.Controller
-	d.job("stack", jobReplace, 3*time.Second, func(ctx context.Context) {
+	ctrl := e.cfg.Controller
+	e.work.job("stack", jobReplace, 3*time.Second, func(ctx context.Context) {
 		frames, err := ctrl.VM(vm.Key).Stack(ctx, tid)
-		if d.cancelled(err) {
+		if e.work.cancelled(err) {
 			return // a newer fetch replaced this one
 		}
-		d.post(func() {
+		e.work.post(func() {
 			if seq != p.seq {
 				return
 			}
@@ -117,8 +117,8 @@ func (p *stackPane) fetch() {
 }
 
 func (p *stackPane) render() {
-	d := p.d
-	vm, ok := d.m.selected()
+	m := p.env.m
+	vm, ok := m.selected()
 	var b strings.Builder
 	why, none := "", false
 	if ok {
@@ -129,11 +129,11 @@ func (p *stackPane) render() {
 	case !ok:
 	case none:
 		b.WriteString(dimLines(why, p.width))
-	case errors.As(p.err, &notServed) && p.key == d.m.sel:
+	case errors.As(p.err, &notServed) && p.key == m.sel:
 		b.WriteString(dimLines(style.Escape(notServed.Reason), p.width))
 	case !vm.DDM:
 		b.WriteString(dimLines("stacks of VMs without DDM need a debugger (attach one through the proxy)", p.width))
-	case p.key != d.m.sel:
+	case p.key != m.sel:
 		b.WriteString("[::d]select a thread and press Enter")
 	case p.err != nil:
 		b.WriteString(dimLines(style.Escape(p.err.Error()), p.width))
@@ -154,8 +154,8 @@ func (p *stackPane) render() {
 		}
 	}
 	title := " Stack "
-	if p.key == d.m.sel && p.key != "" {
-		for _, t := range d.m.threads[d.m.sel] {
+	if p.key == m.sel && p.key != "" {
+		for _, t := range m.threads[m.sel] {
 			if t.ID == p.tid {
 				title = fmt.Sprintf(" Stack · %s ", style.Escape(truncate(t.Name, 40)))
 			}
@@ -214,8 +214,8 @@ func frameLines(class, method, loc string, w int) string {
 
 // CopyText is the thread the pane shows, with its stack (the copy key, y).
 func (p *stackPane) CopyText() (what, text string) {
-	if p.key == "" || p.key != p.d.m.sel {
+	if p.key == "" || p.key != p.env.m.sel {
 		return "", ""
 	}
-	return p.d.threadCopy(p.key, p.tid)
+	return p.env.nav.threadCopy(p.key, p.tid)
 }

@@ -5,12 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 	"github.com/rivo/uniseg"
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
-	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -32,18 +30,26 @@ const flashHold = 2 * time.Second
 
 // statusLine is the bottom line: a pending message, the VM count and
 // selection, problems, a running trace, then where VMs come from. Every
-// message also goes to a history that M shows.
+// message also goes to a history that M shows. Its state is its messages,
+// written only through its methods (flash, show); the rest it reads when
+// it draws: the model, the configuration and what statusInputs give.
 type statusLine struct {
-	d       *Dashboard
+	env     paneEnv // status and nav unused: it is the sink
+	in      statusInputs
 	view    *tview.TextView
 	msg     message
 	history []message
-	tracing profiling // the VM being traced, if any
-	mode    int       // index in cfg.ScanModes
 }
 
-func newStatusLine(d *Dashboard) *statusLine {
-	return &statusLine{d: d, view: tview.NewTextView().SetDynamicColors(true).SetWrap(false)}
+// statusInputs are what the status line shows of others' state.
+type statusInputs struct {
+	width     func() int       // the screen's width (0: not known yet)
+	discovery func() string    // where VMs come from now (the m key switches)
+	tracing   func() profiling // the VM being traced, if any
+}
+
+func newStatusLine(env paneEnv, in statusInputs) *statusLine {
+	return &statusLine{env: env, in: in, view: tview.NewTextView().SetDynamicColors(true).SetWrap(false)}
 }
 
 func (p *statusLine) Name() string            { return "status" }
@@ -51,17 +57,11 @@ func (p *statusLine) Title() string           { return "status line" }
 func (p *statusLine) Widget() tview.Primitive { return p.view }
 func (p *statusLine) Frame() *tview.Box       { return nil }
 
-func (p *statusLine) Keys() []keymap.Binding {
-	return []keymap.Binding{
-		keymap.Bind(tcell.KeyRune, 'M', "M", "message history (status lines that went by)", "General", p.d.ov.showMessages).As("messages"),
-	}
-}
-
 func (p *statusLine) Update(Change) { p.render() }
 
 // flash shows msg for a few seconds and keeps it in the history.
 func (p *statusLine) flash(text string) {
-	now := p.d.now()
+	now := p.env.now()
 	p.msg = message{at: now, text: text}
 	if len(p.history) >= historySize {
 		p.history = append(p.history[:0], p.history[1:]...)
@@ -73,7 +73,7 @@ func (p *statusLine) flash(text string) {
 // show shows msg like flash without adding it to the history: a
 // progress line that replaces itself.
 func (p *statusLine) show(text string) {
-	now := p.d.now()
+	now := p.env.now()
 	if !p.msg.progress && p.msg.text != "" && now.Sub(p.msg.at) < flashHold {
 		return // a message still being read; the next progress line comes soon
 	}
@@ -122,35 +122,35 @@ const (
 // screen the least important parts are cut (marked '…') or left out, so
 // the replay position, a trace and the message stay in view.
 func (p *statusLine) render() {
-	d := p.d
-	n := len(d.m.vms)
-	parts := []statusPart{{open: "[::b]ddmtui[::-] [::d]", text: keyHint(p.d.keys, "help") + ":help " + keyHint(p.d.keys, "quit") + ":quit", close: "[::-]", keep: keepBrand}}
-	if p.msg.text != "" && d.now().Sub(p.msg.at) < messageFor {
+	e := p.env
+	n := len(e.m.vms)
+	parts := []statusPart{{open: "[::b]ddmtui[::-] [::d]", text: e.keyHint("help") + ":help " + e.keyHint("quit") + ":quit", close: "[::-]", keep: keepBrand}}
+	if p.msg.text != "" && e.now().Sub(p.msg.at) < messageFor {
 		parts = append(parts, statusPart{open: "[yellow]", text: p.msg.text, close: "[-]", keep: keepMessage, cut: true})
 	}
 	parts = append(parts, statusPart{text: fmt.Sprintf("%d VM%s", n, plural(n)), keep: keepCount})
-	if vm, ok := d.m.selected(); ok {
+	if vm, ok := e.m.selected(); ok {
 		parts = append(parts, statusPart{text: "selected: " + vmLabel(vm, 30), keep: keepSelected, cut: true})
 		if vm.Err != "" {
 			parts = append(parts, statusPart{open: "[red]", text: truncate(vm.Err, 60), close: "[-]", keep: keepProblem, cut: true})
 		}
-		if e := d.portError(vm.Key); e != "" && vm.DebugPort == 0 {
-			parts = append(parts, statusPart{open: "[red]", text: truncate(e, 70) + " (retrying)", close: "[-]", keep: keepProblem, cut: true})
+		if why := e.portError(vm.Key); why != "" && vm.DebugPort == 0 {
+			parts = append(parts, statusPart{open: "[red]", text: truncate(why, 70) + " (retrying)", close: "[-]", keep: keepProblem, cut: true})
 		}
 	}
-	if p.tracing.key != "" {
-		parts = append(parts, statusPart{open: "[red]", text: "● tracing " + truncate(p.tracing.app, 24), close: "[-]", keep: keepTracing})
+	if tr := p.in.tracing(); tr.key != "" {
+		parts = append(parts, statusPart{open: "[red]", text: "● tracing " + truncate(tr.app, 24), close: "[-]", keep: keepTracing})
 	}
-	if d.cfg.Timeline != nil {
-		parts = append(parts, statusPart{open: "[::b]", text: d.cfg.Timeline.Status(), close: "[::-]", keep: keepPosition})
+	if e.cfg.Timeline != nil {
+		parts = append(parts, statusPart{open: "[::b]", text: e.cfg.Timeline.Status(), close: "[::-]", keep: keepPosition})
 	}
-	parts = append(parts, statusPart{text: d.cfg.Discovery, keep: keepDiscovery, cut: true})
-	if d.cfg.ADBStatus != nil {
-		if st := d.cfg.ADBStatus(); st != "" {
+	parts = append(parts, statusPart{text: p.in.discovery(), keep: keepDiscovery, cut: true})
+	if e.cfg.ADBStatus != nil {
+		if st := e.cfg.ADBStatus(); st != "" {
 			parts = append(parts, statusPart{text: st, keep: keepADB, cut: true})
 		}
 	}
-	p.view.SetText(" " + fitStatus(parts, d.width-1))
+	p.view.SetText(" " + fitStatus(parts, p.in.width()-1))
 }
 
 // fitStatus joins parts with " · " within w cells (w <= 0: no limit).

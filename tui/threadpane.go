@@ -41,7 +41,7 @@ const (
 // threadPane is the selected VM's live thread table: new threads marked +,
 // changed states blink, dead threads stay struck through for a moment.
 type threadPane struct {
-	d       *Dashboard
+	env     paneEnv
 	table   *tview.Table
 	rowIDs  []uint64
 	filter  string
@@ -50,10 +50,10 @@ type threadPane struct {
 	width   int  // inner width the rows were cut for
 }
 
-func newThreadPane(d *Dashboard) *threadPane {
-	p := &threadPane{d: d}
+func newThreadPane(env paneEnv) *threadPane {
+	p := &threadPane{env: env}
 	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)
-	p.table.SetSelectedStyle(d.pal.Cursor())
+	p.table.SetSelectedStyle(env.pal.Cursor())
 	p.table.SetBorder(true).SetTitle(" Threads ")
 	// Names are cut to the width the pane has when it is drawn: re-render
 	// when that changed since the rows were made.
@@ -64,11 +64,7 @@ func newThreadPane(d *Dashboard) *threadPane {
 		}
 		return x + 1, y + 1, w - 2, h - 2
 	})
-	p.table.SetSelectionChangedFunc(func(int, int) {
-		if d.show[paneStack] && d.focus == paneThreads {
-			d.stackP.fetch()
-		}
-	})
+	p.table.SetSelectionChangedFunc(func(int, int) { env.nav.threadMoved() })
 	return p
 }
 
@@ -83,7 +79,7 @@ func (p *threadPane) Keys() []keymap.Binding {
 	const panes = "Panes"
 	b := keymap.Bind
 	return []keymap.Binding{
-		b(tcell.KeyRune, 't', "t", "show or hide the thread pane", panes, func() { p.d.toggle(paneThreads) }).As("toggle-threads"),
+		b(tcell.KeyRune, 't', "t", "show or hide the thread pane", panes, func() { p.env.nav.toggle(paneThreads) }).As("toggle-threads"),
 		b(tcell.KeyRune, 'o', "o / O", "sort threads by the next column / reverse (▲ asc, ▼ desc)", panes, p.nextSort).As("sort-next"),
 		keymap.Alias(tcell.KeyRune, 'O', p.reverseSort).As("sort-reverse"),
 	}
@@ -110,7 +106,7 @@ func (p *threadPane) PageSize() int {
 }
 
 // Activate shows the selected thread's stack.
-func (p *threadPane) Activate() { p.d.showStack() }
+func (p *threadPane) Activate() { p.env.nav.showStack() }
 
 // selected returns the thread under the cursor.
 func (p *threadPane) selected() (uint64, bool) {
@@ -150,7 +146,7 @@ type threadRow struct {
 }
 
 func (p *threadPane) rows() []threadRow {
-	m := p.d.m
+	m := p.env.m
 	var rows []threadRow
 	for _, t := range m.threads[m.sel] {
 		if matchFilter(p.filter, t.Name, threadState(t), fmt.Sprint(t.ID)) {
@@ -250,7 +246,7 @@ func boolInt(b bool) int {
 }
 
 func (p *threadPane) render() {
-	t, m := p.table, p.d.m
+	t, m := p.table, p.env.m
 	selID, haveSel := p.selected()
 	t.Clear()
 	for c, col := range threadColumns {
@@ -262,7 +258,7 @@ func (p *threadPane) render() {
 		if col.right {
 			align = tview.AlignRight
 		}
-		t.SetCell(0, c, tview.NewTableCell(label).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent()).SetAlign(align))
+		t.SetCell(0, c, tview.NewTableCell(label).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.env.pal.Accent()).SetAlign(align))
 	}
 	vm, ok := m.selected()
 	p.rowIDs = p.rowIDs[:0]
@@ -270,19 +266,19 @@ func (p *threadPane) render() {
 		t.SetTitle(" Threads ")
 		return
 	}
-	now := p.d.now()
+	now := p.env.now()
 	rows := p.rows()
 	newRow := 1
 	names := make([]string, 0, len(rows))
 	for i, r := range rows {
 		th := r.t
 		state := threadState(th)
-		stColor := p.d.pal.ThreadState(state)
+		stColor := p.env.pal.ThreadState(state)
 		attr := tcell.AttrNone
 		mark := ""
 		switch {
 		case r.dead:
-			state, stColor, attr, mark = "died", p.d.pal.ThreadState("zombie"), tcell.AttrDim|tcell.AttrStrikeThrough, "✝"
+			state, stColor, attr, mark = "died", p.env.pal.ThreadState("zombie"), tcell.AttrDim|tcell.AttrStrikeThrough, "✝"
 		case now.Sub(th.Created) < newFor && !th.Created.IsZero() && now.Sub(vm.Connected) > newFor:
 			mark = "+"
 		}
@@ -407,5 +403,5 @@ func (p *threadPane) CopyText() (what, text string) {
 	if !ok {
 		return "", ""
 	}
-	return p.d.threadCopy(p.d.m.sel, tid)
+	return p.env.nav.threadCopy(p.env.m.sel, tid)
 }

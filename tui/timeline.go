@@ -47,14 +47,14 @@ func (d *Dashboard) startPreload() {
 	if !ok {
 		return
 	}
-	ctx := d.bg()
-	d.spawn(func() {
+	ctx := d.jobs.bg()
+	d.jobs.spawn(func() {
 		hist := map[string]*vmHistory{}
 		pl.Preload(ctx, func(at time.Duration, evs []monitor.Event) {
 			recordEvents(hist, evs, replayEpoch.Add(at))
 		})
 		if ctx.Err() == nil {
-			d.post(func() { d.m.preload(hist) })
+			d.jobs.post(func() { d.m.preload(hist) })
 		}
 	})
 }

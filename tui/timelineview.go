@@ -20,10 +20,11 @@ import (
 // scrolled back; it reads the model when drawn (UI goroutine).
 type timelineView struct {
 	*tview.Box
-	d    *Dashboard
-	back int // columns scrolled back from the newest sample (0: follow)
-	cols int // chart width at the last draw
-	end  int // one past the last sample drawn
+	env         paneEnv
+	open, close func() // the overlay's page
+	back        int    // columns scrolled back from the newest sample (0: follow)
+	cols        int    // chart width at the last draw
+	end         int    // one past the last sample drawn
 }
 
 // TimelineScope is the scope of the keys that act while the timeline is
@@ -33,8 +34,8 @@ const TimelineScope = "timeline"
 // eighthBlocks are the eighths of a cell the charts are drawn with.
 var eighthBlocks = []rune{' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'}
 
-func newTimelineView(d *Dashboard) *timelineView {
-	v := &timelineView{Box: tview.NewBox(), d: d}
+func newTimelineView(env paneEnv, open, close func()) *timelineView {
+	v := &timelineView{Box: tview.NewBox(), env: env, open: open, close: close}
 	v.SetBorder(true)
 	return v
 }
@@ -45,7 +46,7 @@ func (v *timelineView) keys() []keymap.Binding {
 	const g = "Timeline"
 	b, a := keymap.Bind, keymap.Alias
 	return []keymap.Binding{
-		b(tcell.KeyRune, 'T', "T", "the selected VM's timeline: CPU, heap, PSS, threads, GCs", "VM", v.d.ov.openTimeline).As("timeline"),
+		b(tcell.KeyRune, 'T', "T", "the selected VM's timeline: CPU, heap, PSS, threads, GCs", "VM", v.open).As("timeline"),
 		b(tcell.KeyLeft, 0, "← / →", "timeline: 10 s back / forward", g, func() { v.scroll(10) }).As("timeline-back").In(TimelineScope),
 		a(tcell.KeyRight, 0, func() { v.scroll(-10) }).As("timeline-forward").In(TimelineScope),
 		b(tcell.KeyPgUp, 0, "PgUp / PgDn", "timeline: a screen back / forward", g, func() { v.scroll(max(v.cols, 1)) }).As("timeline-page-back").In(TimelineScope),
@@ -58,13 +59,11 @@ func (v *timelineView) keys() []keymap.Binding {
 	}
 }
 
-func (v *timelineView) close() { v.d.ov.close("timeline") }
-
 // scroll moves the window n columns back in time (negative: forward),
 // within the samples kept.
 func (v *timelineView) scroll(n int) {
 	total := 0
-	if h := v.d.m.history[v.d.m.sel]; h != nil {
+	if h := v.env.m.history[v.env.m.sel]; h != nil {
 		total = h.Len()
 	}
 	cur := v.back
@@ -77,8 +76,8 @@ func (v *timelineView) scroll(n int) {
 // replayIndex is the sample at the replay's position, when the timelines
 // hold the whole recording (model.preload).
 func (v *timelineView) replayIndex(h *vmHistory) (int, bool) {
-	p, ok := v.d.cfg.Timeline.(Positioner)
-	if !ok || !v.d.m.preloaded || h.Len() == 0 {
+	p, ok := v.env.cfg.Timeline.(Positioner)
+	if !ok || !v.env.m.preloaded || h.Len() == 0 {
 		return 0, false
 	}
 	at := replayEpoch.Add(p.Position()).Truncate(historyStep)
@@ -118,15 +117,15 @@ func (v *timelineView) Draw(screen tcell.Screen) {
 	if w < 10 || h < 3 {
 		return
 	}
-	d := v.d
+	e := v.env
 	plain := tcell.StyleDefault
 	dim, bold := plain.Dim(true), plain.Bold(true)
-	accent := plain.Foreground(d.pal.Accent())
+	accent := plain.Foreground(e.pal.Accent())
 	text := func(cx, cy int, s string, st tcell.Style) int {
 		return printCells(screen, cx, cy, x+w-cx, s, st)
 	}
-	vm, ok := d.m.selected()
-	hist := d.m.history[d.m.sel]
+	vm, ok := e.m.selected()
+	hist := e.m.history[e.m.sel]
 	v.SetTitle(" Timeline ")
 	if !ok || hist == nil || hist.Len() == 0 {
 		text(x, y, "no VM selected, or nothing heard from it yet", dim)
@@ -147,11 +146,11 @@ func (v *timelineView) Draw(screen tcell.Screen) {
 	if replay {
 		current = hist.At(pos)
 	}
-	head := fmt.Sprintf("seen since %s (%s) · 1 column = %s", clockOf(d, hist.first), spanOf(last.at.Sub(hist.first)), historyStep)
+	head := fmt.Sprintf("seen since %s (%s) · 1 column = %s", clockOf(e.cfg.Timeline, hist.first), spanOf(last.at.Sub(hist.first)), historyStep)
 	switch {
 	case replay:
-		head = fmt.Sprintf("the whole recording, %s to %s · 1 column = %s · ◆ replay at %s", clockOf(d, hist.At(0).at),
-			clockOf(d, hist.At(hist.Len()-1).at), historyStep, clockOf(d, hist.At(pos).at))
+		head = fmt.Sprintf("the whole recording, %s to %s · 1 column = %s · ◆ replay at %s", clockOf(e.cfg.Timeline, hist.At(0).at),
+			clockOf(e.cfg.Timeline, hist.At(hist.Len()-1).at), historyStep, clockOf(e.cfg.Timeline, hist.At(pos).at))
 		if v.back > 0 {
 			head += " (End: follow it)"
 		}
@@ -238,21 +237,21 @@ func (v *timelineView) Draw(screen tcell.Screen) {
 		}
 		for i := from; i < end; i++ {
 			if hist.At(i).gc {
-				screen.SetContent(x+i-from, cy, '▲', nil, plain.Foreground(d.pal.Warning()))
+				screen.SetContent(x+i-from, cy, '▲', nil, plain.Foreground(e.pal.Warning()))
 			}
 		}
 		cy++
 	}
 	if cy < y+h {
-		left := clockOf(d, hist.At(from).at)
-		right := clockOf(d, last.at) + " ▲ GC"
+		left := clockOf(e.cfg.Timeline, hist.At(from).at)
+		right := clockOf(e.cfg.Timeline, last.at) + " ▲ GC"
 		if replay {
-			right = clockOf(d, last.at) + " ◆ replay ▲ GC"
+			right = clockOf(e.cfg.Timeline, last.at) + " ◆ replay ▲ GC"
 		}
 		text(x, cy, left, dim)
 		text(x+max(len(left)+1, w-uniseg.StringWidth(right)), cy, right, dim)
 		if replay && pos >= from && pos < end {
-			screen.SetContent(x+pos-from, cy, '◆', nil, bold.Foreground(d.pal.Accent()))
+			screen.SetContent(x+pos-from, cy, '◆', nil, bold.Foreground(e.pal.Accent()))
 		}
 	}
 }
@@ -268,8 +267,8 @@ func hasGC(h *vmHistory, from, end int) bool {
 
 // clockOf writes a sample's time: the time of day live, the position in
 // the recording in a replay.
-func clockOf(d *Dashboard, t time.Time) string {
-	if _, ok := d.cfg.Timeline.(Positioner); ok {
+func clockOf(tl Timeline, t time.Time) string {
+	if _, ok := tl.(Positioner); ok {
 		return spanOf(t.Sub(replayEpoch))
 	}
 	return t.Format("15:04:05")
@@ -302,8 +301,8 @@ func printCells(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int 
 
 // openTimeline shows the selected VM's timeline.
 func (o *overlays) openTimeline() {
-	if _, ok := o.d.m.selected(); !ok {
-		o.d.flash("timeline: no VM selected")
+	if _, ok := o.env.m.selected(); !ok {
+		o.env.flash("timeline: no VM selected")
 		return
 	}
 	o.timeline.back = 0

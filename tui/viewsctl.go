@@ -102,12 +102,12 @@ var errReplayViews = errors.New("a replay shows the dumps taken while recording;
 // recordedViews is the views pane's source in a replay: the dumps the
 // model holds at the replay's position.
 type recordedViews struct {
-	d   *Dashboard
-	key string
+	store *monitor.Store
+	key   string
 }
 
 func (r recordedViews) dumps() []monitor.WindowDump {
-	vm, _ := r.d.cfg.Store.VM(r.key)
+	vm, _ := r.store.VM(r.key)
 	return vm.Views
 }
 
@@ -147,17 +147,17 @@ func (recordedViews) Profile(context.Context, string, string) ([]viewtree.Timing
 }
 
 // newViewsPane builds the views overlay of the dashboard.
-func newViewsPane(d *Dashboard, quit func()) *viewsview.View {
-	return viewsview.New(viewsview.Options{Palette: d.pal, Quit: quit,
+func newViewsPane(env paneEnv, quit func()) *viewsview.View {
+	return viewsview.New(viewsview.Options{Palette: env.pal, Quit: quit,
 		Go: func(name string, work func(ctx context.Context) func()) {
-			d.job(name, jobReplace, 30*time.Second, func(ctx context.Context) {
+			env.work.job(name, jobReplace, 30*time.Second, func(ctx context.Context) {
 				if apply := work(ctx); apply != nil {
-					d.post(apply)
+					env.work.post(apply)
 				}
 			})
 		},
 		Save: func(ctx context.Context, name string, data []byte) (string, error) {
-			path := savePath(d.cfg.TraceDir, name, d.now(), ".png")
+			path := savePath(env.cfg.TraceDir, name, env.now(), ".png")
 			if _, err := savefile.SaveBytes(ctx, path, data, savefile.Options{}); err != nil {
 				return "", fmt.Errorf("saving the capture: %w", err)
 			}
@@ -168,13 +168,13 @@ func newViewsPane(d *Dashboard, quit func()) *viewsview.View {
 
 // openViews shows the selected VM's windows and view tree.
 func (o *overlays) openViews() {
-	d := o.d
-	vm, ok := d.selectedDDM("the layout inspector")
-	if !ok && !(d.cfg.Timeline != nil && len(vm.Views) > 0) {
+	e := o.env
+	vm, ok := e.selectedDDM("the layout inspector")
+	if !ok && !(e.cfg.Timeline != nil && len(vm.Views) > 0) {
 		return
 	}
-	var src viewsview.Source = recordedViews{d: d, key: vm.Key}
-	if vc, live := d.cfg.Controller.(ViewController); live && d.cfg.Timeline == nil {
+	var src viewsview.Source = recordedViews{store: e.cfg.Store, key: vm.Key}
+	if vc, live := e.cfg.Controller.(ViewController); live && e.cfg.Timeline == nil {
 		src = liveViews{c: vc, key: vm.Key}
 	}
 	o.viewsV.Open(appLabel(vm), src)

@@ -27,9 +27,9 @@ func (p *vmPane) actionKeys() []keymap.Binding {
 	return []keymap.Binding{
 		b(tcell.KeyRune, 'p', "p", "start / stop a method trace (saved, then shown)", vm, p.toggleProfiling).As("trace"),
 		b(tcell.KeyRune, 'd', "d", "thread dump (debuggerd -j or kill -3 through adb), analysed", vm, p.threadDump).As("thread-dump").Also("dump"),
-		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", vm, p.d.ov.openAllocs).As("allocations"),
-		b(tcell.KeyRune, 'V', "V", "views: windows, view tree, wireframe (layout inspector)", vm, p.d.ov.openViews).As("views"),
-		b(tcell.KeyRune, 'J', "J", "JDWP traffic of debuggers attached through ddmtui", vm, p.d.ov.openSpy).As("jdwp-traffic"),
+		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", vm, p.env.views.openAllocs).As("allocations"),
+		b(tcell.KeyRune, 'V', "V", "views: windows, view tree, wireframe (layout inspector)", vm, p.env.views.openViews).As("views"),
+		b(tcell.KeyRune, 'J', "J", "JDWP traffic of debuggers attached through ddmtui", vm, p.env.views.openSpy).As("jdwp-traffic"),
 		b(tcell.KeyRune, 'H', "H", "HPROF heap dump: saved, then opened in the heap viewer", vm, p.heapDump).As("heap-dump").Also("hprof"),
 		b(tcell.KeyRune, 'C', "C", "cancel the heap dump or trace being saved", vm, p.cancelSave).As("cancel-save"),
 		b(tcell.KeyRune, 'X', "X", "make the selected VM exit (asks first)", vm, p.askExit).As("exit-vm"),
@@ -41,144 +41,144 @@ func (p *vmPane) actionKeys() []keymap.Binding {
 type profiling struct{ key, app string }
 
 func (p *vmPane) toggleProfiling() {
-	d := p.d
-	if d.cfg.Controller == nil {
+	e := p.env
+	if e.cfg.Controller == nil {
 		return
 	}
-	ctrl := d.cfg.Controller
-	if prof := d.statusP.tracing; prof.key != "" {
-		d.statusP.tracing = profiling{}
-		d.flash(fmt.Sprintf("stopping the trace of %s…", prof.app))
+	ctrl := e.cfg.Controller
+	if prof := p.tracing; prof.key != "" {
+		p.tracing = profiling{}
+		e.flash(fmt.Sprintf("stopping the trace of %s…", prof.app))
 		// Queued: a stop pressed while the start is still on its way
 		// reaches the VM after it.
-		path := savePath(d.cfg.TraceDir, prof.app, d.now(), ".trace")
-		d.job("trace", jobQueue, 2*time.Minute, func(ctx context.Context) {
+		path := savePath(e.cfg.TraceDir, prof.app, e.now(), ".trace")
+		e.work.job("trace", jobQueue, 2*time.Minute, func(ctx context.Context) {
 			var tr *trace.Profile
 			_, err := savefile.Save(ctx, path, savefile.Trace(&tr), func(ctx context.Context, w *savefile.Writer) error {
 				_, err := ctrl.VM(prof.key).StopProfilingTo(ctx, false, w)
 				return err
 			})
-			if errors.Is(err, context.Canceled) && d.bg().Err() == nil {
-				d.post(func() { d.flash("trace of " + prof.app + " cancelled; nothing saved") })
+			if errors.Is(err, context.Canceled) && e.work.bg().Err() == nil {
+				e.work.post(func() { e.flash("trace of " + prof.app + " cancelled; nothing saved") })
 				return
 			}
-			d.post(func() {
+			e.work.post(func() {
 				if err != nil {
-					d.flash("trace failed: " + err.Error())
+					e.flash("trace failed: " + err.Error())
 					return
 				}
-				d.flash("trace saved to " + path)
-				d.ov.showProfile(tr, path)
+				e.flash("trace saved to " + path)
+				e.views.showProfile(tr, path)
 			})
 		})
-		d.markSaving("trace", "the trace of "+prof.app)
+		e.work.markSaving("trace", "the trace of "+prof.app)
 		return
 	}
-	vm, ok := d.selectedDDM("a method trace")
-	if !ok || d.unable(vm, monitor.FeatMethodTrace, "method trace") {
+	vm, ok := e.selectedDDM("a method trace")
+	if !ok || e.unable(vm, monitor.FeatMethodTrace, "method trace") {
 		return
 	}
-	if err := savefile.Check(savePath(d.cfg.TraceDir, appLabel(vm), d.now(), ".trace")); err != nil {
-		d.flash("cannot trace: " + err.Error())
+	if err := savefile.Check(savePath(e.cfg.TraceDir, appLabel(vm), e.now(), ".trace")); err != nil {
+		e.flash("cannot trace: " + err.Error())
 		return
 	}
-	d.statusP.tracing = profiling{vm.Key, appLabel(vm)}
-	d.flash(fmt.Sprintf("tracing %s — press p again to stop", appLabel(vm)))
-	d.job("trace", jobQueue, 5*time.Second, func(ctx context.Context) {
+	p.tracing = profiling{vm.Key, appLabel(vm)}
+	e.flash(fmt.Sprintf("tracing %s — press p again to stop", appLabel(vm)))
+	e.work.job("trace", jobQueue, 5*time.Second, func(ctx context.Context) {
 		if err := ctrl.VM(vm.Key).StartProfiling(ctx, monitor.ProfileOptions{}); err != nil {
-			d.post(func() {
-				if d.statusP.tracing.key == vm.Key {
-					d.statusP.tracing = profiling{}
+			e.work.post(func() {
+				if p.tracing.key == vm.Key {
+					p.tracing = profiling{}
 				}
-				d.flash("cannot trace: " + err.Error())
+				e.flash("cannot trace: " + err.Error())
 			})
 		}
 	})
 }
 
 func (p *vmPane) askExit() {
-	d := p.d
-	vm, ok := d.selectedDDM("EXIT")
+	e := p.env
+	vm, ok := e.selectedDDM("EXIT")
 	if !ok {
 		return
 	}
-	d.flash(fmt.Sprintf("make %s (pid %d) exit? y: yes, any other key: no", appLabel(vm), vm.PID))
-	ctrl := d.cfg.Controller
-	d.confirm = func() {
-		started := d.job("exit:"+vm.Key, jobBusy, 3*time.Second, func(ctx context.Context) {
-			if err := ctrl.VM(vm.Key).Exit(ctx, 1); err != nil && !d.cancelled(err) {
-				d.post(func() { d.flash("EXIT failed: " + err.Error()) })
+	e.flash(fmt.Sprintf("make %s (pid %d) exit? y: yes, any other key: no", appLabel(vm), vm.PID))
+	ctrl := e.cfg.Controller
+	e.nav.confirm(func() {
+		started := e.work.job("exit:"+vm.Key, jobBusy, 3*time.Second, func(ctx context.Context) {
+			if err := ctrl.VM(vm.Key).Exit(ctx, 1); err != nil && !e.work.cancelled(err) {
+				e.work.post(func() { e.flash("EXIT failed: " + err.Error()) })
 			}
 		})
 		if !started {
-			d.flash(fmt.Sprintf("busy: EXIT is already on its way to %s", appLabel(vm)))
+			e.flash(fmt.Sprintf("busy: EXIT is already on its way to %s", appLabel(vm)))
 			return
 		}
-		d.flash(fmt.Sprintf("EXIT sent to %s", appLabel(vm)))
-	}
+		e.flash(fmt.Sprintf("EXIT sent to %s", appLabel(vm)))
+	})
 }
 
 func (p *vmPane) nextScanMode() {
-	d := p.d
-	if len(d.cfg.ScanModes) < 2 || d.cfg.SetScanMode == nil {
-		d.flash("only one discovery mode: " + d.cfg.Discovery)
+	e := p.env
+	if len(e.cfg.ScanModes) < 2 || e.cfg.SetScanMode == nil {
+		e.flash("only one discovery mode: " + p.discovery)
 		return
 	}
-	d.statusP.mode = (d.statusP.mode + 1) % len(d.cfg.ScanModes)
-	d.cfg.Discovery = d.cfg.ScanModes[d.statusP.mode]
-	d.flash("discovery: " + d.cfg.Discovery)
-	set, i := d.cfg.SetScanMode, d.statusP.mode
-	d.job("scan-mode", jobQueue, time.Minute, func(context.Context) { set(i) })
+	p.mode = (p.mode + 1) % len(e.cfg.ScanModes)
+	p.discovery = e.cfg.ScanModes[p.mode]
+	e.flash("discovery: " + p.discovery)
+	set, i := e.cfg.SetScanMode, p.mode
+	e.work.job("scan-mode", jobQueue, time.Minute, func(context.Context) { set(i) })
 }
 
 func (p *vmPane) threadDump() {
-	d := p.d
-	vm, ok := d.m.selected()
-	if !ok || d.cfg.Controller == nil {
+	e := p.env
+	vm, ok := e.m.selected()
+	if !ok || e.cfg.Controller == nil {
 		return
 	}
 	// A simulated VM without a device shell: its simulator writes the dump
 	// (the demo's Dalvik VM shows its deadlock this way).
-	fromSim := d.cfg.SimDump != nil && vm.Capabilities.Source(monitor.FeatThreadDump) == monitor.SourceNone
-	if !fromSim && d.unable(vm, monitor.FeatThreadDump, "thread dump") {
+	fromSim := e.cfg.SimDump != nil && vm.Capabilities.Source(monitor.FeatThreadDump) == monitor.SourceNone
+	if !fromSim && e.unable(vm, monitor.FeatThreadDump, "thread dump") {
 		return
 	}
-	ctrl := d.cfg.Controller
-	started := d.job("thread-dump:"+vm.Key, jobBusy, 20*time.Second, func(ctx context.Context) {
+	ctrl := e.cfg.Controller
+	started := e.work.job("thread-dump:"+vm.Key, jobBusy, 20*time.Second, func(ctx context.Context) {
 		var raw []byte
 		var err error
 		ok := false
 		if fromSim {
-			raw, ok, err = d.cfg.SimDump(ctx, vm)
+			raw, ok, err = e.cfg.SimDump(ctx, vm)
 		}
 		if !ok {
 			raw, err = ctrl.VM(vm.Key).ThreadDump(ctx)
 		}
-		if d.cancelled(err) {
+		if e.work.cancelled(err) {
 			return
 		}
 		var dump *threaddump.Dump
 		if err == nil {
 			dump, err = threaddump.Parse(bytes.NewReader(raw))
 		}
-		d.post(func() {
+		e.work.post(func() {
 			if err != nil {
-				d.flash("thread dump: " + err.Error())
+				e.flash("thread dump: " + err.Error())
 				return
 			}
 			dump.KeepNewest(vm.PID)
-			d.ov.showDump(dump)
+			e.views.showDump(dump)
 		})
 	})
 	if !started {
-		d.flash(fmt.Sprintf("busy: a thread dump of %s is under way", appLabel(vm)))
+		e.flash(fmt.Sprintf("busy: a thread dump of %s is under way", appLabel(vm)))
 		return
 	}
 	if fromSim {
-		d.flash(fmt.Sprintf("thread dump of %s from its simulator (no device shell to ask)…", appLabel(vm)))
+		e.flash(fmt.Sprintf("thread dump of %s from its simulator (no device shell to ask)…", appLabel(vm)))
 		return
 	}
-	d.flash(fmt.Sprintf("asking %s for a thread dump…", appLabel(vm)))
+	e.flash(fmt.Sprintf("asking %s for a thread dump…", appLabel(vm)))
 }
 
 // heapDumpTimeout bounds a heap dump from the key to the saved file.
@@ -196,23 +196,23 @@ const heapDumpTimeout = 5 * time.Minute
 // second, kept out of the message history); the cancel-save key or the
 // timeout end it, leaving nothing behind.
 func (p *vmPane) heapDump() {
-	d := p.d
-	vm, ok := d.selectedDDM("a heap dump")
-	if !ok || d.unable(vm, monitor.FeatHPROF, "heap dump") {
+	e := p.env
+	vm, ok := e.selectedDDM("a heap dump")
+	if !ok || e.unable(vm, monitor.FeatHPROF, "heap dump") {
 		return
 	}
-	ctrl, app, name := d.cfg.Controller, appLabel(vm), "heap-dump:"+vm.Key
-	if d.jobBusyWith(name) {
-		d.flash(fmt.Sprintf("busy: a heap dump of %s is under way", app))
+	ctrl, app, name := e.cfg.Controller, appLabel(vm), "heap-dump:"+vm.Key
+	if e.work.busy(name) {
+		e.flash(fmt.Sprintf("busy: a heap dump of %s is under way", app))
 		return
 	}
-	path := savePath(d.cfg.TraceDir, app, d.now(), ".hprof")
+	path := savePath(e.cfg.TraceDir, app, e.now(), ".hprof")
 	if err := savefile.Check(path); err != nil {
-		d.flash("heap dump: " + err.Error())
+		e.flash("heap dump: " + err.Error())
 		return
 	}
-	d.flash(fmt.Sprintf("dumping the heap of %s… (%s: cancel)", app, keyHint(d.keys, "cancel-save")))
-	d.job(name, jobBusy, heapDumpTimeout+time.Minute, func(ctx context.Context) {
+	e.flash(fmt.Sprintf("dumping the heap of %s… (%s: cancel)", app, e.keyHint("cancel-save")))
+	e.work.job(name, jobBusy, heapDumpTimeout+time.Minute, func(ctx context.Context) {
 		var sum *hprof.Summary
 		opts := savefile.HPROF(true, 0, &sum)
 		opts.Timeout = heapDumpTimeout
@@ -221,28 +221,28 @@ func (p *vmPane) heapDump() {
 			if n == 0 {
 				msg = fmt.Sprintf("heap dump of %s: waiting for the VM…", app)
 			}
-			d.post(func() { d.statusP.show(msg) })
+			e.work.post(func() { e.status.show(msg) })
 		}
 		res, err := savefile.Save(ctx, path, opts, func(ctx context.Context, w *savefile.Writer) error {
 			_, err := ctrl.VM(vm.Key).HeapDumpTo(ctx, w, w.Progress)
 			return err
 		})
-		if d.bg().Err() != nil {
+		if e.work.bg().Err() != nil {
 			return // quitting
 		}
-		d.post(func() {
+		e.work.post(func() {
 			switch {
 			case errors.Is(err, context.Canceled):
-				d.flash(fmt.Sprintf("heap dump of %s cancelled; nothing saved", app))
+				e.flash(fmt.Sprintf("heap dump of %s cancelled; nothing saved", app))
 			case err != nil:
-				d.flash("heap dump of " + app + ": " + err.Error())
+				e.flash("heap dump of " + app + ": " + err.Error())
 			default:
-				d.flash(heapSavedLine(path, res.Size, sum))
-				d.heapSaved(app, path)
+				e.flash(heapSavedLine(path, res.Size, sum))
+				e.views.heapSaved(app, path)
 			}
 		})
 	})
-	d.markSaving(name, "the heap dump of "+app)
+	e.work.markSaving(name, "the heap dump of "+app)
 }
 
 // heapSavedLine is the status line for a saved dump: an Android one says
@@ -256,12 +256,12 @@ func heapSavedLine(path string, size int64, sum *hprof.Summary) string {
 
 // cancelSave ends the heap dumps and the trace being saved.
 func (p *vmPane) cancelSave() {
-	what := p.d.cancelSaves()
+	what := p.env.work.cancelSaves()
 	if len(what) == 0 {
-		p.d.flash("nothing is being saved")
+		p.env.flash("nothing is being saved")
 		return
 	}
-	p.d.flash("cancelling " + strings.Join(what, ", ") + "…")
+	p.env.flash("cancelling " + strings.Join(what, ", ") + "…")
 }
 
 // savePath names a saved file after the app and the time, in dir (default

@@ -30,7 +30,7 @@ var (
 // or previous VM and the other panes follow, as in htop and k9s. A VM whose
 // session ended stays listed, dimmed, for a grace period (see goneGrace).
 type vmPane struct {
-	d       *Dashboard
+	env     paneEnv
 	table   *vmTable
 	rowKeys []string
 	filter  string
@@ -42,13 +42,19 @@ type vmPane struct {
 	// debuggableOnly leaves out profileable processes without JDWP (P).
 	debuggableOnly bool
 	order          listSort // the digit keys' column order (sortkeys.go)
+
+	// The VM actions' state (vmactions.go), which the status line shows:
+	tracing   profiling // the VM being traced, if any
+	mode      int       // index in cfg.ScanModes (the m key)
+	discovery string    // where VMs come from in that mode
 }
 
-func newVMPane(d *Dashboard) *vmPane {
-	p := &vmPane{d: d, folded: map[string]bool{}, debuggableOnly: d.cfg.DebuggableOnly, order: listSort{col: -1}}
+func newVMPane(env paneEnv) *vmPane {
+	p := &vmPane{env: env, folded: map[string]bool{}, debuggableOnly: env.cfg.DebuggableOnly, order: listSort{col: -1},
+		discovery: env.cfg.Discovery}
 	p.table = &vmTable{Table: tview.NewTable()}
 	p.table.SetSelectable(true, false).SetFixed(1, 0)
-	p.table.SetSelectedStyle(d.pal.Cursor())
+	p.table.SetSelectedStyle(env.pal.Cursor())
 	p.table.SetBorder(true).SetTitle(" VMs ")
 	// App names are cut to the width the pane has when drawn, so that the
 	// Debugger and Port columns always show: re-render when it changed.
@@ -61,7 +67,7 @@ func newVMPane(d *Dashboard) *vmPane {
 	})
 	p.table.SetSelectionChangedFunc(func(row, _ int) { // a mouse click
 		if !p.drawing && row >= 1 && row-1 < len(p.rowKeys) && !strings.HasPrefix(p.rowKeys[row-1], groupPrefix) {
-			p.d.selectVM(p.rowKeys[row-1])
+			p.env.nav.selectVM(p.rowKeys[row-1])
 		}
 	})
 	return p
@@ -122,7 +128,7 @@ func (p *vmPane) foldSelected() {
 		p.toggleFold(strings.TrimPrefix(p.rowKeys[r-1], groupPrefix))
 		return
 	}
-	if vm, ok := p.d.m.selected(); ok && groupCount(p.d.m.vms) > 1 {
+	if vm, ok := p.env.m.selected(); ok && groupCount(p.env.m.vms) > 1 {
 		p.toggleFold(deviceGroup(vm))
 	}
 }
@@ -130,7 +136,7 @@ func (p *vmPane) foldSelected() {
 func (p *vmPane) toggleFold(g string) {
 	p.folded[g] = !p.folded[g]
 	p.render()
-	p.d.fitVMPane()
+	p.env.nav.fitVMPane()
 }
 
 func (p *vmPane) Update(c Change) {
@@ -161,7 +167,7 @@ func (p *vmPane) Move(delta int) {
 	}
 	p.table.Select(r, 0)
 	if key := p.rowKeys[r-1]; !strings.HasPrefix(key, groupPrefix) {
-		p.d.selectVM(key) // on a device's row the selection stays where it was
+		p.env.nav.selectVM(key) // on a device's row the selection stays where it was
 	}
 }
 
@@ -170,7 +176,7 @@ func (p *vmPane) failedRow(r int) bool {
 	if r < 1 || r > len(p.rowKeys) {
 		return false
 	}
-	_, bad := p.d.m.isFailed(p.rowKeys[r-1])
+	_, bad := p.env.m.isFailed(p.rowKeys[r-1])
 	return bad
 }
 
@@ -187,16 +193,16 @@ func (p *vmPane) Activate() {
 			p.toggleFold(strings.TrimPrefix(key, groupPrefix))
 			return
 		}
-		p.d.selectVM(p.rowKeys[r-1])
+		p.env.nav.selectVM(p.rowKeys[r-1])
 	}
-	if p.d.show[paneThreads] {
-		p.d.setFocus(paneThreads)
+	if p.env.nav.shown(paneThreads) {
+		p.env.nav.setFocus(paneThreads)
 	}
 }
 
 func (p *vmPane) visible() []monitor.VM {
 	var out []monitor.VM
-	for _, vm := range p.d.m.vms {
+	for _, vm := range p.env.m.vms {
 		if p.debuggableOnly && vm.ProcessOnly() {
 			continue
 		}
@@ -239,7 +245,7 @@ func appLabel(vm monitor.VM) string {
 }
 
 func (p *vmPane) render() {
-	t, m := p.table, p.d.m
+	t, m := p.table, p.env.m
 	p.drawing = true
 	defer func() { p.drawing = false }()
 	onGroup := "" // the cursor rests on a device's row: keep it there
@@ -276,7 +282,7 @@ func (p *vmPane) render() {
 	}
 	p.ncols = len(cols)
 	for i, h := range cols {
-		cell(0, i, h+p.sortMark(h)).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.d.pal.Accent())
+		cell(0, i, h+p.sortMark(h)).SetSelectable(false).SetAttributes(tcell.AttrBold).SetTextColor(p.env.pal.Accent())
 	}
 	grouped := groupCount(list) > 1
 	selRow, r, group := 0, 0, ""
@@ -318,7 +324,7 @@ func (p *vmPane) render() {
 			if a := arch[g]; a != "" && len(cols) == len(vmColumns) {
 				text += " · " + a // track-app's, the same for every process of the device
 			}
-			cell(r, 0, fold).SetTextColor(p.d.pal.Accent())
+			cell(r, 0, fold).SetTextColor(p.env.pal.Accent())
 			t.SetCell(r, 3, tview.NewTableCell(""))
 			heads = append(heads, headRow{r: r, text: text, count: fmt.Sprintf("%d VM%s", n, plural(n))})
 			p.rowKeys = append(p.rowKeys, groupPrefix+g)
@@ -336,9 +342,9 @@ func (p *vmPane) render() {
 		dbg, dbgColor := string(vm.Debugger), tcell.ColorDefault
 		switch vm.Debugger {
 		case monitor.DebuggerWaiting:
-			dbgColor = p.d.pal.Warning()
+			dbgColor = p.env.pal.Warning()
 		case monitor.DebuggerAttached:
-			dbgColor = p.d.pal.Accent()
+			dbgColor = p.env.pal.Accent()
 		}
 		gone := m.isGone(vm.Key)
 		if gone {
@@ -360,10 +366,10 @@ func (p *vmPane) render() {
 			ddmText = "-"
 		} else if vm.DebugPort != 0 {
 			port = fmt.Sprint(vm.DebugPort)
-		} else if p.d.portError(vm.Key) != "" {
-			port, portColor = "busy", p.d.pal.Warning() // the status line says why
+		} else if p.env.portError(vm.Key) != "" {
+			port, portColor = "busy", p.env.pal.Warning() // the status line says why
 		}
-		cell(r, 0, mark).SetTextColor(p.d.pal.Accent())
+		cell(r, 0, mark).SetTextColor(p.env.pal.Accent())
 		source := vm.Source
 		if grouped && deviceGroup(vm) != "local" {
 			source = "" // its device's row names it
@@ -409,7 +415,7 @@ func (p *vmPane) render() {
 	// (vmTable.Draw), so its serial, API level and model show whole.
 	p.table.heads = heads
 	if len(list) == 0 {
-		msg := "no VMs yet — looking (" + p.d.cfg.Discovery + ")"
+		msg := "no VMs yet — looking (" + p.discovery + ")"
 		if p.filter != "" {
 			msg = "no VM matches the filter"
 		}
@@ -450,7 +456,7 @@ func (p *vmPane) contentWidth() int {
 
 // CopyText is the selected VM's identity line (the copy key, y).
 func (p *vmPane) CopyText() (what, text string) {
-	vm, ok := p.d.m.selected()
+	vm, ok := p.env.m.selected()
 	if !ok {
 		return "", ""
 	}

@@ -16,11 +16,11 @@ import (
 func (p *vmPane) toggleProcesses() {
 	p.debuggableOnly = !p.debuggableOnly
 	p.render()
-	p.d.fitVMPane()
+	p.env.nav.fitVMPane()
 	if p.debuggableOnly {
-		p.d.flash("VM list: debuggable VMs only (P: every tracked process)")
+		p.env.flash("VM list: debuggable VMs only (P: every tracked process)")
 	} else {
-		p.d.flash("VM list: every tracked process, profileable apps without JDWP included (P: debuggable only)")
+		p.env.flash("VM list: every tracked process, profileable apps without JDWP included (P: debuggable only)")
 	}
 }
 
