@@ -11,10 +11,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/scan"
-	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/tui"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -81,7 +81,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	ectx, ecancel := context.WithCancel(context.Background())
 	defer ecancel()
 	go func() { done <- runModes(ectx, engine, modes, modeCh, log) }()
-	logs := monitor.NewLogStreams(0)
+	logs := devicelog.NewLogs(0)
 	defer logs.Close()
 	defer recordLogs(c.Bool("logcat"), store, d, rec, logs)() // --logcat: the devices' logs are recorded from the start
 	cfg := tui.Config{
@@ -89,7 +89,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		Controller:     tui.EngineController{Engine: engine},
 		Palette:        style.FromEnv(),
 		Discovery:      label,
-		Log:            func(vm monitor.VM) (*monitor.DeviceLog, string) { return deviceLog(logs, d, vm) },
+		Log:            func(vm monitor.VM) (*devicelog.Log, string) { return deviceLog(logs, d, vm) },
 		Mouse:          c.Bool("mouse"),
 		DebuggableOnly: c.String("processes") == "debuggable",
 		TraceDir:       outDir,
@@ -206,26 +206,4 @@ func dashboardAction(c *cli.Context) error {
 		}
 	}
 	return runDashboard(c, d, discoveryLabel(c, d), log, "")
-}
-
-// deviceLog finds the log of vm's device: through the adb server that
-// listed it, or the demo's in-process device read directly (no adb knows
-// it). Local-port VMs have none.
-func deviceLog(logs *monitor.LogStreams, d monitor.Discovery, vm monitor.VM) (*monitor.DeviceLog, string) {
-	for _, r := range d.ADB {
-		switch a := r.(type) {
-		case *scan.ADB:
-			if serial, ok := strings.CutPrefix(vm.Source, "adb:"); ok {
-				return logs.Device(a.Client, serial), ""
-			}
-		case *sim.Endpoints:
-			if vm.Source == a.Source {
-				ring := a.Device.Logcat()
-				return logs.Source(vm.Source, func(ctx context.Context) (monitor.EntryReader, error) {
-					return monitor.NewRingReader(ctx, ring), nil
-				}), ""
-			}
-		}
-	}
-	return nil, "this VM has no device log: it was found on a local port, not through adb"
 }

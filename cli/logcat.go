@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
@@ -96,9 +97,9 @@ func runLogcatCommand(c *cli.Context) error {
 		}
 	}
 	if c.Bool("follow") {
-		return followLog(ctx, c, client, serial, vms, monitor.LogFilter{App: app, PID: pid, Query: query})
+		return followLog(ctx, c, client, serial, vms, devicelog.Filter{App: app, PID: pid, Query: query})
 	}
-	stream, err := monitor.OpenLogStream(ctx, client, serial, monitor.LogStreamOptions{
+	stream, err := devicelog.OpenStream(ctx, client, serial, devicelog.StreamOptions{
 		Dump: true, PID: pid, TextOnly: c.Bool("text-only"),
 	})
 	if err != nil {
@@ -166,10 +167,10 @@ func readLogDump(next func(*logcat.Entry) error, procs *logcat.Processes, keep f
 // followLog is logcat -f: the engine's device log (one stream, re-opened
 // when it drops) read through a cursor; --tail keeps the last entries of
 // what the device had buffered.
-func followLog(ctx context.Context, c *cli.Context, client *adb.Client, serial string, vms []monitor.VM, f monitor.LogFilter) error {
-	dl := monitor.NewDeviceLog(client, serial, logcat.DefaultRingSize)
+func followLog(ctx context.Context, c *cli.Context, client *adb.Client, serial string, vms []monitor.VM, f devicelog.Filter) error {
+	dl := devicelog.New(client, serial, logcat.DefaultRingSize)
 	dl.TextOnly = c.Bool("text-only")
-	dl.LearnVMs(vms)
+	learnVMs(dl, serial, vms)
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = dl.Run(rctx) }()

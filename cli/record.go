@@ -19,40 +19,6 @@ func logcatFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "logcat", Value: true, Usage: "record the device log (logcat) of every device whose VMs are monitored; --logcat=false leaves it out"}
 }
 
-// followDeviceLogs starts the log of every device a VM in store is on
-// (deviceLog: through adb, or the demo's device), as the VMs appear, until
-// ctx ends: with logs.Recorder set, their entries are recorded from then
-// on, whether or not a view reads them.
-func followDeviceLogs(ctx context.Context, store *monitor.Store, logs *monitor.LogStreams, d monitor.Discovery) {
-	sub := store.Bus().Subscribe()
-	defer sub.Close()
-	seen := map[string]bool{}
-	follow := func(vm monitor.VM) {
-		if seen[vm.Source] {
-			return
-		}
-		seen[vm.Source] = true // a local VM has none: not asked again
-		if dl, _ := deviceLog(logs, d, vm); dl != nil && vm.PID > 0 && vm.App != "" {
-			dl.SetApp(vm.PID, vm.App)
-		}
-	}
-	for _, vm := range store.VMs() {
-		follow(vm)
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-sub.Ready():
-		}
-		for _, ev := range sub.Drain() {
-			if u, ok := ev.(monitor.VMUpdated); ok && u.VM.Source != "" {
-				follow(u.VM)
-			}
-		}
-	}
-}
-
 // parseSize reads a size: a number of bytes with an optional K, M, G or T
 // suffix (powers of 1024; a trailing B or iB is allowed).
 func parseSize(s string) (int64, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
@@ -225,7 +226,7 @@ func TestDemoRecordingReplaysLog(t *testing.T) {
 	engine := monitor.NewEngine(store, monitor.SessionOptions{ThreadInterval: 300 * time.Millisecond, Recorder: r.rec})
 	source := "sim:" + modern.Serial()
 	d := monitor.Discovery{ADB: []monitor.Runner{&sim.Endpoints{Device: modern, Source: source}}}
-	logs := monitor.NewLogStreams(0) // the dashboard's: its log pane reads these
+	logs := devicelog.NewLogs(0) // the dashboard's: its log pane reads these
 	stopLogs := recordLogs(true, store, d, r, logs)
 	done := make(chan error, 1)
 	go func() { done <- engine.Run(ctx, d) }()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/record"
 	"github.com/urfave/cli/v2"
@@ -39,13 +40,13 @@ func recordingFromFlags(c *cli.Context) (*recording, error) {
 // when on (--logcat), through logs (the dashboard's, which its log pane
 // reads too) or, when nil, logs of its own; stop ends the following (and
 // its own logs): call it before the recording stops.
-func recordLogs(on bool, store *monitor.Store, d monitor.Discovery, rec *recording, logs *monitor.LogStreams) (stop func()) {
+func recordLogs(on bool, store *monitor.Store, d monitor.Discovery, rec *recording, logs *devicelog.Logs) (stop func()) {
 	if rec == nil || !on {
 		return func() {}
 	}
 	own := logs == nil
 	if own {
-		logs = monitor.NewLogStreams(0)
+		logs = devicelog.NewLogs(0)
 	}
 	logs.Recorder = rec.rec
 	ctx, cancel := context.WithCancel(context.Background())

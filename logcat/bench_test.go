@@ -151,7 +151,7 @@ func BenchmarkRingRegexQuery200k(b *testing.B) {
 }
 
 // BenchmarkRingRegexQueryChunk: the same query over 20,000 entries, the
-// slice of a refilter a view can do in one 33 ms frame (LogCursor.Read
+// slice of a refilter a view can do in one 33 ms frame (devicelog.Cursor.Read
 // with max) while the rest waits for the next frames.
 func BenchmarkRingRegexQueryChunk(b *testing.B) {
 	r := NewRing(DefaultRingSize)

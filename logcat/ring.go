@@ -14,7 +14,7 @@ const DefaultRingSize = 200_000
 const DefaultRingBytes = 32 << 20
 
 // DefaultProcessLogBytes is the budget the rings of one process share
-// (LogStreams: one ring per device followed).
+// (devicelog.Logs: one ring per device followed).
 const DefaultProcessLogBytes = 96 << 20
 
 // entryOverhead is what an entry's slot costs beside its text, counted in

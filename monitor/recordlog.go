@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/record"
 )
@@ -109,8 +110,13 @@ func decodeLogRecord(data []byte) (string, logcat.Entry, error) {
 	return device, e, nil
 }
 
-// log records an entry of device's log, received at now.
-func (r *Recorder) log(now time.Time, device string, e *logcat.Entry) {
+// The device logs (devicelog.Logs) record their entries through this.
+var _ devicelog.Recorder = (*Recorder)(nil)
+
+// Log records an entry of device's log (the Source of its VMs), received
+// at now; an entry the format cannot hold (see appendLogRecord) is left
+// out. A nil Recorder records nothing.
+func (r *Recorder) Log(now time.Time, device string, e *logcat.Entry) {
 	if r == nil {
 		return
 	}

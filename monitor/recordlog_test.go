@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/record"
 )
@@ -142,66 +141,6 @@ func TestReplayLog(t *testing.T) {
 	}
 }
 
-// A device log read through the real adb server from the simulated
-// device, recorded, replays to the very entries the live log held: time,
-// pid, tid, uid, buffer, priority, tag, message, and the app and crash
-// flags its routing gave them.
-func TestDeviceLogRecordReplay(t *testing.T) {
-	leakcheck.Check(t)
-	r := startLogRig(t)
-	r.steps(10)
-	var buf bytes.Buffer
-	rec, err := NewRecorder(&buf, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls := NewLogStreams(0)
-	ls.Recorder = rec
-	dl := ls.Device(r.srv.Client(), r.addr)
-	<-dl.Ready()
-	deadline := time.Now().Add(30 * time.Second)
-	for len(startedAs(r.dev, "com.example.maps")) < 2 { // a crash and a restart in the log
-		if time.Now().After(deadline) {
-			t.Fatal("the maps app did not restart")
-		}
-		r.steps(10)
-	}
-	live := sameLog(t, dl, r.dev)
-	ls.Close()
-	if err := rec.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	size := buf.Len()
-	recording, err := ReadRecording(&buf)
-	if err != nil || recording.Tail != nil {
-		t.Fatal(err, recording.Tail)
-	}
-	p := NewReplay(recording, NewStore(NewBus()))
-	p.Seek(recording.Duration())
-	rl, why := p.Log(VM{Source: "adb:" + r.addr})
-	if rl == nil {
-		t.Fatal(why)
-	}
-	got, _, _ := rl.Ring().Read(nil, 1, 0)
-	if len(got) != len(live) {
-		t.Fatalf("replayed %d entries, live %d", len(got), len(live))
-	}
-	crashes := 0
-	for i := range live {
-		g, w := &got[i], &live[i]
-		if !sameEntry(g, w) || g.App != w.App || g.Flags != w.Flags {
-			t.Fatalf("entry %d:\n replayed %+v\n     live %+v", i, *g, *w)
-		}
-		if g.Has(logcat.FlagCrashStart) {
-			crashes++
-		}
-	}
-	if crashes == 0 {
-		t.Error("no crash in the replayed log")
-	}
-	t.Logf("%d entries, %d crashes, recording of %d bytes", len(got), crashes, size)
-}
-
 // Arbitrary log record data never panics the decoder; what decodes
 // encodes back to the same bytes.
 func FuzzLogRecord(f *testing.F) {
@@ -241,7 +180,7 @@ func BenchmarkRecordLogEntry(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := range b.N {
-		r.log(time.Now(), "adb:emulator-5554", &e)
+		r.Log(time.Now(), "adb:emulator-5554", &e)
 		if i%1000 == 999 {
 			r.Flush()
 		}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -96,7 +97,7 @@ type Replay struct {
 	// first use, and afresh after a seek back. logMu, not mu, so the log
 	// pane asking for one never waits for a long Seek.
 	logMu      sync.Mutex
-	logs       map[string]*DeviceLog
+	logs       map[string]*devicelog.Log
 	logDevices map[string]bool // devices the recording holds log entries of
 }
 
@@ -120,7 +121,7 @@ func NewReplay(rec *Recording, store *Store) *Replay {
 	o := SessionOptions{}
 	o.fill()
 	p := &Replay{rec: rec, store: store, opts: o, sessions: map[string]*Session{}, wake: make(chan struct{}, 1),
-		logs: map[string]*DeviceLog{}, logDevices: map[string]bool{}}
+		logs: map[string]*devicelog.Log{}, logDevices: map[string]bool{}}
 	p.speed.Store(math.Float64bits(1))
 	for _, r := range rec.Records {
 		if r.Kind == record.KindLog && r.Key == "" {
@@ -133,22 +134,21 @@ func NewReplay(rec *Recording, store *Store) *Replay {
 }
 
 // Log returns the replayed log of vm's device (the dashboard's Config.Log),
-// or why there is none. After a seek back it is another DeviceLog: views
-// ask again when the VMs change.
-func (p *Replay) Log(vm VM) (*DeviceLog, string) {
+// or why there is none. After a seek back it is another devicelog.Log:
+// views ask again when the VMs change.
+func (p *Replay) Log(vm VM) (*devicelog.Log, string) {
 	if !p.logDevices[vm.Source] {
 		return nil, "this recording holds no log of this VM's device"
 	}
 	return p.deviceLog(vm.Source), ""
 }
 
-func (p *Replay) deviceLog(device string) *DeviceLog {
+func (p *Replay) deviceLog(device string) *devicelog.Log {
 	p.logMu.Lock()
 	defer p.logMu.Unlock()
 	d := p.logs[device]
 	if d == nil {
-		d = NewDeviceLog(nil, "", 0)
-		d.readyOne.Do(func() { close(d.ready) }) // nothing to wait for: entries come as the replay reaches them
+		d = devicelog.NewFed(0) // ready at once: entries come as the replay reaches them
 		p.logs[device] = d
 	}
 	return d
@@ -160,7 +160,7 @@ func (p *Replay) applyLog(r record.Record) error {
 	if err != nil {
 		return fmt.Errorf("log record at %v: %w", r.Time, err)
 	}
-	p.deviceLog(device).appendReplayed(&e)
+	p.deviceLog(device).Add(&e)
 	return nil
 }
 

@@ -9,9 +9,9 @@
 // The model reaches the panes by two paths. VMs, threads, heaps and
 // memory: the monitor's Store, through a coalescing Bus subscription, each
 // change handed to every pane's Update. The device log does not use the
-// bus: the log pane holds a monitor.LogCursor on the VM's DeviceLog (from
-// Config.Log) and an owned job waits on the cursor's Changed channel and
-// posts a pull to the UI goroutine at most once a frame (logpane.go,
+// bus: the log pane holds a devicelog.Cursor on the VM's devicelog.Log
+// (from Config.Log) and an owned job waits on the cursor's Changed channel
+// and posts a pull to the UI goroutine at most once a frame (logpane.go,
 // watch).
 //
 // Each pane is a component of its own (see Pane): vmpane.go,

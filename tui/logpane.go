@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
@@ -31,8 +32,8 @@ type logPane struct {
 	env paneEnv
 	box *tview.Box
 
-	log    *monitor.DeviceLog
-	cur    *monitor.LogCursor
+	log    *devicelog.Log
+	cur    *devicelog.Cursor
 	stop   context.CancelFunc
 	gen    int
 	target string // what the view is of: VM key or "device:" + source
@@ -159,7 +160,7 @@ func (p *logPane) attach() {
 	}
 	p.detach()
 	p.target = target
-	var log *monitor.DeviceLog
+	var log *devicelog.Log
 	why := "no device log (the dashboard was started without one)"
 	if p.env.cfg.Log != nil {
 		log, why = p.env.cfg.Log(vm)
@@ -173,7 +174,7 @@ func (p *logPane) attach() {
 	if vm.PID > 0 && vm.App != "" {
 		log.SetApp(vm.PID, vm.App)
 	}
-	f := monitor.LogFilter{}
+	f := devicelog.Filter{}
 	if !p.device {
 		f.App, f.PID = vm.App, vm.PID
 	}

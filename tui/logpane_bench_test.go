@@ -7,6 +7,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -24,7 +25,7 @@ func benchLogPane(b *testing.B, n int, query string) (*logPane, tcell.Simulation
 	d := New(Config{Store: monitor.NewStore(monitor.NewBus()), Palette: style.Palette{}, Screen: screen})
 	p := d.logP
 	p.later = nil // the benchmark drives the chunks
-	p.log = monitor.NewDeviceLog(nil, "", 0)
+	p.log = devicelog.New(nil, "", 0)
 	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	tags := []string{"ActivityManager", "okhttp.OkHttpClient", "Choreographer", "Camera", "OpenGLRenderer"}
 	p.all = make([]logcat.Entry, n)

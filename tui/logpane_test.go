@@ -10,6 +10,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -20,7 +21,7 @@ import (
 type logRig struct {
 	*harness
 	ring *logcat.Ring
-	dl   *monitor.DeviceLog
+	dl   *devicelog.Log
 	t0   time.Time
 	n    int
 }
@@ -28,8 +29,8 @@ type logRig struct {
 func startLogRig(t *testing.T, w, h int, pal style.Palette) *logRig {
 	t.Helper()
 	r := &logRig{ring: logcat.NewRing(100_000), t0: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
-	r.dl = monitor.NewSourceLog(func(ctx context.Context) (monitor.EntryReader, error) {
-		return monitor.NewRingReader(ctx, r.ring), nil
+	r.dl = devicelog.NewSource(func(ctx context.Context) (devicelog.EntryReader, error) {
+		return devicelog.NewRingReader(ctx, r.ring), nil
 	}, 0)
 	r.harness = startCfg(t, w, h, pal, func(s *monitor.Store) {
 		s.UpdateVM("adb:dev/100", func(vm *monitor.VM) {
@@ -39,7 +40,7 @@ func startLogRig(t *testing.T, w, h int, pal style.Palette) *logRig {
 			vm.Source, vm.PID, vm.App, vm.DDM, vm.Connected = "local:9", 9, "com.local", true, time.Now()
 		})
 	}, func(c *Config) {
-		c.Log = func(vm monitor.VM) (*monitor.DeviceLog, string) {
+		c.Log = func(vm monitor.VM) (*devicelog.Log, string) {
 			if vm.Source == "sim:dev" {
 				return r.dl, ""
 			}

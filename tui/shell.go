@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/clip"
@@ -70,7 +71,7 @@ type Config struct {
 
 	// Log, when set, gives a VM's device log (read on the UI goroutine; it
 	// must not block), or why it has none (e.g. a local-port VM).
-	Log func(vm monitor.VM) (*monitor.DeviceLog, string)
+	Log func(vm monitor.VM) (*devicelog.Log, string)
 	// SimDump, when set, gives the thread dump of a simulated VM that has
 	// no device shell to ask (the demo's local-port VMs): what its
 	// simulator writes on SIGQUIT. It runs off the UI goroutine; ok false

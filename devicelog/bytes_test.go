@@ -1,4 +1,4 @@
-package monitor
+package devicelog_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
 )
@@ -36,14 +37,14 @@ func (l *endlessLog) Close() error { return nil }
 // process budget's share — no more.
 func TestDeviceLogBoundedByBytes(t *testing.T) {
 	leakcheck.Check(t)
-	streams := NewLogStreams(0)
+	streams := devicelog.NewLogs(0)
 	defer streams.Close()
 	msg := strings.Repeat("x", 4000)
 	const n = 12_000 // 48 MB of text per device
-	var logs []*DeviceLog
+	var logs []*devicelog.Log
 	for _, key := range []string{"sim:a", "sim:b", "sim:c"} {
 		opened := false
-		logs = append(logs, streams.Source(key, func(ctx context.Context) (EntryReader, error) {
+		logs = append(logs, streams.Source(key, func(ctx context.Context) (devicelog.EntryReader, error) {
 			if opened {
 				return nil, errors.New("once")
 			}

@@ -1,15 +1,16 @@
-package monitor
+package devicelog_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
 )
 
-// A DeviceLog over a ring (the demo's in-process device): it reads what
+// A Log over a ring (the demo's in-process device): it reads what
 // the ring holds and what comes later, routes by pid, and a view by app
 // and pid also gets the pid's lines from before the name was known.
 func TestSourceLogFollowsRing(t *testing.T) {
@@ -21,9 +22,11 @@ func TestSourceLogFollowsRing(t *testing.T) {
 	}
 	add(1, 100, "before the name")
 	add(2, 300, "another app")
-	streams := NewLogStreams(0)
+	streams := devicelog.NewLogs(0)
 	defer streams.Close()
-	dl := streams.Source("sim:x", func(ctx context.Context) (EntryReader, error) { return NewRingReader(ctx, src), nil })
+	dl := streams.Source("sim:x", func(ctx context.Context) (devicelog.EntryReader, error) {
+		return devicelog.NewRingReader(ctx, src), nil
+	})
 	if again := streams.Source("sim:x", nil); again != dl {
 		t.Fatal("a second Source call started another log")
 	}
@@ -33,7 +36,7 @@ func TestSourceLogFollowsRing(t *testing.T) {
 	dl.SetApp(200, "com.a")
 	add(4, 200, "restarted")
 	waitFor(t, "the later entries", 5*time.Second, func() bool { return dl.Ring().Len() == 4 })
-	got, _ := dl.Cursor(LogFilter{App: "com.a", PID: 100}).Read(nil, 0, time.Time{})
+	got, _ := dl.Cursor(devicelog.Filter{App: "com.a", PID: 100}).Read(nil, 0, time.Time{})
 	var msgs []string
 	for _, e := range got {
 		msgs = append(msgs, e.Message)
@@ -41,7 +44,7 @@ func TestSourceLogFollowsRing(t *testing.T) {
 	if len(got) != 3 || msgs[0] != "before the name" || msgs[2] != "restarted" || !got[2].Has(logcat.FlagRestarted) || got[1].Has(logcat.FlagRestarted) {
 		t.Fatalf("app view: %q (flags %v)", msgs, got)
 	}
-	if got, _ := dl.Cursor(LogFilter{App: "com.a"}).Read(nil, 0, time.Time{}); len(got) != 2 {
+	if got, _ := dl.Cursor(devicelog.Filter{App: "com.a"}).Read(nil, 0, time.Time{}); len(got) != 2 {
 		t.Fatalf("by name alone: %d entries, want 2 (the pid's unnamed line is not the app's)", len(got))
 	}
 	if _, n, err := dl.Status(); n != 1 || err != nil {

@@ -1,4 +1,4 @@
-package monitor
+package devicelog
 
 import (
 	"testing"
@@ -10,18 +10,18 @@ import (
 func TestLogcatArgs(t *testing.T) {
 	cases := []struct {
 		binary bool
-		o      LogStreamOptions
+		o      StreamOptions
 		sdk    int
 		want   string
 	}{
-		{true, LogStreamOptions{Dump: true}, 34, "logcat -B -b main,system,crash -d"},
-		{true, LogStreamOptions{Tail: 100, PID: 42}, 24, "logcat -B -b main,system,crash -T 100 --pid=42"},
+		{true, StreamOptions{Dump: true}, 34, "logcat -B -b main,system,crash -d"},
+		{true, StreamOptions{Tail: 100, PID: 42}, 24, "logcat -B -b main,system,crash -T 100 --pid=42"},
 		// Before Android 7 logcat has no --pid: everything comes, ddmtui filters.
-		{true, LogStreamOptions{Tail: 100, PID: 42}, 23, "logcat -B -b main,system,crash -T 100"},
-		{false, LogStreamOptions{PID: 42}, 0, "logcat -v threadtime -b main,system,crash"},
-		{false, LogStreamOptions{Dump: true, Tail: 5}, 0, "logcat -v threadtime -b main,system,crash -d"},
+		{true, StreamOptions{Tail: 100, PID: 42}, 23, "logcat -B -b main,system,crash -T 100"},
+		{false, StreamOptions{PID: 42}, 0, "logcat -v threadtime -b main,system,crash"},
+		{false, StreamOptions{Dump: true, Tail: 5}, 0, "logcat -v threadtime -b main,system,crash -d"},
 		// Before Android 5: no crash buffer, no comma list, no -T.
-		{false, LogStreamOptions{Tail: 5, PID: 42}, 19, "logcat -v threadtime -b main -b system"},
+		{false, StreamOptions{Tail: 5, PID: 42}, 19, "logcat -v threadtime -b main -b system"},
 	}
 	for _, c := range cases {
 		if got := logcatArgs(c.binary, c.o, c.sdk); got != c.want {
@@ -31,9 +31,9 @@ func TestLogcatArgs(t *testing.T) {
 }
 
 func TestDeviceLogRouting(t *testing.T) {
-	d := NewDeviceLog(nil, "emu", 10)
-	d.LearnVMs([]VM{{Source: "adb:emu", PID: 7, App: "com.a"}, {Source: "adb:other", PID: 8, App: "com.b"}})
-	r := &replay{}
+	d := New(nil, "emu", 10)
+	d.SetApp(7, "com.a")
+	r := &skip{}
 	t0 := time.Unix(100, 0)
 	for _, e := range []logcat.Entry{
 		{Time: t0, PID: 7, Message: "a1"},
@@ -45,13 +45,13 @@ func TestDeviceLogRouting(t *testing.T) {
 			d.ring.Append(e)
 		}
 	}
-	got, _ := d.Cursor(LogFilter{App: "com.a"}).Read(nil, 0, time.Time{})
+	got, _ := d.Cursor(Filter{App: "com.a"}).Read(nil, 0, time.Time{})
 	if len(got) != 2 || got[0].Message != "a1" || got[1].Message != "a2" || got[0].Has(logcat.FlagRestarted) || !got[1].Has(logcat.FlagRestarted) {
 		t.Fatalf("app view %+v", got)
 	}
 	// A re-opened stream replays the buffer: what is held is skipped, an
 	// entry at the same time but new is kept.
-	r = d.newReplay()
+	r = d.newSkip()
 	kept := 0
 	for _, e := range []logcat.Entry{
 		{Time: t0, PID: 7, Message: "a1"},

@@ -1,4 +1,4 @@
-package monitor
+package devicelog_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/internal/testadb"
 	"github.com/ddmtui/ddmtui/logcat"
@@ -53,7 +54,7 @@ func (r *logRig) steps(n int) {
 }
 
 // sameLog checks that the engine's ring holds exactly the device's entries.
-func sameLog(t *testing.T, dl *DeviceLog, dev *sim.Device) []logcat.Entry {
+func sameLog(t *testing.T, dl *devicelog.Log, dev *sim.Device) []logcat.Entry {
 	t.Helper()
 	want, _, _ := dev.Logcat().Read(nil, 1, 0)
 	waitFor(t, "the engine's log to catch up", 30*time.Second, func() bool { return dl.Ring().Len() >= len(want) })
@@ -79,7 +80,7 @@ func TestDeviceLogFollowsAndReconnects(t *testing.T) {
 	leakcheck.Check(t)
 	r := startLogRig(t)
 	r.steps(10)
-	dl := NewDeviceLog(r.srv.Client(), r.addr, 0)
+	dl := devicelog.New(r.srv.Client(), r.addr, 0)
 	dl.Retry = 100 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -129,7 +130,7 @@ func TestDeviceLogFollowsAndReconnects(t *testing.T) {
 	if len(pids) < 3 {
 		t.Fatalf("maps ran as %d processes", len(pids))
 	}
-	cur := dl.Cursor(LogFilter{App: "com.example.maps"})
+	cur := dl.Cursor(devicelog.Filter{App: "com.example.maps"})
 	got, missed := cur.Read(nil, 0, time.Time{})
 	restarts, crashes := 0, 0
 	for _, e := range got {
@@ -151,14 +152,14 @@ func TestDeviceLogFollowsAndReconnects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crashView, _ := dl.Cursor(LogFilter{Query: q}).Read(nil, 0, time.Time{})
+	crashView, _ := dl.Cursor(devicelog.Filter{Query: q}).Read(nil, 0, time.Time{})
 	for _, e := range crashView {
 		if !e.Has(logcat.FlagCrash) {
 			t.Fatalf("is:crash view holds %+v", e)
 		}
 	}
 	one := all[len(all)-1].PID
-	pidView, _ := dl.Cursor(LogFilter{PID: int(one)}).Read(nil, 0, time.Time{})
+	pidView, _ := dl.Cursor(devicelog.Filter{PID: int(one)}).Read(nil, 0, time.Time{})
 	for _, e := range pidView {
 		if e.PID != one {
 			t.Fatalf("pid view holds pid %d", e.PID)
@@ -174,11 +175,11 @@ func TestDeviceLogText(t *testing.T) {
 	leakcheck.Check(t)
 	r := startLogRig(t)
 	r.steps(10)
-	ls := NewLogStreams(1000)
+	ls := devicelog.NewLogs(1000)
 	ls.TextOnly = true
 	dl := ls.Device(r.srv.Client(), r.addr)
 	if ls.Device(r.srv.Client(), r.addr) != dl {
-		t.Fatal("a second DeviceLog for the same device")
+		t.Fatal("a second Log for the same device")
 	}
 	defer ls.Close()
 	<-dl.Ready()
@@ -201,4 +202,15 @@ func startedAs(dev *sim.Device, pkg string) map[int32]bool {
 		}
 	}
 	return pids
+}
+
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

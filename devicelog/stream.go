@@ -1,4 +1,4 @@
-package monitor
+package devicelog
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/ddmtui/ddmtui/logcat"
 )
 
-// LogBuffers are the log buffers a device stream reads: the apps' (main),
+// Buffers are the log buffers a device stream reads: the apps' (main),
 // the framework's (system, where the ActivityManager announces processes)
 // and the crash buffer.
-const LogBuffers = "main,system,crash"
+const Buffers = "main,system,crash"
 
-// LogStreamOptions say what part of a device's log a stream reads.
-type LogStreamOptions struct {
+// StreamOptions say what part of a device's log a stream reads.
+type StreamOptions struct {
 	// Dump reads what the device has buffered, then the stream ends
 	// (logcat -d). Otherwise it follows.
 	Dump bool
@@ -35,10 +35,10 @@ type LogStreamOptions struct {
 	TextOnly bool
 }
 
-// LogStream is one open logcat stream from a device: binary records over
+// Stream is one open logcat stream from a device: binary records over
 // the PTY-less exec: service where the device has it, else threadtime text
 // over the legacy shell: service.
-type LogStream struct {
+type Stream struct {
 	// Binary tells which of the two the stream is.
 	Binary bool
 	// Service is the adb service it runs.
@@ -61,7 +61,7 @@ type LogStream struct {
 // unknown, taken as recent). Before Android 5 (API 21) logcat has no crash
 // buffer, no comma lists after -b and no -T; before Android 7 (API 24) no
 // --pid.
-func logcatArgs(binary bool, o LogStreamOptions, sdk int) string {
+func logcatArgs(binary bool, o StreamOptions, sdk int) string {
 	old := sdk > 0 && sdk < 21
 	var b strings.Builder
 	b.WriteString("logcat")
@@ -73,7 +73,7 @@ func logcatArgs(binary bool, o LogStreamOptions, sdk int) string {
 	if old {
 		b.WriteString(" -b main -b system")
 	} else {
-		b.WriteString(" -b " + LogBuffers)
+		b.WriteString(" -b " + Buffers)
 	}
 	if o.Dump {
 		b.WriteString(" -d")
@@ -86,14 +86,14 @@ func logcatArgs(binary bool, o LogStreamOptions, sdk int) string {
 	return b.String()
 }
 
-// OpenLogStream starts logcat on the device (serial "" for the only one).
+// OpenStream starts logcat on the device (serial "" for the only one).
 // The stream ends when ctx ends or Close is called.
-func OpenLogStream(ctx context.Context, c *adb.Client, serial string, o LogStreamOptions) (*LogStream, error) {
+func OpenStream(ctx context.Context, c *adb.Client, serial string, o StreamOptions) (*Stream, error) {
 	props := deviceProps(ctx, c, serial, "ro.build.version.sdk", "persist.sys.timezone")
 	sdk, _ := strconv.Atoi(props[0])
 	var nc net.Conn
 	var err error
-	s := &LogStream{}
+	s := &Stream{}
 	if !o.TextOnly {
 		s.Service = "exec:" + logcatArgs(true, o, sdk)
 		nc, err = c.OpenTransport(ctx, serial, s.Service)
@@ -149,7 +149,7 @@ func deviceProps(ctx context.Context, c *adb.Client, serial string, names ...str
 // Next reads the next entry, passing over malformed ones (counted in
 // Skipped). It returns io.EOF when a dump is complete, or the error that
 // ended the stream.
-func (s *LogStream) Next(e *logcat.Entry) error {
+func (s *Stream) Next(e *logcat.Entry) error {
 	for {
 		var err error
 		if s.bin != nil {
@@ -169,7 +169,7 @@ func (s *LogStream) Next(e *logcat.Entry) error {
 }
 
 // Close ends the stream.
-func (s *LogStream) Close() error {
+func (s *Stream) Close() error {
 	s.stop()
 	return s.nc.Close()
 }

@@ -1,4 +1,4 @@
-package monitor
+package devicelog
 
 import (
 	"context"
@@ -6,42 +6,20 @@ import (
 	"github.com/ddmtui/ddmtui/logcat"
 )
 
-// EntryReader is what a DeviceLog reads entries from: a LogStream (adb), or
+// EntryReader is what a Log reads entries from: a Stream (adb), or
 // another source such as an in-process simulated device's ring.
 type EntryReader interface {
 	Next(e *logcat.Entry) error
 	Close() error
 }
 
-// NewSourceLog returns a device log that reads from open instead of adb
+// NewSource returns a device log that reads from open instead of adb
 // (open is called for each stream, again after one ends); the rest —
-// routing, the ring, cursors — is a DeviceLog's. The demo's in-process
+// routing, the ring, cursors — is a Log's. The demo's in-process
 // device, which no adb server knows, is read this way.
-func NewSourceLog(open func(ctx context.Context) (EntryReader, error), size int) *DeviceLog {
-	d := NewDeviceLog(nil, "", size)
+func NewSource(open func(ctx context.Context) (EntryReader, error), size int) *Log {
+	d := New(nil, "", size)
 	d.open = open
-	return d
-}
-
-// Source returns the log kept under key (the Source of the device's VMs),
-// reading from open, started on first use like Device.
-func (l *LogStreams) Source(key string, open func(ctx context.Context) (EntryReader, error)) *DeviceLog {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if d := l.logs[key]; d != nil {
-		return d
-	}
-	d := NewSourceLog(open, l.size)
-	d.ring.SetLimit(0, l.budget)
-	d.rec, d.recName = l.Recorder, key
-	l.logs[key] = d
-	if l.ctx.Err() == nil {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			_ = d.Run(l.ctx)
-		}()
-	}
 	return d
 }
 
