@@ -111,6 +111,33 @@ func TestCloseWhileAnalysing(t *testing.T) {
 	}
 }
 
+// Closing the view while the leaks, bitmaps and strings are still being
+// searched for (the dashboard's second H does) keeps the dump mapped until
+// the search ends, then releases it: the search never reads a closed dump.
+func TestCloseWhileFindingExtras(t *testing.T) {
+	file, _ := writeScene(t, scene.Options{})
+	r := &testRunner{ctx: t.Context()}
+	v := New(Options{File: file, Runner: r})
+	v.Load()
+	r.step() // the analysis, shown: the search for the extras is queued
+	if v.Model() == nil || len(r.jobs) != 1 {
+		t.Fatalf("model %v, %d jobs queued; want the model and the extras' search", v.Model(), len(r.jobs))
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if v.loaded == nil {
+		t.Fatal("Close released the dump while the search still reads it")
+	}
+	r.run() // reads the dump: a released one panics
+	if v.loaded != nil || v.busy != 0 {
+		t.Errorf("after the search: loaded %v, busy %d; want the dump released", v.loaded, v.busy)
+	}
+	if v.Model().Leaks() != nil {
+		t.Error("the closed view took the extras")
+	}
+}
+
 // A file naming more heaps than the viewer makes tables for gets the
 // all-heaps table, and z stays on it.
 func TestManyHeapsGetOneTable(t *testing.T) {

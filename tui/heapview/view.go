@@ -91,6 +91,7 @@ type View struct {
 	mu     sync.Mutex
 	loaded *Model // what the analysis made, shown or not (Close closes it)
 	closed bool   // Close was called: a model analysed later is closed at once
+	busy   int    // background searches still reading loaded (Close leaves it to the last)
 }
 
 // New returns the viewer, saying it is waiting for the analysis; Load
@@ -145,8 +146,18 @@ func (v *View) Load() bool {
 // model shown, in the background, and shows them when found.
 func (v *View) findExtras() {
 	m := v.m
-	v.Work("finding leaks, bitmaps and strings", func(ctx context.Context, progress func(string)) func() {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return
+	}
+	v.busy++
+	v.mu.Unlock()
+	started := v.Work("finding leaks, bitmaps and strings", func(ctx context.Context, progress func(string)) func() {
 		x := FindExtras(m.Heap, func(phase string, f float64) { progress(fmt.Sprintf("%s %d%%", phase, int(f*100))) })
+		if v.release() {
+			return nil // the view went while the search ran: the dump is released
+		}
 		return func() {
 			if v.m != m {
 				return
@@ -155,6 +166,26 @@ func (v *View) findExtras() {
 			v.extrasShown()
 		}
 	})
+	if !started {
+		v.release()
+	}
+}
+
+// release ends a background search: the last one after Close closes the
+// dump Close left open. It reports whether the view is closed.
+func (v *View) release() bool {
+	v.mu.Lock()
+	v.busy--
+	var m *Model
+	if v.closed && v.busy == 0 {
+		m, v.loaded = v.loaded, nil
+	}
+	closed := v.closed
+	v.mu.Unlock()
+	if m != nil {
+		m.Close()
+	}
+	return closed
 }
 
 // extrasShown refreshes the tabs that wait for the extras.
@@ -184,11 +215,17 @@ func (v *View) Err() error { return v.err }
 func (v *View) Model() *Model { return v.m }
 
 // Close releases the dump (also one analysed but not yet shown); call it
-// once the view is no longer shown and no background work runs.
+// once the view is no longer shown. A search for the extras still running
+// keeps the dump until it ends, and releases it then.
 func (v *View) Close() error {
 	v.mu.Lock()
+	v.closed = true
+	if v.busy > 0 {
+		v.mu.Unlock()
+		return nil
+	}
 	m := v.loaded
-	v.loaded, v.closed = nil, true
+	v.loaded = nil
 	v.mu.Unlock()
 	if m == nil {
 		return nil
