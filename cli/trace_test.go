@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,7 +216,7 @@ func TestTraceViewerInTmux(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	path, _ := writeSynthTrace(t, trace.Synth{Seed: 26, Records: 3000})
-	socket := "ddmtui-trace-test-" + filepath.Base(dir)
+	socket := fmt.Sprintf("ddmtui-trace-test-%d", os.Getpid()) // t.TempDir's base (001) is the same in every run
 	run := func(args ...string) string {
 		out, err := exec.Command(tmux, append([]string{"-L", socket}, args...)...).CombinedOutput()
 		if err != nil {
