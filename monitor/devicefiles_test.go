@@ -302,7 +302,7 @@ func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
 	var h heldBytes
 	n, err := s.dumps.am(context.Background(), &h, nil)
 	if data := h.b; err != nil || !bytes.Equal(data, full) || n != int64(len(full)) {
-		t.Fatalf("heapDumpAm: %q (%d), %v", data, n, err)
+		t.Fatalf("am dumpheap: %q (%d), %v", data, n, err)
 	}
 	if pulls != 2 {
 		t.Errorf("%d pulls, want 2 (the partial file, then the complete one)", pulls)

@@ -136,7 +136,7 @@ func (h *heldBytes) Rewind() error {
 // collect sends req and writes to w the payload of the
 // unsolicited chunk of type t that the VM sends before its reply (MPSE
 // after MPSE/SPSE, HPDS after HPDS: spec/ddm-chunks.md §7.6, §8): as it
-// arrives when the chunk comes as one large packet (divertStream), else
+// arrives when the chunk comes as one large packet (divert), else
 // once read. With a *heldBytes (HeapDump, StopProfiling) nothing is
 // diverted: the packet is read whole. The reply itself is empty, absent
 // (modern ART) or a FAIL, whose reason is returned. progress, when set, is
