@@ -104,12 +104,6 @@ func (d *fakeDevice) session(t *testing.T) *Session {
 	return NewSession(ep, store, SessionOptions{})
 }
 
-func (d *fakeDevice) commands() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]string(nil), d.cmds...)
-}
-
 func slicesEqual(a, b []string) bool {
 	return strings.Join(a, "\n") == strings.Join(b, "\n")
 }

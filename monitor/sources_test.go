@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
-	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
@@ -208,8 +207,4 @@ func TestDecideCapabilities(t *testing.T) {
 	if r := decideCapabilities(capInput{kind: "ddm", device: true, thst: unanswered, hpif: unanswered, memory: unanswered, memWhy: "dumpsys meminfo: Permission Denial"}); r[FeatMemory].Reason != "dumpsys meminfo: Permission Denial" {
 		t.Errorf("reason %q", r[FeatMemory].Reason)
 	}
-}
-
-func scanEndpointForTest(shell, exec func(context.Context, string) ([]byte, error)) scan.Endpoint {
-	return scan.Endpoint{Key: "adb:test/serial:1", Source: "adb:serial", PID: 1, Shell: shell, Exec: exec}
 }
