@@ -183,11 +183,7 @@ func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	log := opts.Logger.With("vm", ep.Key)
 	var dev devshell.Shell
 	if ep.Shell != nil {
-		var files devshell.Files
-		if ep.Files != nil {
-			files = ep.Files
-		}
-		dev = devshell.New(devshell.Services{Shell: ep.Shell, Exec: ep.Exec, Files: files}, log)
+		dev = devshell.New(devshell.Services{Shell: ep.Shell, Exec: ep.Exec, Files: ep.Files}, log)
 	}
 	return newSession(ep, dev, store, opts, log)
 }
@@ -205,7 +201,7 @@ func newSession(ep scan.Endpoint, dev devshell.Shell, store *Store, opts Session
 	s.threads = &threadBook{entry: s.entry, conn: s.conn, maxThreads: opts.MaxThreads, input: s.input}
 	s.heaps = newHeapMaps(s.entry, opts.SegmentBudget, opts.Segments, s.badInput)
 	s.xfer = &transfers{conn: s.conn, maxPacket: opts.MaxPacketLen, streamPacket: opts.StreamPacketLen, log: log}
-	s.src = &deviceSources{dev: dev, device: deviceKey(ep), entry: s.entry, input: s.input, wg: &s.wg, log: log,
+	s.src = &deviceSources{dev: dev, device: deviceKey(ep.Key, dev != nil), entry: s.entry, input: s.input, wg: &s.wg, log: log,
 		interval: opts.ThreadInterval, timeout: opts.RequestTimeout, memInterval: opts.MeminfoInterval}
 	s.dumps = &heapDumper{conn: s.conn, xfer: s.xfer, entry: s.entry, dev: dev, wait: opts.HeapDumpWait, maxFile: opts.MaxDeviceFile, log: log}
 	s.prof = &profiler{conn: s.conn, xfer: s.xfer, entry: s.entry, dev: dev, maxFile: opts.MaxDeviceFile, log: log}

@@ -13,7 +13,6 @@ import (
 	"github.com/ddmtui/ddmtui/android/procfs"
 	"github.com/ddmtui/ddmtui/devshell"
 	"github.com/ddmtui/ddmtui/record"
-	"github.com/ddmtui/ddmtui/scan"
 )
 
 // deviceSources are a VM's sources beside DDM, read through its device
@@ -293,14 +292,14 @@ func (d *deviceSources) nameFromShell(ctx context.Context) {
 	}
 }
 
-// deviceKey is the key of an endpoint's device: its key without the pid
+// deviceKey is the key of a VM's device: the VM's key without the pid
 // ("adb:SERVER/SERIAL"), or "" for VMs not on a device.
-func deviceKey(ep scan.Endpoint) string {
-	if ep.Shell == nil {
+func deviceKey(key string, onDevice bool) string {
+	if !onDevice {
 		return ""
 	}
-	if i := strings.LastIndexByte(ep.Key, ':'); i > 0 {
-		return ep.Key[:i]
+	if i := strings.LastIndexByte(key, ':'); i > 0 {
+		return key[:i]
 	}
-	return ep.Key
+	return key
 }
