@@ -48,7 +48,7 @@ func TestReplayCarriesViewDumps(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	live, err := engine.Session(key).DumpAllWindows(ctx)
+	live, err := engine.Session(key).Views().DumpAllWindows(ctx)
 	if err != nil || len(live) == 0 {
 		t.Fatal(err)
 	}

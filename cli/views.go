@@ -74,7 +74,8 @@ func viewsAction(c *cli.Context) error {
 		}
 	}
 	w := c.App.Writer
-	return withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
+	return withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, sess *monitor.Session, vm monitor.VM) error {
+		s := sess.Views()
 		windows, err := s.ViewWindows(ctx)
 		if err != nil {
 			return fmt.Errorf("views: pid %d: %w", vm.PID, err)
@@ -148,7 +149,7 @@ func writeTreeText(w io.Writer, name string, t *viewtree.Tree) {
 
 // locateView finds the window holding view (dumping the windows), with
 // the tree it was found in.
-func locateView(ctx context.Context, s *monitor.Session, windows []string, view string) (string, *viewtree.Tree, int, error) {
+func locateView(ctx context.Context, s *monitor.ViewDebugger, windows []string, view string) (string, *viewtree.Tree, int, error) {
 	if _, _, ok := viewtree.SplitName(view); !ok {
 		return "", nil, -1, fmt.Errorf("views: %q is not CLASS@HASH", view)
 	}
@@ -170,7 +171,7 @@ func locateView(ctx context.Context, s *monitor.Session, windows []string, view 
 }
 
 // viewAct runs --capture, --profile, --invoke or --set-layout.
-func viewAct(c *cli.Context, ctx context.Context, s *monitor.Session, windows []string) error {
+func viewAct(c *cli.Context, ctx context.Context, s *monitor.ViewDebugger, windows []string) error {
 	w := c.App.Writer
 	target := c.String("capture") + c.String("profile") + c.String("invoke") + c.String("set-layout")
 	window, t, idx, err := locateView(ctx, s, windows, target)
@@ -274,7 +275,7 @@ func dumpFoundViews(ctx context.Context, e *monitor.Engine, found []monitor.Foun
 			continue
 		}
 		vctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		windows, err := s.DumpAllWindows(vctx)
+		windows, err := s.Views().DumpAllWindows(vctx)
 		cancel()
 		out[f.VM.Key] = headless.NewViews(windows, err)
 	}
@@ -283,7 +284,7 @@ func dumpFoundViews(ctx context.Context, e *monitor.Engine, found []monitor.Foun
 
 // writeLayers saves a window's capture-layers stream: one PNG per drawn
 // view, numbered in drawing order, and a line per view on stdout.
-func writeLayers(c *cli.Context, ctx context.Context, s *monitor.Session, window string) error {
+func writeLayers(c *cli.Context, ctx context.Context, s *monitor.ViewDebugger, window string) error {
 	l, err := s.CaptureLayers(ctx, window)
 	if err != nil {
 		return err

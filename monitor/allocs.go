@@ -11,16 +11,13 @@ import (
 
 // AllocTracking asks whether the VM records allocations (REAQ).
 func (s *Session) AllocTracking(ctx context.Context) (bool, error) {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.readyDDM(ctx); err != nil {
 		return false, err
 	}
-	if !s.isDDM {
-		return false, ErrNotDDM
-	}
-	if err := s.unserved(FeatAllocations); err != nil {
+	if err := s.entry.unserved(FeatAllocations); err != nil {
 		return false, err
 	}
-	m, err := s.request(ctx, &ddm.AllocTrackerStatusRequest{})
+	m, err := s.conn.request(ctx, &ddm.AllocTrackerStatusRequest{})
 	if err != nil {
 		return false, err
 	}
@@ -36,16 +33,13 @@ func (s *Session) AllocTracking(ctx context.Context) (bool, error) {
 // modern ART sends none at all: a request that times out while ctx is alive
 // counts as done.
 func (s *Session) SetAllocTracking(ctx context.Context, on bool) error {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.readyDDM(ctx); err != nil {
 		return err
 	}
-	if !s.isDDM {
-		return ErrNotDDM
-	}
-	if err := s.unserved(FeatAllocations); err != nil {
+	if err := s.entry.unserved(FeatAllocations); err != nil {
 		return err
 	}
-	_, err := s.request(ctx, &ddm.AllocTrackerEnableRequest{Enable: on})
+	_, err := s.conn.request(ctx, &ddm.AllocTrackerEnableRequest{Enable: on})
 	if isSoftTimeout(ctx, err) {
 		return nil
 	}
@@ -56,16 +50,13 @@ func (s *Session) SetAllocTracking(ctx context.Context, on bool) error {
 // the VM's order: ART sends the newest first, Dalvik the oldest first
 // (allocs.OrderOf tells them apart by the VM's family).
 func (s *Session) Allocations(ctx context.Context) (*ddm.Allocations, error) {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.readyDDM(ctx); err != nil {
 		return nil, err
 	}
-	if !s.isDDM {
-		return nil, ErrNotDDM
-	}
-	if err := s.unserved(FeatAllocations); err != nil {
+	if err := s.entry.unserved(FeatAllocations); err != nil {
 		return nil, err
 	}
-	m, err := s.request(ctx, &ddm.AllocationsRequest{})
+	m, err := s.conn.request(ctx, &ddm.AllocationsRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -79,8 +70,8 @@ func (s *Session) Allocations(ctx context.Context) (*ddm.Allocations, error) {
 // Family returns the VM's family as its HELO reply told it, once known
 // (FamilyUnknown for VMs that do not speak DDM).
 func (s *Session) Family(ctx context.Context) (ddm.VMFamily, error) {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.waitReady(ctx); err != nil {
 		return ddm.FamilyUnknown, err
 	}
-	return s.family, nil
+	return s.conn.family, nil
 }

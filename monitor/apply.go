@@ -17,25 +17,18 @@ import (
 
 // begin starts the VM in the store.
 func (s *Session) begin(now time.Time) {
-	s.rec.json(now, record.KindEndpoint, s.key, endpointRecord{Source: s.source, PID: s.pid, Device: s.shell != nil, NoJDWP: s.noJDWP})
+	s.rec.json(now, record.KindEndpoint, s.key, endpointRecord{Source: s.source, PID: s.pid, Device: s.dev != nil, NoJDWP: s.noJDWP})
 	s.store.UpdateVM(s.key, func(vm *VM) {
 		vm.Source, vm.PID, vm.Connected = s.source, s.pid, now
 		vm.Debuggable = !s.noJDWP // track-app's word, when it comes, replaces this
 	})
-	s.setCaps(func(*capInput) {})
+	s.entry.setCaps(func(*capInput) {})
 }
 
 // end removes the VM from the store; failed: it never worked as a VM.
 func (s *Session) end(now time.Time, reason string, failed bool) {
-	s.mu.Lock()
-	if s.flushTimer != nil { // nothing is published for a VM that went
-		s.flushTimer.Stop()
-		s.flushTimer = nil
-	}
-	s.pending = false
-	s.asm.Close() // an unfinished heap map gives its bytes back (heap.Budget)
-	s.nasm.Close()
-	s.mu.Unlock()
+	s.threads.close()
+	s.heaps.close()
 	s.rec.add(now, record.KindGone, s.key, []byte(reason))
 	if failed {
 		s.store.RemoveFailed(s.key, reason)
@@ -44,34 +37,12 @@ func (s *Session) end(now time.Time, reason string, failed bool) {
 	s.store.Remove(s.key, reason)
 }
 
-// setErr records and sets the VM's last error.
-func (s *Session) setErr(msg string) {
-	s.rec.json(time.Now(), record.KindState, s.key, stateRecord{Err: &msg})
-	s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = msg })
-}
-
-// applyHello stores the identity HELO gave.
+// applyHello notes that the VM speaks DDM, and its family, and stores
+// the identity HELO gave.
 func (s *Session) applyHello(h *ddm.Hello) {
-	s.isDDM = true
-	s.family = ddm.FamilyFromVMIdent(h.VMIdent)
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.DDM = true
-		if vm.PID == 0 || vm.PID == int(h.PID) {
-			vm.PID = int(h.PID)
-		}
-		vm.App = h.AppName
-		vm.VMIdent = h.VMIdent
-		vm.Family = strings.ToLower(s.family.String())
-		if h.Extent >= ddm.HelloUserID {
-			vm.UserID, vm.UserIDKnown = int(h.UserID), true
-		}
-		vm.ABI, vm.JVMFlags, vm.Package = h.ABI, h.JVMFlags, h.PackageName
-	})
-}
-
-// applyFeatures stores the FEAT reply.
-func (s *Session) applyFeatures(f *ddm.Features) {
-	s.store.UpdateVM(s.key, func(vm *VM) { vm.Features = f.Names })
+	s.conn.isDDM = true
+	s.conn.family = ddm.FamilyFromVMIdent(h.VMIdent)
+	s.entry.applyHello(h, strings.ToLower(s.conn.family.String()))
 }
 
 // applyChunk applies a recorded chunk: replies to the session's own
@@ -80,7 +51,7 @@ func (s *Session) applyFeatures(f *ddm.Features) {
 func (s *Session) applyChunk(c ddm.Chunk, now time.Time) {
 	switch c.Type {
 	case ddm.TypeTHST:
-		if err := s.applyTHSTChunk(c, now); err != nil {
+		if err := s.threads.applyTHSTChunk(c, now); err != nil {
 			s.badInput(err)
 		}
 	case ddm.TypeHELO, ddm.TypeFEAT:
@@ -93,7 +64,7 @@ func (s *Session) applyChunk(c ddm.Chunk, now time.Time) {
 		case *ddm.Hello:
 			s.applyHello(m)
 		case *ddm.Features:
-			s.applyFeatures(m)
+			s.entry.applyFeatures(m)
 		}
 	default:
 		s.unsolicited(c, now)
@@ -111,17 +82,17 @@ func (s *Session) applyRecord(r record.Record, now time.Time) error {
 		t := ddm.Type(uint32(r.Data[0])<<24 | uint32(r.Data[1])<<16 | uint32(r.Data[2])<<8 | uint32(r.Data[3]))
 		s.applyChunk(ddm.Chunk{Type: t, Data: r.Data[4:]}, now)
 	case record.KindProcStat:
-		s.applyProcStat(r.Data, now)
+		s.src.applyProcStat(r.Data, now)
 	case record.KindMeminfo:
-		s.applyMeminfo(r.Data, now)
+		s.src.applyMeminfo(r.Data, now)
 	case record.KindThreads:
 		var rows []jdwpThread
 		if err := json.Unmarshal(r.Data, &rows); err != nil {
 			return fmt.Errorf("threads record: %w", err)
 		}
-		s.applyJDWPThreads(rows, now)
+		s.threads.applyJDWP(rows, now)
 	case record.KindViews:
-		return s.applyViewsRecord(r.Data, now)
+		return s.views.applyViewsRecord(r.Data, now)
 	case record.KindState:
 		var st stateRecord
 		if err := json.Unmarshal(r.Data, &st); err != nil {
@@ -134,14 +105,13 @@ func (s *Session) applyRecord(r record.Record, now time.Time) error {
 
 func (s *Session) applyState(st stateRecord, now time.Time) {
 	if st.FlushThreads {
-		s.flushThreads(now)
+		s.threads.flush(now)
 	}
 	if st.JDWP != nil {
-		s.applyJDWPIdent(*st.JDWP)
+		s.entry.applyJDWPIdent(*st.JDWP)
 	}
 	if st.Err != nil {
-		msg := *st.Err
-		s.store.UpdateVM(s.key, func(vm *VM) { vm.Err = msg })
+		s.entry.applyErr(*st.Err)
 	}
 	if st.Debugger != nil || st.DebugPort != nil {
 		state, port := DebuggerState(""), -1
@@ -151,22 +121,22 @@ func (s *Session) applyState(st stateRecord, now time.Time) {
 		if st.DebugPort != nil {
 			port = *st.DebugPort
 		}
-		s.applyDebugger(state, port)
+		s.entry.applyDebugger(state, port)
 	}
 	if st.API != nil {
-		s.applyAPI(*st.API)
+		s.entry.applyAPI(*st.API)
 	}
 	if st.Model != nil {
-		s.applyModel(*st.Model)
+		s.entry.applyModel(*st.Model)
 	}
 	if st.Process != nil {
-		s.applyProcess(st.Process)
+		s.entry.applyProcess(st.Process)
 	}
 	if st.ProcName != nil {
-		s.applyProcName(*st.ProcName)
+		s.entry.applyProcName(*st.ProcName)
 	}
 	if st.Caps != nil {
 		in := st.Caps.input()
-		s.setCaps(func(c *capInput) { *c = in })
+		s.entry.setCaps(func(c *capInput) { *c = in })
 	}
 }

@@ -258,15 +258,3 @@ type NotServedError struct {
 }
 
 func (e *NotServedError) Error() string { return e.Reason }
-
-// unserved returns a *NotServedError when f was decided to have no source.
-func (s *Session) unserved(f Feature) error {
-	vm, ok := s.store.VM(s.key)
-	if !ok {
-		return nil
-	}
-	if c, ok := vm.Capabilities[f]; ok && c.Source == SourceNone {
-		return &NotServedError{Feature: f, Reason: c.Reason}
-	}
-	return nil
-}

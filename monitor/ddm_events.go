@@ -3,7 +3,6 @@ package monitor
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -64,36 +63,22 @@ func (s *Session) unsolicited(c ddm.Chunk, now time.Time) {
 func (s *Session) badInput(err error) {
 	s.log.Warn("malformed input from VM", "error", err)
 	s.store.decodeErrors.Add(1)
-	s.setErr(err.Error())
+	s.entry.setErr(err.Error())
 }
 
+// handle applies a message the VM sent unasked, received at now.
 func (s *Session) handle(m ddm.Message, now time.Time) {
 	switch m := m.(type) {
 	case *ddm.ThreadCreated:
-		s.mu.Lock()
-		id := uint64(m.ID)
-		if th := s.threads.get(id); th != nil {
-			th.Name = m.Name
-		} else if s.roomForThreadLocked() {
-			s.threads.insert(Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now, Source: SourceDDM})
-		}
-		publish := s.threadsChangedLocked(now)
-		s.mu.Unlock()
-		publish()
+		s.threads.created(m, now)
 	case *ddm.ThreadRenamed:
-		s.mu.Lock()
-		if th := s.threads.get(uint64(m.ID)); th != nil {
-			th.Name = m.Name
-		}
-		publish := s.threadsChangedLocked(now)
-		s.mu.Unlock()
-		publish()
+		s.threads.change(now, func(t *threadTable) {
+			if th := t.get(uint64(m.ID)); th != nil {
+				th.Name = m.Name
+			}
+		})
 	case *ddm.ThreadDied:
-		s.mu.Lock()
-		s.threads.remove(uint64(m.ID))
-		publish := s.threadsChangedLocked(now)
-		s.mu.Unlock()
-		publish()
+		s.threads.change(now, func(t *threadTable) { t.remove(uint64(m.ID)) })
 	case *ddm.AppName:
 		s.store.UpdateVM(s.key, func(vm *VM) {
 			vm.App = m.Name
@@ -111,107 +96,22 @@ func (s *Session) handle(m ddm.Message, now time.Time) {
 			}
 		})
 	case *ddm.HeapInfo:
-		s.mu.Lock()
-		if s.src.caps.hpif != answered {
-			s.mu.Unlock()
-			s.setCaps(func(in *capInput) { in.hpif = answered })
-			s.mu.Lock()
-		}
-		for _, hs := range m.Heaps {
-			h, ok := s.heaps[int(hs.HeapID)]
-			if !ok {
-				h = &Heap{ID: int(hs.HeapID)}
-				s.heaps[h.ID] = h
-			}
-			h.MaxBytes, h.SizeBytes = uint64(hs.MaxBytes), uint64(hs.SizeBytes)
-			h.AllocatedBytes, h.Objects = uint64(hs.AllocatedBytes), uint64(hs.AllocatedObjects)
-			h.Timestamp, h.Reason, h.Updated = hs.Timestamp, int(hs.Reason), now
-			if hs.Reason == ddm.HeapInfoEveryGC || hs.Reason == ddm.HeapInfoNextGC {
-				h.GCCount++
-			}
-			h.History = appendSample(h.History, HeapSample{Time: now, SizeBytes: h.SizeBytes,
-				AllocatedBytes: h.AllocatedBytes, Objects: h.Objects, GCCount: h.GCCount})
-		}
-		// A segment set may not outgrow what the VM says its heap can be
-		// (heap.Assembler.SetHeapMax): an endless set is dropped, not kept.
-		var maxBytes uint64
-		for _, h := range s.heaps {
-			maxBytes = max(maxBytes, h.MaxBytes)
-		}
-		s.asm.SetHeapMax(maxBytes)
-		heaps := s.heapsLocked()
-		s.mu.Unlock()
-		s.store.SetHeaps(s.key, heaps)
+		s.heaps.info(m, now)
 	case *ddm.HeapStart:
-		s.mu.Lock()
-		s.asm.Start(m.HeapID, ddm.TypeHPSG)
-		s.mu.Unlock()
+		s.heaps.start(m.HeapID, false)
 	case *ddm.NativeHeapStart:
-		s.mu.Lock()
-		s.nasm.Start(m.HeapID, ddm.TypeNHSG)
-		s.mu.Unlock()
+		s.heaps.start(m.HeapID, true)
 	case *ddm.NativeHeapEnd:
-		s.mu.Lock()
-		snap, err := s.nasm.End(m.HeapID)
-		s.mu.Unlock()
-		if err != nil {
-			s.badInput(err)
-			return
-		}
-		s.store.SetNativeSegments(s.key, snap)
+		s.heaps.endNative(m.HeapID)
 	case *ddm.HeapSegment:
-		s.mu.Lock()
-		var err error
-		if m.Type == ddm.TypeNHSG {
-			err = s.nasm.Add(m)
-		} else {
-			err = s.asm.Add(m)
-		}
-		s.mu.Unlock()
-		if err != nil {
-			s.badInput(err)
-		}
+		s.heaps.segment(m)
 	case *ddm.HeapEnd:
-		s.mu.Lock()
-		snap, err := s.asm.End(m.HeapID)
-		if err == nil {
-			h, ok := s.heaps[int(m.HeapID)]
-			if !ok {
-				h = &Heap{ID: int(m.HeapID)}
-				s.heaps[h.ID] = h
-			}
-			st := snap.Stats
-			h.Segments = &SegmentSummary{UnitSize: st.UnitSize, TotalUnits: st.TotalUnits,
-				UnitsByKind: st.UnitsByKind, UnitsBySolid: st.UnitsBySolid, Segments: st.Segments, Updated: now}
-		}
-		heaps := s.heapsLocked()
-		s.mu.Unlock()
-		if err != nil {
-			s.badInput(err)
-			return
-		}
-		s.store.SetSegments(s.key, snap)
-		s.store.SetHeaps(s.key, heaps)
+		s.heaps.end(m.HeapID, now)
 	case *ddm.HeapDumpData:
-		s.deliver(ddm.TypeHPDS, m.HPROF)
+		s.xfer.deliver(ddm.TypeHPDS, m.HPROF)
 	case *ddm.MethodTraceData:
-		s.deliver(ddm.TypeMPSE, m.Trace)
+		s.xfer.deliver(ddm.TypeMPSE, m.Trace)
 	default:
 		s.log.Debug("unsolicited chunk not used", "type", m.ChunkType().String())
 	}
-}
-
-func (s *Session) heapsLocked() []Heap {
-	out := make([]Heap, 0, len(s.heaps))
-	for _, h := range s.heaps {
-		c := *h
-		c.History = append([]HeapSample(nil), h.History...) // the session keeps appending to its own
-		if h.Segments != nil {
-			seg := *h.Segments
-			c.Segments = &seg
-		}
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }

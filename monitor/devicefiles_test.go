@@ -3,7 +3,6 @@ package monitor
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/devshell"
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/internal/testadb"
@@ -102,54 +102,6 @@ func (d *fakeDevice) session(t *testing.T) *Session {
 	store := NewStore(NewBus())
 	store.UpdateVM(ep.Key, func(vm *VM) { vm.PID = 42; vm.App = "com.example.app"; vm.Package = "com.example.app" })
 	return NewSession(ep, store, SessionOptions{})
-}
-
-func (d *fakeDevice) commands() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]string(nil), d.cmds...)
-}
-
-// Device files come through sync: byte for byte; cat is used only where
-// sync: is refused, and a missing file is reported, not retried with cat.
-func TestReadDeviceFileSyncThenCat(t *testing.T) {
-	binary := []byte("JAVA PROFILE\x00\r\n\x00\xff\r")
-	d := &fakeDevice{files: map[string][]byte{"/sdcard/a.trace": binary}}
-	s := d.session(t)
-	ctx := context.Background()
-	got, err := s.readDeviceFile(ctx, "/sdcard/a.trace")
-	if err != nil || !bytes.Equal(got, binary) {
-		t.Fatalf("sync read %q, %v", got, err)
-	}
-	if cmds := d.commands(); len(cmds) != 0 {
-		t.Errorf("shell used although sync worked: %q", cmds)
-	}
-	if _, err := s.readDeviceFile(ctx, "/sdcard/none"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
-	if cmds := d.commands(); len(cmds) != 0 {
-		t.Errorf("a missing file was retried with the shell: %q", cmds)
-	}
-
-	// An error that is not the service's refusal (a broken stream, a path
-	// sync cannot carry) is not retried through the shell.
-	d.pullErr = fmt.Errorf("adb: sync recv: %w", adb.ErrSyncPath)
-	if _, err := s.readDeviceFile(ctx, "/sdcard/a.trace"); !errors.Is(err, adb.ErrSyncPath) || len(d.commands()) != 0 {
-		t.Fatalf("refused path: %v, commands %q", err, d.commands())
-	}
-	d.pullErr = errors.New("adb: sync: unusable after an earlier error")
-	if _, err := s.readDeviceFile(ctx, "/sdcard/a.trace"); err == nil || len(d.commands()) != 0 {
-		t.Fatalf("broken stream: %v, commands %q", err, d.commands())
-	}
-
-	d.pullErr = fmt.Errorf("%w: %w", adb.ErrSyncUnavailable, &adb.Error{Op: "sync:", Message: "closed"})
-	got, err = s.readDeviceFile(ctx, "/sdcard/a.trace")
-	if err != nil || !bytes.Equal(got, binary) || !slicesEqual(d.commands(), []string{"cat /sdcard/a.trace"}) {
-		t.Fatalf("fallback: %q, %v, commands %q", got, err, d.commands())
-	}
-	if _, err := s.readDeviceFile(ctx, "/sdcard/none"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file through cat: %v", err)
-	}
 }
 
 func slicesEqual(a, b []string) bool {
@@ -342,9 +294,9 @@ func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
 	}
 	s := d.session(t)
 	var h heldBytes
-	n, err := s.heapDumpAm(context.Background(), &h, nil)
+	n, err := s.dumps.am(context.Background(), &h, nil)
 	if data := h.b; err != nil || !bytes.Equal(data, full) || n != int64(len(full)) {
-		t.Fatalf("heapDumpAm: %q (%d), %v", data, n, err)
+		t.Fatalf("am dumpheap: %q (%d), %v", data, n, err)
 	}
 	if pulls != 2 {
 		t.Errorf("%d pulls, want 2 (the partial file, then the complete one)", pulls)
@@ -352,28 +304,13 @@ func TestHeapDumpAmWaitsForTheEnd(t *testing.T) {
 	if _, ok := d.files[dumpPath]; ok || dumpPath == "" {
 		t.Errorf("dump file %q not removed", dumpPath)
 	}
-	if !hprofComplete(full) || hprofComplete(partial) || hprofComplete(nil) {
-		t.Error("hprofComplete")
-	}
-
 	// A destination that cannot start over gets an error, not two dumps
 	// one after the other.
 	pulls = 0
 	var plain bytes.Buffer
-	_, err = s.heapDumpAm(context.Background(), struct{ io.Writer }{&plain}, nil)
+	_, err = s.dumps.am(context.Background(), struct{ io.Writer }{&plain}, nil)
 	if err == nil || !strings.Contains(err.Error(), "not complete when pulled") || pulls != 1 {
 		t.Fatalf("no Rewind: %v after %d pulls", err, pulls)
-	}
-
-	// dumpCheck sees the end record however the bytes are split.
-	for _, step := range []int{1, 2, 5, 9, 10, len(full)} {
-		c := &dumpCheck{w: io.Discard}
-		for i := 0; i < len(full); i += step {
-			c.Write(full[i:min(i+step, len(full))])
-		}
-		if !c.complete() || !bytes.HasPrefix(c.head, []byte("JAVA PROFILE 1.0.3")) {
-			t.Errorf("step %d: complete %v, head %q", step, c.complete(), c.head)
-		}
 	}
 }
 
@@ -386,7 +323,7 @@ func TestHeapDumpAmRefused(t *testing.T) {
 		}
 		return "", strings.HasPrefix(cmd, "rm ")
 	}
-	_, err := d.session(t).heapDumpAm(context.Background(), io.Discard, nil)
+	_, err := d.session(t).dumps.am(context.Background(), io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "java.lang.SecurityException: Process not debuggable") {
 		t.Fatalf("refusal: %v", err)
 	}
@@ -423,7 +360,7 @@ func TestHeapDumpAmBitmaps(t *testing.T) {
 		s := d.session(t)
 		s.store.UpdateVM(s.key, func(vm *VM) { vm.API = c.api })
 		var h heldBytes
-		_, err := s.heapDumpAm(context.Background(), &h, nil)
+		_, err := s.dumps.am(context.Background(), &h, nil)
 		if err != nil || !bytes.Equal(h.b, full) {
 			t.Errorf("API %d: %v", c.api, err)
 		}
@@ -463,13 +400,16 @@ func TestReadDeviceFileReusedBuffer(t *testing.T) {
 	}
 	f := &reuseFiles{data: data}
 	s := f.fakeDevice.session(t)
-	s.files = f
-	got, err := s.readDeviceFile(context.Background(), "/sdcard/a.trace")
-	if err != nil || !bytes.Equal(got, data) {
-		t.Fatalf("readDeviceFile: %d bytes, %v", len(got), err)
-	}
+	s.setDevice(devshell.New(devshell.Services{Shell: s.dev.Shell, Files: f}, nil))
 	var h heldBytes
-	if _, err := s.readDeviceFileTo(context.Background(), "/sdcard/a.trace", &h, 0); err != nil || !bytes.Equal(h.b, data) {
+	if _, err := s.dev.PullTo(context.Background(), "/sdcard/a.trace", &h, 0); err != nil || !bytes.Equal(h.b, data) {
 		t.Fatalf("into heldBytes: %d bytes equal %v, %v", len(h.b), bytes.Equal(h.b, data), err)
 	}
+}
+
+// setDevice replaces the session's device shell (tests: a fake Shell in
+// place of an adb rig) before Run.
+func (s *Session) setDevice(dev devshell.Shell) {
+	s.dev, s.src.dev, s.dumps.dev, s.prof.dev = dev, dev, dev, dev
+	s.entry.caps.device = dev != nil
 }

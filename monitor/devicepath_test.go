@@ -9,43 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/devshell"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )
-
-func TestDeviceFileName(t *testing.T) {
-	for _, c := range []struct{ app, want string }{
-		{"com.example.app", "com.example.app"},
-		{"com.example.app:remote", "com.example.app"},
-		{"x;reboot;{cd,sdcard}", "x_reboot__cd_sdcard_"},
-		{"a b/c'd\"e$f`g\\h|i&j<k>l(m)n*o?p~q", "a_b_c_d_e_f_g_h_i_j_k_l_m_n_o_p_q"},
-		{"ünïcode", "_n_code"},
-		{"", "trace"},
-		{"..", "trace"},
-		{"...", "trace"},
-		{":remote", "trace"},
-		{strings.Repeat("a", 1100), strings.Repeat("a", maxDeviceName)},
-	} {
-		if got := deviceFileName(c.app, "trace"); got != c.want {
-			t.Errorf("deviceFileName(%q) = %q, want %q", c.app, got, c.want)
-		}
-	}
-}
-
-func TestCheckDevicePath(t *testing.T) {
-	for _, ok := range []string{"/sdcard/a.trace", "/data/local/tmp/ddmtui-1-2.hprof", ANRPath} {
-		if err := checkDevicePath(ok); err != nil {
-			t.Errorf("%q refused: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "sdcard/a", "/sdcard/a;reboot", "/sdcard/a b", "/sdcard/$(id)", "/sdcard/../data/x", "/sdcard/..",
-		"/" + strings.Repeat("a", maxDevicePath), "/sdcard/a\nb", "/sdcard/'"} {
-		if err := checkDevicePath(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
 
 // hostileRunner hands one VM of a simulated device to the engine, with a
 // shell that records every command line and a sync: service that, like
@@ -120,7 +88,7 @@ func TestHostileAppNameNeverReachesTheShell(t *testing.T) {
 		t.Fatalf("heap dump: %d bytes, %v", n, err)
 	}
 	base := "x_reboot__cd_sdcard____touch__sdcard_pwned__id__sh_"
-	want := "/sdcard/" + base + strings.Repeat("A", maxDeviceName-len(base)) + ".hprof"
+	want := "/sdcard/" + base + strings.Repeat("A", devshell.MaxNameLen-len(base)) + ".hprof"
 	if f := dev.VM(6301).File(want); f == nil || !bytes.Equal(f, h.b) {
 		t.Errorf("the VM did not write %s, or the dump read back (%d bytes) differs from it", want, len(h.b))
 	}
@@ -133,12 +101,12 @@ func TestHostileAppNameNeverReachesTheShell(t *testing.T) {
 	// The last guard: a path with shell syntax is refused before sync:
 	// or the shell see it, whatever built it.
 	before := len(r.commands())
-	_, err = s.readDeviceFile(ctx, "/sdcard/"+name+".trace")
+	_, err = devshell.ReadFile(ctx, s.dev, "/sdcard/"+name+".trace", 0)
 	if err == nil || !strings.Contains(err.Error(), "refused") || len(r.commands()) != before {
 		t.Errorf("a hostile path was read: %v, commands %q", err, r.commands()[before:])
 	}
 	// And a path sync: refuses for its length is not read with the shell.
-	_, err = s.readDeviceFile(ctx, "/sdcard/"+strings.Repeat("a", 1100))
+	_, err = devshell.ReadFile(ctx, s.dev, "/sdcard/"+strings.Repeat("a", 1100), 0)
 	if err == nil || len(r.commands()) != before {
 		t.Errorf("an over-long path was read: %v, commands %q", err, r.commands()[before:])
 	}

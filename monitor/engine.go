@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/ddmtui/ddmtui/devshell"
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
@@ -16,7 +17,7 @@ import (
 type Engine struct {
 	store   *Store
 	opts    SessionOptions
-	devices *DeviceCache // what is read once per device (API level)
+	devices *devshell.Cache // what is read once per device (API level)
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -37,7 +38,7 @@ func NewEngine(store *Store, opts SessionOptions) *Engine {
 	if opts.SegmentBudget == nil {
 		opts.SegmentBudget = heap.NewBudget(heap.DefaultProcessBudget)
 	}
-	return &Engine{store: store, opts: opts, devices: NewDeviceCache(), sessions: map[string]*Session{}, failed: map[string]failure{}}
+	return &Engine{store: store, opts: opts, devices: devshell.NewCache(), sessions: map[string]*Session{}, failed: map[string]failure{}}
 }
 
 // Store is the engine's model.
@@ -49,7 +50,7 @@ func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
 		ep.Conn = countingConn{Conn: ep.Conn, n: &e.counters.bytesRead}
 	}
 	s := NewSession(ep, e.store, e.opts)
-	s.src.devices = e.devices
+	s.src.cache = e.devices
 	e.mu.Lock()
 	s.stopping = e.stopping
 	if _, dup := e.sessions[ep.Key]; dup {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -24,13 +25,30 @@ import (
 // (a packet of 1 MiB or less, or several chunks in one packet) takes the
 // ordinary path and is written once read.
 
-// streamSink is a collectStreamedTo waiting for a chunk of one type: the
+// transfers collects a VM's streamed transfers: the unsolicited data chunk
+// (HPDS, MPSE) a request makes the VM send, diverted to its writer as it
+// arrives or delivered whole, with the connection's packet limit raised
+// meanwhile.
+type transfers struct {
+	conn                    *vmConn
+	maxPacket, streamPacket int // SessionOptions.MaxPacketLen, StreamPacketLen
+	log                     *slog.Logger
+
+	mu      sync.Mutex
+	waiting map[ddm.Type]chan []byte // collect's waiters, by the chunk type awaited
+	sinkMu  sync.Mutex               // guards sinks only: the connection's reader takes it, never mu
+	sinks   map[ddm.Type]*streamSink // collect's writers, by chunk type
+	largeMu sync.Mutex
+	large   int // streamed transfers in progress
+}
+
+// streamSink is a collect waiting for a chunk of one type: the
 // writer the chunk's data goes to.
 type streamSink struct {
 	mu      sync.Mutex
 	w       io.Writer // nil once the collector left
 	n       int64     // bytes written
-	claimed bool      // a packet is being diverted to it (under Session.sinkMu)
+	claimed bool      // a packet is being diverted to it (under transfers.sinkMu)
 	done    chan error
 }
 
@@ -69,9 +87,9 @@ func (k *streamSink) leave() {
 	k.mu.Unlock()
 }
 
-// divertStream is the session connection's jdwp.Divert: it takes a DDM
-// packet that is one chunk of a type a collectStreamedTo awaits.
-func (s *Session) divertStream(p *jdwp.Packet, n int, head []byte) (io.Writer, func(error)) {
+// divert is the session connection's jdwp.Divert: it takes a DDM packet
+// that is one chunk of a type a collect awaits.
+func (s *transfers) divert(p *jdwp.Packet, n int, head []byte) (io.Writer, func(error)) {
 	if p.IsReply() || p.CommandSet != jdwp.CmdSetDDM || p.Command != jdwp.CmdDDMChunk || len(head) < 8 {
 		return nil, nil
 	}
@@ -115,16 +133,16 @@ func (h *heldBytes) Rewind() error {
 	return nil
 }
 
-// collectStreamedTo sends req and writes to w the payload of the
+// collect sends req and writes to w the payload of the
 // unsolicited chunk of type t that the VM sends before its reply (MPSE
 // after MPSE/SPSE, HPDS after HPDS: spec/ddm-chunks.md §7.6, §8): as it
-// arrives when the chunk comes as one large packet (divertStream), else
+// arrives when the chunk comes as one large packet (divert), else
 // once read. With a *heldBytes (HeapDump, StopProfiling) nothing is
 // diverted: the packet is read whole. The reply itself is empty, absent
 // (modern ART) or a FAIL, whose reason is returned. progress, when set, is
 // told the bytes received so far while the (single, possibly huge) packet
 // arrives. It returns the bytes written.
-func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Message, what string, w io.Writer, progress func(uint64)) (int64, error) {
+func (s *transfers) collect(ctx context.Context, t ddm.Type, req ddm.Message, what string, w io.Writer, progress func(uint64)) (int64, error) {
 	ch := make(chan []byte, 1)
 	var sink *streamSink
 	if _, held := w.(*heldBytes); !held {
@@ -166,10 +184,10 @@ func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Mes
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer s.expectLarge()()
-	start := s.jc.Stats().RawBytesIn.Load()
+	start := s.conn.jc.Stats().RawBytesIn.Load()
 	failed := make(chan error, 1)
 	go func() {
-		if _, err := s.request(ctx, req); err != nil && !isSoftTimeout(ctx, err) && ctx.Err() == nil {
+		if _, err := s.conn.request(ctx, req); err != nil && !isSoftTimeout(ctx, err) && ctx.Err() == nil {
 			failed <- err
 		}
 	}()
@@ -201,7 +219,7 @@ func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Mes
 			return n, nil
 		case err := <-failed:
 			return sinkWritten(sink), err
-		case <-s.jc.Done():
+		case <-s.conn.jc.Done():
 			select {
 			case err := <-sinkDone: // the whole dump came before the end
 				if err == nil {
@@ -209,12 +227,12 @@ func (s *Session) collectStreamedTo(ctx context.Context, t ddm.Type, req ddm.Mes
 				}
 			default:
 			}
-			return sinkWritten(sink), fmt.Errorf("VM connection ended: %w", s.jc.Err())
+			return sinkWritten(sink), fmt.Errorf("VM connection ended: %w", s.conn.jc.Err())
 		case <-ctx.Done():
 			return sinkWritten(sink), ctx.Err()
 		case <-tick.C:
 			if progress != nil {
-				progress(s.jc.Stats().RawBytesIn.Load() - start)
+				progress(s.conn.jc.Stats().RawBytesIn.Load() - start)
 			}
 		}
 	}
@@ -225,4 +243,38 @@ func sinkWritten(k *streamSink) int64 {
 		return 0
 	}
 	return k.written()
+}
+
+// deliver hands an unsolicited data chunk to the collect waiting for it;
+// with nobody waiting it is dropped.
+func (s *transfers) deliver(t ddm.Type, data []byte) {
+	s.mu.Lock()
+	ch := s.waiting[t]
+	s.mu.Unlock()
+	if ch == nil {
+		s.log.Info("data chunk arrived with nobody waiting; dropped", "type", t.String(), "bytes", len(data))
+		return
+	}
+	select {
+	case ch <- data:
+	default:
+	}
+}
+
+// expectLarge raises the connection's packet limit to StreamPacketLen for
+// a streamed transfer (HPDS, MPSE); the returned function lowers it again
+// when the last such transfer ends.
+func (s *transfers) expectLarge() func() {
+	s.largeMu.Lock()
+	s.large++
+	s.conn.jc.SetMaxPacketLen(s.streamPacket)
+	s.largeMu.Unlock()
+	return func() {
+		s.largeMu.Lock()
+		s.large--
+		if s.large == 0 {
+			s.conn.jc.SetMaxPacketLen(s.maxPacket)
+		}
+		s.largeMu.Unlock()
+	}
 }

@@ -156,7 +156,7 @@ func startDumpVM(t *testing.T, v *dumpVM) *Session {
 	waitFor(t, "the session", 10*time.Second, func() bool { s = engine.Session(key); return s != nil })
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer wcancel()
-	if err := s.waitReady(wctx); err != nil {
+	if err := s.conn.waitReady(wctx); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -12,15 +12,28 @@ import (
 
 // VMs that refuse DDM: threads polled with standard JDWP commands.
 
-// runJDWP polls a VM that refused DDM with standard commands.
-func (s *Session) runJDWP(ctx context.Context) {
-	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+// jdwpPoller polls the threads of a VM that refused DDM with standard
+// JDWP commands (VirtualMachine.AllThreads, ThreadReference.Name and
+// Status), after asking its identity (VirtualMachine.Version).
+type jdwpPoller struct {
+	jc       *jdwp.Conn
+	entry    *vmEntry
+	book     *threadBook
+	input    func(func(now time.Time)) // the session's
+	badInput func(error)
+	// timeout is SessionOptions.RequestTimeout, interval JDWPThreadInterval.
+	timeout, interval time.Duration
+}
+
+// run polls until ctx or the connection ends.
+func (s *jdwpPoller) run(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, s.timeout)
 	v, err := s.jc.Version(rctx)
 	cancel()
 	if err != nil {
 		s.badInput(fmt.Errorf("VirtualMachine.Version: %w", err))
 	}
-	rctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
+	rctx, cancel = context.WithTimeout(ctx, s.timeout)
 	sz, err := s.jc.IDSizes(rctx)
 	cancel()
 	family := "jvm"
@@ -32,8 +45,8 @@ func (s *Session) runJDWP(ctx context.Context) {
 		id.Err = "VirtualMachine.IDSizes: " + err.Error()
 	}
 	s.input(func(now time.Time) {
-		s.rec.json(now, record.KindState, s.key, stateRecord{JDWP: &id})
-		s.applyJDWPIdent(id)
+		s.entry.rec.json(now, record.KindState, s.entry.key, stateRecord{JDWP: &id})
+		s.entry.applyJDWPIdent(id)
 	})
 	if err != nil {
 		<-s.jc.Done()
@@ -53,13 +66,13 @@ func (s *Session) runJDWP(ctx context.Context) {
 		if polls%10 == 0 {
 			clear(names) // threads may be renamed
 		}
-		s.pollJDWPThreads(ctx, sz, names)
-		t.Reset(s.opts.JDWPThreadInterval)
+		s.poll(ctx, sz, names)
+		t.Reset(s.interval)
 	}
 }
 
-func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names map[uint64]string) {
-	rctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+func (s *jdwpPoller) poll(ctx context.Context, sz jdwp.IDSizes, names map[uint64]string) {
+	rctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	ids, err := s.jc.AllThreads(rctx, sz)
 	if err != nil {
@@ -82,46 +95,7 @@ func (s *Session) pollJDWPThreads(ctx context.Context, sz jdwp.IDSizes, names ma
 		rows = append(rows, jdwpThread{ID: id, Name: name, Status: int(st.Status), Suspended: st.SuspendStatus&1 != 0})
 	}
 	s.input(func(now time.Time) {
-		s.rec.json(now, record.KindThreads, s.key, rows)
-		s.applyJDWPThreads(rows, now)
+		s.entry.rec.json(now, record.KindThreads, s.entry.key, rows)
+		s.book.applyJDWP(rows, now)
 	})
-}
-
-// applyJDWPIdent stores what VirtualMachine.Version said of a VM that
-// refused DDM.
-func (s *Session) applyJDWPIdent(id jdwpIdent) {
-	s.store.UpdateVM(s.key, func(vm *VM) {
-		vm.DDM = false
-		vm.Family = id.Family
-		vm.VMIdent = id.VMIdent
-		if id.Err != "" {
-			vm.Err = id.Err
-		}
-	})
-}
-
-// applyJDWPThreads applies a thread table polled with JDWP at now.
-func (s *Session) applyJDWPThreads(rows []jdwpThread, now time.Time) {
-	fresh := make([]Thread, 0, len(rows))
-	for _, r := range rows {
-		th := Thread{ID: r.ID, Name: r.Name, Status: r.Status, State: jdwp.ThreadStatusName(int32(r.Status)), Created: now, Changed: now, Source: SourceJDWP}
-		if r.Suspended {
-			th.State = "suspended" // by a debugger: not running, whatever its status says
-		}
-		fresh = append(fresh, th)
-	}
-	s.mu.Lock()
-	for i := range fresh {
-		th := &fresh[i]
-		if prev := s.threads.get(th.ID); prev != nil {
-			th.Created = prev.Created
-			if prev.State == th.State {
-				th.Changed = prev.Changed
-			}
-		}
-	}
-	s.threads.replace(fresh)
-	seq, table := s.threadTableLocked()
-	s.mu.Unlock()
-	s.store.setThreads(s.key, seq, table)
 }

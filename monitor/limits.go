@@ -1,10 +1,6 @@
 package monitor
 
-import (
-	"sync"
-
-	"github.com/ddmtui/ddmtui/jdwp"
-)
+import "github.com/ddmtui/ddmtui/jdwp"
 
 // DefaultVMPacketLen bounds the packets a VM sends a session unasked or in
 // reply (THST, HPSG, REAL, STKL …): far above what real VMs send (an
@@ -34,27 +30,3 @@ const DefaultMaxDeviceFile = 2 << 30
 // maxHeldDeviceFile bounds a device file read into memory (a method trace
 // written by MPRS, the ANR file).
 const maxHeldDeviceFile = 256 << 20
-
-// expectLarge raises the connection's packet limit to StreamPacketLen for
-// a streamed transfer (HPDS, MPSE); the returned function lowers it again
-// when the last such transfer ends.
-func (s *Session) expectLarge() func() {
-	s.largeMu.Lock()
-	s.large++
-	s.jc.SetMaxPacketLen(s.opts.StreamPacketLen)
-	s.largeMu.Unlock()
-	return func() {
-		s.largeMu.Lock()
-		s.large--
-		if s.large == 0 {
-			s.jc.SetMaxPacketLen(s.opts.MaxPacketLen)
-		}
-		s.largeMu.Unlock()
-	}
-}
-
-// largeState counts a session's streamed transfers in progress.
-type largeState struct {
-	largeMu sync.Mutex
-	large   int
-}

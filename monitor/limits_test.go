@@ -45,7 +45,7 @@ func TestSessionPacketLimits(t *testing.T) {
 	if err != nil || len(data) <= 4<<10 {
 		t.Fatalf("streamed heap dump: %d bytes, %v (want more than the 4 KiB bound)", len(data), err)
 	}
-	if got := s.jc.MaxPacketLen(); got != 4<<10 {
+	if got := s.conn.jc.MaxPacketLen(); got != 4<<10 {
 		t.Errorf("after the dump the packet bound is %d, want it back at 4 KiB", got)
 	}
 	var o SessionOptions

@@ -13,10 +13,10 @@ import (
 // IsDDM reports whether the VM answered HELO. It blocks until that is known
 // or ctx ends.
 func (s *Session) IsDDM(ctx context.Context) (bool, error) {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.waitReady(ctx); err != nil {
 		return false, err
 	}
-	return s.isDDM, nil
+	return s.conn.isDDM, nil
 }
 
 // Working reports, without waiting, whether the VM is known to work: it
@@ -25,22 +25,22 @@ func (s *Session) IsDDM(ctx context.Context) (bool, error) {
 // such an endpoint no debugger port).
 func (s *Session) Working() bool {
 	select {
-	case <-s.ready:
+	case <-s.conn.ready:
 	default:
 		return false
 	}
 	s.inMu.Lock()
 	defer s.inMu.Unlock()
-	return s.isDDM || s.refused
+	return s.conn.isDDM || s.refused
 }
 
 // Conn returns the VM's JDWP connection once HELO has been decided, for a
 // proxy that forwards a debugger's packets (jdwp.Conn.WritePacket) on it.
 func (s *Session) Conn(ctx context.Context) (*jdwp.Conn, error) {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.waitReady(ctx); err != nil {
 		return nil, err
 	}
-	return s.jc, nil
+	return s.conn.jc, nil
 }
 
 // maxEarlyBytes bounds the VM commands a session keeps before a
@@ -75,9 +75,9 @@ func (s *Session) SetPassthrough(fn func(*jdwp.Packet)) []*jdwp.Packet {
 // VM that the debugger is gone (spec/jdwp.md §4).
 func (s *Session) Reopen() {
 	select {
-	case <-s.ready:
-		if s.jc != nil {
-			s.jc.Close()
+	case <-s.conn.ready:
+		if s.conn.jc != nil {
+			s.conn.jc.Close()
 		}
 	default:
 	}
@@ -95,16 +95,5 @@ func (s *Session) SetDebugger(state DebuggerState, port int) {
 		st.DebugPort = &port
 	}
 	s.rec.json(time.Now(), record.KindState, s.key, st)
-	s.applyDebugger(state, port)
-}
-
-func (s *Session) applyDebugger(state DebuggerState, port int) {
-	s.store.updateExisting(s.key, func(vm *VM) {
-		if state != "" {
-			vm.Debugger = state
-		}
-		if port >= 0 {
-			vm.DebugPort = port
-		}
-	})
+	s.entry.applyDebugger(state, port)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/devshell"
 	"github.com/ddmtui/ddmtui/internal/hostile"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
 )
@@ -43,8 +44,9 @@ func endlessPullSession(t *testing.T, rate int, maxFile int64) (*Session, *fakeD
 		return "", strings.HasPrefix(cmd, "rm ")
 	}
 	s := d.session(t)
-	s.files = hostileFiles{d, &adb.Client{Addr: srv.Addr(), Timeout: 5 * time.Second}}
-	s.opts.MaxDeviceFile = maxFile
+	s.setDevice(devshell.New(devshell.Services{Shell: s.dev.Shell, Exec: s.dev.Run,
+		Files: hostileFiles{d, &adb.Client{Addr: srv.Addr(), Timeout: 5 * time.Second}}}, nil))
+	s.dumps.maxFile = maxFile
 	return s, d
 }
 
@@ -66,7 +68,7 @@ func TestPullEndlessRecvBounded(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	n, err := s.heapDumpAm(ctx, f, nil)
+	n, err := s.dumps.am(ctx, f, nil)
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.Contains(err.Error(), "exceeds") {
 		t.Fatalf("endless RECV: %d bytes, err %v; want a size error", n, err)
@@ -91,7 +93,7 @@ func TestPullEndlessRecvTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := s.heapDumpAm(ctx, io.Discard, nil)
+	_, err := s.dumps.am(ctx, io.Discard, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("trickling RECV: %v, want the deadline", err)
 	}

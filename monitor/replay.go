@@ -306,7 +306,7 @@ func (p *Replay) applyLocked(r record.Record) error {
 			return nil
 		}
 		s = NewSession(scan.Endpoint{Key: r.Key, Source: ep.Source, PID: ep.PID}, p.store, p.opts)
-		s.src.caps.device = ep.Device
+		s.entry.caps.device = ep.Device
 		s.noJDWP = ep.NoJDWP
 		p.sessions[r.Key] = s
 		s.begin(now)

@@ -10,37 +10,16 @@ import (
 
 // Requests a view or command can make of a running session.
 
-func (s *Session) waitReady(ctx context.Context) error {
-	select {
-	case <-s.ready:
-		if s.jc == nil { // the handshake failed (hsErr), or a replayed VM
-			if s.hsErr != nil {
-				return s.hsErr
-			}
-			return ErrNoLiveVM
-		}
-		if s.jc.Err() != nil {
-			return s.jc.Err()
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // GC asks the VM to collect garbage (HPGC). Heap info and segments follow
 // as unsolicited chunks if enabled.
 func (s *Session) GC(ctx context.Context) error {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.readyDDM(ctx); err != nil {
 		return err
 	}
-	if !s.isDDM {
-		return ErrNotDDM
-	}
-	if err := s.unserved(FeatGC); err != nil {
+	if err := s.entry.unserved(FeatGC); err != nil {
 		return err
 	}
-	return s.post(&ddm.GCRequest{})
+	return s.conn.post(&ddm.GCRequest{})
 }
 
 // SegmentOptions choose the heap maps a VM sends after every GC
@@ -54,23 +33,18 @@ type SegmentOptions struct {
 // SetSegments turns the managed heap map at every GC on or off, keeping the
 // other segment options.
 func (s *Session) SetSegments(ctx context.Context, on bool) error {
-	s.mu.Lock()
-	o := s.segOpts
-	s.mu.Unlock()
+	o := s.heaps.options()
 	o.Managed = on
 	return s.SetSegmentOptions(ctx, o)
 }
 
 // SetSegmentOptions asks the VM for exactly the heap maps o names.
 func (s *Session) SetSegmentOptions(ctx context.Context, o SegmentOptions) error {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.waitReady(ctx); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.segmentsOn = o.Managed
-	s.segOpts = o
-	s.mu.Unlock()
-	if !s.isDDM {
+	s.heaps.setOptions(o)
+	if !s.conn.isDDM {
 		return ErrNotDDM
 	}
 	when := func(on bool) uint8 {
@@ -83,24 +57,24 @@ func (s *Session) SetSegmentOptions(ctx context.Context, o SegmentOptions) error
 	if o.Objects {
 		what = ddm.SegmentWhatObjects
 	}
-	if err := s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: when(o.Managed), What: what}); err != nil {
+	if err := s.conn.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: when(o.Managed), What: what}); err != nil {
 		return err
 	}
-	return s.post(&ddm.SegmentRequest{Type: ddm.TypeNHSG, When: when(o.Native), What: ddm.SegmentWhatMerged})
+	return s.conn.post(&ddm.SegmentRequest{Type: ddm.TypeNHSG, When: when(o.Native), What: ddm.SegmentWhatMerged})
 }
 
 // Stack asks for one thread's stack (STKL).
 func (s *Session) Stack(ctx context.Context, threadID uint64) ([]ddm.StackFrame, error) {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.waitReady(ctx); err != nil {
 		return nil, err
 	}
-	if !s.isDDM {
+	if !s.conn.isDDM {
 		return nil, errors.New("stacks of non-DDM VMs need a debugger")
 	}
-	if err := s.unserved(FeatStack); err != nil {
+	if err := s.entry.unserved(FeatStack); err != nil {
 		return nil, err
 	}
-	m, err := s.request(ctx, &ddm.StackTraceRequest{ThreadID: uint32(threadID)})
+	m, err := s.conn.request(ctx, &ddm.StackTraceRequest{ThreadID: uint32(threadID)})
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +87,8 @@ func (s *Session) Stack(ctx context.Context, threadID uint64) ([]ddm.StackFrame,
 
 // Exit asks the VM to halt (EXIT).
 func (s *Session) Exit(ctx context.Context, status int32) error {
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.conn.readyDDM(ctx); err != nil {
 		return err
 	}
-	if !s.isDDM {
-		return ErrNotDDM
-	}
-	return s.post(&ddm.ExitRequest{Status: status})
+	return s.conn.post(&ddm.ExitRequest{Status: status})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/devshell"
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
@@ -127,53 +128,50 @@ const ReasonStopped = "monitor stopped"
 // (any other JDWP command would make an Android VM believe a debugger
 // attached, spec/jdwp.md §3); if HELO is refused with a JDWP error, threads
 // are polled with standard commands instead.
+//
+// The Session is the core: the handshake, the routing of what the VM sends,
+// the order of inputs, and the session's lifetime. Its parts each do one
+// job, are given what they need when the session is made, and never see
+// the Session: the VM's entry in the store (vmEntry), the connection's
+// requests (vmConn), the thread table (threadBook), the heap maps
+// (heapMaps), streamed transfers (transfers), the device-shell sources
+// (deviceSources), heap dumps (heapDumper), profiling (profiler) and view
+// debugging (ViewDebugger). What it asks of the device shell is behind
+// devshell.Shell.
 type Session struct {
 	key, source string
 	pid         int
-	shell       func(ctx context.Context, cmd string) ([]byte, error)
-	exec        func(ctx context.Context, cmd string) ([]byte, error) // exec: (no pty); nil off adb
-	files       scan.DeviceFiles                                      // sync:; nil off adb
-	process     *scan.Process                                         // track-app's entry; nil when not found through track-app
+	dev         devshell.Shell // nil off adb
+	process     *scan.Process  // track-app's entry; nil when not found through track-app
 	store       *Store
 	opts        SessionOptions
 	log         *slog.Logger
 	stopping    <-chan struct{} // the engine's: done when the monitor stops (nil outside Engine.Run)
-
-	jc     *jdwp.Conn
-	ready  chan struct{} // closed once HELO decided whether the VM speaks DDM (and, if it does, its identity and FEAT are stored)
-	family ddm.VMFamily
-	isDDM  bool // written before ready is closed, read after
-	noJDWP bool // a profileable process without JDWP (process.go); written before ready is closed
+	noJDWP      bool            // a profileable process without JDWP (process.go); written before ready is closed
 
 	// How HELO was decided, for the engine's view (written before ready is
 	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
 	silent, refused bool
-	hsErr           error // the handshake failed (written before ready is closed; jc stays nil)
 
-	largeState   // streamed transfers in progress (limits.go)
-	threadsState // publishing of the thread table, the cap (threads.go)
+	conn    *vmConn
+	entry   *vmEntry
+	threads *threadBook
+	heaps   *heapMaps
+	xfer    *transfers
+	src     *deviceSources
+	dumps   *heapDumper
+	prof    *profiler
+	views   *ViewDebugger
 
-	mu         sync.Mutex
-	threads    threadTable // threadtable.go
-	heaps      map[int]*Heap
-	asm        heap.Assembler // HPST…HPSG/HPSO…HPEN
-	nasm       heap.Assembler // NHST…NHSG…NHEN
-	segOpts    SegmentOptions
-	segmentsOn bool
-	thstMisses int
-	passthru   func(*jdwp.Packet)
+	mu       sync.Mutex // guards the passthrough and early
+	passthru func(*jdwp.Packet)
 	// early keeps the VM's first non-DDM commands (a VM_START event sent
 	// right after the handshake) until a passthrough is first set.
 	early      []*jdwp.Packet
 	earlyBytes int
 	earlyDone  bool
-	waiting    map[ddm.Type]chan []byte // collectStreamed's waiters, by the chunk type awaited
-	sinkMu     sync.Mutex               // guards sinks only: the connection's reader takes it, never mu
-	sinks      map[ddm.Type]*streamSink // collectStreamedTo's writers, by chunk type (hpdsstream.go)
-	traceFile  bool                     // the running trace goes to a device file (MPRS)
 
-	src sessionSources // /proc, dumpsys, API level, capabilities (device.go)
-	wg  sync.WaitGroup // the source goroutines
+	wg sync.WaitGroup // the source goroutines
 
 	rec  *Recorder  // nil: not recording
 	inMu sync.Mutex // one input at a time is stamped, recorded and applied (input)
@@ -182,19 +180,43 @@ type Session struct {
 // NewSession prepares a session for an endpoint found by scan.
 func NewSession(ep scan.Endpoint, store *Store, opts SessionOptions) *Session {
 	opts.fill()
-	s := &Session{
-		key: ep.Key, source: ep.Source, pid: ep.PID, shell: ep.Shell, exec: ep.Exec, files: ep.Files, process: ep.Process,
-		noJDWP: ep.Conn == nil && ep.Process != nil, store: store, opts: opts,
-		log:        opts.Logger.With("vm", ep.Key),
-		ready:      make(chan struct{}),
-		heaps:      map[int]*Heap{},
-		segmentsOn: opts.Segments, rec: opts.Recorder,
+	log := opts.Logger.With("vm", ep.Key)
+	var dev devshell.Shell
+	if ep.Shell != nil {
+		dev = devshell.New(devshell.Services{Shell: ep.Shell, Exec: ep.Exec, Files: ep.Files}, log)
 	}
-	s.src.device = deviceKey(ep)
-	s.src.caps.device, s.src.caps.memOff = ep.Shell != nil, opts.MeminfoInterval < 0
-	s.asm.Budget, s.nasm.Budget = opts.SegmentBudget, opts.SegmentBudget
+	return newSession(ep, dev, store, opts, log)
+}
+
+// newSession is NewSession with the device shell given (nil: none); opts
+// are filled.
+func newSession(ep scan.Endpoint, dev devshell.Shell, store *Store, opts SessionOptions, log *slog.Logger) *Session {
+	s := &Session{
+		key: ep.Key, source: ep.Source, pid: ep.PID, dev: dev, process: ep.Process,
+		noJDWP: ep.Conn == nil && ep.Process != nil, store: store, opts: opts, log: log, rec: opts.Recorder,
+	}
+	s.conn = &vmConn{ready: make(chan struct{}), timeout: opts.RequestTimeout}
+	s.entry = &vmEntry{key: ep.Key, pid: ep.PID, store: store, rec: opts.Recorder}
+	s.entry.caps.device, s.entry.caps.memOff = dev != nil, opts.MeminfoInterval < 0
+	s.threads = &threadBook{entry: s.entry, conn: s.conn, maxThreads: opts.MaxThreads, input: s.input}
+	s.heaps = newHeapMaps(s.entry, opts.SegmentBudget, opts.Segments, s.badInput)
+	s.xfer = &transfers{conn: s.conn, maxPacket: opts.MaxPacketLen, streamPacket: opts.StreamPacketLen, log: log}
+	s.src = &deviceSources{dev: dev, device: deviceKey(ep.Key, dev != nil), entry: s.entry, input: s.input, wg: &s.wg, log: log,
+		interval: opts.ThreadInterval, timeout: opts.RequestTimeout, memInterval: opts.MeminfoInterval}
+	s.dumps = &heapDumper{conn: s.conn, xfer: s.xfer, entry: s.entry, dev: dev, wait: opts.HeapDumpWait, maxFile: opts.MaxDeviceFile, log: log}
+	s.prof = &profiler{conn: s.conn, xfer: s.xfer, entry: s.entry, dev: dev, maxFile: opts.MaxDeviceFile, log: log}
+	s.views = &ViewDebugger{conn: s.conn, entry: s.entry, input: s.input, timeout: opts.RequestTimeout, silentWait: opts.ViewSilentWait}
 	return s
 }
+
+// newTHSTPoller makes the THST poller of the session's parts.
+func newTHSTPoller(ctx context.Context, s *Session, hpifAsked time.Time) *thstPoller {
+	return &thstPoller{conn: s.conn, entry: s.entry, book: s.threads, probe: s.opts.ProbeTimeout, timeout: s.opts.RequestTimeout,
+		onDevice: s.dev != nil, ctx: ctx, unanswered: make(chan struct{}, 1), hpifAsked: hpifAsked}
+}
+
+// Views is the session's view debugging client.
+func (s *Session) Views() *ViewDebugger { return s.views }
 
 // Key is the VM's unique key.
 func (s *Session) Key() string { return s.key }
@@ -214,8 +236,8 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	abort()
 	if err != nil {
 		nc.Close()
-		s.hsErr = fmt.Errorf("JDWP handshake: %w", err)
-		close(s.ready) // whoever waits for the session (a debugger) learns at once
+		s.conn.hsErr = fmt.Errorf("JDWP handshake: %w", err)
+		close(s.conn.ready) // whoever waits for the session (a debugger) learns at once
 		if errors.Is(err, jdwp.ErrNotJDWP) {
 			return fmt.Errorf("%s: %w: %v", s.key, scan.ErrNotVM, err)
 		}
@@ -224,10 +246,11 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		}
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
-	s.jc = jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
-		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen, Divert: s.divertStream,
+	jc := jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
+		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen, Divert: s.xfer.divert,
 		Route: s.route})
-	readyOnce := sync.OnceFunc(func() { close(s.ready) })
+	s.conn.jc = jc
+	readyOnce := sync.OnceFunc(func() { close(s.conn.ready) })
 	defer readyOnce()
 	parent := ctx // discovery's: its end is not the peer's failure
 	ctx, cancel := context.WithCancel(ctx)
@@ -237,9 +260,9 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	}()
 	go func() {
 		<-ctx.Done()
-		s.jc.Close()
+		jc.Close()
 	}()
-	defer s.jc.Close()
+	defer jc.Close()
 
 	s.input(s.begin)
 	reason := "connection closed"
@@ -247,18 +270,18 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		why := s.endReason(reason)
 		// Discovery or the monitor ended it, not the peer: not a failure.
 		stopped := parent.Err() != nil || why == ReasonStopped
-		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.isDDM && !s.refused) })
+		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.conn.isDDM && !s.refused) })
 	}()
 	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
-		s.readAPI(ctx)
+		s.src.readAPI(ctx)
 	}()
 	go func() {
 		defer s.wg.Done()
-		s.runMeminfo(ctx)
+		s.src.runMeminfo(ctx)
 	}()
 
 	// What the VM sends unasked (WAIT or THCR may come before HELO's reply)
@@ -273,22 +296,24 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		s.refused = true
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
-		s.setCaps(func(in *capInput) { in.kind = "jdwp" })
-		s.runJDWP(ctx)
-	case ctx.Err() == nil && s.jc.Err() == nil:
+		s.entry.setCaps(func(in *capInput) { in.kind = "jdwp" })
+		p := &jdwpPoller{jc: jc, entry: s.entry, book: s.threads, input: s.input, badInput: s.badInput,
+			timeout: s.opts.RequestTimeout, interval: s.opts.JDWPThreadInterval}
+		p.run(ctx)
+	case ctx.Err() == nil && jc.Err() == nil:
 		// Alive but silent: do not guess, and send nothing non-DDM.
 		s.silent = true
 		readyOnce()
-		s.setErr("no reply to HELO")
-		s.setCaps(func(in *capInput) { in.kind = "silent" })
-		s.startProcThreads(ctx) // the kernel still knows its threads
+		s.entry.setErr("no reply to HELO")
+		s.entry.setCaps(func(in *capInput) { in.kind = "silent" })
+		s.src.startProcThreads(ctx) // the kernel still knows its threads
 		select {
-		case <-s.jc.Done():
+		case <-jc.Done():
 		case <-ctx.Done():
 		}
 	}
 	cancel()
-	if err := s.jc.Err(); err != nil && !errors.Is(err, jdwp.ErrClosed) {
+	if err := jc.Err(); err != nil && !errors.Is(err, jdwp.ErrClosed) {
 		reason = err.Error()
 	}
 	return nil
@@ -303,37 +328,6 @@ func closedBeforeHandshake(err error) bool {
 		(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET))
 }
 
-func (s *Session) request(ctx context.Context, m ddm.Message) (ddm.Message, error) {
-	return s.requestWithin(ctx, m, s.opts.RequestTimeout)
-}
-
-// requestWithin sends a DDM request and waits at most d for its reply.
-func (s *Session) requestWithin(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, error) {
-	reply, _, err := s.requestChunk(ctx, m, d)
-	return reply, err
-}
-
-// requestChunk is requestWithin that also returns the reply's chunk as it
-// came (for the recording of replies that change the model: HELO, FEAT,
-// THST).
-func (s *Session) requestChunk(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, ddm.Chunk, error) {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	p, err := s.jc.Request(ctx, jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
-	if err != nil {
-		return nil, ddm.Chunk{}, err
-	}
-	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
-	if err != nil {
-		return nil, ddm.Chunk{}, fmt.Errorf("%v reply: %w", m.ChunkType(), err)
-	}
-	reply, err := decodeReply(chunks)
-	if err != nil || len(chunks) == 0 {
-		return reply, ddm.Chunk{}, err
-	}
-	return reply, chunks[0], nil
-}
-
 // input stamps, records and applies one input: inputs of one session from
 // different goroutines (the reader, the pollers) reach the model and the
 // recording in the same order, with the time the model is given.
@@ -343,31 +337,10 @@ func (s *Session) input(fn func(now time.Time)) {
 	fn(time.Now())
 }
 
-// decodeReply decodes the first chunk of a reply (nil for an empty one).
-func decodeReply(chunks []ddm.Chunk) (ddm.Message, error) {
-	if len(chunks) == 0 {
-		return nil, nil // empty reply: success, nothing to say
-	}
-	reply, err := ddm.DecodeFromVM(chunks[0])
-	if err != nil {
-		return nil, err
-	}
-	if f, ok := reply.(*ddm.FailError); ok {
-		return nil, f
-	}
-	return reply, nil
-}
-
-// post sends a DDM request whose reply (if any) does not matter.
-func (s *Session) post(m ddm.Message) error {
-	_, err := s.jc.Post(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, ddm.AppendMessage(nil, m))
-	return err
-}
-
 func (s *Session) hello(ctx context.Context) (*ddm.Hello, ddm.Chunk, error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
-		m, c, err := s.requestChunk(ctx, &ddm.HelloRequest{ServerVersion: ddm.ServerProtocolVersion}, s.opts.RequestTimeout)
+		m, c, err := s.conn.requestChunk(ctx, &ddm.HelloRequest{ServerVersion: ddm.ServerProtocolVersion}, s.opts.RequestTimeout)
 		if err == nil {
 			if h, ok := m.(*ddm.Hello); ok {
 				return h, c, nil
@@ -375,7 +348,7 @@ func (s *Session) hello(ctx context.Context) (*ddm.Hello, ddm.Chunk, error) {
 			err = fmt.Errorf("HELO answered with %T", m)
 		}
 		var re *jdwp.ReplyError
-		if errors.As(err, &re) || ctx.Err() != nil || s.jc.Err() != nil {
+		if errors.As(err, &re) || ctx.Err() != nil || s.conn.jc.Err() != nil {
 			return nil, ddm.Chunk{}, err
 		}
 		lastErr = err
@@ -391,30 +364,24 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready 
 		s.applyHello(h)
 	})
 	var features []string
-	if m, c, err := s.requestChunk(ctx, &ddm.FeaturesRequest{}, s.opts.RequestTimeout); err == nil {
+	if m, c, err := s.conn.requestChunk(ctx, &ddm.FeaturesRequest{}, s.opts.RequestTimeout); err == nil {
 		if f, ok := m.(*ddm.Features); ok {
 			features = f.Names
 			s.input(func(now time.Time) {
 				s.rec.chunk(now, s.key, c)
-				s.applyFeatures(f)
+				s.entry.applyFeatures(f)
 			})
 		}
 	}
-	s.setCaps(func(in *capInput) { in.kind, in.features = "ddm", features })
+	s.entry.setCaps(func(in *capInput) { in.kind, in.features = "ddm", features })
 	ready()
 	// Replies to these are empty or absent (modern ART); never wait.
-	_ = s.post(&ddm.ThreadNotifyRequest{Enable: true})
-	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoEveryGC})
-	_ = s.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoNow})
+	_ = s.conn.post(&ddm.ThreadNotifyRequest{Enable: true})
+	_ = s.conn.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoEveryGC})
+	_ = s.conn.post(&ddm.HeapInfoRequest{When: ddm.HeapInfoNow})
 	hpifAsked := time.Now()
-	s.mu.Lock()
-	seg := s.segmentsOn
-	s.mu.Unlock()
-	if seg {
-		s.mu.Lock()
-		s.segOpts.Managed = true
-		s.mu.Unlock()
-		_ = s.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: ddm.SegmentWhenEveryGC, What: ddm.SegmentWhatMerged})
+	if s.heaps.askAtStart() {
+		_ = s.conn.post(&ddm.SegmentRequest{Type: ddm.TypeHPSG, When: ddm.SegmentWhenEveryGC, What: ddm.SegmentWhatMerged})
 	}
 
 	// Polled at once, then at the ticks of a clock shared with every
@@ -432,38 +399,12 @@ func (s *Session) runDDM(ctx context.Context, h *ddm.Hello, hc ddm.Chunk, ready 
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.jc.Done():
+		case <-s.conn.jc.Done():
 			return
 		case <-poller.unanswered:
-			s.startProcThreads(ctx)
+			s.src.startProcThreads(ctx)
 		}
 	}
-}
-
-// ErrNoStreaming is returned by StartProfiling for a VM that can only write
-// traces to a file on the device (no method-trace-profiling-streaming).
-var ErrNoStreaming = errors.New("the VM cannot stream method traces (no method-trace-profiling-streaming feature)")
-
-// ProfileOptions choose how a VM is profiled.
-type ProfileOptions struct {
-	// Sampling, when non-zero, uses the sampling profiler (SPSS) with this
-	// interval instead of instrumented method tracing (MPSS).
-	Sampling time.Duration
-	// BufferSize is the VM's trace buffer (default 8 MiB, as ddmlib).
-	BufferSize uint32
-}
-
-func (s *Session) hasFeature(name string) bool {
-	vm, ok := s.store.VM(s.key)
-	if !ok {
-		return false
-	}
-	for _, f := range vm.Features {
-		if f == name {
-			return true
-		}
-	}
-	return false
 }
 
 // ErrNotDDM is the answer to a DDM request (heap, GC, allocations, profiling) on a
@@ -474,140 +415,31 @@ var ErrNotDDM = errors.New("not a DDM VM")
 // shell) from a VM found on a local port.
 var ErrNoDevice = errors.New("the VM is not on an adb device")
 
-// Shell runs a command on the VM's device.
-func (s *Session) Shell(ctx context.Context, cmd string) ([]byte, error) {
-	if s.shell == nil {
-		return nil, ErrNoDevice
-	}
-	return s.shell(ctx, cmd)
-}
-
-// StartProfiling starts method profiling (spec/ddm-chunks.md §8): on a
-// device whose ART writes format V2 (TraceFormatV2API), into a V2 file on
-// the device (startFileTraceV2); else streamed (MPSS, or SPSS when
-// sampling) when the VM can, otherwise into a file on the device (MPRS)
-// when the VM is on an adb device. The VM answers with an
-// empty reply, a FAIL, or (modern ART) nothing.
-func (s *Session) StartProfiling(ctx context.Context, o ProfileOptions) error {
-	if err := s.waitReady(ctx); err != nil {
-		return err
-	}
-	if !s.isDDM {
-		return ErrNotDDM
-	}
-	if o.BufferSize == 0 {
-		o.BufferSize = 8 << 20
-	}
-	if o.Sampling == 0 {
-		if started, err := s.startFileTraceV2(ctx, o.BufferSize); started || err != nil {
-			return err
-		}
-	}
-	var req ddm.Message = &ddm.MethodTraceStreamStartRequest{BufferSize: o.BufferSize}
-	switch {
-	case o.Sampling > 0:
-		if !s.hasFeature("method-sample-profiling") {
-			return errors.New("the VM has no sampling profiler (no method-sample-profiling feature)")
-		}
-		req = &ddm.SamplingStartRequest{BufferSize: o.BufferSize, IntervalMicros: uint32(o.Sampling.Microseconds())}
-	case !s.hasFeature("method-trace-profiling-streaming"):
-		if s.shell == nil || !s.hasFeature("method-trace-profiling") {
-			return ErrNoStreaming
-		}
-		req = &ddm.MethodTraceStartRequest{BufferSize: o.BufferSize, FileName: s.deviceTracePath()}
-		s.mu.Lock()
-		s.traceFile = true
-		s.mu.Unlock()
-	}
-	_, err := s.request(ctx, req)
-	if isSoftTimeout(ctx, err) {
-		err = nil // modern ART does not answer; MPRQ would tell, but it is not answered either
-	}
-	return err
-}
-
-// isSoftTimeout reports a request that timed out while ctx itself is alive:
-// the VM is one that leaves requests unanswered.
-func isSoftTimeout(ctx context.Context, err error) bool {
-	return err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
-}
-
-// StopProfiling stops streaming profiling and returns the trace file the VM
-// sends (an unsolicited MPSE chunk whose body is the whole .trace file:
-// key text followed by the binary data). It waits until ctx ends for the
-// data, which can be large.
-func (s *Session) StopProfiling(ctx context.Context, sampling bool) ([]byte, error) {
-	var h heldBytes // read whole, not diverted (collectStreamedTo)
-	if _, err := s.StopProfilingTo(ctx, sampling, &h); err != nil {
-		return nil, err
-	}
-	return h.b, nil
-}
-
-// StopProfilingTo is StopProfiling writing the trace to w as it arrives:
-// an MPSE chunk that comes as one large packet in pieces of 64 KiB
-// (hpdsstream.go), a trace written on the device through sync: RECV
-// (bounded by MaxDeviceFile). It returns the bytes written.
-func (s *Session) StopProfilingTo(ctx context.Context, sampling bool, w io.Writer) (int64, error) {
-	if err := s.waitReady(ctx); err != nil {
-		return 0, err
-	}
-	if !s.isDDM {
-		return 0, ErrNotDDM
-	}
-	s.mu.Lock()
-	toFile := s.traceFile
-	s.traceFile = false
-	s.mu.Unlock()
-	if toFile {
-		return s.stopFileTrace(ctx, w)
-	}
-	var req ddm.Message = &ddm.MethodTraceStreamStopRequest{}
-	if sampling {
-		req = &ddm.SamplingStopRequest{}
-	}
-	return s.collectStreamedTo(ctx, ddm.TypeMPSE, req, "method trace", w, nil)
-}
-
-// stopFileTrace ends a file trace (MPRE) and copies the file from the
-// device to w (sync: RECV, or cat where the device refuses sync:).
-func (s *Session) stopFileTrace(ctx context.Context, w io.Writer) (int64, error) {
-	m, err := s.request(ctx, &ddm.MethodTraceStopRequest{})
-	if err != nil && !isSoftTimeout(ctx, err) {
-		return 0, err
-	}
-	if r, ok := m.(*ddm.MethodTraceResult); ok && r.Result != 0 {
-		return 0, errors.New("the VM could not write the trace file")
-	}
-	if _, held := w.(*heldBytes); held {
-		return s.readDeviceFileTo(ctx, s.deviceTracePath(), w, min(s.opts.MaxDeviceFile, maxHeldDeviceFile))
-	}
-	return s.readDeviceFileTo(ctx, s.deviceTracePath(), w, s.opts.MaxDeviceFile)
-}
-
 // ThreadDump returns the VM's Java stacks as the runtime prints them
 // (SIGQUIT dump text), obtained through its device: `debuggerd -j PID`
-// (Android 8+), or kill -3 and the ANR file (ANRPath, before Android 8).
-// When nothing works the error says why for each way (devicedumps.go).
+// (Android 8+), or kill -3 and the ANR file (devshell.ANRPath, before
+// Android 8). When nothing works the error says why for each way
+// (devshell.ThreadDump).
 func (s *Session) ThreadDump(ctx context.Context) ([]byte, error) {
-	return s.threadDump(ctx)
+	if s.dev == nil {
+		return nil, ErrNoDevice
+	}
+	vm, _ := s.entry.vm()
+	return devshell.ThreadDump(ctx, s.dev, vm.PID, vm.Package, vm.App, min(s.opts.MaxDeviceFile, maxHeldDeviceFile))
 }
-
-// ANRPath is where Android (before 8) writes SIGQUIT dumps.
-const ANRPath = "/data/anr/traces.txt"
 
 // HeapDump asks the VM for an HPROF heap dump (spec/ddm-chunks.md §7.6):
 // streamed (HPDS: the whole file arrives as one unsolicited chunk) when FEAT
 // lists hprof-heap-dump-streaming, otherwise written to a device file (HPDU)
 // and read back through adb; when the VM sends nothing within
 // HeapDumpWait (recent Android never does) or has no DDM heap dump, the
-// device's `am dumpheap` (devicefiles.go). The file is Android's HPROF
+// device's `am dumpheap` (heapdump.go). The file is Android's HPROF
 // variant (JAVA PROFILE 1.0.3); hprof.Convert makes it standard. progress,
 // when set, is called with the bytes received so far. A refused dump
 // gives the VM's reason.
 func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) ([]byte, error) {
 	var h heldBytes
-	if _, err := s.heapDump(ctx, &h, progress); err != nil {
+	if _, err := s.dumps.dump(ctx, &h, progress); err != nil {
 		return nil, err
 	}
 	return h.b, nil
@@ -619,21 +451,8 @@ func (s *Session) HeapDump(ctx context.Context, progress func(received uint64)) 
 // the session ever holding it (hpdsstream.go); the other ways write it once
 // read. It returns the bytes written; on error w may hold part of the dump.
 func (s *Session) HeapDumpTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error) {
-	return s.heapDump(ctx, w, progress)
+	return s.dumps.dump(ctx, w, progress)
 }
 
-// deliver hands an unsolicited data chunk to the collectStreamed waiting
-// for it; with nobody waiting it is dropped.
-func (s *Session) deliver(t ddm.Type, data []byte) {
-	s.mu.Lock()
-	ch := s.waiting[t]
-	s.mu.Unlock()
-	if ch == nil {
-		s.log.Info("data chunk arrived with nobody waiting; dropped", "type", t.String(), "bytes", len(data))
-		return
-	}
-	select {
-	case ch <- data:
-	default:
-	}
-}
+// ANRPath is where Android (before 8) writes SIGQUIT dumps.
+const ANRPath = devshell.ANRPath

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/internal/leakcheck"
-	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )
 
@@ -138,47 +135,6 @@ func TestOldDeviceKeepsDDMThreads(t *testing.T) {
 	}
 }
 
-func TestDeviceCacheReadsOnce(t *testing.T) {
-	c := NewDeviceCache()
-	var calls atomic.Int32
-	run := func(ctx context.Context, cmd string) ([]byte, error) {
-		calls.Add(1)
-		time.Sleep(20 * time.Millisecond)
-		switch cmd {
-		case "getprop ro.build.version.sdk":
-			return []byte("34\r\n"), nil
-		case "getprop ro.product.model":
-			return []byte("Pixel 8 Pro\r\n"), nil
-		}
-		t.Errorf("command %q", cmd)
-		return nil, nil
-	}
-	errs := make(chan error, 8)
-	for i := 0; i < 8; i++ {
-		go func() {
-			api, err := c.API(context.Background(), "adb:x/serial", run)
-			if err == nil && api != 34 {
-				err = context.Canceled
-			}
-			errs <- err
-		}()
-	}
-	for i := 0; i < 8; i++ {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	if calls.Load() != 2 {
-		t.Fatalf("getprop ran %d times for one device, want 2 (API level and model)", calls.Load())
-	}
-	if api, model, err := c.Info(context.Background(), "adb:x/serial", run); err != nil || api != 34 || model != "Pixel 8 Pro" || calls.Load() != 2 {
-		t.Fatalf("Info: %d %q %v after %d calls", api, model, err, calls.Load())
-	}
-	if _, err := c.API(context.Background(), "adb:x/other", func(context.Context, string) ([]byte, error) { return []byte("\n"), nil }); err == nil {
-		t.Fatal("an empty getprop gave an API level")
-	}
-}
-
 func TestCPUTracker(t *testing.T) {
 	var c cpuTracker
 	t0 := time.Unix(100, 0)
@@ -251,46 +207,4 @@ func TestDecideCapabilities(t *testing.T) {
 	if r := decideCapabilities(capInput{kind: "ddm", device: true, thst: unanswered, hpif: unanswered, memory: unanswered, memWhy: "dumpsys meminfo: Permission Denial"}); r[FeatMemory].Reason != "dumpsys meminfo: Permission Denial" {
 		t.Errorf("reason %q", r[FeatMemory].Reason)
 	}
-}
-
-// exec: is preferred; a device that refuses it is asked through shell:
-// from then on, without trying exec: again.
-func TestDeviceRunFallsBackToShell(t *testing.T) {
-	var execs, shells atomic.Int32
-	ep := scanEndpointForTest(
-		func(ctx context.Context, cmd string) ([]byte, error) {
-			shells.Add(1)
-			return []byte("shell:" + cmd), nil
-		},
-		func(ctx context.Context, cmd string) ([]byte, error) {
-			execs.Add(1)
-			return nil, &adb.Error{Op: "exec:getprop x", Message: "closed"}
-		})
-	s := NewSession(ep, NewStore(NewBus()), SessionOptions{})
-	for i := 0; i < 3; i++ {
-		out, err := s.deviceRun(context.Background(), "getprop x")
-		if err != nil || string(out) != "shell:getprop x" {
-			t.Fatalf("%q %v", out, err)
-		}
-	}
-	if execs.Load() != 1 || shells.Load() != 3 {
-		t.Fatalf("exec tried %d times, shell %d", execs.Load(), shells.Load())
-	}
-	// A device that has exec: gets every command through it.
-	ep = scanEndpointForTest(
-		func(ctx context.Context, cmd string) ([]byte, error) { t.Error("shell used"); return nil, nil },
-		func(ctx context.Context, cmd string) ([]byte, error) { return []byte("exec"), nil })
-	s = NewSession(ep, NewStore(NewBus()), SessionOptions{})
-	if out, err := s.deviceRun(context.Background(), "x"); err != nil || string(out) != "exec" {
-		t.Fatalf("%q %v", out, err)
-	}
-	// A local VM has no device.
-	s = NewSession(scan.Endpoint{Key: "local:1"}, NewStore(NewBus()), SessionOptions{})
-	if _, err := s.deviceRun(context.Background(), "x"); err != ErrNoDevice {
-		t.Fatalf("local VM: %v", err)
-	}
-}
-
-func scanEndpointForTest(shell, exec func(context.Context, string) ([]byte, error)) scan.Endpoint {
-	return scan.Endpoint{Key: "adb:test/serial:1", Source: "adb:serial", PID: 1, Shell: shell, Exec: exec}
 }

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -33,9 +34,10 @@ func TestEngineStatsCountSessionsAndReopens(t *testing.T) {
 		if s == nil {
 			t.Fatal("no session")
 		}
-		s.mu.Lock()
-		jc := s.jc
-		s.mu.Unlock()
+		if err := s.conn.waitReady(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		jc := s.conn.jc
 		jdwpBytes := jc.Stats().RawBytesIn.Load()
 		st := r.engine.Stats()
 		if got := st.BytesRead - lastBytes; jdwpBytes == 0 || got < jdwpBytes+uint64(len(jdwp.Handshake)) {

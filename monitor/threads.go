@@ -2,9 +2,12 @@ package monitor
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/record"
 )
 
@@ -19,10 +22,21 @@ const DefaultMaxThreads = 10000
 // per chunk.
 const threadPublishInterval = 100 * time.Millisecond
 
-// threadsState is a session's thread-table publishing, guarded by s.mu.
-// Times are the inputs' own (recorded ones in a replay), so a replay
-// publishes exactly when the live session did.
-type threadsState struct {
+// threadBook keeps a VM's thread table from its DDM and JDWP sources
+// (THCR/THNM/THDE, THST replies, JDWP polls) and publishes it to the
+// store at a bounded rate. The /proc source publishes its own table
+// (deviceSources).
+type threadBook struct {
+	entry      *vmEntry
+	conn       *vmConn // the VM's family (for THST), and whether the session is live
+	maxThreads int
+	input      func(func(now time.Time)) // the session's: for the flush timer
+
+	mu     sync.Mutex
+	table  threadTable // threadtable.go
+	misses int         // THST polls missed in a row (the poller's count)
+	// Publishing; times are the inputs' own (recorded ones in a replay),
+	// so a replay publishes exactly when the live session did.
 	lastPublish time.Time   // input time of the last publish
 	pending     bool        // the table changed since, and waits for lastPublish+threadPublishInterval
 	flushTimer  *time.Timer // live sessions: publishes a pending table when its time comes
@@ -31,58 +45,58 @@ type threadsState struct {
 	tooMany, tooManyShown bool
 }
 
-// roomForThreadLocked reports whether the table may take one more thread;
-// the first refusal marks the VM as having too many threads.
-func (s *Session) roomForThreadLocked() bool {
-	if s.threads.len() < s.opts.MaxThreads {
+// roomLocked reports whether the table may take one more thread; the first
+// refusal marks the VM as having too many threads.
+func (b *threadBook) roomLocked() bool {
+	if b.table.len() < b.maxThreads {
 		return true
 	}
-	s.tooMany = true
+	b.tooMany = true
 	return false
 }
 
 // showTooMany marks the VM in the store once the cap has refused a thread;
-// called without s.mu.
-func (s *Session) showTooMany() {
-	s.mu.Lock()
-	show := s.tooMany && !s.tooManyShown
-	s.tooManyShown = s.tooManyShown || show
-	s.mu.Unlock()
+// called without b.mu.
+func (b *threadBook) showTooMany() {
+	b.mu.Lock()
+	show := b.tooMany && !b.tooManyShown
+	b.tooManyShown = b.tooManyShown || show
+	b.mu.Unlock()
 	if show {
-		s.store.UpdateVM(s.key, func(vm *VM) {
+		b.entry.store.UpdateVM(b.entry.key, func(vm *VM) {
 			vm.TooManyThreads = true
-			vm.Err = fmt.Sprintf("too many threads: more than %d; newer threads are not shown", s.opts.MaxThreads)
+			vm.Err = fmt.Sprintf("too many threads: more than %d; newer threads are not shown", b.maxThreads)
 		})
 	}
 }
 
-// threadsChangedLocked notes a change of the thread table at input time
-// now and returns what to call once s.mu is released: a publish when the
-// last one is at least threadPublishInterval old, else nothing yet (the
-// table is published when that interval has passed, by a timer whose firing
-// is recorded so that a replay publishes at the same instant, or by the next
+// changedLocked notes a change of the thread table at input time now and
+// returns what to call once b.mu is released: a publish when the last one
+// is at least threadPublishInterval old, else nothing yet (the table is
+// published when that interval has passed, by a timer whose firing is
+// recorded so that a replay publishes at the same instant, or by the next
 // full table, whichever comes first).
-func (s *Session) threadsChangedLocked(now time.Time) func() {
+func (b *threadBook) changedLocked(now time.Time) func() {
 	// Due (even with a timer pending that has not fired yet, or in a replay
 	// of a recording that has no flush record here): published at once.
-	if now.Sub(s.lastPublish) >= threadPublishInterval {
-		return s.publishLocked(now)
+	if now.Sub(b.lastPublish) >= threadPublishInterval {
+		return b.publishLocked(now)
 	}
-	if !s.pending {
-		s.pending = true
-		if s.jc != nil { // live; a replay flushes from its own clock (flushThreads)
-			s.flushTimer = time.AfterFunc(s.lastPublish.Add(threadPublishInterval).Sub(now), func() {
-				s.input(func(now time.Time) {
+	if !b.pending {
+		b.pending = true
+		if b.conn.jc != nil { // live; a replay flushes from its own clock (flush)
+			b.flushTimer = time.AfterFunc(b.lastPublish.Add(threadPublishInterval).Sub(now), func() {
+				b.input(func(now time.Time) {
 					// Recorded, so that a replay publishes at this very
 					// instant too (timers fire late under load).
-					s.rec.json(now, record.KindState, s.key, stateRecord{FlushThreads: true})
-					s.flushThreads(now)
+					b.entry.rec.json(now, record.KindState, b.entry.key, stateRecord{FlushThreads: true})
+					b.flush(now)
 				})
 			})
 		}
 	}
-	if s.tooMany && !s.tooManyShown {
-		return s.showTooMany
+	if b.tooMany && !b.tooManyShown {
+		return b.showTooMany
 	}
 	return nothing // a method value would be allocated on every change
 }
@@ -90,17 +104,17 @@ func (s *Session) threadsChangedLocked(now time.Time) func() {
 func nothing() {}
 
 // publishLocked takes the table for publishing at input time now; call the
-// result once s.mu is released.
-func (s *Session) publishLocked(now time.Time) func() {
-	s.pending, s.lastPublish = false, now
-	if s.flushTimer != nil {
-		s.flushTimer.Stop()
-		s.flushTimer = nil
+// result once b.mu is released.
+func (b *threadBook) publishLocked(now time.Time) func() {
+	b.pending, b.lastPublish = false, now
+	if b.flushTimer != nil {
+		b.flushTimer.Stop()
+		b.flushTimer = nil
 	}
-	seq, table := s.threadTableLocked()
+	seq, table := threadSeq.Add(1), b.table.snapshot()
 	return func() {
-		s.store.setThreads(s.key, seq, table)
-		s.showTooMany()
+		b.entry.store.setThreads(b.entry.key, seq, table)
+		b.showTooMany()
 	}
 }
 
@@ -109,22 +123,90 @@ func (s *Session) publishLocked(now time.Time) func() {
 // (Store.setThreads), whichever goroutine publishes first.
 var threadSeq atomic.Uint64
 
-// threadTableLocked copies the thread table for the store, with its
-// sequence number.
-func (s *Session) threadTableLocked() (uint64, []Thread) {
-	return threadSeq.Add(1), s.threads.snapshot()
-}
-
-// flushThreads publishes a pending table at input time now: the live
-// timer's, or that recorded time in a replay. It runs as an input (under
-// s.inMu), so it is ordered with every other publish of the session.
-func (s *Session) flushThreads(now time.Time) {
-	s.mu.Lock()
-	if !s.pending {
-		s.mu.Unlock()
+// flush publishes a pending table at input time now: the live timer's, or
+// that recorded time in a replay. It runs as an input (under the
+// session's input lock), so it is ordered with every other publish.
+func (b *threadBook) flush(now time.Time) {
+	b.mu.Lock()
+	if !b.pending {
+		b.mu.Unlock()
 		return
 	}
-	publish := s.publishLocked(now)
-	s.mu.Unlock()
+	publish := b.publishLocked(now)
+	b.mu.Unlock()
 	publish()
+}
+
+// close stops publishing: nothing is published for a VM that went.
+func (b *threadBook) close() {
+	b.mu.Lock()
+	if b.flushTimer != nil {
+		b.flushTimer.Stop()
+		b.flushTimer = nil
+	}
+	b.pending = false
+	b.mu.Unlock()
+}
+
+// change applies fn to the table at input time now and publishes the
+// result (at a bounded rate).
+func (b *threadBook) change(now time.Time, fn func(t *threadTable)) {
+	b.mu.Lock()
+	fn(&b.table)
+	publish := b.changedLocked(now)
+	b.mu.Unlock()
+	publish()
+}
+
+// created applies THCR: a thread created, or renamed when known.
+func (b *threadBook) created(m *ddm.ThreadCreated, now time.Time) {
+	b.change(now, func(t *threadTable) {
+		id := uint64(m.ID)
+		if th := t.get(id); th != nil {
+			th.Name = m.Name
+		} else if b.roomLocked() {
+			t.insert(Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now, Source: SourceDDM})
+		}
+	})
+}
+
+// missed counts a missed THST poll and returns the misses in a row.
+func (b *threadBook) missed() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.misses++
+	return b.misses
+}
+
+// missedNow is the THST polls missed in a row.
+func (b *threadBook) missedNow() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.misses
+}
+
+// applyJDWP applies a thread table polled with JDWP at now.
+func (b *threadBook) applyJDWP(rows []jdwpThread, now time.Time) {
+	fresh := make([]Thread, 0, len(rows))
+	for _, r := range rows {
+		th := Thread{ID: r.ID, Name: r.Name, Status: r.Status, State: jdwp.ThreadStatusName(int32(r.Status)), Created: now, Changed: now, Source: SourceJDWP}
+		if r.Suspended {
+			th.State = "suspended" // by a debugger: not running, whatever its status says
+		}
+		fresh = append(fresh, th)
+	}
+	b.mu.Lock()
+	for i := range fresh {
+		th := &fresh[i]
+		if prev := b.table.get(th.ID); prev != nil {
+			th.Created = prev.Created
+			if prev.State == th.State {
+				th.Changed = prev.Changed
+			}
+		}
+	}
+	b.table.replace(fresh)
+	seq, table := threadSeq.Add(1), b.table.snapshot()
+	b.mu.Unlock()
+	b.entry.store.setThreads(b.entry.key, seq, table)
 }

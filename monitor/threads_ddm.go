@@ -26,8 +26,13 @@ var errNoTHST = errors.New("THST reply without a thread table")
 // is outstanding at most: a tick that finds it unanswered lets it be, or
 // counts it missed once it is older than the request timeout.
 type thstPoller struct {
-	s   *Session
-	ctx context.Context
+	conn  *vmConn
+	entry *vmEntry
+	book  *threadBook
+	// probe and timeout are SessionOptions.ProbeTimeout and RequestTimeout.
+	probe, timeout time.Duration
+	onDevice       bool // the VM's device can tell its threads (/proc)
+	ctx            context.Context
 	// unanswered gets a value when THST was first missed: the session's
 	// goroutine starts the /proc thread source (ticks start no goroutines).
 	unanswered chan struct{}
@@ -45,14 +50,9 @@ type thstPoller struct {
 	busy sync.WaitGroup
 }
 
-func newTHSTPoller(ctx context.Context, s *Session, hpifAsked time.Time) *thstPoller {
-	return &thstPoller{s: s, ctx: ctx, unanswered: make(chan struct{}, 1), hpifAsked: hpifAsked}
-}
-
 // tick is called at each tick of the clock (and once before the session
 // joins it), never by two goroutines at once.
 func (p *thstPoller) tick(now time.Time) {
-	s := p.s
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
@@ -63,7 +63,7 @@ func (p *thstPoller) tick(now time.Time) {
 		p.mu.Unlock()
 		// Taken back: its callback will not be called. If Forget finds it
 		// gone, the callback has it.
-		if late && s.jc.Forget(id) {
+		if late && p.conn.jc.Forget(id) {
 			p.mu.Lock()
 			p.waiting = false
 			p.mu.Unlock()
@@ -76,28 +76,27 @@ func (p *thstPoller) tick(now time.Time) {
 		p.mu.Unlock()
 		return
 	}
-	s.mu.Lock()
-	wait := s.opts.RequestTimeout
-	if s.src.caps.thst == unknown {
-		wait = min(wait, s.opts.ProbeTimeout) // the first ask decides quickly
+	caps := p.entry.capsNow()
+	wait := p.timeout
+	if caps.thst == unknown {
+		wait = min(wait, p.probe) // the first ask decides quickly
 	}
-	hpifUnknown := s.src.caps.hpif == unknown
-	s.mu.Unlock()
+	hpifUnknown := caps.hpif == unknown
 	p.waiting, p.sent, p.wait = true, now, wait
 	p.mu.Unlock()
 
 	// HPIF NOW is answered at once (an unsolicited HPIF) or never.
-	if !p.hpifKnown && now.Sub(p.hpifAsked) >= s.opts.ProbeTimeout {
+	if !p.hpifKnown && now.Sub(p.hpifAsked) >= p.probe {
 		p.hpifKnown = true
 		if hpifUnknown {
-			s.setCaps(func(in *capInput) {
+			p.entry.setCaps(func(in *capInput) {
 				if in.hpif == unknown {
 					in.hpif = unanswered
 				}
 			})
 		}
 	}
-	id, err := s.jc.TryRequestFunc(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, thstRequest, p.reply)
+	id, err := p.conn.jc.TryRequestFunc(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, thstRequest, p.reply)
 	p.mu.Lock()
 	if err != nil { // busy with another write (asked again at the next tick), or closed
 		p.waiting = false
@@ -121,7 +120,7 @@ func (p *thstPoller) reply(pk *jdwp.Packet, err error) {
 	p.mu.Unlock()
 	defer p.busy.Done()
 	if err == nil {
-		err = p.s.takeTHSTReply(pk)
+		err = p.book.takeTHSTReply(pk)
 	}
 	p.done(err)
 }
@@ -129,33 +128,27 @@ func (p *thstPoller) reply(pk *jdwp.Packet, err error) {
 // done ends a poll: a missed one (err) is counted, and a VM that never
 // answers THST (recent frameworks) is asked at every 8th tick only.
 func (p *thstPoller) done(err error) {
-	s := p.s
 	if err != nil {
-		if p.ctx.Err() != nil || s.jc.Err() != nil {
+		if p.ctx.Err() != nil || p.conn.jc.Err() != nil {
 			return
 		}
-		s.mu.Lock()
-		s.thstMisses++
-		miss := s.thstMisses
-		first := s.src.caps.thst != unanswered
-		s.mu.Unlock()
+		miss := p.book.missed()
+		first := p.entry.capsNow().thst != unanswered
 		if first {
-			s.setCaps(func(in *capInput) { in.thst = unanswered })
+			p.entry.setCaps(func(in *capInput) { in.thst = unanswered })
 			select {
 			case p.unanswered <- struct{}{}:
 			default:
 			}
 		}
-		if miss == 3 && s.shell == nil {
-			s.setErr("VM does not answer thread status (THST)")
+		if miss == 3 && !p.onDevice {
+			p.entry.setErr("VM does not answer thread status (THST)")
 		}
 	}
-	s.mu.Lock()
 	skip := 0
-	if s.thstMisses >= 3 {
+	if p.book.missedNow() >= 3 {
 		skip = 7
 	}
-	s.mu.Unlock()
 	p.mu.Lock()
 	p.skip = skip
 	p.mu.Unlock()
@@ -173,7 +166,7 @@ func (p *thstPoller) stop() {
 // takeTHSTReply applies the reply packet to a THST request: the table goes
 // into the model as one input (recorded), its entries read where they are.
 // An error (malformed, FAIL, empty) counts as a missed poll.
-func (s *Session) takeTHSTReply(p *jdwp.Packet) error {
+func (b *threadBook) takeTHSTReply(p *jdwp.Packet) error {
 	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))
 	if err != nil {
 		return fmt.Errorf("%v reply: %w", ddm.TypeTHST, err)
@@ -193,42 +186,42 @@ func (s *Session) takeTHSTReply(p *jdwp.Packet) error {
 	if err != nil {
 		return err
 	}
-	s.input(func(now time.Time) {
-		s.rec.chunk(now, s.key, c)
-		s.applyThreadStatus(&e, now)
+	b.input(func(now time.Time) {
+		b.entry.rec.chunk(now, b.entry.key, c)
+		b.applyStatus(&e, now)
 	})
 	return nil
 }
 
 // applyTHSTChunk applies a recorded THST chunk (a replay).
-func (s *Session) applyTHSTChunk(c ddm.Chunk, now time.Time) error {
+func (b *threadBook) applyTHSTChunk(c ddm.Chunk, now time.Time) error {
 	e, err := ddm.ParseThreadStatusEntries(c.Data)
 	if err != nil {
 		return err
 	}
-	s.applyThreadStatus(&e, now)
+	b.applyStatus(&e, now)
 	return nil
 }
 
-// applyThreadStatus applies a THST reply received at now.
-func (s *Session) applyThreadStatus(tab *ddm.ThreadStatusEntries, now time.Time) {
-	s.mu.Lock()
-	if s.thstMisses >= 3 {
-		s.thstMisses = 0
+// applyStatus applies a THST reply received at now.
+func (b *threadBook) applyStatus(tab *ddm.ThreadStatusEntries, now time.Time) {
+	thstNew := b.entry.capsNow().thst != answered
+	b.mu.Lock()
+	if b.misses >= 3 {
+		b.misses = 0
 	}
-	thstNew := s.src.caps.thst != answered
-	if s.threads.applyTHST(tab, s.family, now, s.opts.MaxThreads) {
-		s.tooMany = true
+	if b.table.applyTHST(tab, b.conn.family, now, b.maxThreads) {
+		b.tooMany = true
 	}
 	// Published like every other change of the table: at once unless the
 	// last publish is under threadPublishInterval old (replies faster than
 	// 10 Hz), then when that interval has passed. The table above is the
 	// live model, updated by every reply; the store's copy of 200 rows costs
 	// more than applying a reply, so it is taken at a bounded rate.
-	publish := s.threadsChangedLocked(now)
-	s.mu.Unlock()
+	publish := b.changedLocked(now)
+	b.mu.Unlock()
 	if thstNew {
-		s.setCaps(func(in *capInput) { in.thst = answered })
+		b.entry.setCaps(func(in *capInput) { in.thst = answered })
 	}
 	publish()
 }

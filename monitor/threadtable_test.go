@@ -283,16 +283,16 @@ func TestThreadTableTHSTAllocatesNothing(t *testing.T) {
 func TestTakeTHSTReplyIntoStore(t *testing.T) {
 	store := NewStore(NewBus())
 	s := NewSession(scan.Endpoint{Key: "local:1", Source: "local:1"}, store, SessionOptions{MaxThreads: 3})
-	s.family = ddm.FamilyART
+	s.conn.family = ddm.FamilyART
 	s.begin(time.Now())
 	reply := func(m ddm.Message) error {
 		var data []byte
 		if m != nil {
 			data = ddm.AppendMessage(nil, m)
 		}
-		return s.takeTHSTReply(jdwp.NewReply(1, jdwp.ErrNone, data))
+		return s.threads.takeTHSTReply(jdwp.NewReply(1, jdwp.ErrNone, data))
 	}
-	raw := func(data []byte) error { return s.takeTHSTReply(jdwp.NewReply(2, jdwp.ErrNone, data)) }
+	raw := func(data []byte) error { return s.threads.takeTHSTReply(jdwp.NewReply(2, jdwp.ErrNone, data)) }
 	if err := reply(&ddm.ThreadStatusTable{Threads: []ddm.ThreadStatus{ts(4, 1, 0), ts(2, 1, 0), ts(8, 1, 0), ts(6, 1, 0)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestStoreKeepsNewerThreadTable(t *testing.T) {
 func TestTHSTPublishedWhenDue(t *testing.T) {
 	store := NewStore(NewBus())
 	s := NewSession(scan.Endpoint{Key: "local:1", Source: "local:1"}, store, SessionOptions{})
-	s.family = ddm.FamilyART
+	s.conn.family = ddm.FamilyART
 	t0 := time.Unix(100, 0)
 	s.begin(t0)
 	s.handle(&ddm.ThreadCreated{ID: 1, Name: "main"}, t0)                       // published
@@ -355,11 +355,11 @@ func TestTHSTPublishedWhenDue(t *testing.T) {
 	if vm, _ := store.VM("local:1"); len(vm.Threads) != 1 {
 		t.Fatalf("store holds %d threads, want the first publish's 1", len(vm.Threads))
 	}
-	s.applyThreadStatus(thstEntries(t, ts(1, 1, 5), ts(2, 1, 5), ts(3, 1, 5)), t0.Add(150*time.Millisecond))
+	s.threads.applyStatus(thstEntries(t, ts(1, 1, 5), ts(2, 1, 5), ts(3, 1, 5)), t0.Add(150*time.Millisecond))
 	if vm, _ := store.VM("local:1"); len(vm.Threads) != 3 || vm.Threads[0].Name != "main" {
 		t.Errorf("after a THST 150 ms on: store holds %v", ids(vm.Threads))
 	}
-	s.applyThreadStatus(thstEntries(t, ts(1, 1, 5)), t0.Add(200*time.Millisecond)) // 50 ms later: waits
+	s.threads.applyStatus(thstEntries(t, ts(1, 1, 5)), t0.Add(200*time.Millisecond)) // 50 ms later: waits
 	if vm, _ := store.VM("local:1"); len(vm.Threads) != 3 {
 		t.Errorf("a THST 50 ms after a publish was published at once: %v", ids(vm.Threads))
 	}

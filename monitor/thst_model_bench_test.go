@@ -48,7 +48,7 @@ func benchTHSTIntoModel(b *testing.B, packets [][]byte, size int, every bool) {
 	sub := store.Bus().Subscribe()
 	defer sub.Close()
 	s := NewSession(scan.Endpoint{Key: "bench", Source: "local:1"}, store, SessionOptions{})
-	s.family = ddm.FamilyART
+	s.conn.family = ddm.FamilyART
 	s.begin(time.Now())
 	want := os.Getenv("DDMTUI_THST_EXPECT")
 
@@ -78,14 +78,14 @@ func benchTHSTIntoModel(b *testing.B, packets [][]byte, size int, every bool) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := s.takeTHSTReply(p); err != nil {
+			if err := s.threads.takeTHSTReply(p); err != nil {
 				b.Fatal(err)
 			}
 			if every {
-				s.input(s.flushThreads)
+				s.input(s.threads.flush)
 			}
 		}
-		s.input(s.flushThreads) // what the live timer does, within 100 ms
+		s.input(s.threads.flush) // what the live timer does, within 100 ms
 		vm, _ := store.VM("bench")
 		if n := len(vm.Threads); n != last {
 			b.Fatalf("store holds %d threads, the last reply listed %d", n, last)

@@ -100,8 +100,8 @@ func newPollerRig(t *testing.T) (*Session, *thstPoller, *pollPeer, context.Cance
 	a, b := net.Pipe()
 	store := NewStore(NewBus())
 	s := NewSession(scan.Endpoint{Key: "poll", Source: "local:1"}, store, SessionOptions{RequestTimeout: 2 * time.Second, ProbeTimeout: 500 * time.Millisecond})
-	s.family = ddm.FamilyART
-	s.jc = jdwp.NewConn(a, jdwp.Options{})
+	s.conn.family = ddm.FamilyART
+	s.conn.jc = jdwp.NewConn(a, jdwp.Options{})
 	s.begin(time.Now())
 	v := &pollPeer{nc: b, reqs: make(chan *jdwp.Packet, 64), paused: make(chan struct{}, 1), resume: make(chan struct{}), stopped: make(chan struct{})}
 	go v.run()
@@ -110,7 +110,7 @@ func newPollerRig(t *testing.T) (*Session, *thstPoller, *pollPeer, context.Cance
 	t.Cleanup(func() {
 		cancel()
 		p.stop()
-		s.jc.Close()
+		s.conn.jc.Close()
 		b.Close()
 		close(v.resume) // a peer paused by a failed test goes on
 		<-v.stopped
@@ -129,11 +129,7 @@ func pollerWaiting(p *thstPoller) bool {
 	return p.waiting
 }
 
-func misses(s *Session) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.thstMisses
-}
+func misses(s *Session) int { return s.threads.missedNow() }
 
 // One request is outstanding at most; its reply goes into the store, and
 // the next tick asks again.
@@ -228,7 +224,7 @@ func TestTHSTPollerSkipsBusyConnection(t *testing.T) {
 	v.pause.Store(true)
 	written := make(chan error, 1)
 	go func() {
-		written <- s.jc.WritePacket(jdwp.NewCommand(7, 1, 1, make([]byte, 1<<20)))
+		written <- s.conn.jc.WritePacket(jdwp.NewCommand(7, 1, 1, make([]byte, 1<<20)))
 	}()
 	<-v.paused // the big command's header is read, its body is being written
 	v.pause.Store(false)
@@ -260,7 +256,7 @@ func TestTHSTPollerConnectionEndAndStop(t *testing.T) {
 	s, p, v, _ := newPollerRig(t)
 	p.tick(time.Now())
 	v.next(t)
-	s.jc.Close()
+	s.conn.jc.Close()
 	waitFor(t, "the poll to end", 5*time.Second, func() bool { return !pollerWaiting(p) })
 	if m := misses(s); m != 0 {
 		t.Fatalf("the connection's end counted %d misses", m)

@@ -161,27 +161,20 @@ func TestApplyProcess(t *testing.T) {
 	s.begin(time.Now())
 	yes, no := true, false
 	uid, user := int64(1010123), int64(10)
-	s.applyProcess(&processRecord{Debuggable: true, Profileable: true, Architecture: "arm", Name: "com.example.a",
+	s.entry.applyProcess(&processRecord{Debuggable: true, Profileable: true, Architecture: "arm", Name: "com.example.a",
 		Packages: []string{"com.example.a", "com.example.shared"}, Waiting: &yes, UID: &uid, UserID: &user})
 	vm, _ := store.VM("k")
 	if vm.App != "com.example.a" || vm.Package != "com.example.a" || vm.Debugger != DebuggerWaiting || !vm.UIDKnown ||
 		vm.UID != 1010123 || vm.UserID != 10 || vm.Architecture != "arm" || !vm.Tracked || vm.ProcessOnly() {
 		t.Fatalf("%+v", vm)
 	}
-	s.applyProcess(&processRecord{Debuggable: true, Profileable: true, Name: "com.example.a", Waiting: &no})
+	s.entry.applyProcess(&processRecord{Debuggable: true, Profileable: true, Name: "com.example.a", Waiting: &no})
 	if vm, _ = store.VM("k"); vm.Debugger != DebuggerNone {
 		t.Fatalf("wait ended: %v", vm.Debugger)
 	}
 	store.updateExisting("k", func(vm *VM) { vm.DDM, vm.App, vm.Debugger = true, "com.example.a:remote", DebuggerAttached })
-	s.applyProcess(&processRecord{Debuggable: true, Name: "com.example.a", Waiting: &yes})
+	s.entry.applyProcess(&processRecord{Debuggable: true, Name: "com.example.a", Waiting: &yes})
 	if vm, _ = store.VM("k"); vm.App != "com.example.a:remote" || vm.Debugger != DebuggerAttached {
 		t.Fatalf("after HELO and attach: %+v", vm)
-	}
-	// cmdline parsing: the program name up to its NUL; cat's errors are no name.
-	for in, want := range map[string]string{"com.example.b\x00--flag\x00": "com.example.b", "cat: /proc/9/cmdline: No such file or directory\n": "",
-		"": "", "app_process64": "app_process64"} {
-		if got, ok := parseCmdline([]byte(in)); got != want || ok != (want != "") {
-			t.Errorf("parseCmdline(%q) = %q %v", in, got, ok)
-		}
 	}
 }

@@ -70,13 +70,13 @@ func (e *Engine) View() []Found {
 func (s *Session) found() (Found, bool) {
 	vm, inStore := s.store.VM(s.key)
 	select {
-	case <-s.ready:
+	case <-s.conn.ready:
 		switch {
 		case !inStore:
 			return Found{}, false // Run removed the VM and is returning
 		case s.silent:
 			return Found{VM: vm, Failed: "no reply to HELO"}, true
-		case s.isDDM || s.refused || s.noJDWP:
+		case s.conn.isDDM || s.refused || s.noJDWP:
 			return Found{VM: vm}, true
 		}
 		return Found{}, false
@@ -105,16 +105,16 @@ func (s *Session) endFailure(ctx context.Context, runErr error) string {
 	if runErr != nil {
 		return strings.TrimPrefix(runErr.Error(), s.key+": ")
 	}
-	if s.jc == nil { // a process without JDWP
+	if s.conn.jc == nil { // a process without JDWP
 		return ""
 	}
-	jerr := s.jc.Err()
+	jerr := s.conn.jc.Err()
 	switch {
 	case errors.Is(jerr, jdwp.ErrPacketTooLarge), errors.Is(jerr, jdwp.ErrBadLength):
 		return jerr.Error()
 	case s.silent:
 		return "no reply to HELO"
-	case s.isDDM || s.refused:
+	case s.conn.isDDM || s.refused:
 		if jerr == nil || errors.Is(jerr, jdwp.ErrClosed) || wentAway(jerr) {
 			return "" // a VM that went away, or a re-open
 		}

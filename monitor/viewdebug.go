@@ -41,10 +41,21 @@ const (
 	modernViewOpsAPI = 21
 )
 
+// ViewDebugger asks a VM about its views: the requests of the framework's
+// DdmHandleViewDebug, on the session's connection. Session.Views gives it;
+// dumps go into the model (VM.Views) and the recording.
+type ViewDebugger struct {
+	conn  *vmConn
+	entry *vmEntry
+	input func(func(now time.Time)) // the session's
+	// timeout is SessionOptions.RequestTimeout, silentWait ViewSilentWait.
+	timeout, silentWait time.Duration
+}
+
 // legacyViewOps reports whether the VM's device runs Android 4.4's handler
 // (known from its API level; VMs on local ports count as current).
-func (s *Session) legacyViewOps() bool {
-	vm, _ := s.store.VM(s.key)
+func (s *ViewDebugger) legacyViewOps() bool {
+	vm, _ := s.entry.vm()
 	return vm.API > 0 && vm.API < modernViewOpsAPI
 }
 
@@ -52,14 +63,14 @@ func (s *Session) legacyViewOps() bool {
 var ErrNoViewDebug = errors.New("the VM has no view debugging handler (no view-hierarchy in FEAT: not an Android app VM)")
 
 // viewReady checks that the VM can be asked about views.
-func (s *Session) viewReady(ctx context.Context) error {
-	if err := s.waitReady(ctx); err != nil {
+func (s *ViewDebugger) viewReady(ctx context.Context) error {
+	if err := s.conn.waitReady(ctx); err != nil {
 		return err
 	}
-	if !s.isDDM {
+	if !s.conn.isDDM {
 		return fmt.Errorf("%w: %w", viewtree.ErrNoWindows, ErrNotDDM)
 	}
-	if !s.hasFeature(ddm.FeatureViewHierarchy) {
+	if !s.entry.hasFeature(ddm.FeatureViewHierarchy) {
 		return fmt.Errorf("%w: %w", viewtree.ErrNoWindows, ErrNoViewDebug)
 	}
 	return nil
@@ -67,8 +78,8 @@ func (s *Session) viewReady(ctx context.Context) error {
 
 // viewRequest sends a view request and returns the reply's data; a FAIL
 // becomes a *viewtree.OpError.
-func (s *Session) viewRequest(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, error) {
-	reply, err := s.requestWithin(ctx, m, d)
+func (s *ViewDebugger) viewRequest(ctx context.Context, m ddm.Message, d time.Duration) (ddm.Message, error) {
+	reply, err := s.conn.requestWithin(ctx, m, d)
 	var f *ddm.FailError
 	if errors.As(err, &f) {
 		return nil, viewtree.FromFail(f)
@@ -78,11 +89,11 @@ func (s *Session) viewRequest(ctx context.Context, m ddm.Message, d time.Duratio
 
 // ViewWindows lists the VM's window roots (VULW). A VM with none (waiting
 // for a debugger, a service, no activity up) gives viewtree.ErrNoWindows.
-func (s *Session) ViewWindows(ctx context.Context) ([]string, error) {
+func (s *ViewDebugger) ViewWindows(ctx context.Context) ([]string, error) {
 	if err := s.viewReady(ctx); err != nil {
 		return nil, err
 	}
-	reply, err := s.viewRequest(ctx, &ddm.ViewWindowsRequest{Arg: 1}, s.opts.RequestTimeout)
+	reply, err := s.viewRequest(ctx, &ddm.ViewWindowsRequest{Arg: 1}, s.timeout)
 	if err != nil {
 		return nil, fmt.Errorf("VULW: %w", err)
 	}
@@ -97,7 +108,7 @@ func (s *Session) ViewWindows(ctx context.Context) ([]string, error) {
 }
 
 // rootData runs a VURT operation and returns its raw reply.
-func (s *Session) rootData(ctx context.Context, req *ddm.ViewRootRequest) ([]byte, error) {
+func (s *ViewDebugger) rootData(ctx context.Context, req *ddm.ViewRootRequest) ([]byte, error) {
 	if err := s.viewReady(ctx); err != nil {
 		return nil, err
 	}
@@ -116,7 +127,7 @@ func (s *Session) rootData(ctx context.Context, req *ddm.ViewRootRequest) ([]byt
 // stream where the framework has it (API 23+), the text dump on older ones
 // (which ignore the flag). The dump goes into the model (VM.Views) and the
 // recording.
-func (s *Session) DumpWindow(ctx context.Context, window string) (*viewtree.Tree, error) {
+func (s *ViewDebugger) DumpWindow(ctx context.Context, window string) (*viewtree.Tree, error) {
 	data, err := s.rootData(ctx, &ddm.ViewRootRequest{Op: ddm.ViewDumpHierarchy, ViewRoot: window,
 		IncludeProperties: true, HasV2: true, V2: true})
 	if err != nil {
@@ -124,12 +135,12 @@ func (s *Session) DumpWindow(ctx context.Context, window string) (*viewtree.Tree
 	}
 	t, derr := decodeDump(window, data)
 	s.input(func(now time.Time) {
-		if s.rec != nil && len(window) <= maxWindowName {
+		if s.entry.rec != nil && len(window) <= maxWindowName {
 			rec := make([]byte, 2+len(window)+len(data))
 			rec[0], rec[1] = byte(len(window)>>8), byte(len(window))
 			copy(rec[2:], window)
 			copy(rec[2+len(window):], data)
-			s.rec.add(now, record.KindViews, s.key, rec)
+			s.entry.rec.add(now, record.KindViews, s.entry.key, rec)
 		}
 		s.applyViewDump(window, t, derr, now)
 	})
@@ -156,7 +167,7 @@ func decodeDump(window string, data []byte) (*viewtree.Tree, error) {
 }
 
 // applyViewsRecord applies a recorded dump.
-func (s *Session) applyViewsRecord(data []byte, now time.Time) error {
+func (s *ViewDebugger) applyViewsRecord(data []byte, now time.Time) error {
 	if len(data) < 2 {
 		return fmt.Errorf("views record of %d bytes", len(data))
 	}
@@ -171,12 +182,12 @@ func (s *Session) applyViewsRecord(data []byte, now time.Time) error {
 }
 
 // applyViewDump keeps a window's latest dump in the model.
-func (s *Session) applyViewDump(window string, t *viewtree.Tree, err error, now time.Time) {
+func (s *ViewDebugger) applyViewDump(window string, t *viewtree.Tree, err error, now time.Time) {
 	d := WindowDump{Window: window, At: now, Tree: t}
 	if err != nil {
 		d.Err = err.Error()
 	}
-	s.store.UpdateVM(s.key, func(vm *VM) {
+	s.entry.store.UpdateVM(s.entry.key, func(vm *VM) {
 		views := make([]WindowDump, 0, len(vm.Views)+1)
 		for _, v := range vm.Views {
 			if v.Window != window {
@@ -193,7 +204,7 @@ func (s *Session) applyViewDump(window string, t *viewtree.Tree, err error, now 
 
 // DumpAllWindows dumps every window; a window that vanished between VULW
 // and VURT has its error in its entry, the others are unaffected.
-func (s *Session) DumpAllWindows(ctx context.Context) ([]viewtree.JSONWindow, error) {
+func (s *ViewDebugger) DumpAllWindows(ctx context.Context) ([]viewtree.JSONWindow, error) {
 	names, err := s.ViewWindows(ctx)
 	if err != nil {
 		return nil, err
@@ -207,7 +218,7 @@ func (s *Session) DumpAllWindows(ctx context.Context) ([]viewtree.JSONWindow, er
 }
 
 // CaptureLayers asks for a window's capture-layers stream (VURT op 2).
-func (s *Session) CaptureLayers(ctx context.Context, window string) (*viewtree.Layers, error) {
+func (s *ViewDebugger) CaptureLayers(ctx context.Context, window string) (*viewtree.Layers, error) {
 	data, err := s.rootData(ctx, &ddm.ViewRootRequest{Op: ddm.ViewCaptureLayers, ViewRoot: window})
 	if err != nil {
 		return nil, fmt.Errorf("capture layers of %s: %w", window, err)
@@ -216,7 +227,7 @@ func (s *Session) CaptureLayers(ctx context.Context, window string) (*viewtree.L
 }
 
 // DumpTheme dumps a window's theme (VURT op 3, API 22+).
-func (s *Session) DumpTheme(ctx context.Context, window string) ([]viewtree.ThemeAttr, error) {
+func (s *ViewDebugger) DumpTheme(ctx context.Context, window string) ([]viewtree.ThemeAttr, error) {
 	data, err := s.rootData(ctx, &ddm.ViewRootRequest{Op: ddm.ViewDumpTheme, ViewRoot: window})
 	if err != nil {
 		return nil, fmt.Errorf("dump theme of %s: %w", window, err)
@@ -225,7 +236,7 @@ func (s *Session) DumpTheme(ctx context.Context, window string) ([]viewtree.Them
 }
 
 // viewOp runs a VUOP operation that answers with data.
-func (s *Session) viewOp(ctx context.Context, req *ddm.ViewOpRequest) ([]byte, error) {
+func (s *ViewDebugger) viewOp(ctx context.Context, req *ddm.ViewOpRequest) ([]byte, error) {
 	if err := s.viewReady(ctx); err != nil {
 		return nil, err
 	}
@@ -242,7 +253,7 @@ func (s *Session) viewOp(ctx context.Context, req *ddm.ViewOpRequest) ([]byte, e
 
 // CaptureView asks for a view's picture (VUOP op 1): PNG bytes, checked to
 // decode as one.
-func (s *Session) CaptureView(ctx context.Context, window, view string) ([]byte, error) {
+func (s *ViewDebugger) CaptureView(ctx context.Context, window, view string) ([]byte, error) {
 	data, err := s.viewOp(ctx, &ddm.ViewOpRequest{Op: ddm.ViewCapture, ViewRoot: window, View: view})
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", view, err)
@@ -255,7 +266,7 @@ func (s *Session) CaptureView(ctx context.Context, window, view string) ([]byte,
 
 // ProfileView measures a view's subtree (VUOP op 3 on Android 10+):
 // measure, layout and draw times per view in pre-order.
-func (s *Session) ProfileView(ctx context.Context, window, view string) ([]viewtree.Timing, error) {
+func (s *ViewDebugger) ProfileView(ctx context.Context, window, view string) ([]viewtree.Timing, error) {
 	req := &ddm.ViewOpRequest{Op: ddm.ViewProfile, ViewRoot: window, View: view}
 	if s.legacyViewOps() {
 		req.Op, req.Legacy = ddm.ViewLegacyProfile, true
@@ -271,18 +282,18 @@ func (s *Session) ProfileView(ctx context.Context, window, view string) ([]viewt
 // a FAIL arriving within ViewSilentWait is its error, silence is success.
 // replied says whether the VM answered (an empty reply on older VMs, a
 // return value on API 34+).
-func (s *Session) silentOp(ctx context.Context, req *ddm.ViewOpRequest) (data []byte, replied bool, err error) {
+func (s *ViewDebugger) silentOp(ctx context.Context, req *ddm.ViewOpRequest) (data []byte, replied bool, err error) {
 	if err := s.viewReady(ctx); err != nil {
 		return nil, false, err
 	}
-	reply, err := s.viewRequest(ctx, req, s.opts.ViewSilentWait)
+	reply, err := s.viewRequest(ctx, req, s.silentWait)
 	switch {
 	case err == nil:
 		if d, ok := reply.(*ddm.ViewOpData); ok {
 			return d.Data, true, nil
 		}
 		return nil, true, nil
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && s.jc.Err() == nil:
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && s.conn.jc.Err() == nil:
 		return nil, false, nil // silence: the framework sends nothing on success
 	}
 	return nil, false, err
@@ -291,7 +302,7 @@ func (s *Session) silentOp(ctx context.Context, req *ddm.ViewOpRequest) (data []
 // InvokeViewMethod calls a method on a view on its UI thread (VUOP op 4:
 // invalidate, requestLayout, setVisibility with an int…). ret is the
 // return value when the framework sends it (API 34+), nil otherwise.
-func (s *Session) InvokeViewMethod(ctx context.Context, window, view, method string, args []ddm.ViewArg) (*viewtree.Return, error) {
+func (s *ViewDebugger) InvokeViewMethod(ctx context.Context, window, view, method string, args []ddm.ViewArg) (*viewtree.Return, error) {
 	req := &ddm.ViewOpRequest{Op: ddm.ViewInvokeMethod, ViewRoot: window, View: view, Method: method, Args: args}
 	if s.legacyViewOps() {
 		switch {
@@ -319,7 +330,7 @@ func (s *Session) InvokeViewMethod(ctx context.Context, window, view, method str
 
 // SetViewLayoutParam sets an int field of a view's layout params and
 // requests a layout (VUOP op 5).
-func (s *Session) SetViewLayoutParam(ctx context.Context, window, view, field string, value int32) error {
+func (s *ViewDebugger) SetViewLayoutParam(ctx context.Context, window, view, field string, value int32) error {
 	if s.legacyViewOps() {
 		return fmt.Errorf("set %s of %s: %w: Android 4.4 cannot set layout parameters", field, view, viewtree.ErrUnknownOp)
 	}
@@ -333,7 +344,7 @@ func (s *Session) SetViewLayoutParam(ctx context.Context, window, view, field st
 
 // DumpDisplayList asks the framework to write a view's display list to the
 // device log (VUOP op 2; never any reply data).
-func (s *Session) DumpDisplayList(ctx context.Context, window, view string) error {
+func (s *ViewDebugger) DumpDisplayList(ctx context.Context, window, view string) error {
 	_, _, err := s.silentOp(ctx, &ddm.ViewOpRequest{Op: ddm.ViewDumpDisplayList, ViewRoot: window, View: view})
 	if err != nil {
 		return fmt.Errorf("dump display list of %s: %w", view, err)

@@ -129,7 +129,7 @@ func TestViewDebugBadInput(t *testing.T) {
 		}
 		return nil // silence
 	})
-	all, err := s.DumpAllWindows(ctx)
+	all, err := s.Views().DumpAllWindows(ctx)
 	if err != nil || len(all) != 2 {
 		t.Fatalf("%v %+v", err, all)
 	}
@@ -139,20 +139,20 @@ func TestViewDebugBadInput(t *testing.T) {
 	if all[1].Error == "" || all[1].Tree != nil {
 		t.Errorf("garbage dump: %+v", all[1])
 	}
-	if _, err := s.CaptureView(ctx, "good/android.view.ViewRootImpl@1", "a.Child@2"); err == nil || !strings.Contains(err.Error(), "does not decode as PNG") {
+	if _, err := s.Views().CaptureView(ctx, "good/android.view.ViewRootImpl@1", "a.Child@2"); err == nil || !strings.Contains(err.Error(), "does not decode as PNG") {
 		t.Errorf("bad PNG: %v", err)
 	}
-	l, err := s.CaptureLayers(ctx, "good/android.view.ViewRootImpl@1")
+	l, err := s.Views().CaptureLayers(ctx, "good/android.view.ViewRootImpl@1")
 	if err != nil || !l.Truncated {
 		t.Errorf("cut layers: %v %+v", err, l)
 	}
 	// A profile left unanswered times out: an error, not a hang.
 	pctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if _, err := s.ProfileView(pctx, "good/android.view.ViewRootImpl@1", "a.Child@2"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s.Views().ProfileView(pctx, "good/android.view.ViewRootImpl@1", "a.Child@2"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("silent profile: %v", err)
 	}
-	if tr, err := s.DumpWindow(ctx, "good/android.view.ViewRootImpl@1"); err != nil || tr.Count() != 2 {
+	if tr, err := s.Views().DumpWindow(ctx, "good/android.view.ViewRootImpl@1"); err != nil || tr.Count() != 2 {
 		t.Errorf("a good window after all that: %v", err)
 	}
 }

@@ -45,11 +45,11 @@ func TestViewDebugAgainstSimulator(t *testing.T) {
 	ctx := context.Background()
 	for i, want := range []viewtree.Format{viewtree.FormatV2, viewtree.FormatText, viewtree.FormatV2} {
 		s := viewSession(t, r, i)
-		wins, err := s.ViewWindows(ctx)
+		wins, err := s.Views().ViewWindows(ctx)
 		if err != nil || len(wins) == 0 || !strings.HasSuffix(wins[0], "") || !strings.Contains(wins[0], "MainActivity/android.view.ViewRootImpl@") {
 			t.Fatalf("vm %d windows %q %v", i, wins, err)
 		}
-		tr, err := s.DumpWindow(ctx, wins[0])
+		tr, err := s.Views().DumpWindow(ctx, wins[0])
 		if err != nil {
 			t.Fatalf("vm %d dump: %v", i, err)
 		}
@@ -79,27 +79,27 @@ func TestViewDebugAgainstSimulator(t *testing.T) {
 			continue // API 19: the ops below are the same code
 		}
 		view := tr.Nodes[clock].Name()
-		pic, err := s.CaptureView(ctx, wins[0], view)
+		pic, err := s.Views().CaptureView(ctx, wins[0], view)
 		if err != nil {
 			t.Fatalf("capture: %v", err)
 		}
 		if cfg, err := png.DecodeConfig(bytes.NewReader(pic)); err != nil || cfg.Width != 272/4 {
 			t.Errorf("capture: %v %+v", err, cfg)
 		}
-		layers, err := s.CaptureLayers(ctx, wins[0])
+		layers, err := s.Views().CaptureLayers(ctx, wins[0])
 		if err != nil || layers.Width != 1080 || len(layers.Views) < 40 || layers.Views[0].Name != root.Name() {
 			t.Fatalf("layers: %v", err)
 		}
 		list := findID(tr, "id/list")
-		prof, err := s.ProfileView(ctx, wins[0], tr.Nodes[list].Name())
+		prof, err := s.Views().ProfileView(ctx, wins[0], tr.Nodes[list].Name())
 		if err != nil || len(prof) != tr.Subtree(list)-list {
 			t.Fatalf("profile: %d timings for %d views, %v", len(prof), tr.Subtree(list)-list, err)
 		}
-		theme, err := s.DumpTheme(ctx, wins[0])
+		theme, err := s.Views().DumpTheme(ctx, wins[0])
 		if err != nil || len(theme) == 0 || theme[0].Name != "android:colorPrimary" {
 			t.Fatalf("theme %v %v", theme, err)
 		}
-		ret, err := s.InvokeViewMethod(ctx, wins[0], view, "setVisibility", []ddm.ViewArg{{Type: 'I', Value: 8}})
+		ret, err := s.Views().InvokeViewMethod(ctx, wins[0], view, "setVisibility", []ddm.ViewArg{{Type: 'I', Value: 8}})
 		if err != nil {
 			t.Fatalf("invoke: %v", err)
 		}
@@ -109,10 +109,10 @@ func TestViewDebugAgainstSimulator(t *testing.T) {
 		if i == 2 && ret != nil {
 			t.Errorf("pre-34 invoke returned %+v", ret)
 		}
-		if err := s.SetViewLayoutParam(ctx, wins[0], view, "width", 300); err != nil {
+		if err := s.Views().SetViewLayoutParam(ctx, wins[0], view, "width", 300); err != nil {
 			t.Fatalf("set layout: %v", err)
 		}
-		tr2, err := s.DumpWindow(ctx, wins[0])
+		tr2, err := s.Views().DumpWindow(ctx, wins[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,19 +120,19 @@ func TestViewDebugAgainstSimulator(t *testing.T) {
 		if c2 < 0 || tr2.Nodes[c2].Visibility != viewtree.Gone || tr2.Nodes[c2].Width != 300 {
 			t.Errorf("after setVisibility(GONE) and width=300: %+v", tr2.Nodes[c2])
 		}
-		if err := s.DumpDisplayList(ctx, wins[0], view); err != nil {
+		if err := s.Views().DumpDisplayList(ctx, wins[0], view); err != nil {
 			t.Errorf("display list: %v", err)
 		}
 		for name, tc := range map[string]struct {
 			err  error
 			want error
 		}{
-			"no such method": {errOnly(s.InvokeViewMethod(ctx, wins[0], view, "frobnicate", nil)), viewtree.ErrNoSuchMethod},
-			"wrong args":     {errOnly(s.InvokeViewMethod(ctx, wins[0], view, "setEnabled", []ddm.ViewArg{{Type: 'I', Value: 1}})), viewtree.ErrNoSuchMethod},
-			"no such view":   {errOnly(s.CaptureView(ctx, wins[0], "android.widget.TextView@0")), viewtree.ErrNoSuchView},
-			"no such window": {errOnly(s.DumpWindow(ctx, "gone/android.view.ViewRootImpl@1")), viewtree.ErrNoSuchWindow},
-			"bad field":      {s.SetViewLayoutParam(ctx, wins[0], view, "gravity", 1), viewtree.ErrCallFailed},
-			"threw":          {errOnly(s.InvokeViewMethod(ctx, wins[0], view, "setVisibility", []ddm.ViewArg{{Type: 'I', Value: 3}})), viewtree.ErrCallFailed},
+			"no such method": {errOnly(s.Views().InvokeViewMethod(ctx, wins[0], view, "frobnicate", nil)), viewtree.ErrNoSuchMethod},
+			"wrong args":     {errOnly(s.Views().InvokeViewMethod(ctx, wins[0], view, "setEnabled", []ddm.ViewArg{{Type: 'I', Value: 1}})), viewtree.ErrNoSuchMethod},
+			"no such view":   {errOnly(s.Views().CaptureView(ctx, wins[0], "android.widget.TextView@0")), viewtree.ErrNoSuchView},
+			"no such window": {errOnly(s.Views().DumpWindow(ctx, "gone/android.view.ViewRootImpl@1")), viewtree.ErrNoSuchWindow},
+			"bad field":      {s.Views().SetViewLayoutParam(ctx, wins[0], view, "gravity", 1), viewtree.ErrCallFailed},
+			"threw":          {errOnly(s.Views().InvokeViewMethod(ctx, wins[0], view, "setVisibility", []ddm.ViewArg{{Type: 'I', Value: 3}})), viewtree.ErrCallFailed},
 		} {
 			if !errors.Is(tc.err, tc.want) {
 				t.Errorf("vm %d %s: %v, want %v", i, name, tc.err, tc.want)
@@ -161,13 +161,13 @@ func TestViewDebugNoWindows(t *testing.T) {
 		{PID: 313, App: "com.example.svc", Family: sim.ART, API: 33, NoWindows: true, Seed: 3},
 	}, 0, SessionOptions{})
 	ctx := context.Background()
-	if _, err := viewSession(t, r, 0).ViewWindows(ctx); !errors.Is(err, viewtree.ErrNoWindows) {
+	if _, err := viewSession(t, r, 0).Views().ViewWindows(ctx); !errors.Is(err, viewtree.ErrNoWindows) {
 		t.Errorf("waiting VM: %v", err)
 	}
-	if _, err := viewSession(t, r, 1).ViewWindows(ctx); !errors.Is(err, ErrNotDDM) {
+	if _, err := viewSession(t, r, 1).Views().ViewWindows(ctx); !errors.Is(err, ErrNotDDM) {
 		t.Errorf("JVM: %v", err)
 	}
-	if _, err := viewSession(t, r, 2).DumpAllWindows(ctx); !errors.Is(err, viewtree.ErrNoWindows) {
+	if _, err := viewSession(t, r, 2).Views().DumpAllWindows(ctx); !errors.Is(err, viewtree.ErrNoWindows) {
 		t.Errorf("service: %v", err)
 	}
 }
@@ -181,21 +181,21 @@ func TestViewSilentOpsDoNotBlock(t *testing.T) {
 		SessionOptions{ViewSilentWait: 2 * time.Second})
 	s := viewSession(t, r, 0)
 	ctx := context.Background()
-	wins, err := s.ViewWindows(ctx)
+	wins, err := s.Views().ViewWindows(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := s.DumpWindow(ctx, wins[0])
+	tr, err := s.Views().DumpWindow(ctx, wins[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.InvokeViewMethod(ctx, wins[0], tr.Nodes[0].Name(), "invalidate", nil)
+		_, err := s.Views().InvokeViewMethod(ctx, wins[0], tr.Nodes[0].Name(), "invalidate", nil)
 		done <- err
 	}()
 	time.Sleep(50 * time.Millisecond) // the invoke is on the wire
-	if _, err := s.ViewWindows(ctx); err != nil {
+	if _, err := s.Views().ViewWindows(ctx); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -209,7 +209,7 @@ func TestViewSilentOpsDoNotBlock(t *testing.T) {
 	// A silent request must not outlive a cancelled context either.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := s.InvokeViewMethod(cctx, wins[0], tr.Nodes[0].Name(), "invalidate", nil); err == nil {
+	if _, err := s.Views().InvokeViewMethod(cctx, wins[0], tr.Nodes[0].Name(), "invalidate", nil); err == nil {
 		t.Error("a cancelled invoke reported success")
 	}
 }
@@ -225,11 +225,11 @@ func TestViewDumpRecordedAndReplayed(t *testing.T) {
 	}
 	r := startRig(t, []sim.VMSpec{{PID: 331, App: "com.example.rec", Family: sim.ART, API: 34, Seed: 4}}, 0, SessionOptions{Recorder: rec})
 	s := viewSession(t, r, 0)
-	wins, err := s.ViewWindows(context.Background())
+	wins, err := s.Views().ViewWindows(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, err := s.DumpWindow(context.Background(), wins[0])
+	live, err := s.Views().DumpWindow(context.Background(), wins[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,29 +295,29 @@ func TestViewDebugAndroid44Numbering(t *testing.T) {
 		return false
 	})
 	s := e.Session(key)
-	wins, err := s.ViewWindows(ctx)
+	wins, err := s.Views().ViewWindows(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := s.DumpWindow(ctx, wins[0])
+	tr, err := s.Views().DumpWindow(ctx, wins[0])
 	if err != nil || tr.Format != viewtree.FormatText {
 		t.Fatalf("dump: %v", err)
 	}
 	list := findID(tr, "id/list")
-	prof, err := s.ProfileView(ctx, wins[0], tr.Nodes[list].Name())
+	prof, err := s.Views().ProfileView(ctx, wins[0], tr.Nodes[list].Name())
 	if err != nil || len(prof) != tr.Subtree(list)-list {
 		t.Fatalf("profile as op 5: %d timings, %v", len(prof), err)
 	}
-	if _, err := s.InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "invalidate", nil); err != nil {
+	if _, err := s.Views().InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "invalidate", nil); err != nil {
 		t.Errorf("invalidate as op 3: %v", err)
 	}
-	if _, err := s.InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "requestLayout", nil); err != nil {
+	if _, err := s.Views().InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "requestLayout", nil); err != nil {
 		t.Errorf("requestLayout as op 4: %v", err)
 	}
-	if _, err := s.InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "setVisibility", []ddm.ViewArg{{Type: 'I'}}); !errors.Is(err, viewtree.ErrUnknownOp) {
+	if _, err := s.Views().InvokeViewMethod(ctx, wins[0], tr.Nodes[list].Name(), "setVisibility", []ddm.ViewArg{{Type: 'I'}}); !errors.Is(err, viewtree.ErrUnknownOp) {
 		t.Errorf("setVisibility on 4.4: %v", err)
 	}
-	if err := s.SetViewLayoutParam(ctx, wins[0], tr.Nodes[list].Name(), "width", 1); !errors.Is(err, viewtree.ErrUnknownOp) {
+	if err := s.Views().SetViewLayoutParam(ctx, wins[0], tr.Nodes[list].Name(), "width", 1); !errors.Is(err, viewtree.ErrUnknownOp) {
 		t.Errorf("set layout on 4.4: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/devshell"
 )
 
 // ADB discovers VMs the way ddmlib does (spec/adb.md §1.4): it follows the
@@ -395,31 +396,14 @@ func follow[T any](a *ADB, ctx context.Context, serial string, updates <-chan T,
 // endpoint is the endpoint of process pid on a device; nc is nil for a
 // process without JDWP.
 func (a *ADB) endpoint(serial string, pid int, nc net.Conn) Endpoint {
+	svc := devshell.ADBServices(a.Client, serial)
 	return Endpoint{
 		Key:    fmt.Sprintf("adb:%s/%s:%d", a.Name(), serial, pid),
 		Source: "adb:" + serial,
 		PID:    pid,
 		Conn:   nc,
-		Shell: func(ctx context.Context, cmd string) ([]byte, error) {
-			return a.Client.Shell(ctx, serial, cmd)
-		},
-		Exec: func(ctx context.Context, cmd string) ([]byte, error) {
-			return a.Client.Exec(ctx, serial, cmd)
-		},
-		Files: adbFiles{a.Client, serial},
+		Shell:  svc.Shell,
+		Exec:   svc.Exec,
+		Files:  svc.Files,
 	}
-}
-
-// adbFiles reads one device's files through the adb server's sync: service.
-type adbFiles struct {
-	c      *adb.Client
-	serial string
-}
-
-func (f adbFiles) Stat(ctx context.Context, path string) (adb.FileInfo, error) {
-	return f.c.Stat(ctx, f.serial, path)
-}
-
-func (f adbFiles) PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error) {
-	return f.c.PullTo(ctx, f.serial, path, w, limit)
 }

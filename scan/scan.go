@@ -11,12 +11,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"strings"
 
-	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/devshell"
 )
 
 // Endpoint is a VM's JDWP stream, open but before the JDWP handshake; or,
@@ -44,15 +43,9 @@ type Endpoint struct {
 	Files DeviceFiles
 }
 
-// DeviceFiles reads files on a device (adb sync: STAT and RECV).
-type DeviceFiles interface {
-	// Stat describes path; a missing file matches fs.ErrNotExist.
-	Stat(ctx context.Context, path string) (adb.FileInfo, error)
-	// PullTo copies path to w as it arrives, at most limit bytes (≤ 0: no
-	// limit), and returns the bytes written. An error wrapping
-	// adb.ErrSyncUnavailable says the device refuses sync: altogether.
-	PullTo(ctx context.Context, path string, w io.Writer, limit int64) (int64, error)
-}
+// DeviceFiles reads files on a device (adb sync: STAT and RECV): the
+// device shell's (devshell.Files).
+type DeviceFiles = devshell.Files
 
 // Handler runs a session on an endpoint and returns when it ends. It owns
 // ep.Conn and must close it; an endpoint without Conn lasts until ctx ends. A returned error that wraps ErrNotVM makes the

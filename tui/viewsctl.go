@@ -24,9 +24,9 @@ type ViewController interface {
 	ProfileView(ctx context.Context, key, window, view string) ([]viewtree.Timing, error)
 }
 
-func (c EngineController) session(key string) (*monitor.Session, error) {
+func (c EngineController) session(key string) (*monitor.ViewDebugger, error) {
 	if s := c.Engine.Session(key); s != nil {
-		return s, nil
+		return s.Views(), nil
 	}
 	return nil, errNoSession
 }

@@ -1,4 +1,4 @@
-package monitor
+package devshell
 
 import (
 	"bytes"
@@ -39,10 +39,10 @@ const debuggerdTimeout = 6 * time.Second
 
 // tryDebuggerd runs one debuggerd command line, bounded by
 // debuggerdTimeout, and returns the dump or a one-line account of why not.
-func (s *Session) tryDebuggerd(ctx context.Context, cmd string, marker []byte) ([]byte, string) {
+func tryDebuggerd(ctx context.Context, sh Shell, cmd string, marker []byte) ([]byte, string) {
 	dctx, cancel := context.WithTimeout(ctx, debuggerdTimeout)
 	defer cancel()
-	out, err := s.deviceRun(dctx, cmd)
+	out, err := sh.Run(dctx, cmd)
 	if err == nil && bytes.Contains(out, marker) {
 		return out, ""
 	}
@@ -52,27 +52,27 @@ func (s *Session) tryDebuggerd(ctx context.Context, cmd string, marker []byte) (
 	return nil, cmd + ": " + outcome(out, err)
 }
 
-// threadDump is ThreadDump.
-func (s *Session) threadDump(ctx context.Context) ([]byte, error) {
-	if s.shell == nil {
-		return nil, ErrNoDevice
-	}
-	vm, ok := s.store.VM(s.key)
-	if !ok || vm.PID <= 0 {
+// ThreadDump returns the Java stacks of process pid as its runtime prints
+// them (SIGQUIT dump text): `debuggerd -j PID` (Android 8+), the same as
+// the app (run-as, for a debuggable app; pkg and app name it), or kill -3
+// and the ANR file (before Android 8), whose reads are bounded by limit.
+// When nothing works the error says why for each way.
+func ThreadDump(ctx context.Context, sh Shell, pid int, pkg, app string, limit int64) ([]byte, error) {
+	if pid <= 0 {
 		return nil, errors.New("the VM's pid is not known")
 	}
-	marker := []byte(fmt.Sprintf("----- pid %d ", vm.PID))
+	marker := []byte(fmt.Sprintf("----- pid %d ", pid))
 	var why []string
 
 	// 1. debuggerd -j (Android 8+); 2. the same as the app, when it is
 	// debuggable (run-as refuses otherwise).
-	pid := strconv.Itoa(vm.PID)
-	cmds := []string{adb.ShellCommand("debuggerd", "-j", pid)}
-	if pkg := packageOf(vm.Package, vm.App); pkg != "" {
-		cmds = append(cmds, adb.ShellCommand("run-as", pkg, "debuggerd", "-j", pid))
+	spid := strconv.Itoa(pid)
+	cmds := []string{adb.ShellCommand("debuggerd", "-j", spid)}
+	if pkg := packageOf(pkg, app); pkg != "" {
+		cmds = append(cmds, adb.ShellCommand("run-as", pkg, "debuggerd", "-j", spid))
 	}
 	for _, cmd := range cmds {
-		out, reason := s.tryDebuggerd(ctx, cmd, marker)
+		out, reason := tryDebuggerd(ctx, sh, cmd, marker)
 		if out != nil {
 			return out, nil
 		}
@@ -83,7 +83,7 @@ func (s *Session) threadDump(ctx context.Context) ([]byte, error) {
 	}
 
 	// 3. SIGQUIT and the ANR file (before Android 8).
-	data, err := s.sigquitDump(ctx, vm.PID, marker)
+	data, err := sigquitDump(ctx, sh, pid, marker, limit)
 	if err == nil {
 		return data, nil
 	}
@@ -92,17 +92,17 @@ func (s *Session) threadDump(ctx context.Context) ([]byte, error) {
 	}
 	why = append(why, err.Error())
 	return nil, fmt.Errorf("no thread dump for pid %d: %s. On Android 8 and later the runtime writes SIGQUIT dumps under /data/anr, which only root can read, and debuggerd -j must be allowed to signal the app: use `adb root` (emulator or userdebug build), or a debuggable app",
-		vm.PID, strings.Join(why, "; "))
+		pid, strings.Join(why, "; "))
 }
 
 // sigquitDump sends SIGQUIT and waits for the VM's new dump in ANRPath: the
 // file may already hold older dumps of the same pid (the runtime appends one
 // block per signal), so what counts is a block that was not there before the
 // signal, and only once its "----- end PID -----" line is written.
-func (s *Session) sigquitDump(ctx context.Context, pid int, marker []byte) ([]byte, error) {
-	before, _ := s.readDeviceFile(ctx, ANRPath) // unreadable or absent: nothing old to tell apart
+func sigquitDump(ctx context.Context, sh Shell, pid int, marker []byte, limit int64) ([]byte, error) {
+	before, _ := ReadFile(ctx, sh, ANRPath, limit) // unreadable or absent: nothing old to tell apart
 	cmd := adb.ShellCommand("kill", "-3", strconv.Itoa(pid))
-	out, err := s.shell(ctx, cmd)
+	out, err := sh.Shell(ctx, cmd)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
@@ -112,7 +112,7 @@ func (s *Session) sigquitDump(ctx context.Context, pid int, marker []byte) ([]by
 	// The VM's signal catcher writes the dump shortly after the signal.
 	var lastErr error
 	for i := 0; i < 20; i++ {
-		data, err := s.readDeviceFile(ctx, ANRPath)
+		data, err := ReadFile(ctx, sh, ANRPath, limit)
 		switch {
 		case err == nil && newDumpIn(data, before, marker, pid):
 			return data, nil
@@ -175,7 +175,7 @@ func outcome(out []byte, err error) string {
 	if err != nil {
 		return err.Error()
 	}
-	if l := firstLine(out); l != "" {
+	if l := FirstLine(out); l != "" {
 		return l
 	}
 	return "no output"
