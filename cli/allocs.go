@@ -63,12 +63,12 @@ func allocsAction(c *cli.Context) error {
 	}
 	pane := !c.Bool("json") && !c.Bool("text") && !c.Bool("start") && isTerminal(c.App.Writer)
 	return withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
-		if ddm, err := s.IsDDM(ctx); err != nil {
+		if ddm, err := s.Link().IsDDM(ctx); err != nil {
 			return err
 		} else if !ddm {
 			return fmt.Errorf("pid %d does not speak DDM: it has no allocation tracker ddmtui can reach", vm.PID)
 		}
-		family, err := s.Family(ctx)
+		family, err := s.Link().Family(ctx)
 		if err != nil {
 			return err
 		}

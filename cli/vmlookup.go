@@ -44,7 +44,7 @@ func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx contex
 	for {
 		if vm, ok := pickVM(store.VMs(), pid, serial, c.App.ErrWriter, warned); ok {
 			if s := engine.Session(vm.Key); s != nil {
-				if _, err := s.IsDDM(ctx); err != nil {
+				if _, err := s.Link().IsDDM(ctx); err != nil {
 					return err
 				}
 				vm, _ = store.VM(vm.Key)

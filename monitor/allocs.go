@@ -66,12 +66,3 @@ func (s *Session) Allocations(ctx context.Context) (*ddm.Allocations, error) {
 	}
 	return a, nil
 }
-
-// Family returns the VM's family as its HELO reply told it, once known
-// (FamilyUnknown for VMs that do not speak DDM).
-func (s *Session) Family(ctx context.Context) (ddm.VMFamily, error) {
-	if err := s.conn.waitReady(ctx); err != nil {
-		return ddm.FamilyUnknown, err
-	}
-	return s.conn.family, nil
-}

@@ -19,6 +19,7 @@ type vmConn struct {
 	ready   chan struct{} // closed once HELO decided whether the VM speaks DDM
 	hsErr   error         // the handshake failed (jc stays nil)
 	isDDM   bool          // the VM answered HELO
+	refused bool          // the VM refused HELO with a JDWP error (a plain JDWP VM, polled with JDWP)
 	family  ddm.VMFamily  // from HELO's VM identity (FamilyUnknown for a VM without DDM)
 	timeout time.Duration // SessionOptions.RequestTimeout
 }

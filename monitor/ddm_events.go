@@ -19,16 +19,7 @@ import (
 // dropped; a DDM packet's chunks are applied as one input.
 func (s *Session) route(p *jdwp.Packet) bool {
 	if !p.IsDDM() {
-		s.mu.Lock()
-		fn := s.passthru
-		if fn == nil && !s.earlyDone && !p.IsReply() && s.earlyBytes+p.Len() <= maxEarlyBytes {
-			s.early = append(s.early, p)
-			s.earlyBytes += p.Len()
-		}
-		s.mu.Unlock()
-		if fn != nil {
-			fn(p)
-		}
+		s.link.pass(p)
 		return true
 	}
 	chunks, err := ddm.ParseChunks(p.Data, len(p.Data))

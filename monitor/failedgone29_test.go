@@ -25,7 +25,7 @@ func TestFailedEndpointGoneAsFailed(t *testing.T) {
 	defer srv.Close()
 	waitFor(t, "the working VM", 5*time.Second, func() bool {
 		s := r.engine.Session(r.key(0))
-		return s != nil && s.Working()
+		return s != nil && s.Link().Working()
 	})
 	var gone VMGone
 	waitFor(t, "the bad endpoint gone as failed", 5*time.Second, func() bool {
@@ -38,7 +38,7 @@ func TestFailedEndpointGoneAsFailed(t *testing.T) {
 				t.Fatalf("the working VM went: %+v", g)
 			}
 		}
-		if s := r.engine.Session(r.key(1)); s != nil && s.Working() {
+		if s := r.engine.Session(r.key(1)); s != nil && s.Link().Working() {
 			t.Fatal("the bad endpoint is Working")
 		}
 		return false

@@ -15,6 +15,7 @@ import (
 	"github.com/ddmtui/ddmtui/devshell"
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/scan"
 )
 
@@ -149,9 +150,9 @@ type Session struct {
 	stopping    <-chan struct{} // the engine's: done when the monitor stops (nil outside Engine.Run)
 	noJDWP      bool            // a profileable process without JDWP (process.go); written before ready is closed
 
-	// How HELO was decided, for the engine's view (written before ready is
-	// closed): unanswered, or refused with a JDWP error (a plain JDWP VM).
-	silent, refused bool
+	// HELO went unanswered, for the engine's view (written before ready is
+	// closed; a VM that refused it with a JDWP error is conn.refused).
+	silent bool
 
 	conn    *vmConn
 	entry   *vmEntry
@@ -163,13 +164,7 @@ type Session struct {
 	prof    *profiler
 	views   *ViewDebugger
 
-	mu       sync.Mutex // guards the passthrough and early
-	passthru func(*jdwp.Packet)
-	// early keeps the VM's first non-DDM commands (a VM_START event sent
-	// right after the handshake) until a passthrough is first set.
-	early      []*jdwp.Packet
-	earlyBytes int
-	earlyDone  bool
+	link *Link
 
 	wg sync.WaitGroup // the source goroutines
 
@@ -196,6 +191,7 @@ func newSession(ep scan.Endpoint, dev devshell.Shell, store *Store, opts Session
 		noJDWP: ep.Conn == nil && ep.Process != nil, store: store, opts: opts, log: log, rec: opts.Recorder,
 	}
 	s.conn = &vmConn{ready: make(chan struct{}), timeout: opts.RequestTimeout}
+	s.link = &Link{conn: s.conn}
 	s.entry = &vmEntry{key: ep.Key, pid: ep.PID, store: store, rec: opts.Recorder}
 	s.entry.caps.device, s.entry.caps.memOff = dev != nil, opts.MeminfoInterval < 0
 	s.threads = &threadBook{entry: s.entry, conn: s.conn, maxThreads: opts.MaxThreads, input: s.input}
@@ -217,6 +213,9 @@ func newTHSTPoller(ctx context.Context, s *Session, hpifAsked time.Time) *thstPo
 
 // Views is the session's view debugging client.
 func (s *Session) Views() *ViewDebugger { return s.views }
+
+// Link is the VM's JDWP connection as the debugger proxy uses it.
+func (s *Session) Link() *Link { return s.link }
 
 // Key is the VM's unique key.
 func (s *Session) Key() string { return s.key }
@@ -270,7 +269,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		why := s.endReason(reason)
 		// Discovery or the monitor ended it, not the peer: not a failure.
 		stopped := parent.Err() != nil || why == ReasonStopped
-		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.conn.isDDM && !s.refused) })
+		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.conn.isDDM && !s.conn.refused) })
 	}()
 	s.startWatchProcess(ctx)
 	// The device-shell sources run beside the VM's protocol.
@@ -293,7 +292,7 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	case err == nil:
 		s.runDDM(ctx, hello, helloChunk, readyOnce)
 	case errors.As(err, &re):
-		s.refused = true
+		s.conn.refused = true
 		readyOnce()
 		s.log.Info("VM refuses DDM; polling with standard JDWP", "error", err)
 		s.entry.setCaps(func(in *capInput) { in.kind = "jdwp" })
@@ -456,3 +455,18 @@ func (s *Session) HeapDumpTo(ctx context.Context, w io.Writer, progress func(rec
 
 // ANRPath is where Android (before 8) writes SIGQUIT dumps.
 const ANRPath = devshell.ANRPath
+
+// SetDebugger records the debugger state and port shown for the VM. An
+// empty state leaves the state as it is; a negative port leaves the port. A
+// VM no longer in the store (its session ended) is not re-created.
+func (s *Session) SetDebugger(state DebuggerState, port int) {
+	st := stateRecord{}
+	if state != "" {
+		st.Debugger = (*string)(&state)
+	}
+	if port >= 0 {
+		st.DebugPort = &port
+	}
+	s.rec.json(time.Now(), record.KindState, s.key, st)
+	s.entry.applyDebugger(state, port)
+}

@@ -76,7 +76,7 @@ func (s *Session) found() (Found, bool) {
 			return Found{}, false // Run removed the VM and is returning
 		case s.silent:
 			return Found{VM: vm, Failed: "no reply to HELO"}, true
-		case s.conn.isDDM || s.refused || s.noJDWP:
+		case s.conn.isDDM || s.conn.refused || s.noJDWP:
 			return Found{VM: vm}, true
 		}
 		return Found{}, false
@@ -114,7 +114,7 @@ func (s *Session) endFailure(ctx context.Context, runErr error) string {
 		return jerr.Error()
 	case s.silent:
 		return "no reply to HELO"
-	case s.conn.isDDM || s.refused:
+	case s.conn.isDDM || s.conn.refused:
 		if jerr == nil || errors.Is(jerr, jdwp.ErrClosed) || wentAway(jerr) {
 			return "" // a VM that went away, or a re-open
 		}

@@ -226,9 +226,9 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry, gone func() bool) (*m
 		primed := e.primed
 		p.mu.Unlock()
 		if s != nil && primed && p.engine.Session(e.key) == s {
-			jc, err := s.Conn(ctx)
+			jc, err := s.Link().Conn(ctx)
 			if err == nil {
-				isDDM, err := s.IsDDM(ctx)
+				isDDM, err := s.Link().IsDDM(ctx)
 				if err == nil && jc.Err() == nil {
 					return s, jc, isDDM, nil
 				}
@@ -575,7 +575,7 @@ func (a *attachment) leave(reason string, wg *sync.WaitGroup) {
 	if current && reopen {
 		// The store forgets the VM with this session; the next one
 		// starts with no debugger.
-		a.session.Reopen()
+		a.session.Link().Reopen()
 		rep.reopened = true
 	}
 	a.release()

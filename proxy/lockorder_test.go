@@ -107,7 +107,7 @@ func TestSetPassthroughCallsBackIntoProxy(t *testing.T) {
 	var stuck sync.Once
 	r := startRig(t, onePort(vm.port()), Options{}, func(p *Proxy) {
 		p.setPassthrough = func(s *monitor.Session, fn func(*jdwp.Packet)) []*jdwp.Packet {
-			early := s.SetPassthrough(fn)
+			early := s.Link().SetPassthrough(fn)
 			if fn == nil {
 				return early
 			}

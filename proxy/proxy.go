@@ -245,7 +245,7 @@ func New(engine *monitor.Engine, opts Options) *Proxy {
 		insp:           opts.Inspector,
 		log:            opts.Logger,
 		listen:         net.Listen,
-		setPassthrough: (*monitor.Session).SetPassthrough,
+		setPassthrough: func(s *monitor.Session, fn func(*jdwp.Packet)) []*jdwp.Packet { return s.Link().SetPassthrough(fn) },
 		entries:        map[string]*entry{},
 		firstSeen:      map[string]time.Time{},
 		changed:        make(chan struct{}, 1),
@@ -479,7 +479,7 @@ func (p *Proxy) reconcile() {
 			continue
 		}
 		vm, ok := store.VM(key)
-		vms = append(vms, vmState{key, s, vm.DebugPort, ok, vm.Source, vm.App, s.Working()})
+		vms = append(vms, vmState{key, s, vm.DebugPort, ok, vm.Source, vm.App, s.Link().Working()})
 		present[key] = true
 	}
 
