@@ -98,7 +98,6 @@ func newOverlays(d *Dashboard) *overlays {
 	o.dumpView = dumpview.New(dumpview.Options{Palette: d.pal, Quit: func() { o.close("dump") }})
 	d.pages.AddPage("dump", o.dumpView, true, false)
 	o.spyView = spyview.New(spyview.Options{Palette: d.pal, Quit: func() { o.close("spy") }})
-	o.spyView.SetBorder(true).SetTitle(" JDWP traffic through the debugger ports ")
 	d.pages.AddPage("spy", o.spyView, true, false)
 	o.allocV = allocview.New(allocview.Options{Palette: d.pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
 	d.pages.AddPage("allocs", o.allocV, true, false)
