@@ -58,23 +58,17 @@ func (rr *recordRows) Key(i int) string { return rr.v.recs[rr.v.shown[i]].key }
 
 // Cell is row i's column c, in the colour of the record's direction.
 func (rr *recordRows) Cell(i, c int) *tview.TableCell {
-	r := &rr.v.recs[rr.v.shown[i]].rec
-	var text string
-	switch c {
-	case 0:
-		text = r.Time.Format("15:04:05.000")
-	case 1:
-		text = style.Escape(r.VM)
-	case 2:
-		text = ":" + strconv.Itoa(r.Port)
-	case 3:
-		text = r.Arrow()
-	case 4:
-		text = style.Escape(r.Body())
+	e := &rr.v.recs[rr.v.shown[i]]
+	if e.cells == nil { // drawn for the first time: asked for again on every draw
+		r := &e.rec
+		e.cells = []string{r.Time.Format("15:04:05.000"), style.Escape(r.VM), ":" + strconv.Itoa(r.Port), r.Arrow(), style.Escape(r.Body())}
+	}
+	if c < 0 || c >= len(e.cells) {
+		return nil
 	}
 	// Selected, the row keeps its colour: reversed, as its background.
-	fg := rr.v.recordColour(r)
-	return tview.NewTableCell(text).SetTextColor(fg).SetSelectedStyle(tcell.StyleDefault.Foreground(fg).Reverse(true))
+	fg := rr.v.recordColour(&e.rec)
+	return tview.NewTableCell(e.cells[c]).SetTextColor(fg).SetSelectedStyle(tcell.StyleDefault.Foreground(fg).Reverse(true))
 }
 
 // recordColour: debugger → VM green, VM → debugger aqua, session events

@@ -110,8 +110,9 @@ const noTraffic = "no debugger traffic yet: attach a debugger to a VM's port"
 // entry is a record with what the table asks of it often, made once.
 type entry struct {
 	rec   jdwpspy.Record
-	key   string // the row's key: the record's number in this view
-	lower string // its line in lower case, for the filter
+	key   string   // the row's key: the record's number in this view
+	lower string   // its line in lower case, for the filter
+	cells []string // its cells' text, escaped, once the row is drawn
 }
 
 // Add appends records (oldest first), dropping the oldest beyond the limit.
@@ -126,7 +127,11 @@ func (v *View) Add(recs ...jdwpspy.Record) {
 		v.recs = append(v.recs, entry{rec: r, key: strconv.FormatUint(v.next, 10), lower: strings.ToLower(r.Text())})
 	}
 	if over := len(v.recs) - v.max; over > 0 {
-		v.recs = append(v.recs[:0:0], v.recs[over:]...)
+		// Dropped from the front: the next growth of the slice copies
+		// only the records kept, so the array never holds more than
+		// about twice the limit.
+		clear(v.recs[:over])
+		v.recs = v.recs[over:]
 	}
 	v.tbl.Refresh()
 }
