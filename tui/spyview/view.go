@@ -126,7 +126,14 @@ func (v *View) Add(recs ...jdwpspy.Record) {
 		v.next++
 		v.recs = append(v.recs, entry{rec: r, key: strconv.FormatUint(v.next, 10), lower: strings.ToLower(r.Text())})
 	}
+	gone := 0 // rows shown that go with the oldest records
 	if over := len(v.recs) - v.max; over > 0 {
+		for _, i := range v.shown {
+			if i >= over {
+				break
+			}
+			gone++
+		}
 		// Dropped from the front: the next growth of the slice copies
 		// only the records kept, so the array never holds more than
 		// about twice the limit.
@@ -134,6 +141,11 @@ func (v *View) Add(recs ...jdwpspy.Record) {
 		v.recs = v.recs[over:]
 	}
 	v.tbl.Refresh()
+	if !v.follow && gone > 0 {
+		// Paused, the rows on screen stay where they are.
+		row, col := v.table.GetOffset()
+		v.table.SetOffset(max(row-gone, 0), col)
+	}
 }
 
 // SetRecords replaces the records (e.g. with jdwpspy.Inspector.Records).

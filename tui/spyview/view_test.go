@@ -294,6 +294,32 @@ func TestBoundedAndTiny(t *testing.T) {
 	hs.draw() // too small for anything: no panic
 }
 
+// Paused in a full view, the oldest records go as new ones come, and the
+// selected record stays on its screen row, the rows around it too.
+func TestPausedRowsStayPut(t *testing.T) {
+	hs := newHarness(t, style.Palette{}, 120, 30)
+	hs.v = New(Options{MaxRecords: 60})
+	all := traffic(60) // 123 records
+	hs.v.Add(all[:60]...)
+	hs.draw()
+	for range 5 {
+		hs.key(tcell.KeyRune, 'k')
+	}
+	held, _ := hs.v.Selected()
+	row := hs.selectedRow()
+	_, above := hs.mustFind(fmt.Sprintf("JVM 17 #%d ", held.ID-1))
+	for i := 60; i < 100; i += 10 { // 40 go: records are left above the rows on screen
+		hs.v.Add(all[i : i+10]...)
+		hs.draw()
+		if rec, _ := hs.v.Selected(); rec != held || hs.selectedRow() != row {
+			t.Fatalf("after %d more: selected %+v on row %d, was %+v on %d", i-50, rec, hs.selectedRow(), held, row)
+		}
+		if _, y := hs.mustFind(fmt.Sprintf("JVM 17 #%d ", held.ID-1)); y != above {
+			t.Fatalf("after %d more: the row above moved from %d to %d", i-50, above, y)
+		}
+	}
+}
+
 // The footer's / filter narrows the rows to those whose line holds the
 // text (!text excludes); while following, new matching records are
 // appended and selected, the others kept out; Esc clears the filter.
