@@ -65,19 +65,28 @@ type Record struct {
 	DecodeError string `json:"decode_error,omitempty"`
 }
 
-// Text renders the record on one line as it came (not escaped).
+// Text renders the record on one line as it came (not escaped): its time,
+// VM, port, Arrow and Body.
 func (r *Record) Text() string {
-	var b strings.Builder
-	b.WriteString(r.Time.Format("15:04:05.000"))
-	fmt.Fprintf(&b, " %s :%d ", r.VM, r.Port)
+	return fmt.Sprintf("%s %s :%d %s %s", r.Time.Format("15:04:05.000"), r.VM, r.Port, r.Arrow(), r.Body())
+}
+
+// Arrow is the record's direction as Text writes it: "->" debugger to
+// VM, "<-" VM to debugger, "==" a session event.
+func (r *Record) Arrow() string {
 	switch r.Dir {
 	case ToVM:
-		b.WriteString("-> ")
+		return "->"
 	case FromVM:
-		b.WriteString("<- ")
-	default:
-		b.WriteString("== ")
+		return "<-"
 	}
+	return "=="
+}
+
+// Body is Text without its time, VM, port and arrow: the packet (or the
+// session event) itself, not escaped.
+func (r *Record) Body() string {
+	var b strings.Builder
 	switch r.Type {
 	case TypeSession:
 		b.WriteString(r.Summary)

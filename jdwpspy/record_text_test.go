@@ -2,6 +2,7 @@ package jdwpspy
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -99,6 +100,10 @@ func TestRecordTextAndDetail(t *testing.T) {
 	}} {
 		if got := tc.rec.Text(); got != tc.text {
 			t.Errorf("%s: Text()\n got %q\nwant %q", tc.name, got, tc.text)
+		}
+		// The spy view's columns: the arrow and the body after time, VM, port.
+		if f := strings.SplitN(tc.text, " ", 4); len(f) != 4 || tc.rec.Arrow()+" "+tc.rec.Body() != f[3] {
+			t.Errorf("%s: Arrow() %q, Body() %q; Text() ends %q", tc.name, tc.rec.Arrow(), tc.rec.Body(), f[len(f)-1])
 		}
 		if got := tc.rec.Detail(); !reflect.DeepEqual(got, tc.detail) {
 			t.Errorf("%s: Detail()\n got %q\nwant %q", tc.name, got, tc.detail)

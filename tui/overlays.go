@@ -119,7 +119,6 @@ func newOverlays(env paneEnv, pages *tview.Pages, sh shell, history func() strin
 	o.dumpView = dumpview.New(dumpview.Options{Palette: pal, Quit: func() { o.close("dump") }})
 	pages.AddPage("dump", o.dumpView, true, false)
 	o.spyView = spyview.New(spyview.Options{Palette: pal, Quit: func() { o.close("spy") }})
-	o.spyView.SetBorder(true).SetTitle(" JDWP traffic through the debugger ports ")
 	pages.AddPage("spy", o.spyView, true, false)
 	o.allocV = allocview.New(allocview.Options{Palette: pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
 	pages.AddPage("allocs", o.allocV, true, false)

@@ -1,17 +1,21 @@
-// Package spyview is the debugger-traffic pane (jdwpspy built in): a tview
-// primitive listing the debugger proxy's decoded records (jdwpspy.Record),
-// newest at the bottom, coloured by direction — debugger to VM, VM to
-// debugger, session events, errors — and following new traffic until the
-// user moves the selection up; the selected record's decoded detail (event
-// request modifiers, composite events, latency, errors) shows under the list.
+// Package spyview is the debugger-traffic pane (jdwpspy built in): the
+// debugger proxy's decoded records (jdwpspy.Record) as a table, newest at
+// the bottom, coloured by direction — debugger to VM, VM to debugger,
+// session events, errors — following new traffic until the user moves the
+// selection up; the selected record's decoded detail (event request
+// modifiers, composite events, latency, errors) shows under the table.
 //
-// View is what a dashboard embeds; Follow feeds it from a jdwpspy.Inspector
-// through the application's QueueUpdateDraw, at most about 30 times a
-// second. Every string that came from a VM is escaped for tview.
+// View is built on the viewer base (tui/viewer): the table is its only
+// page, with the base's / filter, movement, generated help, copy (y) and
+// footer. A dashboard embeds it as an overlay; Follow feeds it from a
+// jdwpspy.Inspector through the application's QueueUpdateDraw, at most
+// about 30 times a second. Every string that came from a VM is escaped for
+// tview.
 package spyview
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -20,6 +24,7 @@ import (
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // DefaultMaxRecords bounds the records a View keeps.
@@ -29,25 +34,25 @@ const DefaultMaxRecords = 2000
 type Options struct {
 	Palette    style.Palette
 	MaxRecords int // 0: DefaultMaxRecords
-	// Quit, when set, is bound to q and Esc (the dashboard returns to its
-	// panes).
+	// Quit, when set, is bound to q and J, and to Esc when there is
+	// nothing to go back from (the dashboard returns to its panes).
 	Quit func()
 }
 
 // View lists inspector records with the selected one's detail.
 type View struct {
-	*tview.Box
-	pal  style.Palette
-	max  int
-	keys *keymap.Map
+	*viewer.Frame
+	opt    Options
+	max    int
+	tbl    *viewer.Table
+	table  *tview.Table // the rows' widget
+	detail *tview.TextView
 
-	recs    []jdwpspy.Record
-	sel     int  // index of the selected record; -1 when there is none
-	follow  bool // keep the newest record selected and in view
-	top     int  // first record shown
+	recs    []entry
+	next    uint64 // the number the next record added gets
+	shown   []int  // indices in recs of the rows, oldest first
+	follow  bool   // keep the newest row selected and in view
 	dropped uint64
-	listH   int // rows of the list at the last draw (for paging)
-	help    bool
 }
 
 // New returns an empty view that follows new records.
@@ -55,65 +60,97 @@ func New(opts Options) *View {
 	if opts.MaxRecords <= 0 {
 		opts.MaxRecords = DefaultMaxRecords
 	}
-	v := &View{Box: tview.NewBox(), pal: opts.Palette, max: opts.MaxRecords, sel: -1, follow: true}
-	v.SetTitle(" debugger traffic ")
-	const grp = "Debugger traffic"
-	b, a := keymap.Bind, keymap.Alias
-	v.keys = keymap.New(
-		b(tcell.KeyRune, 'k', "k/↑", "previous record (stops following)", grp, func() { v.move(-1) }).As("up"),
-		a(tcell.KeyUp, 0, func() { v.move(-1) }).As("up"),
-		b(tcell.KeyRune, 'j', "j/↓", "next record", grp, func() { v.move(1) }).As("down"),
-		a(tcell.KeyDown, 0, func() { v.move(1) }).As("down"),
-		b(tcell.KeyPgUp, 0, "PgUp", "page up", grp, func() { v.move(-v.page()) }).As("page-up"),
-		b(tcell.KeyPgDn, 0, "PgDn", "page down", grp, func() { v.move(v.page()) }).As("page-down"),
-		b(tcell.KeyRune, 'g', "g/Home", "oldest record", grp, func() { v.move(-len(v.recs)) }).As("first"),
-		a(tcell.KeyHome, 0, func() { v.move(-len(v.recs)) }).As("first"),
-		b(tcell.KeyRune, 'G', "G/End", "newest record, follow new traffic", grp, v.Follow).As("follow"),
-		a(tcell.KeyEnd, 0, v.Follow).As("follow"),
-		b(tcell.KeyRune, 'c', "c", "clear the list", grp, v.Clear).As("clear"),
-		b(tcell.KeyRune, '?', "?", "show or hide this help", grp, func() { v.help = !v.help }).As("help"),
-	)
-	if opts.Quit != nil {
-		quit := func() {
-			if v.help {
-				v.help = false
-				return
-			}
-			opts.Quit()
+	v := &View{opt: opts, max: opts.MaxRecords, follow: true}
+	v.Frame = viewer.NewFrame(viewer.FrameOptions{
+		Palette: opts.Palette, HelpTitle: "Debugger traffic keys", Item: "record", HomeEndOnly: true, Quit: opts.Quit,
+		FilterHelp: "filter the records by any text of their line: name, VM, port, error (!text excludes)",
+		Copy:       v.copyText, CopyHelp: "copy the selected record and its detail to the clipboard (OSC 52)",
+	})
+	v.SetHeader("JDWP traffic through the debugger ports")
+	v.tbl = viewer.NewTable(&recordRows{v: v}, viewer.TableOptions{
+		Title: "Traffic", Empty: noTraffic, SideBySide: 1 << 30, // the lines are long: the detail goes under them
+		DetailHelp: "switch the movement keys between the records and the detail",
+	})
+	v.table = v.tbl.Widget()
+	v.table.SetBorder(true)
+	v.detail = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetScrollable(true)
+	v.detail.SetBorder(true).SetTitle(" Packet ")
+	v.tbl.SetDetail(v.detail)
+	v.tbl.OnSelect(func(int) { v.showDetail() })
+	v.tbl.OnChange(func() {
+		if v.follow {
+			v.tbl.Move(1 << 30)
 		}
-		v.keys.Add(b(tcell.KeyRune, 'q', "q/Esc/J", "back", grp, quit).As("quit"), a(tcell.KeyEscape, 0, quit).As("quit"),
-			a(tcell.KeyRune, 'J', quit).As("quit"))
+	})
+	v.AddTab(v.tbl)
+
+	const grp = "Debugger traffic"
+	b := keymap.Bind
+	keys := []keymap.Binding{
+		b(tcell.KeyRune, 'g', "g", "oldest record (stops following)", "Move", v.first).As("first"),
+		b(tcell.KeyRune, 'G', "G", "newest record, follow new traffic", grp, v.Follow).As("follow"),
+		b(tcell.KeyRune, 'c', "c", "clear the list", grp, v.Clear).As("clear"),
 	}
+	if opts.Quit != nil {
+		keys = append(keys, keymap.Alias(tcell.KeyRune, 'J', opts.Quit).As("quit"))
+	}
+	v.AddKeys(keys...)
+	hints := "j/k move  G follow  / filter  Tab detail  c clear  y copy  ? help"
+	if opts.Quit != nil {
+		hints += "  q back"
+	}
+	v.SetHints(hints)
+	v.tbl.Refresh()
 	return v
 }
 
-// Keys is the view's key table (for the dashboard's help screen).
-func (v *View) Keys() *keymap.Map { return v.keys }
+// noTraffic is what the empty table says.
+const noTraffic = "no debugger traffic yet: attach a debugger to a VM's port"
+
+// entry is a record with what the table asks of it often, made once.
+type entry struct {
+	rec   jdwpspy.Record
+	key   string   // the row's key: the record's number in this view
+	lower string   // its line in lower case, for the filter
+	cells []string // its cells' text, escaped, once the row is drawn
+}
 
 // Add appends records (oldest first), dropping the oldest beyond the limit.
 // Call it on the UI goroutine.
 func (v *View) Add(recs ...jdwpspy.Record) {
-	v.recs = append(v.recs, recs...)
-	if over := len(v.recs) - v.max; over > 0 {
-		v.recs = append(v.recs[:0:0], v.recs[over:]...)
-		v.sel -= over
-		v.top -= over
-		if v.sel < 0 && !v.follow {
-			v.sel = 0
-		}
-		v.top = max(v.top, 0)
+	if len(recs) > v.max {
+		v.next += uint64(len(recs) - v.max)
+		recs = recs[len(recs)-v.max:]
 	}
-	if v.follow {
-		v.sel = len(v.recs) - 1
+	for _, r := range recs {
+		v.next++
+		v.recs = append(v.recs, entry{rec: r, key: strconv.FormatUint(v.next, 10), lower: strings.ToLower(r.Text())})
+	}
+	gone := 0 // rows shown that go with the oldest records
+	if over := len(v.recs) - v.max; over > 0 {
+		for _, i := range v.shown {
+			if i >= over {
+				break
+			}
+			gone++
+		}
+		// Dropped from the front: the next growth of the slice copies
+		// only the records kept, so the array never holds more than
+		// about twice the limit.
+		clear(v.recs[:over])
+		v.recs = v.recs[over:]
+	}
+	v.tbl.Refresh()
+	if !v.follow && gone > 0 {
+		// Paused, the rows on screen stay where they are.
+		row, col := v.table.GetOffset()
+		v.table.SetOffset(max(row-gone, 0), col)
 	}
 }
 
 // SetRecords replaces the records (e.g. with jdwpspy.Inspector.Records).
 func (v *View) SetRecords(recs []jdwpspy.Record) {
-	v.recs, v.top = nil, 0
-	if !v.follow {
-		v.sel = 0
-	}
+	v.recs = nil
 	v.Add(recs...)
 }
 
@@ -122,13 +159,20 @@ func (v *View) SetDropped(n uint64) { v.dropped = n }
 
 // Clear empties the list and follows again.
 func (v *View) Clear() {
-	v.recs, v.top, v.sel, v.follow = nil, 0, -1, true
+	v.recs, v.follow = nil, true
+	v.tbl.Refresh()
 }
 
 // Follow selects the newest record and keeps following new traffic.
 func (v *View) Follow() {
 	v.follow = true
-	v.sel = len(v.recs) - 1
+	v.tbl.Move(1 << 30)
+}
+
+// first selects the oldest record and stops following.
+func (v *View) first() {
+	v.follow = false
+	v.tbl.Move(-1 << 30)
 }
 
 // Following reports whether the view follows new traffic.
@@ -136,151 +180,81 @@ func (v *View) Following() bool { return v.follow }
 
 // Selected returns the selected record.
 func (v *View) Selected() (jdwpspy.Record, bool) {
-	if v.sel < 0 || v.sel >= len(v.recs) {
+	i := v.tbl.Selected()
+	if i < 0 || i >= len(v.shown) {
 		return jdwpspy.Record{}, false
 	}
-	return v.recs[v.sel], true
+	return v.recs[v.shown[i]].rec, true
 }
 
-// Len is the number of records kept.
+// Len is the number of records kept (filtered or not).
 func (v *View) Len() int { return len(v.recs) }
 
-func (v *View) page() int { return max(v.listH-1, 1) }
+// Table returns the records' page (its filter, its selection).
+func (v *View) Table() *viewer.Table { return v.tbl }
 
-func (v *View) move(d int) {
-	if len(v.recs) == 0 {
-		return
-	}
-	if v.sel < 0 {
-		v.sel = len(v.recs) - 1
-	}
-	v.sel = min(max(v.sel+d, 0), len(v.recs)-1)
-	// Moving onto the newest record resumes following; moving up stops.
-	v.follow = v.sel == len(v.recs)-1 && d > 0
-}
-
-// InputHandler handles the keys of Keys.
+// InputHandler is the frame's, and then: a movement up stops following, a
+// movement down onto the newest row resumes it; Esc with nothing to go
+// back from (no help, no filter) leaves, as q does.
 func (v *View) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
-	return v.WrapInputHandler(func(ev *tcell.EventKey, _ func(p tview.Primitive)) {
-		v.keys.Handle(ev)
-	})
-}
-
-func (v *View) colour(c tcell.Color) tcell.Color {
-	if v.pal.NoColor {
-		return tcell.ColorDefault
+	inner := v.Frame.InputHandler()
+	return func(ev *tcell.EventKey, setFocus func(p tview.Primitive)) {
+		idle := !v.Footer().Prompting() && !v.HelpShown()
+		if idle && v.opt.Quit != nil && ev.Key() == tcell.KeyEscape && v.tbl.Filter() == "" {
+			v.opt.Quit()
+			return
+		}
+		inner(ev, setFocus)
+		if !idle {
+			return
+		}
+		k := v.Keys()
+		switch {
+		case k.Matches(ev, "up") || k.Matches(ev, "page-up") || k.Matches(ev, "first"):
+			v.follow = false
+		case k.Matches(ev, "down") || k.Matches(ev, "page-down") || k.Matches(ev, "last"):
+			v.follow = v.tbl.Selected() == len(v.shown)-1
+		}
 	}
-	return c
 }
 
-// recordColour: debugger → VM green, VM → debugger aqua, session events
-// yellow, errors red.
-func (v *View) recordColour(r *jdwpspy.Record) tcell.Color {
-	switch {
-	case r.Error != "" || r.DecodeError != "":
-		return v.colour(tcell.ColorRed)
-	case r.Dir == jdwpspy.ToVM:
-		return v.colour(tcell.ColorGreen)
-	case r.Dir == jdwpspy.FromVM:
-		return v.colour(tcell.ColorAqua)
-	}
-	return v.colour(tcell.ColorYellow)
-}
-
-// hints is the footer line.
-func (v *View) hints() string {
-	s := "j/k move  G follow  c clear  ? help"
-	if _, ok := v.keys.Lookup("quit"); ok {
-		s += "  q back"
-	}
-	return s
-}
-
-// Draw draws the list and, under it, the selected record's detail.
+// Draw titles the table with the count and the follow state, then draws.
 func (v *View) Draw(screen tcell.Screen) {
 	title := fmt.Sprintf(" debugger traffic: %d ", len(v.recs))
+	if f := v.tbl.Filter(); f != "" {
+		title = fmt.Sprintf(" debugger traffic: %d of %d, filter %s ", len(v.shown), len(v.recs), style.Escape(strconv.Quote(f)))
+	}
 	if !v.follow {
 		title += "(paused: G follows) "
 	}
 	if v.dropped > 0 {
 		title += fmt.Sprintf("(%d not shown: too fast) ", v.dropped)
 	}
-	v.SetTitle(title)
-	v.DrawForSubclass(screen, v)
-	x, y, w, h := v.GetInnerRect()
-	if w <= 0 || h <= 0 {
-		return
-	}
-	if v.help {
-		for i, line := range strings.Split(v.keys.HelpText()+"\n? or q closes this help", "\n") {
-			if i < h {
-				tview.Print(screen, style.Escape(line), x, y+i, w, tview.AlignLeft, tview.Styles.PrimaryTextColor)
-			}
-		}
-		return
-	}
-	if h >= 4 { // the footer: key hints
-		h--
-		tview.Print(screen, v.hints(), x, y+h, w, tview.AlignLeft, v.colour(tcell.ColorGray))
-	}
-	if len(v.recs) == 0 {
-		tview.Print(screen, "no debugger traffic yet: attach a debugger to a VM's port", x, y, w, tview.AlignLeft, v.colour(tcell.ColorGray))
-		v.listH = h
-		return
-	}
+	v.table.SetTitle(title)
+	v.Frame.Draw(screen)
+}
 
-	var detail []string
-	if rec, ok := v.Selected(); ok && h >= 6 {
-		detail = rec.Detail()
-		if n := h / 3; len(detail) > n {
-			detail = detail[:n]
-		}
-	}
-	listH := h
-	if len(detail) > 0 {
-		listH = h - len(detail) - 1
-	}
-	v.listH = listH
-
-	// Keep the selection in view; when following, the newest at the bottom.
-	if v.follow {
-		v.top = len(v.recs) - listH
-	}
-	if v.sel >= 0 {
-		if v.sel < v.top {
-			v.top = v.sel
-		}
-		if v.sel >= v.top+listH {
-			v.top = v.sel - listH + 1
-		}
-	}
-	v.top = min(max(v.top, 0), max(len(v.recs)-listH, 0))
-
-	accent := v.pal.Accent()
-	for row := 0; row < listH && v.top+row < len(v.recs); row++ {
-		i := v.top + row
-		rec := &v.recs[i]
-		marker := "  "
-		if i == v.sel {
-			marker = "▶ "
-			if accent != tcell.ColorDefault {
-				bg := tcell.StyleDefault.Background(v.colour(tcell.ColorNavy))
-				for cx := x; cx < x+w; cx++ {
-					screen.SetContent(cx, y+row, ' ', nil, bg)
-				}
-			}
-		}
-		tview.Print(screen, marker+style.Escape(rec.Text()), x, y+row, w, tview.AlignLeft, v.recordColour(rec))
-	}
-	if len(detail) == 0 {
+// showDetail fills the detail pane with the selected record's decoded
+// fields.
+func (v *View) showDetail() {
+	rec, ok := v.Selected()
+	if !ok {
+		v.detail.SetText("")
 		return
 	}
-	sep := y + listH
-	for cx := x; cx < x+w; cx++ {
-		screen.SetContent(cx, sep, tview.BoxDrawingsLightHorizontal, nil, tcell.StyleDefault.Foreground(v.colour(tcell.ColorGray)))
+	lines := rec.Detail() // already safe for the terminal
+	for i, l := range lines {
+		lines[i] = style.EscapeTags(l)
 	}
-	for i, line := range detail {
-		// Detail lines are escaped for the terminal; escape tview tags too.
-		tview.Print(screen, style.Escape(line), x, sep+1+i, w, tview.AlignLeft, tview.Styles.PrimaryTextColor)
+	v.detail.SetText(strings.Join(lines, "\n"))
+	v.detail.ScrollToBeginning()
+}
+
+// copyText is what y copies: the selected record's line and its detail.
+func (v *View) copyText() (what, text string) {
+	rec, ok := v.Selected()
+	if !ok {
+		return "", ""
 	}
+	return "the record", rec.Line() + "\n" + strings.Join(rec.Detail(), "\n")
 }

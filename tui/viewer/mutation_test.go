@@ -264,3 +264,49 @@ func TestTableDetailPane(t *testing.T) {
 		}
 	}
 }
+
+// A Clip column too wide for the table is cut at the edge, ending with …,
+// where another column is left out; too little room (under minClip) and
+// it is left out too. An empty table with a detail pane under it keeps
+// room for the line that says why.
+func TestClipColumnAndEmptyOverDetail(t *testing.T) {
+	for _, tc := range []struct {
+		clip bool
+		w    int
+		want string // row 2: the first row
+	}{
+		{false, 30, "x"},
+		{true, 30, "x abcdefghijklmnopqrstuvwxyz0…"}, // 28 left after "x "
+		{true, 10, "x abcdefg…"},                     // 8 left: minClip
+		{true, 9, "x"},
+	} {
+		hs := newHarness(t, tc.w, 8, FrameOptions{})
+		rows := &clipRows{clip: tc.clip}
+		hs.f.AddTab(NewTable(rows, TableOptions{}))
+		if got := hs.draw()[2]; got != tc.want {
+			t.Errorf("clip %v, width %d: row %q, want %q", tc.clip, tc.w, got, tc.want)
+		}
+	}
+	hs := newHarness(t, 60, 20, FrameOptions{})
+	tbl := NewTable(&widthRows{}, TableOptions{Empty: "nothing yet"})
+	tbl.Widget().SetBorder(true)
+	tbl.SetDetail(tview.NewTextView())
+	hs.f.AddTab(tbl)
+	if got := hs.draw()[4]; got != "│ nothing yet                                              │" {
+		t.Errorf("empty over a detail pane: row 4 %q", got)
+	}
+}
+
+type clipRows struct{ clip bool }
+
+func (r *clipRows) Columns() []Column {
+	return []Column{{Title: "N"}, {Title: "TEXT", Clip: r.clip}}
+}
+func (r *clipRows) Update(Query) int { return 1 }
+func (r *clipRows) Key(int) string   { return "k" }
+func (r *clipRows) Cell(_, c int) *tview.TableCell {
+	if c == 0 {
+		return tview.NewTableCell("x")
+	}
+	return tview.NewTableCell("abcdefghijklmnopqrstuvwxyz0123456789")
+}

@@ -17,6 +17,10 @@ type Column struct {
 	// Sort names the sort order whose key is this column: its title gets
 	// ▼ (or ▲ reversed) while the table is in that order.
 	Sort string
+	// Clip cuts the column (ending it with …) where it would run past the
+	// table's edge, rather than leaving it out: a last column of free text
+	// (a packet's summary) that is wider than any terminal.
+	Clip bool
 }
 
 // Sort is one order a Table's rows can take, chosen by a key.
@@ -99,6 +103,8 @@ type Table struct {
 	onSelect    func(i int)
 	onChange    func()
 	shown       int // the columns that fit whole, as of the last draw (fit.go)
+	clipCol     int // the Clip column cut at the edge, and its width there (0: none)
+	clipWidth   int
 }
 
 // NewTable returns a table page over rows; call Refresh once the rows
@@ -419,7 +425,7 @@ func (t *Table) Draw(screen tcell.Screen) {
 		_, _, w, h := t.GetRect()
 		if w < t.opt.SideBySide {
 			t.SetDirection(tview.FlexRow)
-			t.ResizeItem(t.view, max(4, min(t.n+3, h/2)), 0)
+			t.ResizeItem(t.view, max(4, min(max(t.n, 2)+3, h/2)), 0) // empty: room to say why
 		} else {
 			t.SetDirection(tview.FlexColumn)
 			t.ResizeItem(t.view, 0, 1)
@@ -437,10 +443,13 @@ func (t *Table) Draw(screen tcell.Screen) {
 	}
 }
 
-// tableContent feeds the tview.Table from Rows, the titles first.
+// tableContent feeds the tview.Table from Rows, the titles first; a
+// Clip column cut at the edge comes at its cut width, unless measure asks
+// for its cells' own widths (fit.go).
 type tableContent struct {
 	tview.TableContentReadOnly
-	t *Table
+	t       *Table
+	measure bool
 }
 
 func (c *tableContent) GetRowCount() int { return c.t.n + 1 }
@@ -466,8 +475,8 @@ func (c *tableContent) GetCell(row, col int) *tview.TableCell {
 				title += " ▼"
 			}
 		}
-		return shape(tview.NewTableCell(title).SetSelectable(false).
-			SetAttributes(tcell.AttrBold).SetTextColor(t.palette().Accent()), k)
+		return c.clip(shape(tview.NewTableCell(title).SetSelectable(false).
+			SetAttributes(tcell.AttrBold).SetTextColor(t.palette().Accent()), k), col)
 	}
 	cell := t.rows.Cell(row-1, col)
 	if cell == nil {
@@ -476,17 +485,5 @@ func (c *tableContent) GetCell(row, col int) *tview.TableCell {
 	if t.rows.Key(row-1) == "" {
 		cell.SetSelectable(false)
 	}
-	return shape(cell, k)
-}
-
-// shape gives a cell its column's alignment and width bounds.
-func shape(cell *tview.TableCell, k Column) *tview.TableCell {
-	cell.SetAlign(k.Align)
-	if k.MaxWidth > 0 {
-		cell.SetMaxWidth(k.MaxWidth)
-	}
-	if k.Expand > 0 {
-		cell.SetExpansion(k.Expand)
-	}
-	return cell
+	return c.clip(shape(cell, k), col)
 }
