@@ -321,6 +321,8 @@ func (r *rig) runPhase(t *testing.T, a attack, d time.Duration) figures {
 		if r.healthyCount() < len(r.healthy) {
 			t.Errorf("%s: healthy VMs not back: %d of %d", a.name, r.healthyCount(), len(r.healthy))
 		}
+		// The figure is the count once they are back ("at the end").
+		f.healthy = fmt.Sprintf("%d/%d at the end, %d%% of samples", r.healthyCount(), len(r.healthy), 100*full/max(samples, 1))
 	}
 	if !a.churn && full*100 < samples*95 {
 		t.Errorf("%s: healthy VMs all monitored in only %d of %d samples", a.name, full, samples)
