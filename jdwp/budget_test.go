@@ -2,6 +2,7 @@ package jdwp
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -238,5 +239,37 @@ func TestDefaultBudgetReadsLargestOrdinaryPacket(t *testing.T) {
 	p, err := ReadPacketBudget(bytes.NewReader(bigPacket(32<<20)), 0, b)
 	if err != nil || p.Len() != 32<<20 {
 		t.Fatalf("32 MiB packet with the default budget: %v", err)
+	}
+}
+
+// A large reply to the Conn's own request leaves the budget when it is
+// handed to the caller (who owns it from then on).
+func TestBudgetReleasedForOwnReply(t *testing.T) {
+	b := NewBudget(64 << 20)
+	srv, cli := net.Pipe()
+	defer srv.Close()
+	c := NewConn(cli, Options{Budget: b})
+	defer c.Close()
+	const n = 8 << 20
+	go func() {
+		hdr := make([]byte, HeaderLen)
+		if _, err := io.ReadFull(srv, hdr); err != nil {
+			return
+		}
+		go func() { _, _ = io.Copy(io.Discard, srv) }() // the rest of the write (net.Pipe)
+		id := binary.BigEndian.Uint32(hdr[4:])
+		reply := bigPacket(n)
+		copy(reply, NewReply(id, ErrNone, nil).AppendHeader(nil))
+		binary.BigEndian.PutUint32(reply, n)
+		_, _ = srv.Write(reply)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := c.Request(ctx, CmdSetDDM, CmdDDMChunk, nil)
+	if err != nil || p.Len() != n {
+		t.Fatalf("request: %v", err)
+	}
+	if b.Used() != 0 || b.Peak() < n-HeaderLen {
+		t.Fatalf("budget after the reply was handed over: used %d, peak %d", b.Used(), b.Peak())
 	}
 }
