@@ -220,9 +220,12 @@ func repeat(n int, bs ...hostile.Behaviour) []hostile.Behaviour {
 
 func (r *rig) healthyCount() int { return r.healthyOf(r.healthy) }
 
-func (r *rig) healthyOf(keys []string) int {
+func (r *rig) healthyOf(keys []string) int { return healthyIn(r.engine.View(), keys) }
+
+// healthyIn counts the VMs of keys monitored in view.
+func healthyIn(view []monitor.Found, keys []string) int {
 	n := 0
-	for _, f := range r.engine.View() {
+	for _, f := range view {
 		for _, k := range keys {
 			if f.VM.Key == k && f.Failed == "" && f.VM.DDM {
 				n++
@@ -277,10 +280,13 @@ func (r *rig) runPhase(t *testing.T, a attack, d time.Duration) figures {
 			peak = rss
 		}
 		samples++
-		if r.healthyOf(watch) == len(watch) {
+		// One view a sample: it copies every VM, the hostile ones' thread
+		// tables included, and counts in the figures.
+		view := r.engine.View()
+		if healthyIn(view, watch) == len(watch) {
 			full++
 		}
-		for _, f := range r.engine.View() {
+		for _, f := range view {
 			if len(f.VM.Heaps) == 0 || !slices.Contains(watch, f.VM.Key) {
 				continue
 			}
