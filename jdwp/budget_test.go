@@ -2,6 +2,7 @@ package jdwp
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -137,5 +138,138 @@ func TestIncomingBoundedByBytes(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("packet %d did not arrive", i)
 		}
+	}
+}
+
+// Issue 30 (soak "large packets"): a large packet keeps its bytes in the
+// budget while Route works on it, not only while it is read: 12 VMs sending
+// 30 MiB packets unasked held their packets outside the budget (466-561 MiB
+// peak against a 192 MiB budget). Released once Route returns.
+func TestBudgetHeldWhileRouted(t *testing.T) {
+	b := NewBudget(64 << 20)
+	srv, cli := net.Pipe()
+	defer srv.Close()
+	const n = 8 << 20
+	inRoute := make(chan int64, 1)
+	release := make(chan struct{})
+	c := NewConn(cli, Options{Budget: b, Route: func(p *Packet) bool {
+		inRoute <- b.Used()
+		<-release
+		return true
+	}})
+	defer c.Close()
+	go func() { _, _ = srv.Write(bigPacket(n)) }()
+	var used int64
+	select {
+	case used = <-inRoute:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the packet never reached Route")
+	}
+	if used < n-HeaderLen || used > (n-HeaderLen)*3/2 {
+		t.Errorf("budget in use while Route has the %d MiB packet: %d bytes, want its length (up to 1.5 times)", n>>20, used)
+	}
+	close(release)
+	deadline := time.Now().Add(5 * time.Second)
+	for b.Used() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if b.Used() != 0 {
+		t.Fatalf("budget in use after Route returned: %d", b.Used())
+	}
+}
+
+// A packet taken from Incoming gives its bytes back; while it waits there
+// it holds its length (the pieces it was read into are not counted).
+func TestBudgetHeldWhileQueued(t *testing.T) {
+	b := NewBudget(64 << 20)
+	srv, cli := net.Pipe()
+	defer srv.Close()
+	const n = 8 << 20
+	c := NewConn(cli, Options{Budget: b})
+	defer c.Close()
+	go func() {
+		_, _ = srv.Write(bigPacket(n))
+		_, _ = srv.Write(bigPacket(n)) // makes the reader trim the first once taken
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for b.Used() != n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if b.Used() != n {
+		t.Fatalf("budget while the packet waits in Incoming: %d, want %d", b.Used(), n)
+	}
+	<-c.Incoming()
+	<-c.Incoming()
+	c.Close()
+	if b.Used() != 0 {
+		t.Fatalf("budget after the connection ended: %d", b.Used())
+	}
+}
+
+// A packet that cannot be read whole within the budget is refused before
+// any of it is allocated (it was read into pieces up to half its length
+// first, then refused: garbage by the tens of MiB under a flood).
+func TestBudgetRefusesBeforeAllocating(t *testing.T) {
+	b := NewBudget(48 << 20)
+	if !b.acquire(30 << 20) { // another connection's packet
+		t.Fatal("acquire")
+	}
+	in := bigPacket(16 << 20) // needs 24 MiB: 18 MiB are left
+	var err error
+	alloc := allocated(func() { _, err = ReadPacketBudget(bytes.NewReader(in), 0, b) })
+	if !errors.Is(err, ErrBudget) {
+		t.Fatalf("read: %v, want ErrBudget", err)
+	}
+	if alloc > 64<<10 {
+		t.Errorf("a refused 16 MiB packet allocated %d KiB", alloc>>10)
+	}
+	if b.Used() != 30<<20 {
+		t.Errorf("budget after the refusal: %d", b.Used())
+	}
+	b.release(30 << 20)
+	if _, err := ReadPacketBudget(bytes.NewReader(in), 0, b); err != nil || b.Used() != 0 {
+		t.Fatalf("with room: %v, %d held", err, b.Used())
+	}
+}
+
+// The default budget reads the largest packet a VM may send unasked
+// (monitor.DefaultVMPacketLen, 32 MiB) at 1.5 times its length.
+func TestDefaultBudgetReadsLargestOrdinaryPacket(t *testing.T) {
+	b := NewBudget(DefaultProcessBudget)
+	p, err := ReadPacketBudget(bytes.NewReader(bigPacket(32<<20)), 0, b)
+	if err != nil || p.Len() != 32<<20 {
+		t.Fatalf("32 MiB packet with the default budget: %v", err)
+	}
+}
+
+// A large reply to the Conn's own request leaves the budget when it is
+// handed to the caller (who owns it from then on).
+func TestBudgetReleasedForOwnReply(t *testing.T) {
+	b := NewBudget(64 << 20)
+	srv, cli := net.Pipe()
+	defer srv.Close()
+	c := NewConn(cli, Options{Budget: b})
+	defer c.Close()
+	const n = 8 << 20
+	go func() {
+		hdr := make([]byte, HeaderLen)
+		if _, err := io.ReadFull(srv, hdr); err != nil {
+			return
+		}
+		go func() { _, _ = io.Copy(io.Discard, srv) }() // the rest of the write (net.Pipe)
+		id := binary.BigEndian.Uint32(hdr[4:])
+		reply := bigPacket(n)
+		copy(reply, NewReply(id, ErrNone, nil).AppendHeader(nil))
+		binary.BigEndian.PutUint32(reply, n)
+		_, _ = srv.Write(reply)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := c.Request(ctx, CmdSetDDM, CmdDDMChunk, nil)
+	if err != nil || p.Len() != n {
+		t.Fatalf("request: %v", err)
+	}
+	if b.Used() != 0 || b.Peak() < n-HeaderLen {
+		t.Fatalf("budget after the reply was handed over: used %d, peak %d", b.Used(), b.Peak())
 	}
 }

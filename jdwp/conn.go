@@ -67,7 +67,8 @@ type Options struct {
 	// IncomingBuffer is the capacity of the Incoming channel (0: 256).
 	IncomingBuffer int
 	// Budget, when set, bounds the bytes of large packets (over 1 MiB)
-	// being received or waiting in Incoming, over every Conn sharing it. A
+	// being received, in Route or waiting in Incoming, over every Conn
+	// sharing it. A
 	// packet longer than StreamThreshold (when set) draws from StreamBudget
 	// instead: a monitor lets a VM send such packets only when it asked for
 	// one (a streamed heap dump).
@@ -448,7 +449,7 @@ func (c *Conn) readLoop() {
 	}
 	br := bufio.NewReaderSize(countingReader{src, &c.stats.RawBytesIn}, 64<<10)
 	for {
-		p, err := c.readNext(br)
+		p, b, held, err := c.readNext(br)
 		if err == nil && p == nil {
 			continue // diverted (divert.go)
 		}
@@ -459,53 +460,70 @@ func (c *Conn) readLoop() {
 		}
 		c.stats.PacketsIn.Add(1)
 		c.stats.BytesIn.Add(uint64(p.Len()))
-		if p.IsReply() && c.OwnsID(p.ID) {
-			c.mu.Lock()
-			w, ok := c.pending[p.ID]
-			delete(c.pending, p.ID)
-			c.mu.Unlock()
-			switch {
-			case ok && w.fn != nil:
-				w.fn(p, replyErr(p, w.set, w.cmd))
-			case ok:
-				w.ch <- p // buffered; exactly one reply per id
-			default:
-				c.stats.DroppedReplies.Add(1)
-			}
-			continue
-		}
-		if c.opts.Route != nil && c.opts.Route(p) {
-			continue
-		}
-		// Past MaxQueued bytes waiting in Incoming, stop reading the peer
-		// until the consumer catches up.
-		for !c.roomFor(p.Len()) {
-			select {
-			case <-c.done:
-				c.failPending()
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-		// A large packet keeps its bytes in the budget until taken.
-		q := queuedPacket{n: p.Len()}
-		if q.n > readChunk+HeaderLen {
-			q.b = c.budgetFor(q.n)
-			if !q.b.acquire(int64(q.n)) {
-				c.shutdown(fmt.Errorf("jdwp: read: %w (a %d-byte packet waiting to be taken)", ErrBudget, q.n))
-				c.failPending()
-				return
-			}
-		}
-		select {
-		case c.in <- p:
-			c.queued = append(c.queued, q)
-			c.queuedBytes += q.n
-		case <-c.done:
-			q.b.release(int64(q.n))
+		if !c.dispatch(p, b, held) {
 			c.failPending()
 			return
 		}
+	}
+}
+
+// dispatch hands a packet read whole to its consumer: the request waiting
+// for the reply, Route, or Incoming. A large packet's bytes stay in its
+// budget (b, held) until Route returns or until the packet is taken from
+// Incoming (then only its length: the pieces it was read into are
+// garbage), so that the packets a process holds, not only those being
+// read, stay within the budget. It returns false when the connection
+// ended meanwhile.
+func (c *Conn) dispatch(p *Packet, b *Budget, held int64) bool {
+	if p.IsReply() && c.OwnsID(p.ID) {
+		// The caller of Request owns the reply: it leaves the budget.
+		b.release(held)
+		c.mu.Lock()
+		w, ok := c.pending[p.ID]
+		delete(c.pending, p.ID)
+		c.mu.Unlock()
+		switch {
+		case ok && w.fn != nil:
+			w.fn(p, replyErr(p, w.set, w.cmd))
+		case ok:
+			w.ch <- p // buffered; exactly one reply per id
+		default:
+			c.stats.DroppedReplies.Add(1)
+		}
+		return true
+	}
+	if c.opts.Route != nil {
+		taken := c.opts.Route(p)
+		if taken {
+			b.release(held)
+			return true
+		}
+	}
+	// A large packet keeps its bytes in the budget until taken.
+	q := queuedPacket{n: p.Len()}
+	if held > 0 {
+		q.b = b
+		b.release(held - int64(q.n))
+		held = int64(q.n)
+	}
+	// Past MaxQueued bytes waiting in Incoming, stop reading the peer
+	// until the consumer catches up.
+	for !c.roomFor(p.Len()) {
+		select {
+		case <-c.done:
+			q.b.release(held)
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+	select {
+	case c.in <- p:
+		c.queued = append(c.queued, q)
+		c.queuedBytes += q.n
+		return true
+	case <-c.done:
+		q.b.release(held)
+		return false
 	}
 }
 

@@ -27,20 +27,23 @@ const divertPiece = 64 << 10
 type Divert func(p *Packet, length int, head []byte) (w io.Writer, end func(error))
 
 // readNext reads the next packet; it returns nil and no error for a packet
-// Divert took.
-func (c *Conn) readNext(br *bufio.Reader) (*Packet, error) {
-	p, l, err := readHeader(br, c.MaxPacketLen)
+// Divert took. A large packet keeps the bytes it took from b (held) until
+// the reader releases them, once the packet is consumed.
+func (c *Conn) readNext(br *bufio.Reader) (p *Packet, b *Budget, held int64, err error) {
+	h, l, err := readHeader(br, c.MaxPacketLen)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	n := l - HeaderLen
-	if c.opts.Divert != nil && n > readChunk && !(p.IsReply() && c.OwnsID(p.ID)) {
-		taken, err := c.divert(br, &p, n)
+	if c.opts.Divert != nil && n > readChunk && !(h.IsReply() && c.OwnsID(h.ID)) {
+		taken, err := c.divert(br, &h, n)
 		if taken || err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 	}
-	return readBody(br, p, l, c.budgetFor(l))
+	b = c.budgetFor(l)
+	p, held, err = readBody(br, h, l, b)
+	return p, b, held, err
 }
 
 // divert offers a packet with an n-byte body to Divert, and streams the

@@ -173,7 +173,10 @@ func readPacket(r io.Reader, limit func() int, budget func(length int) *Budget) 
 	if err != nil {
 		return nil, err
 	}
-	return readBody(r, p, l, budget(l))
+	b := budget(l)
+	pk, held, err := readBody(r, p, l, b)
+	b.release(held) // the caller owns the packet now
+	return pk, err
 }
 
 // readHeader reads a packet's header and checks its length against the
@@ -187,18 +190,24 @@ func readHeader(r io.Reader, limit func() int) (Packet, int, error) {
 }
 
 // readBody reads the body of the packet whose header gave p and length l,
-// the bytes of a large one taken from b (nil: no budget).
-func readBody(r io.Reader, p Packet, l int, b *Budget) (*Packet, error) {
+// the bytes of a large one taken from b (nil: no budget). On success the
+// packet keeps what it took, held, until the caller releases it (a Conn:
+// once the packet is consumed); on an error nothing is kept.
+func readBody(r io.Reader, p Packet, l int, b *Budget) (pk *Packet, held int64, err error) {
 	n := l - HeaderLen
 	if n <= readChunk {
 		p.Data = make([]byte, n)
 		if _, err := io.ReadFull(r, p.Data); err != nil {
-			return nil, unexpected(err)
+			return nil, 0, unexpected(err)
 		}
-		return &p, nil
+		return &p, 0, nil
 	}
-	var held int64
-	defer func() { b.release(held) }()
+	defer func() {
+		if err != nil {
+			b.release(held)
+			held = 0
+		}
+	}()
 	take := func(k int) error {
 		if !b.acquire(int64(k)) {
 			return fmt.Errorf("%w (%d bytes more for a %d-byte packet)", ErrBudget, k, l)
@@ -206,22 +215,27 @@ func readBody(r io.Reader, p Packet, l int, b *Budget) (*Packet, error) {
 		held += int64(k)
 		return nil
 	}
+	// A packet that could not be read whole is refused before its first
+	// piece is allocated (its reading would be garbage).
+	if !b.fits(int64(n + n/2)) {
+		return nil, 0, fmt.Errorf("%w (%d bytes for a %d-byte packet, %d of %d in use)", ErrBudget, n+n/2, l, b.Used(), b.limit)
+	}
 	var pieces [][]byte
 	got := 0
 	for got < n/2 {
 		size := min(n/2-got, max(readChunk, got))
 		if err := take(size); err != nil {
-			return nil, err
+			return nil, held, err
 		}
 		piece := make([]byte, size)
 		if _, err := io.ReadFull(r, piece); err != nil {
-			return nil, unexpected(err)
+			return nil, held, unexpected(err)
 		}
 		pieces = append(pieces, piece)
 		got += size
 	}
 	if err := take(n); err != nil {
-		return nil, err
+		return nil, held, err
 	}
 	data := make([]byte, n)
 	off := 0
@@ -230,10 +244,10 @@ func readBody(r io.Reader, p Packet, l int, b *Budget) (*Packet, error) {
 		pieces[i] = nil
 	}
 	if _, err := io.ReadFull(r, data[off:]); err != nil {
-		return nil, unexpected(err)
+		return nil, held, unexpected(err)
 	}
 	p.Data = data
-	return &p, nil
+	return &p, held, nil
 }
 
 func unexpected(err error) error {

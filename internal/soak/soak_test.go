@@ -7,22 +7,27 @@ import (
 	"compress/zlib"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/hostile"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )
@@ -31,8 +36,9 @@ import (
 // phases with a bound of their own (attack.bound) are held to it.
 const rssBound = 512 << 20
 
-// tightBound is the bound of the memory attacks of issue 30 (#9, #10): each,
-// beside the three healthy VMs, within 256 MiB.
+// tightBound is the bound of the memory attacks of issue 30 (#9, #10, #11
+// and the large packets): each, beside the three healthy VMs, within
+// 256 MiB.
 const tightBound = 256 << 20
 
 // phaseTime is how long each attack lasts (SOAK_PHASE, default 8s).
@@ -64,7 +70,8 @@ func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 type figures struct {
 	name      string
 	peakRSS   int64
-	healthy   string // "3/3 in 100% of samples"
+	healthy   string  // "3/3 in 100% of samples"
+	rate      float64 // the healthy VMs' heap updates (HPIF) a second, per VM
 	extra     string
 	assertRSS bool
 }
@@ -89,6 +96,9 @@ type rig struct {
 	engine  *monitor.Engine
 	proxy   *proxy.Proxy
 	healthy []string
+	// baseRate is the healthy VMs' heap updates a second (per VM) in the
+	// baseline phase: every attack must leave them at least half of it.
+	baseRate float64
 }
 
 const hostilePorts = 24
@@ -167,7 +177,7 @@ func TestSoak(t *testing.T) {
 		{name: "baseline (3 healthy VMs)", assertRSS: true},
 		{name: "junk endpoints (garbage, slowloris, bad/oversize length, no HELO) x24", assertRSS: true,
 			servers: repeat(hostilePorts, hostile.Garbage, hostile.Slowloris, hostile.BadLength, hostile.Oversize, hostile.NoHELO, hostile.SlowPacket(500<<20, 4<<20))},
-		{name: "large packets: 12 VMs sending 30 MiB chunks unasked", assertRSS: true,
+		{name: "large packets: 12 VMs sending 30 MiB chunks unasked", assertRSS: true, bound: tightBound,
 			servers: repeat(12, hostile.HelloVM(9001, bigChunks(30<<20)))},
 		{name: "THCR floods: 6 VMs with endless new thread ids", assertRSS: true,
 			servers: repeat(6, hostile.HelloVM(9002, thcrFlood))},
@@ -177,6 +187,8 @@ func TestSoak(t *testing.T) {
 			servers: repeat(1, hostile.HelloVM(9004, zlibBombs(16<<20, 160)))},
 		{name: "cycling heap maps: 4 VMs, HPST / 15,000 HPSG / HPEN without pause (heap.Budget)", assertRSS: true, bound: tightBound,
 			servers: repeat(4, hostile.HelloVM(9005, cyclingMaps(15000)))},
+		{name: "endless pulls: an adb server whose sync RECV never ends, 3 heap-dump saves at once (issue 30 #11)", assertRSS: true, bound: tightBound,
+			run: endlessPulls},
 		{name: "churn: healthy VMs leave and come back", assertRSS: true, churn: true, run: churn},
 		{name: "debugger abuse: silent connections, quick attach/detach", assertRSS: true, debugged: true, run: debuggerAbuse},
 	}
@@ -189,9 +201,9 @@ func TestSoak(t *testing.T) {
 		results = append(results, r.runPhase(t, a, d))
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "\n%-92s %10s  %-24s %s\n", "phase ("+d.String()+" each)", "peak RSS", "healthy VMs", "notes")
+	fmt.Fprintf(&b, "\n%-92s %10s  %-24s %-12s %s\n", "phase ("+d.String()+" each)", "peak RSS", "healthy VMs", "HPIF/s/VM", "notes")
 	for _, f := range results {
-		fmt.Fprintf(&b, "%-92s %7.0f MiB  %-24s %s\n", f.name, float64(f.peakRSS)/(1<<20), f.healthy, f.extra)
+		fmt.Fprintf(&b, "%-92s %7.0f MiB  %-24s %-12.2f %s\n", f.name, float64(f.peakRSS)/(1<<20), f.healthy, f.rate, f.extra)
 	}
 	fmt.Fprintf(&b, "RSS bound %d MiB (asserted except where noted)\n", rssBound>>20)
 	t.Log(b.String())
@@ -208,9 +220,12 @@ func repeat(n int, bs ...hostile.Behaviour) []hostile.Behaviour {
 
 func (r *rig) healthyCount() int { return r.healthyOf(r.healthy) }
 
-func (r *rig) healthyOf(keys []string) int {
+func (r *rig) healthyOf(keys []string) int { return healthyIn(r.engine.View(), keys) }
+
+// healthyIn counts the VMs of keys monitored in view.
+func healthyIn(view []monitor.Found, keys []string) int {
 	n := 0
-	for _, f := range r.engine.View() {
+	for _, f := range view {
 		for _, k := range keys {
 			if f.VM.Key == k && f.Failed == "" && f.VM.DDM {
 				n++
@@ -244,21 +259,44 @@ func (r *rig) runPhase(t *testing.T, a attack, d time.Duration) figures {
 	}
 	samples, full := 0, 0
 	var peak int64
-	end := time.Now().Add(d)
+	watch := r.healthy
+	if a.debugged {
+		watch = r.healthy[1:]
+	}
+	// The healthy VMs' heap updates: each HPIF (a GC every second in the
+	// simulator) changes the heap's Updated time.
+	lastHeap := map[string]time.Time{}
+	for _, f := range r.engine.View() {
+		if len(f.VM.Heaps) > 0 {
+			lastHeap[f.VM.Key] = f.VM.Heaps[0].Updated
+		}
+	}
+	updates := 0
+	start := time.Now()
+	end := start.Add(d)
 	for time.Now().Before(end) {
 		time.Sleep(100 * time.Millisecond)
 		if rss := procStatus("VmRSS"); rss > peak {
 			peak = rss
 		}
 		samples++
-		watch := r.healthy
-		if a.debugged {
-			watch = r.healthy[1:]
-		}
-		if r.healthyOf(watch) == len(watch) {
+		// One view a sample: it copies every VM, the hostile ones' thread
+		// tables included, and counts in the figures.
+		view := r.engine.View()
+		if healthyIn(view, watch) == len(watch) {
 			full++
 		}
+		for _, f := range view {
+			if len(f.VM.Heaps) == 0 || !slices.Contains(watch, f.VM.Key) {
+				continue
+			}
+			if u := f.VM.Heaps[0].Updated; !u.Equal(lastHeap[f.VM.Key]) {
+				lastHeap[f.VM.Key] = u
+				updates++
+			}
+		}
 	}
+	rate := float64(updates) / float64(len(watch)) / time.Since(start).Seconds()
 	close(stop)
 	wg.Wait()
 	if hwm := procStatus("VmHWM"); hwm > peak {
@@ -267,7 +305,7 @@ func (r *rig) runPhase(t *testing.T, a attack, d time.Duration) figures {
 	for _, s := range servers {
 		s.Close()
 	}
-	f := figures{name: a.name, peakRSS: peak, assertRSS: a.assertRSS, extra: note,
+	f := figures{name: a.name, peakRSS: peak, assertRSS: a.assertRSS, extra: note, rate: rate,
 		healthy: fmt.Sprintf("%d/%d, %d%% of samples", r.healthyCount(), len(r.healthy), 100*full/max(samples, 1))}
 	if !a.assertRSS {
 		f.extra = strings.TrimSpace(f.extra + " (RSS not asserted)")
@@ -289,9 +327,21 @@ func (r *rig) runPhase(t *testing.T, a attack, d time.Duration) figures {
 		if r.healthyCount() < len(r.healthy) {
 			t.Errorf("%s: healthy VMs not back: %d of %d", a.name, r.healthyCount(), len(r.healthy))
 		}
+		// The figure is the count once they are back ("at the end").
+		f.healthy = fmt.Sprintf("%d/%d at the end, %d%% of samples", r.healthyCount(), len(r.healthy), 100*full/max(samples, 1))
 	}
 	if !a.churn && full*100 < samples*95 {
 		t.Errorf("%s: healthy VMs all monitored in only %d of %d samples", a.name, full, samples)
+	}
+	// They keep updating at their normal rate (the baseline's).
+	switch {
+	case r.baseRate == 0:
+		r.baseRate = rate
+		if rate < 0.5 {
+			t.Errorf("%s: the healthy VMs' heaps updated %.2f times a second (the simulator's GC: 1)", a.name, rate)
+		}
+	case !a.churn && rate < r.baseRate/2:
+		t.Errorf("%s: the healthy VMs' heaps updated %.2f times a second, under half the baseline's %.2f", a.name, rate, r.baseRate)
 	}
 	return f
 }
@@ -482,4 +532,92 @@ func debuggerAbuse(t *testing.T, r *rig, stop <-chan struct{}) string {
 		}
 		cancel()
 	}
+}
+
+// endlessPulls saves heap dumps pulled from an adb server whose sync RECV
+// never ends (issue 30 #11: a pull was read whole into memory, 3 GiB in
+// 4.6 s), as `hprof` does with a device VM's dump: the real adb client
+// streams each pull into savefile's temporary file. Two savers read as
+// fast as the server sends, their pulls bounded at 256 MiB each (they end
+// with "exceeds" and start again; monitor.DefaultMaxDeviceFile is 2 GiB on
+// disk, not in memory); a third trickles at 1 MB/s under a 2 s timeout
+// (`hprof --timeout`).
+func endlessPulls(t *testing.T, r *rig, stop <-chan struct{}) string {
+	fast, err := hostile.Serve("127.0.0.1:0", hostile.EndlessRecv(0))
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	defer fast.Close()
+	slow, err := hostile.Serve("127.0.0.1:0", hostile.EndlessRecv(1<<20))
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	defer slow.Close()
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var saves, bounded, timedOut int
+	var pulled int64
+	var wg sync.WaitGroup
+	saver := func(i int, srv *hostile.Server, limit int64, timeout time.Duration) {
+		defer wg.Done()
+		c := &adb.Client{Addr: srv.Addr(), Timeout: 5 * time.Second}
+		path := filepath.Join(dir, fmt.Sprintf("dump%d.hprof", i))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-stop:
+				case <-ctx.Done():
+				}
+				cancel()
+			}()
+			var n int64
+			res, err := savefile.Save(ctx, path, savefile.Options{Timeout: timeout}, func(ctx context.Context, w *savefile.Writer) error {
+				var err error
+				n, err = c.PullTo(ctx, "hostile", "/data/local/tmp/endless.hprof", w, limit)
+				return err
+			})
+			stopped := ctx.Err() != nil && !errors.Is(err, savefile.ErrTimeout)
+			cancel()
+			mu.Lock()
+			saves++
+			pulled += n
+			switch {
+			case err == nil:
+				t.Errorf("an endless pull was saved whole: %d bytes", res.Received)
+			case strings.Contains(err.Error(), "exceeds"):
+				bounded++
+			case errors.Is(err, savefile.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+				// The socket's deadline (the context's) may fire just
+				// before the context's own timer: the pull's error then
+				// says "context deadline exceeded" without savefile's
+				// "timed out after".
+				timedOut++
+			case stopped:
+			default:
+				t.Errorf("endless pull %d: %v", i, err)
+			}
+			mu.Unlock()
+			if n > limit {
+				t.Errorf("endless pull %d: %d bytes read past the %d bound", i, n, limit)
+			}
+		}
+	}
+	wg.Add(3)
+	go saver(0, fast, 256<<20, 0)
+	go saver(1, fast, 256<<20, 0)
+	go saver(2, slow, monitor.DefaultMaxDeviceFile, 2*time.Second)
+	wg.Wait()
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(left) > 0 {
+		t.Errorf("endless pulls left %v behind", left)
+	}
+	return fmt.Sprintf("%d saves, %.1f GiB pulled, %d stopped at the bound, %d at the timeout", saves, float64(pulled)/(1<<30), bounded, timedOut)
 }
