@@ -245,6 +245,10 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 		}
 		return fmt.Errorf("%s: %w", s.key, err)
 	}
+	// The endpoint is recorded before the connection's reader starts: what
+	// a VM sends on connect (WAIT) is routed at once, and a replay drops a
+	// VM's records that come before its endpoint record.
+	s.input(s.begin)
 	jc := jdwp.NewConn(nc, jdwp.Options{MaxPacketLen: s.opts.MaxPacketLen, Budget: s.opts.Budget,
 		StreamBudget: s.opts.StreamBudget, StreamThreshold: s.opts.MaxPacketLen, Divert: s.xfer.divert,
 		Route: s.route})
@@ -263,12 +267,18 @@ func (s *Session) Run(ctx context.Context, nc net.Conn) error {
 	}()
 	defer jc.Close()
 
-	s.input(s.begin)
 	reason := "connection closed"
 	defer func() {
 		why := s.endReason(reason)
 		// Discovery or the monitor ended it, not the peer: not a failure.
 		stopped := parent.Err() != nil || why == ReasonStopped
+		// Nothing may follow the end: the reader routes no packet once the
+		// connection is closed, and the sources give no input once they
+		// returned (a WAIT or a meminfo reading applied after end would put
+		// the VM back in the store, which a replay does not do).
+		cancel()
+		jc.Close()
+		s.wg.Wait()
 		s.input(func(now time.Time) { s.end(now, why, !stopped && !s.conn.isDDM && !s.conn.refused) })
 	}()
 	s.startWatchProcess(ctx)
