@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/adb/internal/adbmock"
-	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
 )
 
 // unhex decodes hex with spaces.

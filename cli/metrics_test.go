@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/leakcheck"
-	"github.com/ddmtui/ddmtui/internal/testpeer"
+	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
 	"github.com/ddmtui/ddmtui/sim"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testpeer"
+	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
 )
 
 // `ddmtui demo --record FILE` records the Android 14 device's log beside

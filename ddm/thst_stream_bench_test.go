@@ -1,7 +1,7 @@
 package ddm
 
 import (
-	"github.com/ddmtui/ddmtui/internal/benchdata"
+	"github.com/ddmtui/ddmtui/internal/testkit/benchdata"
 	"testing"
 
 	"github.com/ddmtui/ddmtui/jdwp"

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
 )
 
 // TestEndlessSegmentSetIsDropped: a VM that announces a 1 MiB heap (HPIF)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
 )
 
 // countTicker counts its ticks; its tick can be made to block.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/hostile"
-	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testkit/hostile"
+	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
 )
 
 // A debugger port that was busy when its VM appeared is tried again: once

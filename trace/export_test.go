@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ddmtui/ddmtui/internal/testpeer"
+	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
 )
 
 func TestJSONLeavesOutMissingClocks(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testpeer"
+	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
 )
 
 // heapShape is a Java program with a known heap: 37 Items, each holding a
