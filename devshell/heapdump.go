@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/internal/iocount"
 )
 
 // Heap dumps through the device: `am dumpheap`, and the wait for a dump
@@ -206,20 +207,7 @@ func ProgressWriter(w io.Writer, progress func(uint64)) io.Writer {
 	if progress == nil {
 		return w
 	}
-	return &countingWriter{w: w, progress: progress}
-}
-
-type countingWriter struct {
-	w        io.Writer
-	n        uint64
-	progress func(uint64)
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += uint64(n)
-	c.progress(c.n)
-	return n, err
+	return &iocount.Writer{W: w, Progress: func(n int64) { progress(uint64(n)) }}
 }
 
 // waitDumpFile polls the dump file's size until the dump is complete: at
