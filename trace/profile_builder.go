@@ -216,7 +216,7 @@ func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off
 	lm := ts.local.at(s)
 	f := frame{entry: t, method: m, slot: s, below: lm.onStack, call: -1}
 	if ts.tree != nil {
-		f.node = ts.tree.child(parentNode, m)
+		f.node = ts.tree.child(parentNode, s+1, m)
 	}
 	if ts.index != nil {
 		parentCall := int32(-1)
@@ -244,7 +244,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		lm.Exclusive[1] += delta[1]
 		f := frame{method: m, slot: s, below: lm.onStack, call: -1}
 		if ts.tree != nil {
-			f.node = ts.tree.child(0, m)
+			f.node = ts.tree.child(0, s+1, m)
 			ts.tree.addSelf(f.node, true, delta)
 			ts.tree.FromStart++
 		}
@@ -385,8 +385,7 @@ func (b *ProfileBuilder) closeOpen() {
 func (ts *threadState) finish() {
 	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree, Index: ts.index}
 	if ts.tree != nil {
-		_, incl := ts.tree.counts(0)
-		*incl = [2]uint32{uint32(ts.last[0] - ts.first[0]), uint32(ts.last[1] - ts.first[1])}
+		ts.tree.setInclusive(0, [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]})
 		ts.tree.done()
 	}
 	if ts.index != nil {

@@ -1,0 +1,174 @@
+package trace
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// expandBottomUpRoot makes the bottom-up root's children, one per method:
+// the sums of group, without listing the members. The sources are cut
+// into runs of whole subtrees of their root's children (no node of one
+// run is inside a node of another, so each run can be summed alone),
+// summed on up to GOMAXPROCS goroutines in one pass in depth-first order
+// each, and the sums added up.
+func (v *TreeView) expandBottomUpRoot() {
+	v.Nodes[0].expanded = true
+	methods := int32(0)
+	for _, t := range v.src {
+		for _, m := range t.methods {
+			methods = max(methods, m+1)
+		}
+	}
+	runs := v.bottomUpRuns()
+	workers := min(runtime.GOMAXPROCS(0), len(runs))
+	sums := make([]*methodSums, max(workers, 1))
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for w := range sums {
+		sums[w] = newMethodSums(methods)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(runs) {
+					return
+				}
+				v.sumRun(sums[w], runs[i], int64(i+1)<<32)
+			}
+		}()
+	}
+	wg.Wait()
+	total := sums[0]
+	for _, s := range sums[1:] {
+		total.add(s)
+	}
+	first := len(v.Nodes)
+	for m := range methods {
+		if !total.seen[m] {
+			continue
+		}
+		v.Nodes = append(v.Nodes, ViewNode{Parent: 0, Method: m, FirstChild: -1, NextSibling: -1,
+			Calls: total.calls[m], Inclusive: total.incl[m], Self: total.self[m], callers: total.callers[m]})
+	}
+	v.linkChildren(0, first)
+}
+
+// bottomUpRun is the nodes from lo up to hi of source src: whole subtrees
+// of its root's children.
+type bottomUpRun struct {
+	src    int
+	lo, hi int32
+}
+
+// bottomUpRunNodes is about how many nodes a run holds (a subtree is
+// never cut).
+const bottomUpRunNodes = 1 << 16
+
+func (v *TreeView) bottomUpRuns() []bottomUpRun {
+	var runs []bottomUpRun
+	for k, t := range v.src {
+		end := t.End(0)
+		lo := int32(1)
+		for r := int32(1); r < end; {
+			r = t.End(r)
+			if r-lo >= bottomUpRunNodes || r == end {
+				runs = append(runs, bottomUpRun{k, lo, r})
+				lo = r
+			}
+		}
+	}
+	return runs
+}
+
+// methodSums are the bottom-up first level's sums per method.
+type methodSums struct {
+	calls         []int64
+	incl, self    [][2]uint64
+	seen, callers []bool
+	// lastEnd is the end of the last node of each method counted in
+	// incl, above a run's base (run number << 32): a node before it is
+	// inside that one.
+	lastEnd []int64
+}
+
+func newMethodSums(methods int32) *methodSums {
+	return &methodSums{calls: make([]int64, methods), incl: make([][2]uint64, methods), self: make([][2]uint64, methods),
+		seen: make([]bool, methods), callers: make([]bool, methods), lastEnd: make([]int64, methods)}
+}
+
+func (s *methodSums) add(o *methodSums) {
+	for m := range s.calls {
+		s.calls[m] += o.calls[m]
+		for c := range 2 {
+			s.incl[m][c] += o.incl[m][c]
+			s.self[m][c] += o.self[m][c]
+		}
+		s.seen[m] = s.seen[m] || o.seen[m]
+		s.callers[m] = s.callers[m] || o.callers[m]
+	}
+}
+
+// sumRun adds run's nodes to s. A node's self time is its inclusive time
+// minus its children's: each node adds its inclusive time to its method
+// and takes it from its parent's, in one pass. The root's children are the
+// exception (CallTree.self): their Self is asked. base is above every
+// lastEnd an earlier run of s left.
+func (v *TreeView) sumRun(s *methodSums, run bottomUpRun, base int64) {
+	t := v.src[run.src]
+	var keep []bool
+	if v.keep != nil {
+		keep = v.keep[run.src]
+	}
+	for r := run.lo; r < run.hi; {
+		end := t.End(r)
+		if keep == nil || keep[r] {
+			m := t.Method(r)
+			s.seen[m] = true
+			s.calls[m] += t.Calls(r)
+			for c := range 2 {
+				s.self[m][c] += t.Self(r, Clock(c))
+			}
+			if base+int64(r) >= s.lastEnd[m] {
+				for c := range 2 {
+					s.incl[m][c] += t.Inclusive(r, Clock(c))
+				}
+				s.lastEnd[m] = base + int64(end)
+			}
+		}
+		for n := r + 1; n < end; n++ {
+			nd := t.nodes.at(n)
+			incl := [2]uint64{uint64(nd.inclusive[0]), uint64(nd.inclusive[1])}
+			if nd.inclusive[0] == maxTime || nd.inclusive[1] == maxTime {
+				incl = [2]uint64{t.Inclusive(n, 0), t.Inclusive(n, 1)}
+			}
+			if p := nd.b; p != r && (keep == nil || keep[p]) {
+				pm := t.Method(p)
+				s.self[pm][0] -= incl[0]
+				s.self[pm][1] -= incl[1]
+			}
+			if keep != nil && !keep[n] {
+				continue
+			}
+			m := t.methods[nd.method]
+			if nd.method == wideLocal {
+				m = t.Method(n)
+			}
+			s.seen[m], s.callers[m] = true, true
+			if nd.calls != maxCalls {
+				s.calls[m] += int64(nd.calls)
+			} else {
+				s.calls[m] += t.Calls(n)
+			}
+			s.self[m][0] += incl[0]
+			s.self[m][1] += incl[1]
+			if base+int64(n) >= s.lastEnd[m] { // not inside a node of m counted before
+				s.incl[m][0] += incl[0]
+				s.incl[m][1] += incl[1]
+				s.lastEnd[m] = base + int64(nd.a)
+			}
+		}
+		r = end
+	}
+}
