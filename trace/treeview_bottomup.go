@@ -2,6 +2,7 @@ package trace
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -26,7 +27,7 @@ func (v *TreeView) expandBottomUpRoot() {
 	var next atomic.Int32
 	var wg sync.WaitGroup
 	for w := range sums {
-		sums[w] = newMethodSums(methods)
+		sums[w] = getMethodSums(methods)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -44,13 +45,22 @@ func (v *TreeView) expandBottomUpRoot() {
 	for _, s := range sums[1:] {
 		total.add(s)
 	}
-	first := len(v.Nodes)
+	first, kids := len(v.Nodes), 0
+	for m := range methods {
+		if total.seen[m] {
+			kids++
+		}
+	}
+	v.Nodes = slices.Grow(v.Nodes, kids)
 	for m := range methods {
 		if !total.seen[m] {
 			continue
 		}
 		v.Nodes = append(v.Nodes, ViewNode{Parent: 0, Method: m, FirstChild: -1, NextSibling: -1,
 			Calls: total.calls[m], Inclusive: total.incl[m], Self: total.self[m], callers: total.callers[m]})
+	}
+	for _, s := range sums {
+		methodSumsPool.Put(s)
 	}
 	v.linkChildren(0, first)
 }
@@ -93,9 +103,26 @@ type methodSums struct {
 	lastEnd []int64
 }
 
-func newMethodSums(methods int32) *methodSums {
-	return &methodSums{calls: make([]int64, methods), incl: make([][2]uint64, methods), self: make([][2]uint64, methods),
-		seen: make([]bool, methods), callers: make([]bool, methods), lastEnd: make([]int64, methods)}
+// methodSumsPool keeps methodSums between views: the JSON makes one view
+// per thread, and their arrays would otherwise be most of its garbage.
+var methodSumsPool sync.Pool
+
+// getMethodSums returns zeroed sums for methods methods.
+func getMethodSums(methods int32) *methodSums {
+	s, _ := methodSumsPool.Get().(*methodSums)
+	if s == nil || cap(s.calls) < int(methods) {
+		return &methodSums{calls: make([]int64, methods), incl: make([][2]uint64, methods), self: make([][2]uint64, methods),
+			seen: make([]bool, methods), callers: make([]bool, methods), lastEnd: make([]int64, methods)}
+	}
+	s.calls, s.incl, s.self = s.calls[:methods], s.incl[:methods], s.self[:methods]
+	s.seen, s.callers, s.lastEnd = s.seen[:methods], s.callers[:methods], s.lastEnd[:methods]
+	clear(s.calls)
+	clear(s.incl)
+	clear(s.self)
+	clear(s.seen)
+	clear(s.callers)
+	clear(s.lastEnd)
+	return s
 }
 
 func (s *methodSums) add(o *methodSums) {
