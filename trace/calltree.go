@@ -128,14 +128,14 @@ func (t *CallTree) Parent(n int32) int32 { return t.nodes.at(n).b }
 func (t *CallTree) child(parent, local, m int32) int32 {
 	want := uint16(min(local, wideLocal))
 	p := t.nodes.at(parent)
-	prev, c := int32(-1), p.a
-	for k := 0; c >= 0; k++ {
+	prev, c, k := int32(-1), p.a, 0
+	for ; c >= 0; k++ {
 		if k == wideChildren {
 			// A wide parent: all its children are in the table.
 			if found := t.wide.get(wideKey(parent, local)); found >= 0 {
 				return found
 			}
-			return t.addChild(parent, local, m, true)
+			return t.addChild(parent, local, m, -1)
 		}
 		n := t.nodes.at(c)
 		if n.method == want && (want != wideLocal || t.bigMethod[c] == local) {
@@ -148,13 +148,13 @@ func (t *CallTree) child(parent, local, m int32) int32 {
 		}
 		prev, c = c, n.b
 	}
-	return t.addChild(parent, local, m, false)
+	return t.addChild(parent, local, m, k)
 }
 
-// addChild adds a new first child of parent; wide says the parent already
-// has more than wideChildren children. When this child makes it so, all
-// of them go into the table.
-func (t *CallTree) addChild(parent, local, m int32, wide bool) int32 {
+// addChild adds a new first child of parent, which had siblings children
+// before (-1: more than wideChildren, all in the table). When this child
+// makes them more than wideChildren, all of them go into the table.
+func (t *CallTree) addChild(parent, local, m int32, siblings int) int32 {
 	for int(local) >= len(t.methods) {
 		t.methods = append(t.methods, Unknown)
 	}
@@ -167,15 +167,11 @@ func (t *CallTree) addChild(parent, local, m int32, wide bool) int32 {
 		t.bigMethod[k] = local
 	}
 	t.nodes.at(parent).a = k
-	if wide {
+	if siblings < 0 {
 		t.wide.getOrPut(wideKey(parent, local), k)
 		return k
 	}
-	n := 0
-	for c := k; c >= 0; c = t.nodes.at(c).b {
-		n++
-	}
-	if n > wideChildren {
+	if siblings+1 > wideChildren {
 		for c := k; c >= 0; c = t.nodes.at(c).b {
 			t.wide.getOrPut(wideKey(parent, t.local(c)), c)
 		}

@@ -1,6 +1,9 @@
 package trace
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // done ends the growth: the nodes are renumbered in depth-first order in
 // their own pages (so a node's subtree is the nodes from it up to its End,
@@ -40,8 +43,61 @@ func (t *CallTree) done() {
 	renumber(t.nodes, &t.self)
 	renumber(t.nodes, &t.bigCalls)
 	renumber(t.nodes, &t.bigMethod)
-	// 3. Move every node to its number, along the permutation's cycles:
-	// each swap puts one node in its place for good.
+	// 3. Move every node to its number, and set each node's end: one
+	// past itself, or past its last descendant (children come after
+	// their parent, so one backward pass sets them).
+	if int(n) <= layoutBufferNodes {
+		t.layoutThroughBuffer(n)
+	} else {
+		t.layoutInPlace(n)
+	}
+	t.wide, t.building = indexTable{}, false
+}
+
+// layoutBufferNodes is the largest tree laid out through a buffer of its
+// own size (a few MiB for most threads: the writes land in cache); a larger
+// one is laid out in place, more slowly but with no second copy.
+var layoutBufferNodes = 1 << 20
+
+// layoutBuffers keeps the buffers between trees (the shards finish their
+// threads' trees one after the other).
+var layoutBuffers sync.Pool
+
+// layoutThroughBuffer writes each node at its number in a buffer, sets the
+// ends there and copies the buffer back over the pages in order.
+func (t *CallTree) layoutThroughBuffer(n int32) {
+	bp, _ := layoutBuffers.Get().(*[]treeNode)
+	if bp == nil || cap(*bp) < int(n) {
+		bp = new([]treeNode)
+		*bp = make([]treeNode, n, max(n, 1<<12))
+	}
+	buf := (*bp)[:n]
+	i := int32(0)
+	for _, pg := range t.nodes.pages {
+		for k := range pg {
+			buf[pg[k].a] = pg[k]
+		}
+		i += int32(len(pg))
+	}
+	for i := n - 1; i >= 0; i-- {
+		nd := &buf[i]
+		nd.a = max(nd.a, i+1)
+		if i > 0 {
+			p := &buf[nd.b]
+			p.a = max(p.a, nd.a)
+		}
+	}
+	rest := buf
+	for _, pg := range t.nodes.pages {
+		rest = rest[copy(pg, rest):]
+	}
+	layoutBuffers.Put(bp)
+}
+
+// layoutInPlace moves the nodes to their numbers along the permutation's
+// cycles (each swap puts one node in its place for good), then sets the
+// ends.
+func (t *CallTree) layoutInPlace(n int32) {
 	for i := range n {
 		for {
 			a := t.nodes.at(i)
@@ -53,8 +109,6 @@ func (t *CallTree) done() {
 			*a, *b = *b, *a
 		}
 	}
-	// 4. Each node's end: one past itself, or past its last descendant;
-	// children come after their parent, so one backward pass sets them.
 	for i := n - 1; i >= 0; i-- {
 		nd := t.nodes.at(i)
 		nd.a = max(nd.a, i+1)
@@ -63,7 +117,6 @@ func (t *CallTree) done() {
 			p.a = max(p.a, nd.a)
 		}
 	}
-	t.wide, t.building = indexTable{}, false
 }
 
 // renumber moves the keys of a side table from the nodes' old numbers to
