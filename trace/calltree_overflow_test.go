@@ -82,8 +82,9 @@ func TestCallTreeManyMethods(t *testing.T) {
 	ev(Exit, 4*(methods+1))
 	ev(Exit, 4)
 	p := profileOf(t, tr, BuildOptions{CallTree: true})
-	checkTreesAgainstGraph(t, p)
 	tree := p.Threads[0].Tree
+	checkLayout(t, tree)
+	checkTotals(t, p, "main", &p.Threads[0].Graph, []*CallTree{tree})
 	if tree.Len() != methods+2 {
 		t.Fatalf("%d nodes, want %d", tree.Len(), methods+2)
 	}
