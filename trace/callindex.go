@@ -172,7 +172,7 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		}
 		stack = append(stack, open{int32(id), n})
 	}
-	t.done()
+	t.done(nil)
 	return t
 }
 

@@ -1,18 +1,16 @@
 package trace
 
-import (
-	"slices"
-	"sync"
-)
+import "slices"
 
 // done ends the growth: the nodes are renumbered in depth-first order in
 // their own pages (so a node's subtree is the nodes from it up to its End,
 // and a walk reads memory in order), their links become their subtree's
 // end and their parent, the self times are kept only where the children's
 // inclusive times do not give them, and the lookup table goes. Nothing as
-// large as the nodes is allocated: the nodes move in place, and the only
-// array is the walk's stack.
-func (t *CallTree) done() {
+// large as the nodes is kept: they move through buf (grown as needed and
+// handed back for the next tree; nil for none) or, past layoutBufferNodes,
+// in place.
+func (t *CallTree) done(buf *[]treeNode) {
 	if !t.building {
 		return
 	}
@@ -47,7 +45,10 @@ func (t *CallTree) done() {
 	// past itself, or past its last descendant (children come after
 	// their parent, so one backward pass sets them).
 	if int(n) <= layoutBufferNodes {
-		t.layoutThroughBuffer(n)
+		if buf == nil {
+			buf = new([]treeNode)
+		}
+		t.layoutThroughBuffer(n, buf)
 	} else {
 		t.layoutInPlace(n)
 	}
@@ -59,25 +60,17 @@ func (t *CallTree) done() {
 // one is laid out in place, more slowly but with no second copy.
 var layoutBufferNodes = 1 << 20
 
-// layoutBuffers keeps the buffers between trees (the shards finish their
-// threads' trees one after the other).
-var layoutBuffers sync.Pool
-
-// layoutThroughBuffer writes each node at its number in a buffer, sets the
+// layoutThroughBuffer writes each node at its number in *bp, sets the
 // ends there and copies the buffer back over the pages in order.
-func (t *CallTree) layoutThroughBuffer(n int32) {
-	bp, _ := layoutBuffers.Get().(*[]treeNode)
-	if bp == nil || cap(*bp) < int(n) {
-		bp = new([]treeNode)
+func (t *CallTree) layoutThroughBuffer(n int32, bp *[]treeNode) {
+	if cap(*bp) < int(n) {
 		*bp = make([]treeNode, n, max(n, 1<<12))
 	}
 	buf := (*bp)[:n]
-	i := int32(0)
 	for _, pg := range t.nodes.pages {
 		for k := range pg {
 			buf[pg[k].a] = pg[k]
 		}
-		i += int32(len(pg))
 	}
 	for i := n - 1; i >= 0; i-- {
 		nd := &buf[i]
@@ -91,7 +84,6 @@ func (t *CallTree) layoutThroughBuffer(n int32) {
 	for _, pg := range t.nodes.pages {
 		rest = rest[copy(pg, rest):]
 	}
-	layoutBuffers.Put(bp)
 }
 
 // layoutInPlace moves the nodes to their numbers along the permutation's

@@ -225,8 +225,9 @@ func (s *shard) run() {
 	}
 	s.b.closeOpen()
 	for _, ts := range s.b.threads {
-		ts.finish()
+		ts.finish(&s.b.layout)
 	}
+	s.b.layout = nil
 }
 
 // profile decodes and profiles the records of the shard's threads in c.
