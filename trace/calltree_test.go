@@ -487,23 +487,21 @@ func checkLayout(t *testing.T, tr *CallTree) {
 			t.Fatalf("node %d: the node before is neither a sibling nor the end of one", n)
 		}
 	}
+	kids := make([]int32, size) // nodes whose parent each node is
+	for n := int32(1); n < size; n++ {
+		kids[tr.Parent(n)]++
+	}
+	seen := map[int32]int32{} // method → the last parent it was seen under
 	for n := range size {
-		seen := map[int32]bool{}
-		var kids int
 		for c := range tr.Children(n) {
-			if tr.Parent(c) != n || seen[tr.Method(c)] {
+			if last, ok := seen[tr.Method(c)]; tr.Parent(c) != n || (ok && last == n) {
 				t.Fatalf("node %d: child %d (parent %d, method %d)", n, c, tr.Parent(c), tr.Method(c))
 			}
-			seen[tr.Method(c)] = true
-			kids++
+			seen[tr.Method(c)] = n
+			kids[n]--
 		}
-		for k := n + 1; k < size && k < tr.End(n); k++ {
-			if tr.Parent(k) == n {
-				kids--
-			}
-		}
-		if kids != 0 {
-			t.Fatalf("node %d: Children misses %d", n, -kids)
+		if kids[n] != 0 {
+			t.Fatalf("node %d: Children misses %d", n, kids[n])
 		}
 	}
 	if len(tr.self) > int(tr.FromStart)+1 {
