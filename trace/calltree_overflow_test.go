@@ -135,15 +135,16 @@ func TestCallTreeInclusiveOverflow(t *testing.T) {
 	}
 }
 
-// TestCallTreeLayoutInPlace: a tree too large for the layout buffer is
-// laid out in place, to the same numbers.
-func TestCallTreeLayoutInPlace(t *testing.T) {
+// TestCallTreeLayoutWindows: a tree laid out through windows of a few
+// nodes (many passes, nodes moved out of the way) gets the same nodes as
+// through one window.
+func TestCallTreeLayoutWindows(t *testing.T) {
 	for name, tr := range treeTestTraces(t) {
 		t.Run(name, func(t *testing.T) {
 			want := profileOf(t, tr, BuildOptions{CallTree: true, CallIndex: true})
-			old := layoutBufferNodes
-			layoutBufferNodes = 0
-			defer func() { layoutBufferNodes = old }()
+			old := layoutWindow
+			layoutWindow = 3
+			defer func() { layoutWindow = old }()
 			p := profileOf(t, tr, BuildOptions{CallTree: true, CallIndex: true})
 			checkTreesAgainstGraph(t, p)
 			for i := range p.Threads {
@@ -152,11 +153,11 @@ func TestCallTreeLayoutInPlace(t *testing.T) {
 					continue
 				}
 				if a.Len() != b.Len() {
-					t.Fatalf("thread %d: %d nodes in place, %d through the buffer", p.Threads[i].ID, a.Len(), b.Len())
+					t.Fatalf("thread %d: %d nodes in small windows, %d in one", p.Threads[i].ID, a.Len(), b.Len())
 				}
 				for n := range int32(a.Len()) {
 					if *a.nodes.at(n) != *b.nodes.at(n) {
-						t.Fatalf("thread %d node %d: %+v in place, %+v through the buffer", p.Threads[i].ID, n, *a.nodes.at(n), *b.nodes.at(n))
+						t.Fatalf("thread %d node %d: %+v in small windows, %+v in one", p.Threads[i].ID, n, *a.nodes.at(n), *b.nodes.at(n))
 					}
 				}
 				if ix := p.Threads[i].Index; ix != nil {

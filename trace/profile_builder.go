@@ -38,7 +38,7 @@ type ProfileBuilder struct {
 	call        Call
 	// layout is the buffer the threads' trees are laid out through, one
 	// after the other (CallTree.done).
-	layout []treeNode
+	layout layoutBuffer
 }
 
 type threadState struct {
@@ -386,7 +386,7 @@ func (b *ProfileBuilder) closeOpen() {
 // finish builds the thread's profile (its open calls closed) into
 // ts.profile and lets its working state go; its tree is laid out through
 // layout.
-func (ts *threadState) finish(layout *[]treeNode) {
+func (ts *threadState) finish(layout *layoutBuffer) {
 	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree, Index: ts.index}
 	if ts.tree != nil {
 		ts.tree.setInclusive(0, [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]})
@@ -457,7 +457,7 @@ func (b *ProfileBuilder) Finish() *Profile {
 		recordThreads = append(recordThreads, tp)
 		keyOf = append(keyOf, -1)
 	}
-	b.layout = nil
+	b.layout = layoutBuffer{}
 	// Name each record thread from the key: the exact id first, then in a
 	// second round a key id whose low 16 bits match (ART-2016 tids, spec §2.2).
 	for round := 0; round < 2; round++ {

@@ -227,7 +227,7 @@ func (s *shard) run() {
 	for _, ts := range s.b.threads {
 		ts.finish(&s.b.layout)
 	}
-	s.b.layout = nil
+	s.b.layout = layoutBuffer{}
 }
 
 // profile decodes and profiles the records of the shard's threads in c.
