@@ -168,3 +168,49 @@ func TestCallTreeLayoutWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestBottomUpFilteredFirstLevel: a filter keeps some methods of the
+// bottom-up first level with exactly the values they have unfiltered (a
+// kept node's self time still loses its callees' times when they are left
+// out), on one thread and merged, on every test trace.
+func TestBottomUpFilteredFirstLevel(t *testing.T) {
+	for name, tr := range treeTestTraces(t) {
+		t.Run(name, func(t *testing.T) {
+			p := profileOf(t, tr, BuildOptions{CallTree: true})
+			var trees []*CallTree
+			for i := range p.Threads {
+				if p.Threads[i].Tree != nil {
+					trees = append(trees, p.Threads[i].Tree)
+				}
+			}
+			for _, src := range [][]*CallTree{trees[:1], trees} {
+				for _, c := range p.Clocks.List() {
+					all := NewBottomUpView(src, c)
+					want := map[int32]ViewNode{}
+					for n := range all.Children(0) {
+						want[all.Nodes[n].Method] = all.Nodes[n]
+					}
+					even := func(m int32) bool { return m%2 == 0 }
+					fv := NewFilteredView(src, true, c, even)
+					got := 0
+					for n := range fv.Children(0) {
+						nd, w := fv.Nodes[n], want[fv.Nodes[n].Method]
+						if !even(nd.Method) || nd.Calls != w.Calls || nd.Inclusive != w.Inclusive || nd.Self != w.Self || nd.callers != w.callers {
+							t.Errorf("%v %s: filtered %d/%v/%v, unfiltered %d/%v/%v", c, p.Name(nd.Method), nd.Calls, nd.Inclusive, nd.Self, w.Calls, w.Inclusive, w.Self)
+						}
+						got++
+					}
+					kept := 0
+					for m := range want {
+						if even(m) {
+							kept++
+						}
+					}
+					if got != kept {
+						t.Errorf("%v: %d methods kept, want %d", c, got, kept)
+					}
+				}
+			}
+		})
+	}
+}

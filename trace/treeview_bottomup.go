@@ -101,6 +101,7 @@ type methodSums struct {
 	// incl, above a run's base (run number << 32): a node before it is
 	// inside that one.
 	lastEnd []int64
+	path    []pathNode // sumRun's stack
 }
 
 // methodSumsPool keeps methodSums between views: the JSON makes one view
@@ -138,16 +139,18 @@ func (s *methodSums) add(o *methodSums) {
 }
 
 // sumRun adds run's nodes to s. A node's self time is its inclusive time
-// minus its children's: each node adds its inclusive time to its method
-// and takes it from its parent's, in one pass. The root's children are the
-// exception (CallTree.self): their Self is asked. base is above every
-// lastEnd an earlier run of s left.
+// minus its children's: each node adds its inclusive time to its method's
+// self time and takes it from its parent's, in one pass in depth-first
+// order, with the path to the node on a stack (so a parent costs no
+// lookup). The root's children are the exception (CallTree.self): their
+// Self is asked. base is above every lastEnd an earlier run of s left.
 func (v *TreeView) sumRun(s *methodSums, run bottomUpRun, base int64) {
 	t := v.src[run.src]
 	var keep []bool
 	if v.keep != nil {
 		keep = v.keep[run.src]
 	}
+	path := s.path[:0]
 	for r := run.lo; r < run.hi; {
 		end := t.End(r)
 		if keep == nil || keep[r] {
@@ -164,24 +167,29 @@ func (v *TreeView) sumRun(s *methodSums, run bottomUpRun, base int64) {
 				s.lastEnd[m] = base + int64(end)
 			}
 		}
+		path = append(path[:0], pathNode{end: end, method: -1}) // r's Self is its own
 		for n := r + 1; n < end; n++ {
 			nd := t.nodes.at(n)
 			incl := [2]uint64{uint64(nd.inclusive[0]), uint64(nd.inclusive[1])}
 			if nd.inclusive[0] == maxTime || nd.inclusive[1] == maxTime {
 				incl = [2]uint64{t.Inclusive(n, 0), t.Inclusive(n, 1)}
 			}
-			if p := nd.b; p != r && (keep == nil || keep[p]) {
-				pm := t.Method(p)
+			for path[len(path)-1].end <= n {
+				path = path[:len(path)-1]
+			}
+			if pm := path[len(path)-1].method; pm >= 0 {
 				s.self[pm][0] -= incl[0]
 				s.self[pm][1] -= incl[1]
-			}
-			if keep != nil && !keep[n] {
-				continue
 			}
 			m := t.methods[nd.method]
 			if nd.method == wideLocal {
 				m = t.Method(n)
 			}
+			if keep != nil && !keep[n] {
+				path = append(path, pathNode{end: nd.a, method: -1})
+				continue
+			}
+			path = append(path, pathNode{end: nd.a, method: m})
 			s.seen[m], s.callers[m] = true, true
 			if nd.calls != maxCalls {
 				s.calls[m] += int64(nd.calls)
@@ -198,4 +206,12 @@ func (v *TreeView) sumRun(s *methodSums, run bottomUpRun, base int64) {
 		}
 		r = end
 	}
+	s.path = path
+}
+
+// pathNode is a node on sumRun's path: its end, and the method whose self
+// time its children's times come off (-1: none, for a root's child, which
+// asks Self, and for a node the filter leaves out).
+type pathNode struct {
+	end, method int32
 }
