@@ -46,18 +46,17 @@ func (v *TreeView) expandBottomUpRoot() {
 		total.add(s)
 	}
 	first, kids := len(v.Nodes), 0
-	for m := range methods {
-		if total.seen[m] {
+	for m := range total.m {
+		if total.m[m].seen {
 			kids++
 		}
 	}
 	v.Nodes = slices.Grow(v.Nodes, kids)
-	for m := range methods {
-		if !total.seen[m] {
-			continue
+	for m := range total.m {
+		if ms := &total.m[m]; ms.seen {
+			v.Nodes = append(v.Nodes, ViewNode{Parent: 0, Method: int32(m), FirstChild: -1, NextSibling: -1,
+				Calls: ms.calls, Inclusive: ms.incl, Self: ms.self, callers: ms.callers})
 		}
-		v.Nodes = append(v.Nodes, ViewNode{Parent: 0, Method: m, FirstChild: -1, NextSibling: -1,
-			Calls: total.calls[m], Inclusive: total.incl[m], Self: total.self[m], callers: total.callers[m]})
 	}
 	for _, s := range sums {
 		methodSumsPool.Put(s)
@@ -94,14 +93,32 @@ func (v *TreeView) bottomUpRuns() []bottomUpRun {
 
 // methodSums are the bottom-up first level's sums per method.
 type methodSums struct {
-	calls         []int64
-	incl, self    [][2]uint64
-	seen, callers []bool
-	// lastEnd is the end of the last node of each method counted in
+	m    []methodSum
+	path []pathNode // sumRun's stack
+}
+
+// methodSum is one method's: 64 bytes, one cache line.
+type methodSum struct {
+	calls      int64
+	incl, self [2]uint64
+	// lastEnd is the end of the last node of the method counted in
 	// incl, above a run's base (run number << 32): a node before it is
 	// inside that one.
-	lastEnd []int64
-	path    []pathNode // sumRun's stack
+	lastEnd       int64
+	seen, callers bool
+}
+
+func (s *methodSums) add(o *methodSums) {
+	for m := range s.m {
+		d, x := &s.m[m], &o.m[m]
+		d.calls += x.calls
+		for c := range 2 {
+			d.incl[c] += x.incl[c]
+			d.self[c] += x.self[c]
+		}
+		d.seen = d.seen || x.seen
+		d.callers = d.callers || x.callers
+	}
 }
 
 // methodSumsPool keeps methodSums between views: the JSON makes one view
@@ -111,31 +128,12 @@ var methodSumsPool sync.Pool
 // getMethodSums returns zeroed sums for methods methods.
 func getMethodSums(methods int32) *methodSums {
 	s, _ := methodSumsPool.Get().(*methodSums)
-	if s == nil || cap(s.calls) < int(methods) {
-		return &methodSums{calls: make([]int64, methods), incl: make([][2]uint64, methods), self: make([][2]uint64, methods),
-			seen: make([]bool, methods), callers: make([]bool, methods), lastEnd: make([]int64, methods)}
+	if s == nil || cap(s.m) < int(methods) {
+		return &methodSums{m: make([]methodSum, methods)}
 	}
-	s.calls, s.incl, s.self = s.calls[:methods], s.incl[:methods], s.self[:methods]
-	s.seen, s.callers, s.lastEnd = s.seen[:methods], s.callers[:methods], s.lastEnd[:methods]
-	clear(s.calls)
-	clear(s.incl)
-	clear(s.self)
-	clear(s.seen)
-	clear(s.callers)
-	clear(s.lastEnd)
+	s.m = s.m[:methods]
+	clear(s.m)
 	return s
-}
-
-func (s *methodSums) add(o *methodSums) {
-	for m := range s.calls {
-		s.calls[m] += o.calls[m]
-		for c := range 2 {
-			s.incl[m][c] += o.incl[m][c]
-			s.self[m][c] += o.self[m][c]
-		}
-		s.seen[m] = s.seen[m] || o.seen[m]
-		s.callers[m] = s.callers[m] || o.callers[m]
-	}
 }
 
 // sumRun adds run's nodes to s. A node's self time is its inclusive time
@@ -154,17 +152,17 @@ func (v *TreeView) sumRun(s *methodSums, run bottomUpRun, base int64) {
 	for r := run.lo; r < run.hi; {
 		end := t.End(r)
 		if keep == nil || keep[r] {
-			m := t.Method(r)
-			s.seen[m] = true
-			s.calls[m] += t.Calls(r)
+			ms := &s.m[t.Method(r)]
+			ms.seen = true
+			ms.calls += t.Calls(r)
 			for c := range 2 {
-				s.self[m][c] += t.Self(r, Clock(c))
+				ms.self[c] += t.Self(r, Clock(c))
 			}
-			if base+int64(r) >= s.lastEnd[m] {
+			if base+int64(r) >= ms.lastEnd {
 				for c := range 2 {
-					s.incl[m][c] += t.Inclusive(r, Clock(c))
+					ms.incl[c] += t.Inclusive(r, Clock(c))
 				}
-				s.lastEnd[m] = base + int64(end)
+				ms.lastEnd = base + int64(end)
 			}
 		}
 		path = append(path[:0], pathNode{end: end, method: -1}) // r's Self is its own
@@ -178,8 +176,9 @@ func (v *TreeView) sumRun(s *methodSums, run bottomUpRun, base int64) {
 				path = path[:len(path)-1]
 			}
 			if pm := path[len(path)-1].method; pm >= 0 {
-				s.self[pm][0] -= incl[0]
-				s.self[pm][1] -= incl[1]
+				ps := &s.m[pm]
+				ps.self[0] -= incl[0]
+				ps.self[1] -= incl[1]
 			}
 			m := t.methods[nd.method]
 			if nd.method == wideLocal {
@@ -190,18 +189,19 @@ func (v *TreeView) sumRun(s *methodSums, run bottomUpRun, base int64) {
 				continue
 			}
 			path = append(path, pathNode{end: nd.a, method: m})
-			s.seen[m], s.callers[m] = true, true
+			ms := &s.m[m]
+			ms.seen, ms.callers = true, true
 			if nd.calls != maxCalls {
-				s.calls[m] += int64(nd.calls)
+				ms.calls += int64(nd.calls)
 			} else {
-				s.calls[m] += t.Calls(n)
+				ms.calls += t.Calls(n)
 			}
-			s.self[m][0] += incl[0]
-			s.self[m][1] += incl[1]
-			if base+int64(n) >= s.lastEnd[m] { // not inside a node of m counted before
-				s.incl[m][0] += incl[0]
-				s.incl[m][1] += incl[1]
-				s.lastEnd[m] = base + int64(nd.a)
+			ms.self[0] += incl[0]
+			ms.self[1] += incl[1]
+			if base+int64(n) >= ms.lastEnd { // not inside a node of m counted before
+				ms.incl[0] += incl[0]
+				ms.incl[1] += incl[1]
+				ms.lastEnd = base + int64(nd.a)
 			}
 		}
 		r = end
