@@ -9,7 +9,9 @@
 # with every call tree built (each thread's top-down tree while profiling, and the bottom-up
 # tree of each thread and of all threads merged, to their first level, as the viewer opens
 # them) and their first level printed; its wall time against dmtracedump's (target <= 0.3)
-# and its peak RSS against plain --json's (the trees' memory) are the call-tree figures.
+# and its peak RSS against plain --json's (the trees' memory) are the call-tree figures, with
+# its CPU time (user+sys) against dmtracedump's and over plain --json's, which a loaded
+# machine changes less than the wall times.
 #
 # Usage: scripts/bench-trace.sh [ROUNDS] [DIR]   (default 5 rounds, data in /tmp/ddmtui-bench)
 #        DMTRACEDUMP=/path/to/dmtracedump scripts/bench-trace.sh
@@ -48,7 +50,7 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 run() { /usr/bin/time -f "%e %M %U %S" "$@" 2>&1 >/dev/null | tail -1; }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load average; $(nproc) cores)"
-: > wall.ratios; : > rss.ratios; : > cpu.ratios; : > tree.ratios; : > tree.extra
+: > wall.ratios; : > rss.ratios; : > cpu.ratios; : > tree.ratios; : > tree.extra; : > tree.cpu; : > tree.cpuextra
 for ((r = 1; r <= rounds; r++)); do
 	if ((r % 2)); then
 		read -r dw dm du ds < <(run "$dmtracedump" t10m.trace)
@@ -60,6 +62,8 @@ for ((r = 1; r <= rounds; r++)); do
 	read -r tw tm tu ts < <(run build/ddmtui trace t10m.trace --json --tree --bottom-up --tree-depth 1)
 	echo "$tw $dw" | awk '{print $1/$2}' >> tree.ratios
 	echo "$tm $om" | awk '{print ($1-$2)/1024}' >> tree.extra
+	echo "$tu $ts $du $ds" | awk '{print ($1+$2)/($3+$4)}' >> tree.cpu
+	echo "$tu $ts $ou $os" | awk '{print ($1+$2)-($3+$4)}' >> tree.cpuextra
 	echo "$ow $dw" | awk '{print $1/$2}' >> wall.ratios
 	echo "$om $dm" | awk '{print $1/$2}' >> rss.ratios
 	echo "$ou $os $du $ds" | awk '{print ($1+$2)/($3+$4)}' >> cpu.ratios
@@ -72,4 +76,6 @@ printf 'ddmtui/dmtracedump wall time: median %.3f (target <= 0.15)\n' "$(median 
 printf 'ddmtui/dmtracedump peak RSS:  median %.3f (target <= 0.4)\n' "$(median < rss.ratios)"
 printf 'ddmtui/dmtracedump CPU time (user+sys, both cores): median %.3f\n' "$(median < cpu.ratios)"
 printf 'ddmtui with call trees/dmtracedump wall time: median %.3f (target <= 0.3)\n' "$(median < tree.ratios)"
+printf 'ddmtui with call trees/dmtracedump CPU time (user+sys): median %.3f\n' "$(median < tree.cpu)"
+printf 'call trees: CPU time (user+sys) over plain --json: median %.2f s\n' "$(median < tree.cpuextra)"
 printf 'call trees: peak RSS over plain --json: median %.1f MiB (target <= 64)\n' "$(median < tree.extra)"

@@ -102,12 +102,12 @@ func BenchmarkCallTreesFile(b *testing.B) {
 		for i := range p.Threads {
 			if t := p.Threads[i].Tree; t != nil {
 				trees = append(trees, t)
-				nodes += len(t.Nodes)
+				nodes += t.Len()
 			}
 		}
 		NewTopDownView(trees, ClockCPU).Expand(0)
 		NewBottomUpView(trees, ClockCPU).Expand(0)
 		b.ReportMetric(float64(nodes), "nodes")
-		b.ReportMetric(float64(nodes)*float64(unsafe.Sizeof(CallNode{}))/(1<<20), "tree-MiB")
+		b.ReportMetric(float64(nodes)*float64(unsafe.Sizeof(treeNode{}))/(1<<20), "tree-MiB")
 	}
 }

@@ -136,11 +136,11 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		}
 		return uint64(e - s)
 	}
-	_, rootIncl := t.counts(0)
-	rootIncl[c] = uint32(clip(ix.First[c], ix.Last[c]))
 	var all [2]uint64
-	all[c] = uint64(rootIncl[c])
+	all[c] = clip(ix.First[c], ix.Last[c])
+	t.setInclusive(0, all)
 	t.addSelf(0, true, all)
+	var locals localNumbers
 	type open struct{ call, node int32 }
 	var stack []open
 	for id := range ix.Calls {
@@ -160,7 +160,7 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		} else if call.Parent >= 0 {
 			continue // its caller ended before the range: nothing of it is inside
 		}
-		n := t.child(parent, call.Method)
+		n := t.child(parent, locals.of(call.Method), call.Method)
 		el := clip(call.Start[c], call.End[c]) // < 2³²: inside one call of the thread
 		var d [2]uint64
 		d[c] = el
@@ -172,6 +172,37 @@ func (ix *CallIndex) RangeTree(c Clock, from, to uint32) *CallTree {
 		}
 		stack = append(stack, open{int32(id), n})
 	}
-	t.done()
+	t.done(nil)
 	return t
+}
+
+// localNumbers numbers profile method indexes densely from 1, in order of
+// first use, for CallTree.child.
+type localNumbers struct {
+	dense  []int32 // index+1 for method indexes below maxDenseSlots
+	sparse map[int32]int32
+	n      int32
+}
+
+func (l *localNumbers) of(m int32) int32 {
+	if m >= 0 && m < maxDenseSlots {
+		if int(m) >= len(l.dense) {
+			l.dense = append(l.dense, make([]int32, int(m)+1-len(l.dense))...)
+		}
+		if l.dense[m] == 0 {
+			l.n++
+			l.dense[m] = l.n
+		}
+		return l.dense[m]
+	}
+	if l.sparse == nil {
+		l.sparse = map[int32]int32{}
+	}
+	k, ok := l.sparse[m]
+	if !ok {
+		l.n++
+		k = l.n
+		l.sparse[m] = k
+	}
+	return k
 }

@@ -2,21 +2,18 @@ package trace
 
 import (
 	"iter"
-	"runtime"
 	"slices"
-	"sync/atomic"
-	"unsafe"
 )
 
-// CallTree is one thread's top-down calling-context tree, in one flat
-// array: a node per distinct call path from the thread's top level, so its
-// memory is proportional to the distinct paths (24 bytes each), not to the
-// records. Node 0 is the root and stands for the top level; nodes are
-// numbered in depth-first order, so a node's subtree is the range from it
-// up to its End, its first child (if any) is the next node, and the next
-// sibling of a child is the child's End. Recursion is not folded (a;b;a
-// is a path of its own). Every algorithm over it is iterative, so a
-// 100,000-deep path needs no deep Go stack.
+// CallTree is one thread's top-down calling-context tree: a node per
+// distinct call path from the thread's top level, so its memory is
+// proportional to the distinct paths (20 bytes each), not to the records.
+// Node 0 is the root and stands for the top level; nodes are numbered in
+// depth-first order, so a node's subtree is the range from it up to its
+// End, its first child (if any) is the next node, and the next sibling of
+// a child is the child's End. Recursion is not folded (a;b;a is a path of
+// its own). Every algorithm over it is iterative, so a 100,000-deep path
+// needs no deep Go stack.
 //
 // A node's Calls are the calls that ended on its path, Inclusive their
 // time, and Self (a method) the time spent on top of the stack in that
@@ -29,22 +26,30 @@ import (
 //
 // TreeView shows these trees merged over threads and bottom up.
 type CallTree struct {
-	Nodes []CallNode
 	// Records that the tree could not place where they happened: exits
 	// with an empty stack (entered before tracing; placed under the root
 	// as calls from the trace's start) and exits of a method that was not
 	// on the stack (ignored). The viewer and the JSON report them.
 	FromStart, Ignored int64
-	// While the tree grows, its nodes are buildNodes in pages (no copying
-	// as it grows); done makes Nodes. A node's children are found by
-	// walking its sibling list, most recently used first; the children of
-	// a node with more than wideChildren of them are also in wide.
-	build    paged[buildNode]
+	// The nodes, in pages (no copying as the tree grows, and done lays
+	// them out depth first in the same pages). While the tree grows a
+	// node's children are found by walking its sibling list, most
+	// recently used first; the children of a node with more than
+	// wideChildren of them are also in wide.
+	nodes    paged[treeNode]
 	building bool
-	wide     indexTable // parent<<32 | method → node, for wide parents
+	wide     indexTable // parent<<32 | local method → node, for wide parents
+	// methods maps the nodes' local method numbers to profile indexes.
+	methods []int32
+	// Side tables for what does not fit a node's narrow fields:
+	// bigMethod holds the local method numbers from wideLocal on (the
+	// node's reads wideLocal), bigCalls the call counts from 2¹⁶−1 on
+	// (the node's reads 2¹⁶−1).
+	bigMethod map[int32]int32
+	bigCalls  map[int32]uint64
 	// big holds the inclusive times of the nodes whose sum passed 32 bits
 	// (only calls from the trace's start, which overlap, can: they are
-	// the root's children); their Inclusive reads 2³²−1.
+	// the root's children); their node's reads 2³²−1.
 	big map[int32][2]uint64
 	// self holds the self times (saturated at 2³²−1) of the nodes where
 	// it is not their inclusive time minus their children's. Only the root
@@ -57,106 +62,131 @@ type CallTree struct {
 	self map[int32][2]uint32
 }
 
-// CallNode is one node of a CallTree: 24 bytes. Times are µs on each
+// treeNode is one node of a CallTree: 20 bytes. Times are µs on each
 // clock and fit 32 bits as the records' times do: the calls of one path do
 // not overlap, so their sum is at most the thread's traced time. Calls from
-// the trace's start may overlap: a sum of theirs past 32 bits reads
-// 2³²−1 here and whole from CallTree.Inclusive. The self time is not
-// stored: CallTree.Self derives it.
-type CallNode struct {
-	Parent    int32 // -1 for the root
-	End       int32 // one past the last node of its subtree
-	Method    int32 // profile index; TopLevel for the root
-	Calls     uint32
-	Inclusive [2]uint32
+// the trace's start may overlap: a sum of theirs past 32 bits is in
+// CallTree.big. The self time is not stored: CallTree.Self derives it.
+type treeNode struct {
+	method uint16 // local method number (CallTree.methods); wideLocal: see bigMethod
+	calls  uint16 // maxCalls: see bigCalls
+	// While the tree grows: first child and next sibling (-1: none).
+	// After done: the end of the node's subtree and its parent (-1 for
+	// the root).
+	a, b      int32
+	inclusive [2]uint32
 }
 
-// buildNode is a node while its tree grows: 24 bytes, linked to its first
-// child and next sibling (-1: none); its parent is known from the links.
-type buildNode struct {
-	Method, FirstChild, NextSibling int32
-	Calls                           uint32
-	Inclusive                       [2]uint32
-}
+const (
+	wideLocal = 1<<16 - 1 // treeNode.method of a local number in bigMethod
+	maxCalls  = 1<<16 - 1 // treeNode.calls of a count in bigCalls
+	maxTime   = 1<<32 - 1 // treeNode.inclusive of a sum in big
+)
 
 // wideChildren is how many children a node's sibling list is walked for
 // before the lookup table is asked.
 const wideChildren = 16
 
 func newCallTree() *CallTree {
-	t := &CallTree{building: true}
-	t.build.add(buildNode{Method: TopLevel, FirstChild: -1, NextSibling: -1})
+	t := &CallTree{building: true, methods: []int32{TopLevel}}
+	t.nodes.add(treeNode{a: -1, b: -1})
 	return t
 }
 
-// counts returns node i's calls and inclusive times, while the tree grows
-// or after.
-func (t *CallTree) counts(i int32) (*uint32, *[2]uint32) {
-	if t.building {
-		n := t.build.at(i)
-		return &n.Calls, &n.Inclusive
+// Len is the number of nodes, the root included.
+func (t *CallTree) Len() int { return t.nodes.len() }
+
+// Method is node n's method (profile index; TopLevel for the root).
+func (t *CallTree) Method(n int32) int32 { return t.methods[t.local(n)] }
+
+// local is node n's local method number.
+func (t *CallTree) local(n int32) int32 {
+	if m := t.nodes.at(n).method; m != wideLocal {
+		return int32(m)
 	}
-	n := &t.Nodes[i]
-	return &n.Calls, &n.Inclusive
+	return t.bigMethod[n]
 }
 
-// child returns the child of parent for method, adding it when it is new.
-// The child found moves to the front of its siblings.
-func (t *CallTree) child(parent, method int32) int32 {
-	p := t.build.at(parent)
-	prev, c := int32(-1), p.FirstChild
-	for k := 0; c >= 0; k++ {
+// Calls is the number of calls that ended on node n's path.
+func (t *CallTree) Calls(n int32) int64 {
+	if c := t.nodes.at(n).calls; c != maxCalls {
+		return int64(c)
+	}
+	return int64(t.bigCalls[n])
+}
+
+// End is one past the last node of node n's subtree.
+func (t *CallTree) End(n int32) int32 { return t.nodes.at(n).a }
+
+// Parent is node n's parent, -1 for the root.
+func (t *CallTree) Parent(n int32) int32 { return t.nodes.at(n).b }
+
+// child returns the child of parent for method m, adding it when it is
+// new. local is m's local number: the caller numbers the methods densely
+// from 1 (0 is the root's). The child found moves to the front of its
+// siblings.
+func (t *CallTree) child(parent, local, m int32) int32 {
+	want := uint16(min(local, wideLocal))
+	p := t.nodes.at(parent)
+	prev, c, k := int32(-1), p.a, 0
+	for ; c >= 0; k++ {
 		if k == wideChildren {
 			// A wide parent: all its children are in the table.
-			if found := t.wide.get(wideKey(parent, method)); found >= 0 {
+			if found := t.wide.get(wideKey(parent, local)); found >= 0 {
 				return found
 			}
-			return t.addChild(parent, method, true)
+			return t.addChild(parent, local, m, -1)
 		}
-		n := t.build.at(c)
-		if n.Method == method {
+		n := t.nodes.at(c)
+		if n.method == want && (want != wideLocal || t.bigMethod[c] == local) {
 			if prev >= 0 {
-				t.build.at(prev).NextSibling = n.NextSibling
-				n.NextSibling = p.FirstChild
-				p.FirstChild = c
+				t.nodes.at(prev).b = n.b
+				n.b = p.a
+				p.a = c
 			}
 			return c
 		}
-		prev, c = c, n.NextSibling
+		prev, c = c, n.b
 	}
-	return t.addChild(parent, method, false)
+	return t.addChild(parent, local, m, k)
 }
 
-// addChild adds a new first child of parent; wide says the parent already
-// has more than wideChildren children. When this child makes it so, all
-// of them go into the table.
-func (t *CallTree) addChild(parent, method int32, wide bool) int32 {
-	k := t.build.add(buildNode{Method: method, FirstChild: -1, NextSibling: t.build.at(parent).FirstChild})
-	t.build.at(parent).FirstChild = k
-	if wide {
-		t.wide.getOrPut(wideKey(parent, method), k)
+// addChild adds a new first child of parent, which had siblings children
+// before (-1: more than wideChildren, all in the table). When this child
+// makes them more than wideChildren, all of them go into the table.
+func (t *CallTree) addChild(parent, local, m int32, siblings int) int32 {
+	for int(local) >= len(t.methods) {
+		t.methods = append(t.methods, Unknown)
+	}
+	t.methods[local] = m
+	k := t.nodes.add(treeNode{method: uint16(min(local, wideLocal)), a: -1, b: t.nodes.at(parent).a})
+	if local >= wideLocal {
+		if t.bigMethod == nil {
+			t.bigMethod = map[int32]int32{}
+		}
+		t.bigMethod[k] = local
+	}
+	t.nodes.at(parent).a = k
+	if siblings < 0 {
+		t.wide.getOrPut(wideKey(parent, local), k)
 		return k
 	}
-	n := 0
-	for c := k; c >= 0; c = t.build.at(c).NextSibling {
-		n++
-	}
-	if n > wideChildren {
-		for c := k; c >= 0; c = t.build.at(c).NextSibling {
-			t.wide.getOrPut(wideKey(parent, t.build.at(c).Method), c)
+	if siblings+1 > wideChildren {
+		for c := k; c >= 0; c = t.nodes.at(c).b {
+			t.wide.getOrPut(wideKey(parent, t.local(c)), c)
 		}
 	}
 	return k
 }
 
-func wideKey(parent, method int32) uint64 { return uint64(uint32(parent))<<32 | uint64(uint32(method)) }
+func wideKey(parent, local int32) uint64 { return uint64(uint32(parent))<<32 | uint64(uint32(local)) }
 
 // addSat adds d to v, saturating at 2³²−1.
 func addSat(v uint32, d uint64) uint32 {
 	if s := uint64(v) + d; s < 1<<32 {
 		return uint32(s)
 	}
-	return 1<<32 - 1
+	return maxTime
 }
 
 // addSelf adds d to the self time of node, while the tree grows; top says
@@ -173,26 +203,46 @@ func (t *CallTree) addSelf(node int32, top bool, d [2]uint64) {
 	t.self[node] = [2]uint32{addSat(s[0], d[0]), addSat(s[1], d[1])}
 }
 
+// addCall counts a call of el µs on node's path.
 func (t *CallTree) addCall(node int32, el [2]uint64) {
-	calls, incl := t.counts(node)
-	if *calls < 1<<32-1 {
-		*calls++
+	nd := t.nodes.at(node)
+	if nd.calls < maxCalls-1 {
+		nd.calls++
+	} else {
+		if t.bigCalls == nil {
+			t.bigCalls = map[int32]uint64{}
+		}
+		if nd.calls == maxCalls-1 {
+			nd.calls = maxCalls
+			t.bigCalls[node] = maxCalls - 1
+		}
+		t.bigCalls[node]++
 	}
-	sum := [2]uint64{t.Inclusive(node, 0) + el[0], t.Inclusive(node, 1) + el[1]}
-	if sum[0] >= 1<<32-1 || sum[1] >= 1<<32-1 {
+	if s0, s1 := uint64(nd.inclusive[0])+el[0], uint64(nd.inclusive[1])+el[1]; s0 < maxTime && s1 < maxTime && nd.inclusive[0] != maxTime && nd.inclusive[1] != maxTime {
+		nd.inclusive = [2]uint32{uint32(s0), uint32(s1)}
+		return
+	}
+	t.setInclusive(node, [2]uint64{t.Inclusive(node, 0) + el[0], t.Inclusive(node, 1) + el[1]})
+}
+
+// setInclusive sets node's inclusive times, in big when they do not fit.
+func (t *CallTree) setInclusive(node int32, v [2]uint64) {
+	nd := t.nodes.at(node)
+	if v[0] >= maxTime || v[1] >= maxTime {
 		if t.big == nil {
 			t.big = map[int32][2]uint64{}
 		}
-		t.big[node] = sum
+		t.big[node] = v
+	} else if t.big != nil {
+		delete(t.big, node)
 	}
-	incl[0] = uint32(min(sum[0], 1<<32-1))
-	incl[1] = uint32(min(sum[1], 1<<32-1))
+	nd.inclusive = [2]uint32{uint32(min(v[0], maxTime)), uint32(min(v[1], maxTime))}
 }
 
 // Inclusive is node n's inclusive time on clock c, whole.
 func (t *CallTree) Inclusive(n int32, c Clock) uint64 {
-	_, incl := t.counts(n)
-	if incl[c] == 1<<32-1 || incl[1-c] == 1<<32-1 {
+	incl := &t.nodes.at(n).inclusive
+	if incl[c] == maxTime || incl[1-c] == maxTime {
 		if v, ok := t.big[n]; ok {
 			return v[c]
 		}
@@ -209,16 +259,18 @@ func (t *CallTree) Self(n int32, c Clock) uint64 {
 		return uint64(s[c])
 	}
 	v := t.Inclusive(n, c)
-	for k := n + 1; k < t.Nodes[n].End; k = t.Nodes[k].End {
+	for k := n + 1; k < t.End(n); k = t.End(k) {
 		v -= t.Inclusive(k, c)
 	}
 	return v
 }
 
 func (t *CallTree) swapClocks() {
-	for i := range t.Nodes {
-		n := &t.Nodes[i]
-		n.Inclusive[0], n.Inclusive[1] = n.Inclusive[1], n.Inclusive[0]
+	for pg := range t.nodes.pages {
+		for i := range t.nodes.pages[pg] {
+			n := &t.nodes.pages[pg][i]
+			n.inclusive[0], n.inclusive[1] = n.inclusive[1], n.inclusive[0]
+		}
 	}
 	for k, v := range t.big {
 		t.big[k] = [2]uint64{v[1], v[0]}
@@ -228,112 +280,11 @@ func (t *CallTree) swapClocks() {
 	}
 }
 
-// done ends the growth: the nodes go from their pages into Nodes, of
-// exactly their number, numbered in depth-first order (so a node's subtree
-// is the nodes from it up to its End, and a walk reads memory in order);
-// the self times are kept only where the children's inclusive times do
-// not give them, and the lookup table goes.
-func (t *CallTree) done() {
-	if !t.building {
-		return
-	}
-	// Of the root's and its children's self times, keep those their
-	// children's inclusive times do not give.
-	if t.self == nil {
-		t.self = map[int32][2]uint32{}
-	}
-	for _, i := range append([]int32{0}, t.childrenWhileBuilding(0)...) {
-		var sum [2]uint64
-		for _, c := range t.childrenWhileBuilding(i) {
-			sum[0] += t.Inclusive(c, 0)
-			sum[1] += t.Inclusive(c, 1)
-		}
-		self := t.self[i]
-		if derives(t.Inclusive(i, 0), sum[0], self[0]) && derives(t.Inclusive(i, 1), sum[1], self[1]) {
-			delete(t.self, i)
-		} else {
-			t.self[i] = self
-		}
-	}
-	// Depth first along the sibling lists, each node written at its
-	// number with its parent's; then the ends, children before parents.
-	t.Nodes = make([]CallNode, t.build.len())
-	big, self := t.big, t.self
-	t.big, t.self = nil, nil
-	if len(big) > 0 {
-		t.big = make(map[int32][2]uint64, len(big))
-	}
-	if len(self) > 0 {
-		t.self = make(map[int32][2]uint32, len(self))
-	}
-	type item struct{ old, parent int32 }
-	stack := []item{{0, -1}}
-	for next := int32(0); len(stack) > 0; next++ {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		b := t.build.at(it.old)
-		t.Nodes[next] = CallNode{Parent: it.parent, End: next + 1, Method: b.Method, Calls: b.Calls, Inclusive: b.Inclusive}
-		if v, ok := big[it.old]; ok {
-			t.big[next] = v
-		}
-		if v, ok := self[it.old]; ok {
-			t.self[next] = v
-		}
-		k := len(stack)
-		for c := b.FirstChild; c >= 0; c = t.build.at(c).NextSibling {
-			stack = append(stack, item{c, next})
-		}
-		slices.Reverse(stack[k:]) // the first child is numbered first
-	}
-	t.build, t.wide, t.building = paged[buildNode]{}, indexTable{}, false
-	for i := len(t.Nodes) - 1; i > 0; i-- {
-		p := &t.Nodes[t.Nodes[i].Parent]
-		p.End = max(p.End, t.Nodes[i].End)
-	}
-	collectPages(int64(len(t.Nodes)) * int64(unsafe.Sizeof(buildNode{})))
-}
-
-// pagesLetGo counts the bytes of build pages let go since the last
-// collection collectPages asked for.
-var pagesLetGo atomic.Int64
-
-// collectGrain is how many bytes of build pages are let go between
-// collections.
-const collectGrain = 1 << 20
-
-// collectPages notes that a finished tree let go of its build pages and,
-// once collectGrain bytes of them are garbage, collects, so that the next
-// trees' Nodes reuse that memory instead of growing the heap: all of a
-// profile's trees finish one after the other, each making an array as
-// large as the pages it lets go. The pages hold no pointers, so a
-// collection costs little beside the profile's parse (about 30 MiB of peak
-// RSS less on the anchor trace of docs/PERFORMANCE.md, no measurable CPU).
-func collectPages(bytes int64) {
-	if pagesLetGo.Add(bytes) >= collectGrain {
-		pagesLetGo.Store(0)
-		runtime.GC()
-	}
-}
-
-// childrenWhileBuilding lists the children of node i while the tree grows.
-func (t *CallTree) childrenWhileBuilding(i int32) []int32 {
-	var out []int32
-	for c := t.build.at(i).FirstChild; c >= 0; c = t.build.at(c).NextSibling {
-		out = append(out, c)
-	}
-	return out
-}
-
-// derives says whether self is incl minus the children's sum, as Self
-// computes it.
-func derives(incl, children uint64, self uint32) bool {
-	return children <= incl && incl-children == uint64(self) && self != 1<<32-1
-}
-
 // Children yields the children of node n in order.
 func (t *CallTree) Children(n int32) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
-		for c := n + 1; c < t.Nodes[n].End; c = t.Nodes[c].End {
+		end := t.End(n)
+		for c := n + 1; c < end; c = t.End(c) {
 			if !yield(c) {
 				return
 			}
@@ -345,7 +296,7 @@ func (t *CallTree) Children(n int32) iter.Seq[int32] {
 // the root).
 func (t *CallTree) Depth(n int32) int {
 	d := 0
-	for ; n > 0; n = t.Nodes[n].Parent {
+	for ; n > 0; n = t.Parent(n) {
 		d++
 	}
 	return d
@@ -354,8 +305,8 @@ func (t *CallTree) Depth(n int32) int {
 // Path returns the methods from the root's child down to node.
 func (t *CallTree) Path(node int32) []int32 {
 	rev := make([]int32, 0, 16)
-	for n := node; n > 0; n = t.Nodes[n].Parent {
-		rev = append(rev, t.Nodes[n].Method)
+	for n := node; n > 0; n = t.Parent(n) {
+		rev = append(rev, t.Method(n))
 	}
 	slices.Reverse(rev)
 	return rev
@@ -365,20 +316,20 @@ func (t *CallTree) Path(node int32) []int32 {
 // with its depth (1 for the root's children); when visit returns false the
 // node's children are skipped. It needs no recursion.
 func (t *CallTree) Walk(visit func(n int32, depth int) bool) {
-	if len(t.Nodes) == 0 {
+	if t.Len() == 0 {
 		return
 	}
 	ends := make([]int32, 0, 64) // the ends of the nodes on the path
-	ends = append(ends, t.Nodes[0].End)
-	for n := int32(1); n < t.Nodes[0].End; {
+	ends = append(ends, t.End(0))
+	for n := int32(1); n < t.End(0); {
 		for ends[len(ends)-1] <= n {
 			ends = ends[:len(ends)-1]
 		}
 		if visit(n, len(ends)) {
-			ends = append(ends, t.Nodes[n].End)
+			ends = append(ends, t.End(n))
 			n++
 		} else {
-			n = t.Nodes[n].End
+			n = t.End(n)
 		}
 	}
 }
@@ -393,24 +344,24 @@ func (t *CallTree) MethodTotals(methods int) []Stats {
 	var path []int32
 	t.Walk(func(n int32, depth int) bool {
 		for len(path) >= depth {
-			onPath[t.Nodes[path[len(path)-1]].Method]--
+			onPath[t.Method(path[len(path)-1])]--
 			path = path[:len(path)-1]
 		}
-		nd := &t.Nodes[n]
-		if int(nd.Method) >= methods {
+		m := t.Method(n)
+		if int(m) >= methods {
 			return false
 		}
-		s := &out[nd.Method]
-		s.Calls += int64(nd.Calls)
+		s := &out[m]
+		s.Calls += t.Calls(n)
 		s.Exclusive[0] += t.Self(n, 0)
 		s.Exclusive[1] += t.Self(n, 1)
-		if onPath[nd.Method] == 0 {
+		if onPath[m] == 0 {
 			s.Inclusive[0] += t.Inclusive(n, 0)
 			s.Inclusive[1] += t.Inclusive(n, 1)
 		} else {
-			s.RecursiveCalls += int64(nd.Calls)
+			s.RecursiveCalls += t.Calls(n)
 		}
-		onPath[nd.Method]++
+		onPath[m]++
 		path = append(path, n)
 		return true
 	})

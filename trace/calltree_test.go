@@ -107,8 +107,8 @@ b 1 10 0
 	if got := dumpView(p, NewTopDownView([]*CallTree{main}, ClockCPU), ClockCPU); got != want {
 		t.Errorf("main top down:\n%s\nwant:\n%s", got, want)
 	}
-	if r := main.Nodes[0]; r.Inclusive[ClockCPU] != 20 || main.Self(0, ClockCPU) != 2 || r.Inclusive[ClockWall] != 40 {
-		t.Errorf("main root %+v", r)
+	if main.Inclusive(0, ClockCPU) != 20 || main.Self(0, ClockCPU) != 2 || main.Inclusive(0, ClockWall) != 40 {
+		t.Errorf("main root %d/%d µs, self %d", main.Inclusive(0, ClockCPU), main.Inclusive(0, ClockWall), main.Self(0, ClockCPU))
 	}
 	// Merged: bg's a → c adds to main's a → c.
 	want = `a 2 28 14
@@ -177,8 +177,8 @@ b 2 10 0
 	if got := dumpView(p, NewTopDownView([]*CallTree{rt}, ClockCPU), ClockCPU); got != want {
 		t.Errorf("range tree:\n%s\nwant:\n%s", got, want)
 	}
-	if r := rt.Nodes[0]; r.Inclusive[ClockCPU] != 11 || rt.Self(0, ClockCPU) != 0 {
-		t.Errorf("range root %+v", r)
+	if rt.Inclusive(0, ClockCPU) != 11 || rt.Self(0, ClockCPU) != 0 {
+		t.Errorf("range root %d µs, self %d", rt.Inclusive(0, ClockCPU), rt.Self(0, ClockCPU))
 	}
 }
 
@@ -264,8 +264,8 @@ func TestCallTreeDeepRecursion(t *testing.T) {
 	tr := deepTrace(depth, true)
 	p := profileOf(t, tr, BuildOptions{CallTree: true, CallIndex: true})
 	tree := p.Threads[0].Tree
-	if len(tree.Nodes) != depth+2 {
-		t.Fatalf("%d nodes", len(tree.Nodes))
+	if tree.Len() != depth+2 {
+		t.Fatalf("%d nodes", tree.Len())
 	}
 	checkTreesAgainstGraph(t, p)
 	bu := NewBottomUpView([]*CallTree{tree}, ClockCPU)
@@ -277,8 +277,8 @@ func TestCallTreeDeepRecursion(t *testing.T) {
 		t.Fatalf("index depth %d", ix.Depth())
 	}
 	rt := p.Threads[0].Index.RangeTree(ClockCPU, 0, 1<<31)
-	if len(rt.Nodes) != depth+2 {
-		t.Fatalf("range tree %d nodes", len(rt.Nodes))
+	if rt.Len() != depth+2 {
+		t.Fatalf("range tree %d nodes", rt.Len())
 	}
 }
 
@@ -462,52 +462,53 @@ func TestCallTreesV2(t *testing.T) {
 // trace's start or has one among its children.
 func checkLayout(t *testing.T, tr *CallTree) {
 	t.Helper()
-	if unsafe.Sizeof(CallNode{}) != 24 {
-		t.Fatalf("CallNode is %d bytes", unsafe.Sizeof(CallNode{}))
+	if unsafe.Sizeof(treeNode{}) != 20 {
+		t.Fatalf("treeNode is %d bytes", unsafe.Sizeof(treeNode{}))
 	}
-	ns := tr.Nodes
-	if ns[0].Parent != -1 || ns[0].Method != TopLevel || int(ns[0].End) != len(ns) {
-		t.Fatalf("root %+v of %d nodes", ns[0], len(ns))
+	if tr.building || tr.wide.slots != nil {
+		t.Fatalf("tree still growing")
 	}
-	for n := int32(1); int(n) < len(ns); n++ {
-		nd, p := ns[n], ns[n].Parent
-		if p < 0 || p >= n || nd.End <= n || nd.End > ns[p].End {
-			t.Fatalf("node %d %+v outside parent %d %+v", n, nd, p, ns[p])
+	size := int32(tr.Len())
+	if tr.Parent(0) != -1 || tr.Method(0) != TopLevel || tr.End(0) != size {
+		t.Fatalf("root: parent %d method %d end %d of %d nodes", tr.Parent(0), tr.Method(0), tr.End(0), size)
+	}
+	for n := int32(1); n < size; n++ {
+		end, p := tr.End(n), tr.Parent(n)
+		if p < 0 || p >= n || end <= n || end > tr.End(p) {
+			t.Fatalf("node %d (end %d) outside parent %d (end %d)", n, end, p, tr.End(p))
 		}
-		if nd.End > n+1 && ns[n+1].Parent != n {
+		if end > n+1 && tr.Parent(n+1) != n {
 			t.Fatalf("node %d: the next node %d is not its child", n, n+1)
 		}
-		if nd.End < ns[p].End && ns[nd.End].Parent != p {
-			t.Fatalf("node %d: next sibling %d has parent %d, not %d", n, nd.End, ns[nd.End].Parent, p)
+		if end < tr.End(p) && tr.Parent(end) != p {
+			t.Fatalf("node %d: next sibling %d has parent %d, not %d", n, end, tr.Parent(end), p)
 		}
-		if p > 0 && n > p+1 && ns[n-1].Parent != p && ns[n-1].End != n {
+		if p > 0 && n > p+1 && tr.Parent(n-1) != p && tr.End(n-1) != n {
 			t.Fatalf("node %d: the node before is neither a sibling nor the end of one", n)
 		}
 	}
-	for n := int32(0); int(n) < len(ns); n++ {
-		seen := map[int32]bool{}
-		var kids int
+	kids := make([]int32, size) // nodes whose parent each node is
+	for n := int32(1); n < size; n++ {
+		kids[tr.Parent(n)]++
+	}
+	seen := map[int32]int32{} // method → the last parent it was seen under
+	for n := range size {
 		for c := range tr.Children(n) {
-			if ns[c].Parent != n || seen[ns[c].Method] {
-				t.Fatalf("node %d: child %d %+v", n, c, ns[c])
+			if last, ok := seen[tr.Method(c)]; tr.Parent(c) != n || (ok && last == n) {
+				t.Fatalf("node %d: child %d (parent %d, method %d)", n, c, tr.Parent(c), tr.Method(c))
 			}
-			seen[ns[c].Method] = true
-			kids++
+			seen[tr.Method(c)] = n
+			kids[n]--
 		}
-		for k := n + 1; int(k) < len(ns) && k < ns[n].End; k++ {
-			if ns[k].Parent == n {
-				kids--
-			}
-		}
-		if kids != 0 {
-			t.Fatalf("node %d: Children misses %d", n, -kids)
+		if kids[n] != 0 {
+			t.Fatalf("node %d: Children misses %d", n, kids[n])
 		}
 	}
 	if len(tr.self) > int(tr.FromStart)+1 {
 		t.Errorf("%d self times kept for %d calls from the start", len(tr.self), tr.FromStart)
 	}
 	for k := range tr.self {
-		if k != 0 && ns[k].Parent != 0 {
+		if k != 0 && tr.Parent(k) != 0 {
 			t.Errorf("node %d (depth %d) keeps its self time", k, tr.Depth(k))
 		}
 	}

@@ -461,9 +461,9 @@ func (fw *foldedWriter) thread(label string, roots []foldedNode) {
 		}
 		// The next frame: the run of callees with one name.
 		i := lv.next
-		name := fw.names[lv.kids[i].t.Nodes[lv.kids[i].n].Method]
+		name := fw.names[lv.kids[i].t.Method(lv.kids[i].n)]
 		j := i + 1
-		for j < len(lv.kids) && fw.names[lv.kids[j].t.Nodes[lv.kids[j].n].Method] == name {
+		for j < len(lv.kids) && fw.names[lv.kids[j].t.Method(lv.kids[j].n)] == name {
 			j++
 		}
 		lv.next = j
@@ -490,7 +490,7 @@ func (fw *foldedWriter) push(d int, group []foldedNode) {
 		}
 	}
 	slices.SortFunc(lv.kids, func(a, b foldedNode) int {
-		return strings.Compare(fw.names[a.t.Nodes[a.n].Method], fw.names[b.t.Nodes[b.n].Method])
+		return strings.Compare(fw.names[a.t.Method(a.n)], fw.names[b.t.Method(b.n)])
 	})
 }
 

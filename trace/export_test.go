@@ -107,9 +107,9 @@ func TestFoldedStacksAddUpToExclusiveTimes(t *testing.T) {
 		self := map[int32]uint64{}
 		for _, tp := range p.Threads {
 			var sum uint64
-			for i, n := range tp.Tree.Nodes {
-				self[n.Method] += tp.Tree.Self(int32(i), c)
-				sum += tp.Tree.Self(int32(i), c)
+			for i := range int32(tp.Tree.Len()) {
+				self[tp.Tree.Method(i)] += tp.Tree.Self(i, c)
+				sum += tp.Tree.Self(i, c)
 			}
 			if sum != tp.Total()[c] {
 				t.Errorf("thread %d clock %v: self sums to %d, traced %d", tp.ID, c, sum, tp.Total()[c])

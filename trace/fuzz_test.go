@@ -83,10 +83,10 @@ func checkProfileInvariants(t *testing.T, p *Profile, reportedCalls int64) {
 		if tp.Tree != nil && tp.Records > 0 {
 			var self [2]uint64
 			var treeCalls int64
-			for i, n := range tp.Tree.Nodes {
-				self[0] += tp.Tree.Self(int32(i), 0)
-				self[1] += tp.Tree.Self(int32(i), 1)
-				treeCalls += int64(n.Calls)
+			for i := range int32(tp.Tree.Len()) {
+				self[0] += tp.Tree.Self(i, 0)
+				self[1] += tp.Tree.Self(i, 1)
+				treeCalls += tp.Tree.Calls(i)
 			}
 			var methodCalls int64
 			for _, ms := range tp.Methods {

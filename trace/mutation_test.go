@@ -220,13 +220,13 @@ func TestLEB128TenBytes(t *testing.T) {
 func TestCallTreePath(t *testing.T) {
 	p := goldenProfile(t, BuildOptions{CallTree: true})
 	tree := p.Thread(1).Tree
-	if tree.Nodes[0].Parent != -1 || tree.Nodes[0].Method != TopLevel {
-		t.Fatalf("root %+v", tree.Nodes[0])
+	if tree.Parent(0) != -1 || tree.Method(0) != TopLevel {
+		t.Fatalf("root: parent %d method %d", tree.Parent(0), tree.Method(0))
 	}
 	var paths []string
-	for n := range tree.Nodes {
+	for n := range int32(tree.Len()) {
 		var names []string
-		for _, m := range tree.Path(int32(n)) {
+		for _, m := range tree.Path(n) {
 			names = append(names, p.Name(m))
 		}
 		paths = append(paths, strings.Join(names, ">"))

@@ -36,6 +36,9 @@ type ProfileBuilder struct {
 	ownWarnings Warnings
 	part        string
 	call        Call
+	// layout is the buffer the threads' trees are laid out through, one
+	// after the other (CallTree.done).
+	layout layoutBuffer
 }
 
 type threadState struct {
@@ -216,7 +219,7 @@ func (b *ProfileBuilder) enter(ts *threadState, m int32, t, delta [2]uint64, off
 	lm := ts.local.at(s)
 	f := frame{entry: t, method: m, slot: s, below: lm.onStack, call: -1}
 	if ts.tree != nil {
-		f.node = ts.tree.child(parentNode, m)
+		f.node = ts.tree.child(parentNode, s+1, m)
 	}
 	if ts.index != nil {
 		parentCall := int32(-1)
@@ -244,7 +247,7 @@ func (b *ProfileBuilder) exit(ts *threadState, m int32, t, delta [2]uint64, off 
 		lm.Exclusive[1] += delta[1]
 		f := frame{method: m, slot: s, below: lm.onStack, call: -1}
 		if ts.tree != nil {
-			f.node = ts.tree.child(0, m)
+			f.node = ts.tree.child(0, s+1, m)
 			ts.tree.addSelf(f.node, true, delta)
 			ts.tree.FromStart++
 		}
@@ -381,13 +384,13 @@ func (b *ProfileBuilder) closeOpen() {
 }
 
 // finish builds the thread's profile (its open calls closed) into
-// ts.profile and lets its working state go.
-func (ts *threadState) finish() {
+// ts.profile and lets its working state go; its tree is laid out through
+// layout.
+func (ts *threadState) finish(layout *layoutBuffer) {
 	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree, Index: ts.index}
 	if ts.tree != nil {
-		_, incl := ts.tree.counts(0)
-		*incl = [2]uint32{uint32(ts.last[0] - ts.first[0]), uint32(ts.last[1] - ts.first[1])}
-		ts.tree.done()
+		ts.tree.setInclusive(0, [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]})
+		ts.tree.done(layout)
 	}
 	if ts.index != nil {
 		ts.index.finish(ts.first, ts.last)
@@ -431,7 +434,7 @@ func (b *ProfileBuilder) Finish() *Profile {
 	keyOf := make([]int, 0, len(b.threads)) // index in h.Threads, -1 for none
 	for _, ts := range b.threads {
 		if ts.profile == nil {
-			ts.finish()
+			ts.finish(&b.layout)
 		}
 		tp := *ts.profile
 		ts.profile = nil
@@ -454,6 +457,7 @@ func (b *ProfileBuilder) Finish() *Profile {
 		recordThreads = append(recordThreads, tp)
 		keyOf = append(keyOf, -1)
 	}
+	b.layout = layoutBuffer{}
 	// Name each record thread from the key: the exact id first, then in a
 	// second round a key id whose low 16 bits match (ART-2016 tids, spec §2.2).
 	for round := 0; round < 2; round++ {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // profileShards is how many goroutines profile a trace's threads (each
@@ -31,7 +32,8 @@ const collectAfterRecords = 1 << 20
 // shard sees every chunk, decodes the records of its own threads (every
 // profileShards-th thread to appear) and profiles them; per-thread work
 // needs nothing from other threads, and each shard's tables are half as
-// large. When its records end, a shard builds its threads' profiles. The
+// large. When the records end, the threads' profiles and trees are built
+// on profileShards goroutines, largest first (finishThreads). The
 // threads and warnings are then merged in file order, so the profile is
 // the one a single builder makes. (Calls reported to OnCall would come out
 // of order, so that option stays on one builder.)
@@ -114,6 +116,7 @@ func buildSharded(rd *Reader, opt BuildOptions) (*Profile, error) {
 		close(s.in)
 	}
 	wg.Wait()
+	finishThreads(shards[:])
 	if records := int64(0); true {
 		for _, s := range shards {
 			records += s.b.records
@@ -224,9 +227,43 @@ func (s *shard) run() {
 		return
 	}
 	s.b.closeOpen()
-	for _, ts := range s.b.threads {
-		ts.finish()
+}
+
+// finishThreads builds the threads' profiles and lays out their trees once
+// every shard has read its records: the largest first, on profileShards
+// goroutines taking the next thread as they are free, so that the shards'
+// shares of the work need not be even. A shard that failed is left out.
+func finishThreads(shards []*shard) {
+	var threads []*threadState
+	for _, s := range shards {
+		if s.err == nil {
+			threads = append(threads, s.b.threads...)
+		}
 	}
+	size := func(ts *threadState) int64 {
+		if ts.tree != nil {
+			return int64(ts.tree.Len())
+		}
+		return ts.records
+	}
+	slices.SortStableFunc(threads, func(a, b *threadState) int { return cmp.Compare(size(b), size(a)) })
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range min(profileShards, len(threads)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var layout layoutBuffer
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(threads) {
+					return
+				}
+				threads[i].finish(&layout)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // profile decodes and profiles the records of the shard's threads in c.

@@ -200,6 +200,15 @@ func (p *paged[T]) at(i int32) *T {
 	return &p.pages[1+j/pagedPage][j%pagedPage]
 }
 
+// pageOf returns the page holding element i < len and i's place in it.
+func (p *paged[T]) pageOf(i int32) ([]T, int) {
+	if int(i) < len(p.pages[0]) {
+		return p.pages[0], int(i)
+	}
+	j := int(i) - pagedPage
+	return p.pages[1+j/pagedPage], j % pagedPage
+}
+
 // add appends v and returns its index.
 func (p *paged[T]) add(v T) int32 {
 	i := p.n

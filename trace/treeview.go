@@ -78,7 +78,7 @@ func NewFilteredView(trees []*CallTree, bottomUp bool, c Clock, match func(metho
 func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bool) *TreeView {
 	v := &TreeView{bottomUp: bottomUp, clock: c}
 	for _, t := range trees {
-		if t != nil && len(t.Nodes) > 0 {
+		if t != nil && t.Len() > 0 {
 			v.src = append(v.src, t)
 		}
 	}
@@ -105,24 +105,24 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 // keepPaths marks the nodes a filter keeps: top down, those with a match
 // on their path or in their subtree; bottom up, the matching nodes.
 func keepPaths(t *CallTree, match func(int32) bool, bottomUp bool) []bool {
-	keep := make([]bool, len(t.Nodes))
-	matched := make([]bool, len(t.Nodes))
-	for n := 1; n < len(t.Nodes); n++ {
-		matched[n] = match(t.Nodes[n].Method)
+	keep := make([]bool, t.Len())
+	matched := make([]bool, t.Len())
+	for n := int32(1); int(n) < t.Len(); n++ {
+		matched[n] = match(t.Method(n))
 	}
 	if bottomUp {
 		return matched
 	}
-	below := make([]bool, len(t.Nodes)) // a match in the subtree, itself included
-	for n := len(t.Nodes) - 1; n > 0; n-- {
+	below := make([]bool, t.Len()) // a match in the subtree, itself included
+	for n := int32(t.Len() - 1); n > 0; n-- {
 		below[n] = below[n] || matched[n]
 		if below[n] {
-			below[t.Nodes[n].Parent] = true
+			below[t.Parent(n)] = true
 		}
 	}
-	above := make([]bool, len(t.Nodes)) // a match on the path, itself included
-	for n := 1; n < len(t.Nodes); n++ {
-		above[n] = above[t.Nodes[n].Parent] || matched[n]
+	above := make([]bool, t.Len()) // a match on the path, itself included
+	for n := int32(1); int(n) < t.Len(); n++ {
+		above[n] = above[t.Parent(n)] || matched[n]
 		keep[n] = above[n] || below[n]
 	}
 	keep[0] = true
@@ -179,7 +179,7 @@ func (v *TreeView) Expand(n int32) {
 	for _, m := range members {
 		t := v.src[m.src]
 		if v.bottomUp {
-			if p := t.Nodes[m.at].Parent; p > 0 {
+			if p := t.Parent(m.at); p > 0 {
 				next = append(next, member{m.src, m.n, p})
 			}
 			continue
@@ -231,7 +231,7 @@ func (v *TreeView) linkChildren(n int32, first int) {
 	}
 }
 
-func (v *TreeView) methodAt(m member) int32 { return v.src[m.src].Nodes[m.at].Method }
+func (v *TreeView) methodAt(m member) int32 { return v.src[m.src].Method(m.at) }
 
 // groupByMethod orders ms by the method of their at node, keeping the
 // order within a method: a counting sort for many members (the bottom-up
@@ -275,54 +275,13 @@ func (v *TreeView) groupByMethod(ms []member) []member {
 // kept says whether the filter keeps node n of source k.
 func (v *TreeView) kept(k int, n int32) bool { return v.keep == nil || v.keep[k][n] }
 
-// expandBottomUpRoot makes the bottom-up root's children, one per method,
-// in one pass over the sources in depth-first order: the sums of group,
-// without listing the members.
-func (v *TreeView) expandBottomUpRoot() {
-	v.Nodes[0].expanded = true
-	methods := int32(0)
-	for _, t := range v.src {
-		for i := range t.Nodes {
-			methods = max(methods, t.Nodes[i].Method+1)
-		}
-	}
-	child := make([]int32, methods) // view node of each method, 0: none yet
-	lastEnd := make([]int32, methods)
-	first := len(v.Nodes)
-	for k, t := range v.src {
-		clear(lastEnd) // per source: subtrees do not span sources
-		for n := int32(1); int(n) < len(t.Nodes); n++ {
-			if !v.kept(k, n) {
-				continue
-			}
-			s := &t.Nodes[n]
-			m := s.Method
-			if child[m] == 0 {
-				child[m] = int32(len(v.Nodes))
-				v.Nodes = append(v.Nodes, ViewNode{Parent: 0, Method: m, FirstChild: -1, NextSibling: -1})
-			}
-			nd := &v.Nodes[child[m]]
-			nd.callers = nd.callers || s.Parent > 0
-			nd.Calls += int64(s.Calls)
-			nd.Self[0] += t.Self(n, 0)
-			nd.Self[1] += t.Self(n, 1)
-			if n >= lastEnd[m] { // not inside a node of m counted before
-				nd.Inclusive[0] += t.Inclusive(n, 0)
-				nd.Inclusive[1] += t.Inclusive(n, 1)
-				lastEnd[m] = s.End
-			}
-		}
-	}
-	v.linkChildren(0, first)
-}
-
 // groupRoot gives the bottom-up root's children their members: every
 // (kept) source node, in depth-first order, grouped by method.
 func (v *TreeView) groupRoot() {
 	v.rootGrouped = true
 	var all []member
 	for k, t := range v.src {
-		for n := int32(1); int(n) < len(t.Nodes); n++ {
+		for n := int32(1); int(n) < t.Len(); n++ {
 			if v.kept(k, n) {
 				all = append(all, member{int32(k), n, n})
 			}
@@ -353,8 +312,7 @@ func (v *TreeView) group(parent, method int32, ms []member) ViewNode {
 	lastSrc, lastEnd := int32(-1), int32(0)
 	for _, m := range ms {
 		t := v.src[m.src]
-		s := &t.Nodes[m.n]
-		nd.Calls += int64(s.Calls)
+		nd.Calls += t.Calls(m.n)
 		nd.Self[0] += t.Self(m.n, 0)
 		nd.Self[1] += t.Self(m.n, 1)
 		if v.bottomUp {
@@ -363,7 +321,7 @@ func (v *TreeView) group(parent, method int32, ms []member) ViewNode {
 			if m.src == lastSrc && m.n < lastEnd {
 				continue
 			}
-			lastSrc, lastEnd = m.src, s.End
+			lastSrc, lastEnd = m.src, t.End(m.n)
 		}
 		nd.Inclusive[0] += t.Inclusive(m.n, 0)
 		nd.Inclusive[1] += t.Inclusive(m.n, 1)

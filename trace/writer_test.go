@@ -248,8 +248,8 @@ func TestSynthIsDeterministicAndRealistic(t *testing.T) {
 	}
 	maxDepth := 0
 	for _, tp := range p.Threads {
-		for n := range tp.Tree.Nodes {
-			maxDepth = max(maxDepth, len(tp.Tree.Path(int32(n))))
+		for n := range int32(tp.Tree.Len()) {
+			maxDepth = max(maxDepth, len(tp.Tree.Path(n)))
 		}
 	}
 	active := 0
