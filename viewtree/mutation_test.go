@@ -1,0 +1,136 @@
+package viewtree
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ddmtui/ddmtui/internal/wire"
+)
+
+// layersOf is a capture-layers stream of n views with empty pictures, ended
+// by the end marker when end is set.
+func layersOf(n int, end bool) []byte {
+	l := &Layers{Width: 1, Height: 1, Views: make([]Layer, n)}
+	for i := range l.Views {
+		l.Views[i].Name = "V@1"
+	}
+	b := EncodeLayers(l)
+	if !end {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func TestLayersBounds(t *testing.T) {
+	if l, err := DecodeLayers(layersOf(MaxLayers, true)); err != nil || len(l.Views) != MaxLayers || l.Truncated {
+		t.Fatalf("MaxLayers views: %v", err)
+	}
+	_, err := DecodeLayers(layersOf(MaxLayers+1, true))
+	if want := "capture layers: more than 20000 views"; err == nil || err.Error() != want {
+		t.Errorf("MaxLayers+1 views: %v, want %q", err, want)
+	}
+	// A bad marker's offset is the marker's own.
+	_, err = DecodeLayers(append(append([]byte{}, layersVector[:8]...), 7))
+	var fe *wire.FormatError
+	if !errors.As(err, &fe) || fe.Offset != 8 || fe.What != "marker" {
+		t.Errorf("bad marker: %v", err)
+	}
+	// A stream that ends right after a whole picture keeps that view.
+	cut := layersVector[:len(layersVector)-1]
+	l, err := DecodeLayers(cut)
+	if err != nil || !l.Truncated || len(l.Views) != 2 {
+		t.Errorf("cut after the last picture: %v %+v", err, l)
+	}
+	cut = layersVector[:32] // the first view's 3-byte picture and nothing more
+	if l, err := DecodeLayers(cut); err != nil || !l.Truncated || len(l.Views) != 1 || len(l.Views[0].PNG) != 3 {
+		t.Errorf("cut after the first picture: %v %+v", err, l)
+	}
+}
+
+func TestProfileAndThemeBounds(t *testing.T) {
+	prof := bytes.Repeat([]byte("1 2 3\n"), MaxNodes)
+	if ts, err := ParseProfile(prof); err != nil || len(ts) != MaxNodes {
+		t.Fatalf("MaxNodes timings: %v", err)
+	}
+	if _, err := ParseProfile(append(prof, "1 2 3\n"...)); !errors.Is(err, ErrTooMany) {
+		t.Errorf("MaxNodes+1 timings: %v", err)
+	}
+	theme := append(bytes.Repeat([]byte("a\nb\n"), MaxNodes), "DONE.\n"...)
+	if as, err := ParseTheme(theme); err != nil || len(as) != MaxNodes {
+		t.Fatalf("MaxNodes attributes: %v", err)
+	}
+	if _, err := ParseTheme(append([]byte("a\nb\n"), theme...)); !errors.Is(err, ErrTooMany) {
+		t.Errorf("MaxNodes+1 attributes: %v", err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"1 2 3\n4 5\n", "profile: line 2: 2 fields, want 3"},
+		{"1 2 3\n4 5 x\n", `profile: line 2: "x" is not a time`},
+	} {
+		if _, err := ParseProfile([]byte(tc.in)); err == nil || err.Error() != tc.want {
+			t.Errorf("ParseProfile(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	// A line that starts with a newline is still read.
+	if ts, err := ParseProfile([]byte("\n1 2 3\n")); err != nil || len(ts) != 1 || ts[0] != (Timing{1, 2, 3}) {
+		t.Errorf("a leading blank line: %v %v", ts, err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"a\nb\nc\n", `theme: attribute "c" has no value`},
+		{"", "theme: no DONE. after 0 attributes"},
+		{"a\nb\n", "theme: no DONE. after 1 attributes"},
+	} {
+		if _, err := ParseTheme([]byte(tc.in)); err == nil || err.Error() != tc.want {
+			t.Errorf("ParseTheme(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestArgEdges(t *testing.T) {
+	if a, err := ParseArg("C:\uffff"); err != nil || a.Type != 'C' || a.Value != 0xffff {
+		t.Errorf("C:U+FFFF: %+v %v", a, err)
+	}
+	if _, err := ParseArg("C:\U00010000"); err == nil {
+		t.Error("a char past U+FFFF accepted")
+	}
+	// "I:" names its type, with no value: the number's error, not "give
+	// its type".
+	if _, err := ParseArg("I:"); err == nil || !strings.Contains(err.Error(), `argument "I:": strconv.ParseInt`) {
+		t.Errorf("I: gives %v", err)
+	}
+	if r, err := DecodeReturn(EncodeReturn('F', 0x3fa00000)); err != nil || r.Value != "1.25" {
+		t.Errorf("float return: %+v %v", r, err)
+	}
+}
+
+func TestTextEdges(t *testing.T) {
+	tr, err := DecodeText([]byte("\nA@1 x=1,a\n\n B@2 :mLeft=2,10 y=0, z=1,b\nDONE.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Nodes) != 2 || tr.Nodes[1].Left != 10 || tr.Truncated {
+		t.Errorf("blank lines, a prefixed name, an empty value, a value at the line's end: %+v", tr.Nodes)
+	}
+	if ps := tr.Properties(1); len(ps) != 3 || tr.Value(ps[1]) != "" || tr.Value(ps[2]) != "b" {
+		t.Errorf("B's properties: %+v", ps)
+	}
+	many := "A@1\n" + strings.Repeat(" B@2\n", MaxNodes-1)
+	if tr, err := DecodeText([]byte(many)); err != nil || len(tr.Nodes) != MaxNodes {
+		t.Fatalf("MaxNodes views: %v", err)
+	}
+	if _, err := DecodeText([]byte(many + " B@2\n")); !errors.Is(err, ErrTooMany) {
+		t.Errorf("MaxNodes+1 views: %v", err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"A@1\n   B@2\n", "line 2: depth 3 under a view of depth 0"},
+		{"@1f\n", `line 1: not a view hierarchy dump: "@1f" is not class@hash`},
+		{"A@1 xyz\n", `line 1: not a view hierarchy dump: property at column 5 has no '='`},
+		{"A@1 =3,abc\n", `line 1: not a view hierarchy dump: property at column 5 has no '='`},
+		{"A@1 x=,abc\n", `line 1: not a view hierarchy dump: property "x" has no length`},
+	} {
+		if _, err := DecodeText([]byte(tc.in)); err == nil || err.Error() != tc.want {
+			t.Errorf("DecodeText(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
