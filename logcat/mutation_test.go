@@ -1,0 +1,132 @@
+package logcat
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// v4rec is a record with a 28-byte header, lid and payload as given.
+func v4rec(lid uint32, payload []byte) []byte {
+	le := binary.LittleEndian
+	b := le.AppendUint16(nil, uint16(len(payload)))
+	b = le.AppendUint16(b, HeaderV4Size)
+	for _, v := range []uint32{7, 8, 0, 0, lid, 1000} {
+		b = le.AppendUint32(b, v)
+	}
+	return append(b, payload...)
+}
+
+// The binary decoder's and encoder's limits at their exact values, and the
+// payloads at their shortest.
+func TestBinaryEdges(t *testing.T) {
+	// A record of exactly MaxEntryLen bytes is read and written; one more
+	// byte is refused both ways.
+	e := Entry{Priority: Info, Tag: "t", Message: strings.Repeat("m", MaxEntryLen-HeaderV4Size-4)}
+	b, err := AppendBinary(nil, &e, HeaderV4Size)
+	if err != nil || len(b) != MaxEntryLen {
+		t.Fatalf("MaxEntryLen record: %d bytes, %v", len(b), err)
+	}
+	if got, n, err := DecodeBinary(b, BinaryOptions{}); err != nil || n != MaxEntryLen || got.Message != e.Message {
+		t.Fatalf("decoding the MaxEntryLen record: %d, %v", n, err)
+	}
+	e.Message += "m"
+	if _, err := AppendBinary(nil, &e, HeaderV4Size); !errors.Is(err, ErrEntryTooLong) {
+		t.Errorf("MaxEntryLen+1 written: %v", err)
+	}
+	big := v4rec(0, append([]byte{4, 't', 0}, strings.Repeat("m", MaxEntryLen-HeaderV4Size-3)...))
+	big = append(big, 0)
+	binary.LittleEndian.PutUint16(big, uint16(len(big)-HeaderV4Size))
+	if _, _, err := DecodeBinary(big, BinaryOptions{}); !errors.Is(err, ErrEntryTooLong) {
+		t.Errorf("MaxEntryLen+1 read: %v", err)
+	}
+	// A NUL at the very start of the tag or the message cannot be written.
+	for _, bad := range []Entry{{Tag: "\x00x"}, {Tag: "t", Message: "\x00"}} {
+		if _, err := AppendBinary(nil, &bad, HeaderV4Size); err == nil {
+			t.Errorf("%q/%q encoded", bad.Tag, bad.Message)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		lid     uint32
+		payload string
+		want    Entry
+		err     string
+	}{
+		{"lid 15 is a log id", 15, "\x04t\x00m\x00", Entry{Buffer: 15, Priority: Info, Tag: "t", Message: "m"}, ""},
+		{"lid 16 is not", 16, "\x04t\x00m\x00", Entry{}, "lid outside the 4 bits log ids use: 16"},
+		{"the shortest text payload", 0, "\x03\x00\x00", Entry{Priority: Debug}, ""},
+		{"an empty tag", 0, "\x05\x00msg\x00", Entry{Priority: Warn, Message: "msg"}, ""},
+		{"two bytes", 0, "\x03\x00", Entry{}, "payload shorter than priority, tag NUL and message: 2 bytes"},
+		{"bytes after the message", 0, "\x04t\x00m\x00xyz", Entry{}, "bytes after the message's NUL: 3"},
+		{"the shortest event", uint32(Events), "\x01\x02\x00\x00", Entry{Buffer: Events, Priority: Info,
+			Tag: "event#513", Message: "[0 bytes of binary event data]"}, ""},
+		{"an event with data", uint32(Events), "\x01\x00\x00\x00abcde", Entry{Buffer: Events, Priority: Info,
+			Tag: "event#1", Message: "[5 bytes of binary event data]"}, ""},
+		{"an event of three bytes", uint32(Stats), "\x01\x00\x00", Entry{}, "payload shorter than priority, tag NUL and message: event record of 3 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, err := DecodeBinary(v4rec(tc.lid, []byte(tc.payload)), BinaryOptions{})
+			if tc.err != "" {
+				var pe *PayloadError
+				if !errors.As(err, &pe) || pe.Err.Error() != tc.err {
+					t.Fatalf("err %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Buffer != tc.want.Buffer || got.Priority != tc.want.Priority || got.Tag != tc.want.Tag || got.Message != tc.want.Message {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestClassifierEdges(t *testing.T) {
+	for _, tc := range []struct {
+		e    Entry
+		want Flags
+	}{
+		{Entry{Tag: "libc", Priority: Error, Message: "Fatal signal 11 (SIGSEGV)"}, FlagCrash | FlagCrashStart},
+		{Entry{Tag: "libc", Priority: Warn, Message: "Fatal signal 11 (SIGSEGV)"}, 0},
+		{Entry{Tag: "DEBUG", Priority: Info, Message: "    #99 pc 0001234  /system/lib/libc.so"}, FlagStackTrace},
+		{Entry{Tag: "DEBUG", Priority: Info, Message: "    #09 pc 0001234  /system/lib/libc.so"}, FlagStackTrace},
+	} {
+		var c Classifier
+		e := tc.e
+		c.Classify(&e)
+		if e.Flags != tc.want {
+			t.Errorf("%+v: flags %b, want %b", tc.e, e.Flags, tc.want)
+		}
+	}
+}
+
+func TestPriorityEdges(t *testing.T) {
+	if Silent.Letter() != 'S' || Verbose.Letter() != 'V' || (Silent+1).Letter() != '?' || (Verbose-1).Letter() != '?' {
+		t.Error("letters at the ends")
+	}
+	for s, want := range map[string]Priority{"A": Fatal, "ASSERT": Fatal, "V": Verbose, "Warning": Warn} {
+		if p, err := ParsePriority(s); err != nil || p != want {
+			t.Errorf("ParsePriority(%q) = %v, %v", s, p, err)
+		}
+	}
+}
+
+func TestProcessesEdges(t *testing.T) {
+	var p Processes
+	am := func(m string) (int32, string) {
+		return p.Observe(&Entry{Tag: "ActivityManager", Message: "Start proc " + m})
+	}
+	if pid, name := am("0:com.zero/u0a1 for activity"); pid != 0 || name != "com.zero" || p.App(0) != "" {
+		t.Errorf("pid 0: %d %q, App(0) %q", pid, name, p.App(0))
+	}
+	if pid, name := am("1234:/u0a1 for activity"); pid != 1234 || name != "" {
+		t.Errorf("an empty name: %d %q", pid, name)
+	}
+	if pid, name := am("com.old pid=55 uid=10001"); pid != 55 || name != "com.old" || p.App(55) != "com.old" {
+		t.Errorf("pid= right after the name: %d %q", pid, name)
+	}
+}
