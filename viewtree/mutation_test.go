@@ -134,3 +134,51 @@ func TestTextEdges(t *testing.T) {
 		}
 	}
 }
+
+// A view's place on the screen: the window's place plus the offsets of its
+// ancestors, less their scroll.
+func TestScreenPlace(t *testing.T) {
+	e := NewEncoder()
+	e.Int("window:left", 100)
+	e.Int("window:top", 200)
+	e.BeginObject("Root", 1)
+	e.Int("layout:left", 5)
+	e.Int("layout:top", 6)
+	e.Int("scrolling:scrollX", 3)
+	e.Int("scrolling:scrollY", 4)
+	e.Short("meta:__childCount__", 1)
+	e.Key("meta:__child__0")
+	e.BeginObject("Child", 2)
+	e.Int("layout:left", 10)
+	e.Int("layout:top", 20)
+	e.EndObject()
+	e.EndObject()
+	tr, err := DecodeV2(e.EndStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, kid := tr.Nodes[0], tr.Nodes[1]
+	if root.ScreenLeft != 105 || root.ScreenTop != 206 || kid.ScreenLeft != 112 || kid.ScreenTop != 222 {
+		t.Errorf("root at %d,%d, child at %d,%d; want 105,206 and 112,222", root.ScreenLeft, root.ScreenTop, kid.ScreenLeft, kid.ScreenTop)
+	}
+}
+
+func TestNameAndVisibilityEdges(t *testing.T) {
+	for s, want := range map[string]Visibility{"-128": -128, "127": 127} {
+		if v, ok := ParseVisibility(s); !ok || v != want {
+			t.Errorf("ParseVisibility(%q) = %d, %v", s, v, ok)
+		}
+	}
+	for _, s := range []string{"-129", "128"} {
+		if _, ok := ParseVisibility(s); ok {
+			t.Errorf("ParseVisibility(%q) accepted", s)
+		}
+	}
+	for name, want := range map[string][2]string{
+		"/a:b": {"misc", "/a:b"}, ":x": {"", "x"}, "layout:left": {"layout", "left"}, "lp/width": {"misc", "lp/width"},
+	} {
+		if c, s := Category(name), Short(name); c != want[0] || s != want[1] {
+			t.Errorf("%q: category %q, short %q; want %q", name, c, s, want)
+		}
+	}
+}
