@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // v4rec is a record with a 28-byte header, lid and payload as given.
@@ -128,5 +129,54 @@ func TestProcessesEdges(t *testing.T) {
 	}
 	if pid, name := am("com.old pid=55 uid=10001"); pid != 55 || name != "com.old" || p.App(55) != "com.old" {
 		t.Errorf("pid= right after the name: %d %q", pid, name)
+	}
+}
+
+// containsFold's ASCII fast path and its Unicode path, at their edges: a
+// needle starting with 'z', letters whose lower case starts with another
+// byte, a multi-byte character that folds to an ASCII one, invalid UTF-8.
+func TestContainsFoldEdges(t *testing.T) {
+	for _, tc := range []struct {
+		s, needle string
+		want      bool
+	}{
+		{"Zebra", "zeb", true},
+		{"ΣΑΣ", "σ", true},
+		{"\u212a", "k", false}, // the Kelvin sign: a multi-byte character never equals an ASCII one
+		{"a\x80", "\x80", false},
+	} {
+		if got := containsFold(tc.s, tc.needle); got != tc.want {
+			t.Errorf("containsFold(%q, %q) = %v", tc.s, tc.needle, got)
+		}
+	}
+}
+
+// Queries that end where the tokenizer looks one byte ahead, and a ')'
+// after a closed group, which is part of the word.
+func TestQueryTokenEdges(t *testing.T) {
+	for _, tc := range []struct {
+		src, yes, no string
+	}{
+		{"-", "a - b", "a b"},
+		{"tag", "a tag", "a"},
+		{"tag~", "tag~", "tag"},
+		{"(a) b)", "a b)", "a b"},
+	} {
+		q, err := Compile(tc.src, QueryOptions{})
+		if err != nil {
+			t.Errorf("%q: %v", tc.src, err)
+			continue
+		}
+		if !q.Match(&Entry{Message: tc.yes}, time.Time{}) || q.Match(&Entry{Message: tc.no}, time.Time{}) {
+			t.Errorf("%q: matches %q %v, %q %v", tc.src, tc.yes, q.Match(&Entry{Message: tc.yes}, time.Time{}), tc.no, q.Match(&Entry{Message: tc.no}, time.Time{}))
+		}
+	}
+}
+
+// A quoted value whose last byte is a backslash is unterminated.
+func TestQueryQuoteEndsInBackslash(t *testing.T) {
+	_, err := Compile(`message:"ab\`, QueryOptions{})
+	if !errors.Is(err, ErrQuery) || !strings.Contains(err.Error(), "unterminated quote at column 9") {
+		t.Errorf("got %v", err)
 	}
 }
