@@ -182,3 +182,30 @@ func TestNameAndVisibilityEdges(t *testing.T) {
 		}
 	}
 }
+
+func TestV2Edges(t *testing.T) {
+	if !IsV2([]byte{'S', 0, 1}) || IsV2([]byte{'S', 0}) {
+		t.Error("IsV2 at 3 bytes")
+	}
+	v := v2Vector()
+	at := bytes.LastIndex(v, indexMarker) - 5
+	index := v[at:]
+	// The index alone: found at its earliest place, and no view before it.
+	if _, err := DecodeV2(index); !errors.Is(err, ErrEmptyDump) {
+		t.Errorf("the index alone: %v", err)
+	}
+	// An index value that is not a string, with a length and name after it.
+	bad := cat([]byte{'M'}, s(19), r("propertyIndex"), s(1), []byte{'X', 0, 1, 'a'}, s(0))
+	var fe *wire.FormatError
+	if _, err := DecodeV2(cat(v[:at], bad)); !errors.As(err, &fe) || fe.What != "index value tag" {
+		t.Errorf("an index value tagged X: %v", err)
+	}
+	// Cut one and two bytes into a key: the views before it are kept.
+	key := bytes.Index(v, s(18))
+	for _, n := range []int{1, 2} {
+		tr, err := DecodeV2(cat(v[:key+n], index))
+		if err != nil || !tr.Truncated || len(tr.Nodes) != 2 {
+			t.Errorf("cut %d bytes into a key: %v", n, err)
+		}
+	}
+}
