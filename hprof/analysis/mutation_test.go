@@ -1,0 +1,150 @@
+package analysis
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/internal/heapgen"
+)
+
+// bitmapClasses declares Bitmap and Bitmap$DumpData as the tests below use
+// them; dd is the id dumpData names.
+func bitmapClasses(b *heapgen.Builder, obj *heapgen.Class, dd uint64) (bitmap, ddc, arr *heapgen.Class) {
+	bitmap = b.Class("android.graphics.Bitmap", obj, heapgen.F("mWidth", hprof.TypeInt), heapgen.F("mHeight", hprof.TypeInt),
+		heapgen.F("mBuffer", hprof.TypeObject), heapgen.F("mNativePtr", hprof.TypeLong))
+	bitmap.Statics = []heapgen.Static{{Name: "dumpData", Type: hprof.TypeObject, Value: dd}}
+	ddc = b.Class("android.graphics.Bitmap$DumpData", obj, heapgen.F("count", hprof.TypeInt), heapgen.F("format", hprof.TypeInt),
+		heapgen.F("natives", hprof.TypeObject), heapgen.F("buffers", hprof.TypeObject))
+	arr = b.Class("byte[][]", obj)
+	return
+}
+
+func bitmapsText(h *Heap) string {
+	s := ""
+	for _, b := range h.Bitmaps() {
+		s += fmt.Sprintf("%#x:%d:%v:%s:%s:%v ", h.ID(b.Node), b.PixelBytes, b.PixelsInDump, b.Source, b.Format, b.Pixels >= 0)
+	}
+	return s
+}
+
+// Pixels at node 0 (the dump's first record), in a NODATA byte[], and a
+// bitmap without pixels (Pixels -1).
+func TestBitmapPixelsAtTheEdges(t *testing.T) {
+	var first, nodata, none uint64
+	data := dump(t, 4, "", func(b *heapgen.Builder) {
+		pix := b.Bytes([]byte("0123456789abcdef")) // node 0
+		obj := b.Class("java.lang.Object", nil)
+		bitmap, _, _ := bitmapClasses(b, obj, 0)
+		first = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mBuffer": pix})
+		nodata = b.Instance(bitmap, heapgen.V{"mWidth": 3, "mHeight": 1, "mBuffer": b.NoDataArray(hprof.TypeByte, 12)})
+		none = b.Instance(bitmap, heapgen.V{"mWidth": 1, "mHeight": 1})
+		for _, x := range []uint64{first, nodata, none} {
+			b.Root(hprof.SubRootJNIGlobal, x)
+		}
+	})
+	h := analyseBytes(t, data)
+	want := fmt.Sprintf("%#x:16:true:mBuffer:raw:true %#x:12:true:mBuffer:raw:true %#x:0:false:::false ", first, nodata, none)
+	if got := bitmapsText(h); got != want {
+		t.Errorf("bitmaps\n got %q\nwant %q", got, want)
+	}
+	bms := h.Bitmaps()
+	if px := h.BitmapPixels(bms[0]); string(px) != "0123456789abcdef" {
+		t.Errorf("pixels of node 0: %q", px)
+	}
+	if bms[2].Pixels != -1 || h.BitmapPixels(bms[2]) != nil {
+		t.Errorf("no pixels: Pixels %d", bms[2].Pixels)
+	}
+}
+
+// Bitmap's class as node 0, the natives long[] as node 0, and a count
+// larger than the natives: only the natives present are matched.
+func TestDumpDataAtTheEdges(t *testing.T) {
+	t.Run("class at node 0", func(t *testing.T) {
+		var bmp uint64
+		data := dump(t, 4, "", func(b *heapgen.Builder) {
+			ddID := b.ID()
+			bitmap, ddc, arr := bitmapClasses(b, nil, ddID)
+			bitmap.Dump() // the dump's first record: node 0
+			bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
+			b.Root(hprof.SubRootJNIGlobal, bmp)
+			bufs := b.ObjectArray(arr, b.Bytes(make([]byte, 7)))
+			b.InstanceWithID(ddID, ddc, heapgen.V{"count": 1, "format": 1, "natives": b.Longs(111), "buffers": bufs})
+		})
+		h := analyseBytes(t, data)
+		if got, want := bitmapsText(h), fmt.Sprintf("%#x:7:true:dumpData:png:true ", bmp); got != want {
+			t.Errorf("bitmaps %q, want %q", got, want)
+		}
+	})
+	t.Run("natives at node 0, count past them", func(t *testing.T) {
+		var bmp, other uint64
+		data := dump(t, 4, "", func(b *heapgen.Builder) {
+			natives := b.Longs(111) // node 0
+			obj := b.Class("java.lang.Object", nil)
+			ddID := b.ID()
+			bitmap, ddc, arr := bitmapClasses(b, obj, ddID)
+			bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
+			other = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 333})
+			b.Root(hprof.SubRootJNIGlobal, bmp)
+			b.Root(hprof.SubRootJNIGlobal, other)
+			bufs := b.ObjectArray(arr, b.Bytes(make([]byte, 7)), b.Bytes(make([]byte, 5)), b.Bytes(make([]byte, 3)))
+			b.InstanceWithID(ddID, ddc, heapgen.V{"count": 3, "format": 0, "natives": natives, "buffers": bufs})
+		})
+		h := analyseBytes(t, data)
+		if got, want := bitmapsText(h), fmt.Sprintf("%#x:7:true:dumpData:jpeg:true %#x:0:false:::false ", bmp, other); got != want {
+			t.Errorf("bitmaps %q, want %q", got, want)
+		}
+	})
+}
+
+// The DumpData instance, or its buffers array, as the dump's first record
+// (node 0); and a DumpData without buffers while an object array holding
+// a matching byte[] sits at node 1.
+func TestDumpDataNodes(t *testing.T) {
+	for _, first := range []string{"dumpData", "buffers"} {
+		t.Run(first+" at node 0", func(t *testing.T) {
+			var bmp uint64
+			data := dump(t, 4, "", func(b *heapgen.Builder) {
+				ddID, bufsID, pixID, nativesID := b.ID(), b.ID(), b.ID(), b.ID()
+				obj := b.Class("java.lang.Object", nil)
+				bitmap, ddc, arr := bitmapClasses(b, obj, ddID)
+				dd := func() {
+					b.InstanceWithID(ddID, ddc, heapgen.V{"count": 1, "format": 1, "natives": nativesID, "buffers": bufsID})
+				}
+				if first == "dumpData" {
+					dd()
+					b.ObjectArrayWithID(bufsID, arr, pixID)
+				} else {
+					b.ObjectArrayWithID(bufsID, arr, pixID)
+					dd()
+				}
+				b.PrimitiveArrayWithID(pixID, hprof.TypeByte, 7, make([]byte, 7))
+				b.PrimitiveArrayWithID(nativesID, hprof.TypeLong, 1, []byte{0, 0, 0, 0, 0, 0, 0, 111})
+				bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
+				b.Root(hprof.SubRootJNIGlobal, bmp)
+			})
+			h := analyseBytes(t, data)
+			if got, want := bitmapsText(h), fmt.Sprintf("%#x:7:true:dumpData:png:true ", bmp); got != want {
+				t.Errorf("bitmaps %q, want %q", got, want)
+			}
+		})
+	}
+	t.Run("no buffers", func(t *testing.T) {
+		var bmp uint64
+		data := dump(t, 4, "", func(b *heapgen.Builder) {
+			ddID, pixID := b.ID(), b.ID()
+			obj := b.Class("java.lang.Object", nil)
+			bitmap, ddc, arr := bitmapClasses(b, obj, ddID)
+			b.Bytes(nil)                            // node 0
+			b.ObjectArrayWithID(b.ID(), arr, pixID) // node 1
+			b.PrimitiveArrayWithID(pixID, hprof.TypeByte, 7, make([]byte, 7))
+			b.InstanceWithID(ddID, ddc, heapgen.V{"count": 1, "format": 1, "natives": b.Longs(111)})
+			bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
+			b.Root(hprof.SubRootJNIGlobal, bmp)
+		})
+		h := analyseBytes(t, data)
+		if got, want := bitmapsText(h), fmt.Sprintf("%#x:0:false:::false ", bmp); got != want {
+			t.Errorf("bitmaps %q, want %q", got, want)
+		}
+	})
+}
