@@ -44,6 +44,11 @@ func TestBitmapPixelsAtTheEdges(t *testing.T) {
 		}
 	})
 	h := analyseBytes(t, data)
+	// Reachable: the three bitmaps, their two pixel arrays and the four
+	// class objects (Object, Bitmap, DumpData, byte[][]).
+	if h.ReachableCount() != 9 || h.NumNodes() != 9 {
+		t.Errorf("%d of %d nodes reachable, want 9 of 9", h.ReachableCount(), h.NumNodes())
+	}
 	want := fmt.Sprintf("%#x:16:true:mBuffer:raw:true %#x:12:true:mBuffer:raw:true %#x:0:false:::false ", first, nodata, none)
 	if got := bitmapsText(h); got != want {
 		t.Errorf("bitmaps\n got %q\nwant %q", got, want)
@@ -147,4 +152,38 @@ func TestDumpDataNodes(t *testing.T) {
 			t.Errorf("bitmaps %q, want %q", got, want)
 		}
 	})
+}
+
+// An instance whose data is shorter than its class's reference field
+// (no edge read past it), a first instance of class id 0 with no CLASS
+// DUMP (its size is its data's), and objects before the first HEAP DUMP INFO
+// (the default heap).
+func TestBuildEdges(t *testing.T) {
+	var short, orphan, before, after uint64
+	data := dump(t, 4, "", func(b *heapgen.Builder) {
+		obj := b.Class("java.lang.Object", nil)
+		a := b.Class("A", obj, heapgen.F("p", hprof.TypeObject))
+		z := b.ClassWithID(0, "Z", nil)
+		z.Skip()
+		orphan = b.ID()
+		b.InstanceData(orphan, z, []byte{1, 2, 3}) // the first instance
+		before = b.Instance(obj, nil)
+		b.HeapInfo(1, "app")
+		after = b.Instance(obj, nil)
+		short = b.ID()
+		b.InstanceData(short, a, []byte{0, 0})
+		for _, x := range []uint64{before, after, short, orphan} {
+			b.Root(hprof.SubRootJNIGlobal, x)
+		}
+	})
+	h := analyseBytes(t, data)
+	if n := node(t, h, short); h.Shallow(n) != 4 || h.ClassName(n) != "A" {
+		t.Errorf("short instance: %s shallow %d", h.ClassName(n), h.Shallow(n))
+	}
+	if n := node(t, h, orphan); h.Shallow(n) != 3 || h.ClassName(n) == "A" || h.ClassName(n) == "java.lang.Object" {
+		t.Errorf("class id 0: %s shallow %d", h.ClassName(n), h.Shallow(n))
+	}
+	if b, a := h.HeapName(node(t, h, before)), h.HeapName(node(t, h, after)); b != "default" || a != "app" {
+		t.Errorf("heaps %q before the first HEAP DUMP INFO, %q after", b, a)
+	}
 }
