@@ -187,3 +187,33 @@ func TestBuildEdges(t *testing.T) {
 		t.Errorf("heaps %q before the first HEAP DUMP INFO, %q after", b, a)
 	}
 }
+
+// A heap whose shallow sizes add up to exactly 4 GiB takes the 64-bit
+// retained sizes: an object array (of a class without CLASS DUMP, so no
+// class object) holding every other node retains all 1<<32 bytes.
+func TestRetainedAtFourGiB(t *testing.T) {
+	build := func(count uint32) (*Heap, uint64) {
+		var holder uint64
+		data := dump(t, 4, "", func(b *heapgen.Builder) {
+			hc := b.Class("Holder[]", nil)
+			hc.Skip()
+			holder = b.ObjectArray(hc, b.NoDataArray(hprof.TypeByte, int(count)), b.Bytes([]byte{1}))
+			b.Root(hprof.SubRootJNIGlobal, holder)
+		})
+		return analyseBytes(t, data), holder
+	}
+	sum := func(h *Heap) (total uint64) {
+		for x := range h.NumNodes() {
+			total += h.Shallow(Node(x))
+		}
+		return total
+	}
+	h, _ := build(1)
+	h, holder := build(uint32(1<<32 - (sum(h) - 1)))
+	if sum(h) != 1<<32 || h.NumNodes() != 3 {
+		t.Fatalf("%d nodes, total %d, want 3 and 1<<32", h.NumNodes(), sum(h))
+	}
+	if got := h.Retained(node(t, h, holder)); got != 1<<32 {
+		t.Errorf("holder retains %d, want 1<<32", got)
+	}
+}
