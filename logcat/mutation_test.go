@@ -3,6 +3,7 @@ package logcat
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +179,48 @@ func TestQueryQuoteEndsInBackslash(t *testing.T) {
 	_, err := Compile(`message:"ab\`, QueryOptions{})
 	if !errors.Is(err, ErrQuery) || !strings.Contains(err.Error(), "unterminated quote at column 9") {
 		t.Errorf("got %v", err)
+	}
+}
+
+func TestAgeAndRingEdges(t *testing.T) {
+	for src, ok := range map[string]bool{"age:9m": true, "age:1000000s": true, "age:1000001s": false} {
+		if _, err := Compile(src, QueryOptions{}); (err == nil) != ok {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	if c := (&Entry{Tag: "ab", Message: "cde", App: "f"}).Cost(); c != 6+entryOverhead {
+		t.Errorf("Cost %d, want %d", c, 6+entryOverhead)
+	}
+	b := NewBudget(100)
+	if !b.take(100, false) || b.take(1, false) || b.Used() != 100 {
+		t.Errorf("a budget of 100 bytes: used %d", b.Used())
+	}
+	r := NewRing(16)
+	r.SetLimit(0, nil)
+	if r.maxBytes != DefaultRingBytes {
+		t.Errorf("SetLimit(0): %d bytes", r.maxBytes)
+	}
+	for i := range 10 {
+		r.Append(Entry{Message: fmt.Sprint(i)})
+	}
+	first := r.first
+	out, next, missed := r.Read(nil, first+5, 10)
+	if len(out) != 5 || next != first+10 || missed != 0 || out[0].Message != "5" {
+		t.Errorf("Read from the 6th of 10, at most 10: %d entries, next %d (first %d), missed %d", len(out), next, first, missed)
+	}
+}
+
+// The options given are the ones used: the device's zone and the clock
+// that gives the year.
+func TestTextOptionsKept(t *testing.T) {
+	zone := time.FixedZone("device", 3600)
+	opts := TextOptions{Location: zone, Now: func() time.Time { return time.Date(2001, 6, 1, 0, 0, 0, 0, zone) }, Dump: true}
+	d := NewTextDecoder(strings.NewReader("05-02 10:00:00.000  100  101 I Tag     : hi\n"), opts)
+	var e Entry
+	if err := d.Next(&e); err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2001, 5, 2, 9, 0, 0, 0, time.UTC); !e.Time.Equal(want) {
+		t.Errorf("time %v, want %v", e.Time, want)
 	}
 }
