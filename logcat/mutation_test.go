@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +223,37 @@ func TestTextOptionsKept(t *testing.T) {
 	}
 	if want := time.Date(2001, 5, 2, 9, 0, 0, 0, time.UTC); !e.Time.Equal(want) {
 		t.Errorf("time %v, want %v", e.Time, want)
+	}
+}
+
+// The last line without its newline is an entry; a line past MaxLineLen
+// ends decoding with its number.
+func TestTextLineEnds(t *testing.T) {
+	opts := TextOptions{Location: time.UTC, Now: func() time.Time { return time.Date(2001, 6, 1, 0, 0, 0, 0, time.UTC) }, Dump: true}
+	d := NewTextDecoder(strings.NewReader("05-02 10:00:00.000  100  101 I Tag     : one\n05-02 10:00:00.000  100  101 I Tag     : two"), opts)
+	var got []string
+	for {
+		var e Entry
+		err := d.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.Message)
+	}
+	if strings.Join(got, ",") != "one,two" {
+		t.Errorf("messages %q", got)
+	}
+	long := "05-02 10:00:00.000  100  101 I Tag     : one\n" + strings.Repeat("x", MaxLineLen+10) + "\n"
+	d = NewTextDecoder(strings.NewReader(long), opts)
+	var e Entry
+	if err := d.Next(&e); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("logcat: line 2 longer than %d bytes", MaxLineLen)
+	if err := d.Next(&e); err == nil || err.Error() != want {
+		t.Errorf("a long line: %v, want %q", err, want)
 	}
 }
