@@ -257,3 +257,82 @@ func TestTextLineEnds(t *testing.T) {
 		t.Errorf("a long line: %v, want %q", err, want)
 	}
 }
+
+// ParseThreadtime at the edges of each field: the fields' ranges at their
+// limits, lines that end inside the prefix, the zone offset, the year
+// guessed from the clock a day ahead, and the messages naming what failed.
+func TestThreadtimeEdges(t *testing.T) {
+	now := time.Date(2001, 6, 1, 0, 0, 0, 0, time.UTC)
+	opts := TextOptions{Location: time.UTC, Now: func() time.Time { return now }}
+	for _, tc := range []struct {
+		line string
+		when time.Time
+		pid  int32
+		tag  string
+		err  string
+	}{
+		{line: "01-01 23:59:60.000  1  2 I T: m", when: time.Date(2001, 1, 2, 0, 0, 0, 0, time.UTC), pid: 1, tag: "T"},
+		{line: "06-01 12:00:00.000  1  2 I T: m", when: time.Date(2001, 6, 1, 12, 0, 0, 0, time.UTC), pid: 1, tag: "T"},
+		{line: "0000-01-02 00:00:00.000  1  2 I T: m", when: time.Date(0, 1, 2, 0, 0, 0, 0, time.UTC), pid: 1, tag: "T"},
+		{line: "01-02 03:04:05.000 +0530  1  2 I T: m", when: time.Date(2001, 1, 2, 3, 4, 5, 0, time.FixedZone("", 19800)), pid: 1, tag: "T"},
+		{line: "01-02 03:04:05.000  2147483647  2147483647 I : m", when: time.Date(2001, 1, 2, 3, 4, 5, 0, time.UTC), pid: 2147483647},
+		{line: "01-02 03:04:05.000  2147483648  1 I T: m", err: "tid"},
+		{line: "01-02 03:04:05.000  1  2147483648 I T: m", err: "tid"},
+		{line: "01-02 03:04:05.1234  1  2 I T: m", err: "fraction of 4 digits"},
+		{line: "01-270 03:04:05.000  1  2 I T: m", err: "date"},
+		{line: "00-01 03:04:05.000  1  2 I T: m", err: "date out of range"},
+		{line: "01-00 03:04:05.000  1  2 I T: m", err: "date out of range"},
+		{line: "01-02 03:04:05.000  12345678901  2 I T: m", err: "pid"},
+		{line: "01-02 03:04:05.000  1x2 I T: m", err: "pid"},
+		{line: "01-02 03:04:05.000  1  2 ", err: "level"},
+		{line: "01-02 03:04:05.000   ", err: "pid"},
+		{line: "01-02 03:04:05.000", err: "pid"},
+		{line: "11-2", err: "date"},
+		{line: "11", err: "date"},
+	} {
+		e, err := ParseThreadtime(tc.line, opts)
+		if tc.err != "" {
+			if want := "not a threadtime line: " + tc.err; err == nil || err.Error() != want {
+				t.Errorf("%q: %v, want %q", tc.line, err, want)
+			}
+			continue
+		}
+		if err != nil || !e.Time.Equal(tc.when) || e.PID != tc.pid || e.Tag != tc.tag {
+			t.Errorf("%q: %v %v pid %d tag %q", tc.line, err, e.Time, e.PID, e.Tag)
+		}
+	}
+	zone := time.FixedZone("device", 3600)
+	e, err := ParseThreadtime("05-02 10:00:00.000  1  2 I T: m", TextOptions{Location: zone, Now: func() time.Time { return now }})
+	if want := time.Date(2001, 5, 2, 9, 0, 0, 0, time.UTC); err != nil || !e.Time.Equal(want) {
+		t.Errorf("ParseThreadtime with a zone and a clock: %v %v", e.Time, err)
+	}
+	if got := string(AppendThreadtime(nil, &e, zone)); !strings.HasPrefix(got, "05-02 10:00:00.000") {
+		t.Errorf("AppendThreadtime in the zone given: %q", got)
+	}
+}
+
+func TestProcsAndQueryEdges(t *testing.T) {
+	var p Processes
+	am := func(m string) (int32, string) {
+		return p.Observe(&Entry{Tag: "ActivityManager", Message: "Start proc " + m})
+	}
+	if pid, name := am("1234567890:com.ten/u0a1 for activity"); pid != 1234567890 || name != "com.ten" {
+		t.Errorf("a ten-digit pid: %d %q", pid, name)
+	}
+	if pid, name := am("ab:c for x"); pid != 0 || name != "" {
+		t.Errorf("letters before the colon: %d %q", pid, name)
+	}
+	for _, tc := range []struct{ src, yes, no string }{
+		{"(a))", "a)", "a"},
+		{"((b(c)) | d)", "b(c)", "b(c"},
+	} {
+		q, err := Compile(tc.src, QueryOptions{})
+		if err != nil {
+			t.Errorf("%q: %v", tc.src, err)
+			continue
+		}
+		if !q.Match(&Entry{Message: tc.yes}, time.Time{}) || q.Match(&Entry{Message: tc.no}, time.Time{}) {
+			t.Errorf("%q: %q %v, %q %v", tc.src, tc.yes, q.Match(&Entry{Message: tc.yes}, time.Time{}), tc.no, q.Match(&Entry{Message: tc.no}, time.Time{}))
+		}
+	}
+}
