@@ -209,3 +209,18 @@ func TestV2Edges(t *testing.T) {
 		}
 	}
 }
+
+// U+10000, the first code point outside the BMP, is two UTF-16 units both
+// ways: in a text dump's length and in utf16Len.
+func TestUTF16AtTheBMPEdge(t *testing.T) {
+	if utf16Len("\U00010000") != 2 || utf16Len("\uffff") != 1 {
+		t.Error("utf16Len at U+FFFF and U+10000")
+	}
+	tr, err := DecodeText([]byte("A@1 x=2,\U00010000 y=1,\uffff\nDONE.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := tr.Properties(0); len(ps) != 2 || tr.Value(ps[0]) != "\U00010000" || tr.Value(ps[1]) != "\uffff" {
+		t.Errorf("values %+v", ps)
+	}
+}
