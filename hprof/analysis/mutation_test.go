@@ -180,6 +180,12 @@ func TestBuildEdges(t *testing.T) {
 	if n := node(t, h, short); h.Shallow(n) != 4 || h.ClassName(n) != "A" {
 		t.Errorf("short instance: %s shallow %d", h.ClassName(n), h.Shallow(n))
 	}
+	// Its field is past its data: not listed, not found.
+	if n := node(t, h, short); len(h.Fields(n)) != 0 {
+		t.Errorf("fields of the short instance: %+v", h.Fields(n))
+	} else if _, _, ok := h.field(n, "", "p"); ok {
+		t.Error("a field past the data was read")
+	}
 	if n := node(t, h, orphan); h.Shallow(n) != 3 || h.ClassName(n) == "A" || h.ClassName(n) == "java.lang.Object" {
 		t.Errorf("class id 0: %s shallow %d", h.ClassName(n), h.Shallow(n))
 	}

@@ -1,0 +1,82 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/internal/heapgen"
+)
+
+func fieldsText(h *Heap, fs []Field) string {
+	var b strings.Builder
+	for _, f := range fs {
+		ref := "-"
+		if f.Ref >= 0 {
+			ref = fmt.Sprintf("%#x", h.ID(f.Ref))
+		}
+		fmt.Fprintf(&b, "%s %s %s static=%v bits=%#x ref=%s strong=%v\n", f.Declarer, f.Type, f.Name, f.Static, f.Bits, ref, f.Strong)
+	}
+	return b.String()
+}
+
+// The inspector's view of a small heap: an instance's fields over its
+// class chain (Reference.referent not strong), a class object's statics,
+// array elements from the middle, and referrers (each once).
+func TestInspectorViews(t *testing.T) {
+	var p, x, w, hh, arr, ints uint64
+	var hc *heapgen.Class
+	data := dump(t, 4, "", func(b *heapgen.Builder) {
+		first := b.Class("First", nil, heapgen.F("v", hprof.TypeInt))
+		first.Dump() // classes[0]
+		p = b.Instance(first, heapgen.V{"v": 3})
+		b.Root(hprof.SubRootJNIGlobal, p)
+		obj := b.Class("java.lang.Object", nil)
+		ref := b.Class("java.lang.ref.Reference", obj, heapgen.F("referent", hprof.TypeObject))
+		weak := b.Class("W", ref, heapgen.F("n", hprof.TypeInt), heapgen.F("c", hprof.TypeChar))
+		hc = b.Class("H", obj, heapgen.F("a", hprof.TypeObject), heapgen.F("b", hprof.TypeObject))
+		oa := b.Class("java.lang.Object[]", obj)
+		x = b.Instance(obj, nil)
+		hc.Statics = []heapgen.Static{{Name: "S", Type: hprof.TypeObject, Value: x}, {Name: "K", Type: hprof.TypeInt, Value: 5}}
+		w = b.Instance(weak, heapgen.V{"n": 7, "c": 'z', "referent": x})
+		hh = b.Instance(hc, heapgen.V{"a": x, "b": x})
+		arr = b.ObjectArray(oa, x, 0, hh)
+		ints = b.Ints(10, -2, 30, 40)
+		for _, r := range []uint64{w, hh, arr, ints} {
+			b.Root(hprof.SubRootJNIGlobal, r)
+		}
+	})
+	h := analyseBytes(t, data)
+	got := fieldsText(h, h.Fields(node(t, h, p)))
+	got += fieldsText(h, h.Fields(node(t, h, w)))
+	got += fieldsText(h, h.Fields(node(t, h, hc.ID)))
+	got += fieldsText(h, h.ArrayElements(node(t, h, arr), 1, 5))
+	got += fieldsText(h, h.ArrayElements(node(t, h, ints), 1, 2))
+	for _, r := range h.Referrers(node(t, h, x)) {
+		got += fmt.Sprintf("referrer %#x\n", h.ID(r))
+	}
+	want := fmt.Sprintf(`First int v static=false bits=0x3 ref=- strong=false
+W int n static=false bits=0x7 ref=- strong=false
+W char c static=false bits=0x7a ref=- strong=false
+java.lang.ref.Reference object referent static=false bits=%#[1]x ref=%#[1]x strong=false
+H object S static=true bits=%#[1]x ref=%#[1]x strong=true
+H int K static=true bits=0x5 ref=- strong=false
+ object [1] static=false bits=0x0 ref=- strong=true
+ object [2] static=false bits=%#[2]x ref=%#[2]x strong=true
+ int [1] static=false bits=0xfffffffe ref=- strong=false
+ int [2] static=false bits=0x1e ref=- strong=false
+referrer %#[2]x
+referrer %#[3]x
+referrer %#[4]x
+`, x, hh, arr, hc.ID)
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if h.Fields(node(t, h, arr)) != nil || h.ArrayElements(node(t, h, ints), 4, 1) != nil || h.ArrayElements(node(t, h, ints), -1, 1) != nil {
+		t.Error("fields of an array, or elements outside it")
+	}
+	if n, ok := h.ArrayLength(node(t, h, ints)); !ok || n != 4 {
+		t.Errorf("ArrayLength %d %v", n, ok)
+	}
+}
