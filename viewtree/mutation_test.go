@@ -224,3 +224,55 @@ func TestUTF16AtTheBMPEdge(t *testing.T) {
 		t.Errorf("values %+v", ps)
 	}
 }
+
+// The v2 decoder's bounds at their exact values: MaxNodes views, property
+// maps nested maxMapDepth deep, and a body that ends right after an empty
+// string's length.
+func TestV2Bounds(t *testing.T) {
+	views := func(n int) []byte {
+		e := NewEncoder()
+		e.BeginObject("Root", 1)
+		for range n - 1 {
+			e.Key("meta:__child__0")
+			e.BeginObject("V", 2)
+			e.EndObject()
+		}
+		e.EndObject()
+		return e.EndStream()
+	}
+	if tr, err := DecodeV2(views(MaxNodes)); err != nil || len(tr.Nodes) != MaxNodes {
+		t.Fatalf("MaxNodes views: %v", err)
+	}
+	if _, err := DecodeV2(views(MaxNodes + 1)); !errors.Is(err, ErrTooMany) {
+		t.Errorf("MaxNodes+1 views: %v", err)
+	}
+	maps := func(levels int) []byte {
+		e := NewEncoder()
+		e.BeginObject("Root", 1)
+		for range levels {
+			e.Key("lp")
+			e.BeginObject("P", 3)
+		}
+		for range levels {
+			e.EndObject()
+		}
+		e.EndObject()
+		return e.EndStream()
+	}
+	if _, err := DecodeV2(maps(maxMapDepth)); err != nil {
+		t.Errorf("maps %d deep: %v", maxMapDepth, err)
+	}
+	if _, err := DecodeV2(maps(maxMapDepth + 1)); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("maps %d deep: %v", maxMapDepth+1, err)
+	}
+	v := v2Vector()
+	at := bytes.LastIndex(v, indexMarker) - 5
+	body := cat(s(1), i4(0), []byte{'M'}, s(3), r("a.V"), s(14), []byte{'R', 0, 0})
+	tr, err := DecodeV2(cat(body, v[at:]))
+	if err != nil || !tr.Truncated || len(tr.Nodes) != 1 {
+		t.Fatalf("cut after an empty string: %v", err)
+	}
+	if ps := tr.Properties(0); len(ps) != 2 || tr.Name(ps[1]) != "text:text" || tr.Value(ps[1]) != "" {
+		t.Errorf("the empty string is kept: %+v", ps)
+	}
+}
