@@ -80,3 +80,25 @@ referrer %#[4]x
 		t.Errorf("ArrayLength %d %v", n, ok)
 	}
 }
+
+// Object ids exactly 2^32 apart (8-byte ids): the index keeps whole ids, not
+// 32-bit offsets from the smallest, and finds both.
+func TestIDSpanOf4G(t *testing.T) {
+	var lo, hi uint64
+	data := dump(t, 8, "", func(b *heapgen.Builder) {
+		obj := b.Class("java.lang.Object", nil)
+		obj.Dump()
+		lo = b.ID()
+		hi = obj.ID + 1<<32 // the class object has the smallest id
+		b.InstanceWithID(lo, obj, nil)
+		b.InstanceWithID(hi, obj, nil)
+		b.Root(hprof.SubRootJNIGlobal, lo)
+		b.Root(hprof.SubRootJNIGlobal, hi)
+	})
+	h := analyseBytes(t, data)
+	for _, id := range []uint64{lo, hi} {
+		if n, ok := h.Lookup(id); !ok || h.ID(n) != id {
+			t.Errorf("Lookup(%#x) = %d, %v", id, n, ok)
+		}
+	}
+}
