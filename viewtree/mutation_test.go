@@ -276,3 +276,58 @@ func TestV2Bounds(t *testing.T) {
 		t.Errorf("the empty string is kept: %+v", ps)
 	}
 }
+
+// More v2 bounds: views nested exactly MaxDepth deep, a string of exactly
+// maxV2String bytes, values and keys that end exactly where the body
+// ends, and the offset of an unknown value tag.
+func TestV2ValueEdges(t *testing.T) {
+	chain := func(n int) []byte {
+		e := NewEncoder()
+		for range n {
+			e.BeginObject("V", 1)
+			e.Key("meta:__child__0")
+		}
+		e.BeginObject("Leaf", 2)
+		e.EndObject()
+		for range n {
+			e.EndObject()
+		}
+		return e.EndStream()
+	}
+	if tr, err := DecodeV2(chain(MaxDepth - 1)); err != nil || len(tr.Nodes) != MaxDepth {
+		t.Fatalf("views %d deep: %v", MaxDepth, err)
+	}
+	if _, err := DecodeV2(chain(MaxDepth)); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("views %d deep: %v", MaxDepth+1, err)
+	}
+	v := v2Vector()
+	index := v[bytes.LastIndex(v, indexMarker)-5:]
+	head := cat(s(1), i4(0), []byte{'M'}, s(3), r("a.V"))
+	long := strings.Repeat("x", maxV2String)
+	for name, tc := range map[string]struct {
+		body  []byte
+		props int
+	}{
+		"a string of maxV2String bytes, then the end": {cat(head, s(14), r(long), s(0)), 2},
+		"a string ending the body":                    {cat(head, s(14), r("abc")), 2},
+		"an int ending the body":                      {cat(head, s(6), i4(7)), 2},
+		"a key ending the body":                       {cat(head, s(6)), 1},
+		"a string tag ending the body":                {cat(head, s(14), []byte{'R'}), 1},
+		"one byte of a string's length":               {cat(head, s(14), []byte{'R', 0}), 1},
+		"a string cut short":                          {cat(head, s(14), []byte{'R', 0, 5, 'a', 'b'}), 1},
+	} {
+		tr, err := DecodeV2(cat(tc.body, index))
+		if err != nil || len(tr.Nodes) != 1 || len(tr.Properties(0)) != tc.props {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if tc.props == 2 && tr.Value(tr.Properties(0)[1]) == "" {
+			t.Errorf("%s: the last value is empty", name)
+		}
+	}
+	_, err := DecodeV2(cat(head, s(6), []byte{'Q', 0}, index))
+	var fe *wire.FormatError
+	if !errors.As(err, &fe) || fe.What != "value tag" || fe.Offset != len(head)+3 {
+		t.Errorf("an unknown value tag: %v", err)
+	}
+}
