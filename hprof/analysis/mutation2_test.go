@@ -101,4 +101,10 @@ func TestIDSpanOf4G(t *testing.T) {
 			t.Errorf("Lookup(%#x) = %d, %v", id, n, ok)
 		}
 	}
+	// Ids outside the range are not found.
+	for _, id := range []uint64{1, hi + 8} {
+		if n, ok := h.Lookup(id); ok {
+			t.Errorf("Lookup(%#x) = %d", id, n)
+		}
+	}
 }
