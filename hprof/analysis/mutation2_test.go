@@ -108,3 +108,32 @@ func TestIDSpanOf4G(t *testing.T) {
 		}
 	}
 }
+
+// Small helpers at their edges: appPackage's three parts, SourceName of
+// only brackets and of a name starting with '/', Paths' reachable flag,
+// an absent id between two present ones.
+func TestNamesAndPathsEdges(t *testing.T) {
+	for in, want := range map[string]string{"com.example.app.ui.Main": "com.example.app", "a.b.C": "a.b", "Main": ""} {
+		if got := appPackage(in); got != want {
+			t.Errorf("appPackage(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if SourceName("/x") != ".x" || SourceName("[[") != "[[" {
+		t.Errorf("SourceName: %q %q", SourceName("/x"), SourceName("[["))
+	}
+	var kept, lost uint64
+	data := dump(t, 4, "", func(b *heapgen.Builder) {
+		obj := b.Class("java.lang.Object", nil)
+		kept = b.Instance(obj, nil)
+		lost = b.Instance(obj, nil)
+		b.Root(hprof.SubRootJNIGlobal, kept)
+	})
+	h := analyseBytes(t, data)
+	ps, err := h.Paths([]uint64{kept, lost})
+	if err != nil || len(ps.Paths) != 2 || !ps.Paths[0].Reachable || ps.Paths[1].Reachable {
+		t.Errorf("paths: %+v %v", ps, err)
+	}
+	if n, ok := h.Lookup(kept + 1); ok {
+		t.Errorf("Lookup of an absent id between two: %d", n)
+	}
+}
