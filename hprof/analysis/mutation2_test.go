@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -135,5 +136,33 @@ func TestNamesAndPathsEdges(t *testing.T) {
 	}
 	if n, ok := h.Lookup(kept + 1); ok {
 		t.Errorf("Lookup of an absent id between two: %d", n)
+	}
+}
+
+// The header's errors name the offset after the version's NUL; a header of
+// exactly its 12 bytes after the NUL is read.
+func TestHeaderErrorOffsets(t *testing.T) {
+	v := "JAVA PROFILE 1.0.3\x00"
+	for _, tc := range []struct {
+		in   string
+		what string
+		ok   bool
+	}{
+		{v + "\x00\x00\x00\x04\x00\x00\x00", "header", false},
+		{v + "\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00", "header", false},
+		{v + "\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\x00", "identifier size", false},
+		{v + "\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00", "", true},
+	} {
+		_, err := Analyze([]byte(tc.in), Options{})
+		var fe *FormatError
+		if tc.ok {
+			if errors.As(err, &fe) && fe.What == "header" {
+				t.Errorf("a whole header refused: %v", err)
+			}
+			continue
+		}
+		if !errors.As(err, &fe) || fe.What != tc.what || fe.Offset != len(v) {
+			t.Errorf("%q: %v, want %s at %d", tc.in, err, tc.what, len(v))
+		}
 	}
 }
