@@ -315,6 +315,7 @@ func TestV2ValueEdges(t *testing.T) {
 		"a string tag ending the body":                {cat(head, s(14), []byte{'R'}), 1},
 		"one byte of a string's length":               {cat(head, s(14), []byte{'R', 0}), 1},
 		"a string cut short":                          {cat(head, s(14), []byte{'R', 0, 5, 'a', 'b'}), 1},
+		"an int cut short":                            {cat(head, s(6), []byte{'I', 0, 0}), 1},
 	} {
 		tr, err := DecodeV2(cat(tc.body, index))
 		if err != nil || len(tr.Nodes) != 1 || len(tr.Properties(0)) != tc.props {
