@@ -68,6 +68,11 @@ func TestWriterErrors(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 1<<17)
 	w.Raw(append(append([]byte(`{"name":"`), big...), `"}`...))
 	w.Event(Event{Name: "after"})
+	// The failed Raw is the last event counted: nothing is appended after
+	// the first error.
+	if w.Events() != 1 {
+		t.Fatalf("Events after a failed write = %d, want 1", w.Events())
+	}
 	if n, err := w.Close(); !errors.Is(err, boom) || n != 100 {
 		t.Fatalf("Close = %d, %v; want 100, %v", n, err, boom)
 	}

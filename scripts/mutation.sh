@@ -21,7 +21,8 @@ if [ -z "${GREMLINS:-}" ]; then
   GREMLINS="$PWD/.bin/gremlins"
 fi
 pkgs=("$@")
-[ ${#pkgs[@]} -gt 0 ] || pkgs=(./jdwp ./ddm ./adb ./scan ./heap ./trace ./threaddump ./hprof ./allocs ./proxy ./internal/wire)
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(./jdwp ./ddm ./adb ./scan ./heap ./trace ./threaddump ./hprof ./allocs ./proxy ./internal/wire
+  ./viewtree ./logcat ./android/meminfo ./android/procfs ./jdwpspy ./chrometrace)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 status=0
