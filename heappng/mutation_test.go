@@ -207,3 +207,16 @@ func TestTitleDefaultAndWidth(t *testing.T) {
 		t.Errorf("canvas of a 1000-pixel map: %d wide", w)
 	}
 }
+
+// TestMostlyFreeCellsDim: a pixel of mostly free units with some in use is
+// a third of the used kind's colour, each channel.
+func TestMostlyFreeCellsDim(t *testing.T) {
+	s := snapshotOf(run{ddm.StateFree, 2}, run{hard(ddm.KindArray2), 1}, run{ddm.StateFree, 2}, run{hard(ddm.KindArray8), 1})
+	img := Image(s, Options{Width: 1, MaxRows: 2})
+	top := 8 + (2+3)*16 + 8 // free, 2-byte and 8-byte arrays in the legend
+	for i, want := range []color.RGBA{{85, 42, 0, 255}, {85, 42, 42, 255}} {
+		if got := rgba(img, 8, top+i); got != want {
+			t.Errorf("pixel %d: %v, want %v", i, got, want)
+		}
+	}
+}
