@@ -214,6 +214,7 @@ type Reader struct {
 	block  []byte
 	raw    []byte
 	pos    int
+	at     int64 // file offset of the block being read
 	offset int64 // file offset of the next block
 }
 
@@ -297,7 +298,7 @@ func (rd *Reader) Next() (Record, error) {
 
 func (rd *Reader) corrupt(what string) error {
 	rd.block, rd.pos = nil, 0
-	return fmt.Errorf("%w at offset %d: %s", ErrCorrupt, rd.offset, what)
+	return fmt.Errorf("%w at offset %d: %s", ErrCorrupt, rd.at, what)
 }
 
 func (rd *Reader) nextBlock() error {
@@ -333,6 +334,7 @@ func (rd *Reader) nextBlock() error {
 	} else {
 		block = bytes.Clone(block)
 	}
+	rd.at = rd.offset
 	rd.offset += 8 + int64(size)
 	rd.block, rd.pos = block, 0
 	return nil
