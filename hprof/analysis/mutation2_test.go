@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 )
 
 func fieldsText(h *Heap, fs []Field) string {
@@ -27,21 +27,21 @@ func fieldsText(h *Heap, fs []Field) string {
 // array elements from the middle, and referrers (each once).
 func TestInspectorViews(t *testing.T) {
 	var p, x, w, hh, arr, ints uint64
-	var hc *heapgen.Class
-	data := dump(t, 4, "", func(b *heapgen.Builder) {
-		first := b.Class("First", nil, heapgen.F("v", hprof.TypeInt))
+	var hc *scene.ClassDecl
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		first := b.Class("First", nil, scene.F("v", hprof.TypeInt))
 		first.Dump() // classes[0]
-		p = b.Instance(first, heapgen.V{"v": 3})
+		p = b.Instance(first, scene.V{"v": 3})
 		b.Root(hprof.SubRootJNIGlobal, p)
 		obj := b.Class("java.lang.Object", nil)
-		ref := b.Class("java.lang.ref.Reference", obj, heapgen.F("referent", hprof.TypeObject))
-		weak := b.Class("W", ref, heapgen.F("n", hprof.TypeInt), heapgen.F("c", hprof.TypeChar))
-		hc = b.Class("H", obj, heapgen.F("a", hprof.TypeObject), heapgen.F("b", hprof.TypeObject))
+		ref := b.Class("java.lang.ref.Reference", obj, scene.F("referent", hprof.TypeObject))
+		weak := b.Class("W", ref, scene.F("n", hprof.TypeInt), scene.F("c", hprof.TypeChar))
+		hc = b.Class("H", obj, scene.F("a", hprof.TypeObject), scene.F("b", hprof.TypeObject))
 		oa := b.Class("java.lang.Object[]", obj)
 		x = b.Instance(obj, nil)
-		hc.Statics = []heapgen.Static{{Name: "S", Type: hprof.TypeObject, Value: x}, {Name: "K", Type: hprof.TypeInt, Value: 5}}
-		w = b.Instance(weak, heapgen.V{"n": 7, "c": 'z', "referent": x})
-		hh = b.Instance(hc, heapgen.V{"a": x, "b": x})
+		hc.Statics = []scene.Static{{Name: "S", Type: hprof.TypeObject, Value: x}, {Name: "K", Type: hprof.TypeInt, Value: 5}}
+		w = b.Instance(weak, scene.V{"n": 7, "c": 'z', "referent": x})
+		hh = b.Instance(hc, scene.V{"a": x, "b": x})
 		arr = b.ObjectArray(oa, x, 0, hh)
 		ints = b.Ints(10, -2, 30, 40)
 		for _, r := range []uint64{w, hh, arr, ints} {
@@ -86,7 +86,7 @@ referrer %#[4]x
 // 32-bit offsets from the smallest, and finds both.
 func TestIDSpanOf4G(t *testing.T) {
 	var lo, hi uint64
-	data := dump(t, 8, "", func(b *heapgen.Builder) {
+	data := dump(t, 8, "", func(b *scene.Builder) {
 		obj := b.Class("java.lang.Object", nil)
 		obj.Dump()
 		lo = b.ID()
@@ -123,7 +123,7 @@ func TestNamesAndPathsEdges(t *testing.T) {
 		t.Errorf("SourceName: %q %q", SourceName("/x"), SourceName("[["))
 	}
 	var kept, lost uint64
-	data := dump(t, 4, "", func(b *heapgen.Builder) {
+	data := dump(t, 4, "", func(b *scene.Builder) {
 		obj := b.Class("java.lang.Object", nil)
 		kept = b.Instance(obj, nil)
 		lost = b.Instance(obj, nil)

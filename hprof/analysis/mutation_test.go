@@ -5,17 +5,17 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/heapgen"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 )
 
 // bitmapClasses declares Bitmap and Bitmap$DumpData as the tests below use
 // them; dd is the id dumpData names.
-func bitmapClasses(b *heapgen.Builder, obj *heapgen.Class, dd uint64) (bitmap, ddc, arr *heapgen.Class) {
-	bitmap = b.Class("android.graphics.Bitmap", obj, heapgen.F("mWidth", hprof.TypeInt), heapgen.F("mHeight", hprof.TypeInt),
-		heapgen.F("mBuffer", hprof.TypeObject), heapgen.F("mNativePtr", hprof.TypeLong))
-	bitmap.Statics = []heapgen.Static{{Name: "dumpData", Type: hprof.TypeObject, Value: dd}}
-	ddc = b.Class("android.graphics.Bitmap$DumpData", obj, heapgen.F("count", hprof.TypeInt), heapgen.F("format", hprof.TypeInt),
-		heapgen.F("natives", hprof.TypeObject), heapgen.F("buffers", hprof.TypeObject))
+func bitmapClasses(b *scene.Builder, obj *scene.ClassDecl, dd uint64) (bitmap, ddc, arr *scene.ClassDecl) {
+	bitmap = b.Class("android.graphics.Bitmap", obj, scene.F("mWidth", hprof.TypeInt), scene.F("mHeight", hprof.TypeInt),
+		scene.F("mBuffer", hprof.TypeObject), scene.F("mNativePtr", hprof.TypeLong))
+	bitmap.Statics = []scene.Static{{Name: "dumpData", Type: hprof.TypeObject, Value: dd}}
+	ddc = b.Class("android.graphics.Bitmap$DumpData", obj, scene.F("count", hprof.TypeInt), scene.F("format", hprof.TypeInt),
+		scene.F("natives", hprof.TypeObject), scene.F("buffers", hprof.TypeObject))
 	arr = b.Class("byte[][]", obj)
 	return
 }
@@ -32,13 +32,13 @@ func bitmapsText(h *Heap) string {
 // bitmap without pixels (Pixels -1).
 func TestBitmapPixelsAtTheEdges(t *testing.T) {
 	var first, nodata, none uint64
-	data := dump(t, 4, "", func(b *heapgen.Builder) {
+	data := dump(t, 4, "", func(b *scene.Builder) {
 		pix := b.Bytes([]byte("0123456789abcdef")) // node 0
 		obj := b.Class("java.lang.Object", nil)
 		bitmap, _, _ := bitmapClasses(b, obj, 0)
-		first = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mBuffer": pix})
-		nodata = b.Instance(bitmap, heapgen.V{"mWidth": 3, "mHeight": 1, "mBuffer": b.NoDataArray(hprof.TypeByte, 12)})
-		none = b.Instance(bitmap, heapgen.V{"mWidth": 1, "mHeight": 1})
+		first = b.Instance(bitmap, scene.V{"mWidth": 2, "mHeight": 2, "mBuffer": pix})
+		nodata = b.Instance(bitmap, scene.V{"mWidth": 3, "mHeight": 1, "mBuffer": b.NoDataArray(hprof.TypeByte, 12)})
+		none = b.Instance(bitmap, scene.V{"mWidth": 1, "mHeight": 1})
 		for _, x := range []uint64{first, nodata, none} {
 			b.Root(hprof.SubRootJNIGlobal, x)
 		}
@@ -67,14 +67,14 @@ func TestBitmapPixelsAtTheEdges(t *testing.T) {
 func TestDumpDataAtTheEdges(t *testing.T) {
 	t.Run("class at node 0", func(t *testing.T) {
 		var bmp uint64
-		data := dump(t, 4, "", func(b *heapgen.Builder) {
+		data := dump(t, 4, "", func(b *scene.Builder) {
 			ddID := b.ID()
 			bitmap, ddc, arr := bitmapClasses(b, nil, ddID)
 			bitmap.Dump() // the dump's first record: node 0
-			bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
+			bmp = b.Instance(bitmap, scene.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
 			b.Root(hprof.SubRootJNIGlobal, bmp)
 			bufs := b.ObjectArray(arr, b.Bytes(make([]byte, 7)))
-			b.InstanceWithID(ddID, ddc, heapgen.V{"count": 1, "format": 1, "natives": b.Longs(111), "buffers": bufs})
+			b.InstanceWithID(ddID, ddc, scene.V{"count": 1, "format": 1, "natives": b.Longs(111), "buffers": bufs})
 		})
 		h := analyseBytes(t, data)
 		if got, want := bitmapsText(h), fmt.Sprintf("%#x:7:true:dumpData:png:true ", bmp); got != want {
@@ -83,17 +83,17 @@ func TestDumpDataAtTheEdges(t *testing.T) {
 	})
 	t.Run("natives at node 0, count past them", func(t *testing.T) {
 		var bmp, other uint64
-		data := dump(t, 4, "", func(b *heapgen.Builder) {
+		data := dump(t, 4, "", func(b *scene.Builder) {
 			natives := b.Longs(111) // node 0
 			obj := b.Class("java.lang.Object", nil)
 			ddID := b.ID()
 			bitmap, ddc, arr := bitmapClasses(b, obj, ddID)
-			bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
-			other = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 333})
+			bmp = b.Instance(bitmap, scene.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
+			other = b.Instance(bitmap, scene.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 333})
 			b.Root(hprof.SubRootJNIGlobal, bmp)
 			b.Root(hprof.SubRootJNIGlobal, other)
 			bufs := b.ObjectArray(arr, b.Bytes(make([]byte, 7)), b.Bytes(make([]byte, 5)), b.Bytes(make([]byte, 3)))
-			b.InstanceWithID(ddID, ddc, heapgen.V{"count": 3, "format": 0, "natives": natives, "buffers": bufs})
+			b.InstanceWithID(ddID, ddc, scene.V{"count": 3, "format": 0, "natives": natives, "buffers": bufs})
 		})
 		h := analyseBytes(t, data)
 		if got, want := bitmapsText(h), fmt.Sprintf("%#x:7:true:dumpData:jpeg:true %#x:0:false:::false ", bmp, other); got != want {
@@ -109,12 +109,12 @@ func TestDumpDataNodes(t *testing.T) {
 	for _, first := range []string{"dumpData", "buffers"} {
 		t.Run(first+" at node 0", func(t *testing.T) {
 			var bmp uint64
-			data := dump(t, 4, "", func(b *heapgen.Builder) {
+			data := dump(t, 4, "", func(b *scene.Builder) {
 				ddID, bufsID, pixID, nativesID := b.ID(), b.ID(), b.ID(), b.ID()
 				obj := b.Class("java.lang.Object", nil)
 				bitmap, ddc, arr := bitmapClasses(b, obj, ddID)
 				dd := func() {
-					b.InstanceWithID(ddID, ddc, heapgen.V{"count": 1, "format": 1, "natives": nativesID, "buffers": bufsID})
+					b.InstanceWithID(ddID, ddc, scene.V{"count": 1, "format": 1, "natives": nativesID, "buffers": bufsID})
 				}
 				if first == "dumpData" {
 					dd()
@@ -125,7 +125,7 @@ func TestDumpDataNodes(t *testing.T) {
 				}
 				b.PrimitiveArrayWithID(pixID, hprof.TypeByte, 7, make([]byte, 7))
 				b.PrimitiveArrayWithID(nativesID, hprof.TypeLong, 1, []byte{0, 0, 0, 0, 0, 0, 0, 111})
-				bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
+				bmp = b.Instance(bitmap, scene.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
 				b.Root(hprof.SubRootJNIGlobal, bmp)
 			})
 			h := analyseBytes(t, data)
@@ -136,15 +136,15 @@ func TestDumpDataNodes(t *testing.T) {
 	}
 	t.Run("no buffers", func(t *testing.T) {
 		var bmp uint64
-		data := dump(t, 4, "", func(b *heapgen.Builder) {
+		data := dump(t, 4, "", func(b *scene.Builder) {
 			ddID, pixID := b.ID(), b.ID()
 			obj := b.Class("java.lang.Object", nil)
 			bitmap, ddc, arr := bitmapClasses(b, obj, ddID)
 			b.Bytes(nil)                            // node 0
 			b.ObjectArrayWithID(b.ID(), arr, pixID) // node 1
 			b.PrimitiveArrayWithID(pixID, hprof.TypeByte, 7, make([]byte, 7))
-			b.InstanceWithID(ddID, ddc, heapgen.V{"count": 1, "format": 1, "natives": b.Longs(111)})
-			bmp = b.Instance(bitmap, heapgen.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
+			b.InstanceWithID(ddID, ddc, scene.V{"count": 1, "format": 1, "natives": b.Longs(111)})
+			bmp = b.Instance(bitmap, scene.V{"mWidth": 2, "mHeight": 2, "mNativePtr": 111})
 			b.Root(hprof.SubRootJNIGlobal, bmp)
 		})
 		h := analyseBytes(t, data)
@@ -160,10 +160,11 @@ func TestDumpDataNodes(t *testing.T) {
 // (the default heap).
 func TestBuildEdges(t *testing.T) {
 	var short, orphan, before, after uint64
-	data := dump(t, 4, "", func(b *heapgen.Builder) {
+	data := dump(t, 4, "", func(b *scene.Builder) {
 		obj := b.Class("java.lang.Object", nil)
-		a := b.Class("A", obj, heapgen.F("p", hprof.TypeObject))
-		z := b.ClassWithID(0, "Z", nil)
+		a := b.Class("A", obj, scene.F("p", hprof.TypeObject))
+		z := b.Class("Z", nil)
+		z.ID = 0 // its instance names class id 0, which has no LOAD CLASS or CLASS DUMP
 		z.Skip()
 		orphan = b.ID()
 		b.InstanceData(orphan, z, []byte{1, 2, 3}) // the first instance
@@ -200,7 +201,7 @@ func TestBuildEdges(t *testing.T) {
 func TestRetainedAtFourGiB(t *testing.T) {
 	build := func(count uint32) (*Heap, uint64) {
 		var holder uint64
-		data := dump(t, 4, "", func(b *heapgen.Builder) {
+		data := dump(t, 4, "", func(b *scene.Builder) {
 			hc := b.Class("Holder[]", nil)
 			hc.Skip()
 			holder = b.ObjectArray(hc, b.NoDataArray(hprof.TypeByte, int(count)), b.Bytes([]byte{1}))
