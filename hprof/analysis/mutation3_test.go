@@ -185,3 +185,29 @@ func TestBlameStepContainerRoot(t *testing.T) {
 		t.Errorf("blame step %d, want 1", got)
 	}
 }
+
+// The sequential walk's window: pages are given back once the walk is more
+// than 2 MiB past the last release, up to 1 MiB behind it; a step back of
+// more than 1 MiB behind the released edge starts over there.
+func TestSequentialWindow(t *testing.T) {
+	const m = 1 << 20
+	s := &sequential{h: &Heap{m: &mapping{}}}
+	for _, c := range []struct{ off, released int }{
+		{2 * m, 0},         // exactly 2 MiB ahead: not yet
+		{2*m + 1, m + 1},   // past it: released to 1 MiB behind
+		{1, m + 1},         // exactly 1 MiB behind the edge: kept
+		{0, 0},             // further back: start over at 0
+		{10 * m, 9 * m},    //
+		{5 * m, 4 * m},     // back: 1 MiB behind the new place
+		{6 * m, 4 * m},     // exactly 2 MiB ahead of 4 MiB: not yet
+		{6*m + 1, 5*m + 1}, // past it
+		{4*m + 1, 5*m + 1}, // exactly 1 MiB behind: kept
+		{4 * m, 3 * m},     // further back
+	} {
+		s.at(c.off)
+		if s.released != c.released {
+			t.Fatalf("at(%d): released %d, want %d", c.off, s.released, c.released)
+		}
+	}
+	(&sequential{}).at(5 * m) // no heap: nothing to give back, no panic
+}
