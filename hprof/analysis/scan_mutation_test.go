@@ -1,0 +1,148 @@
+package analysis
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/hprof/scene"
+)
+
+// A file whose first byte is the NUL has an empty version: unknown, not
+// missing.
+func TestHeaderEmptyVersion(t *testing.T) {
+	_, err := Analyze([]byte("\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00"), Options{})
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Offset != 0 || fe.What != "header" || !strings.Contains(err.Error(), `unknown version ""`) {
+		t.Errorf("error %v", err)
+	}
+}
+
+// A STRING record holding only its id is the empty string: a class may be
+// named so.
+func TestEmptyStringRecord(t *testing.T) {
+	var x uint64
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		x = b.Instance(b.Class("", nil), nil)
+		b.Root(hprof.SubRootJNIGlobal, x)
+	})
+	h := analyseBytes(t, data)
+	if name := h.ClassName(node(t, h, x)); name != "" {
+		t.Errorf("class name %q, want the empty string", name)
+	}
+}
+
+// A LOAD CLASS record too short to hold the name's id (the file's last
+// record) names nothing.
+func TestShortLoadClass(t *testing.T) {
+	var x, cid uint64
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		z := b.Class("Z", nil)
+		cid = b.ID()
+		z.ID = cid // the CLASS DUMP and the instance name an id no whole LOAD CLASS names
+		z.Dump()
+		x = b.Instance(z, nil)
+		b.Root(hprof.SubRootJNIGlobal, x)
+	})
+	be := binary.BigEndian
+	body := be.AppendUint32(be.AppendUint32(be.AppendUint32(nil, 9), uint32(cid)), 1) // serial, class, stack serial
+	rec := be.AppendUint32(be.AppendUint32([]byte{tagLoadClass}, 0), uint32(len(body)))
+	data = append(append(slices.Clip(data), rec...), body...)
+	h := analyseBytes(t, data)
+	if name, want := h.ClassName(node(t, h, x)), fmt.Sprintf(unknownClassFmt, cid); name != want {
+		t.Errorf("class name %q, want %q", name, want)
+	}
+	if trunc, _ := h.Truncated(); trunc {
+		t.Error("a whole file taken for a cut one")
+	}
+}
+
+// A file cut inside a sub-record stops at that sub-record; cut between two
+// sub-records of a heap dump segment, at the segment itself.
+func TestTruncatedAt(t *testing.T) {
+	var last, before uint64
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		before = b.Bytes([]byte("0123456789"))
+		last = b.Bytes(make([]byte, 100))
+		b.Root(hprof.SubRootJNIGlobal, before)
+	})
+	seg := 31 // the header of JAVA PROFILE 1.0.3
+	for data[seg] != tagHeapSegment {
+		seg += 9 + int(binary.BigEndian.Uint32(data[seg+5:]))
+	}
+	const end = 9                           // HEAP DUMP END
+	const lastLen = 1 + 4 + 4 + 4 + 1 + 100 // the last byte[]
+	rootLen := int(binary.BigEndian.Uint32(data[seg+5:])) - (1 + 4 + 4 + 4 + 1 + 10) - lastLen
+	if seg+9+int(binary.BigEndian.Uint32(data[seg+5:])) != len(data)-end || rootLen != 1+2*4 {
+		t.Fatalf("test setup: segment at %d, root of %d bytes", seg, rootLen)
+	}
+	for _, c := range []struct {
+		cut  int
+		at   int64
+		objs int
+	}{
+		{len(data) - end - rootLen - 50, int64(len(data) - end - rootLen - lastLen), 1}, // inside the last byte[]
+		{len(data) - end - rootLen, int64(seg), 2},                                      // after it, before the root
+		{len(data) - end - 4, int64(len(data) - end - rootLen), 2},                      // inside the root
+	} {
+		h, err := Analyze(data[:c.cut], Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		trunc, at := h.Truncated()
+		if !trunc || at != c.at || h.NumNodes() != c.objs {
+			t.Errorf("cut at %d: truncated %v at %d with %d nodes, want at %d with %d", c.cut, trunc, at, h.NumNodes(), c.at, c.objs)
+		}
+		_, ok := h.Lookup(last)
+		if ok != (c.objs == 2) {
+			t.Errorf("cut at %d: the last byte[] found %v", c.cut, ok)
+		}
+	}
+}
+
+// The scan reports progress (and gives pages back) each time it is more
+// than 8 MiB past the last report: a segment ending exactly 8 MiB into the
+// file is not reported, the record after it is.
+func TestScanProgressEvery8MiB(t *testing.T) {
+	build := func(n int) []byte {
+		return dump(t, 4, "", func(b *scene.Builder) {
+			b.Bytes(make([]byte, n))
+			b.Str("after") // ends the segment: no HEAP DUMP END
+		})
+	}
+	after := 9 + 4 + len("after")
+	base := len(build(0)) - after
+	data := build(8<<20 - base)
+	if len(data)-after != 8<<20 {
+		t.Fatalf("test setup: the segment ends at %d", len(data)-after)
+	}
+	var got []float64
+	_, err := Analyze(data, Options{Progress: func(phase string, f float64) {
+		if phase == "scan" {
+			got = append(got, f)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []float64{1}) {
+		t.Errorf("scan progress %v, want [1]", got)
+	}
+	// One byte more: the segment's end is reported, then nothing.
+	data = build(8<<20 - base + 1)
+	got = nil
+	if _, err := Analyze(data, Options{Progress: func(phase string, f float64) {
+		if phase == "scan" {
+			got = append(got, f)
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(8<<20+1) / float64(len(data)); !slices.Equal(got, []float64{want}) {
+		t.Errorf("scan progress %v, want [%v]", got, want)
+	}
+}
