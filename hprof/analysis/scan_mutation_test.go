@@ -146,3 +146,40 @@ func TestScanProgressEvery8MiB(t *testing.T) {
 		t.Errorf("scan progress %v, want [%v]", got, want)
 	}
 }
+
+// rawDump is a JAVA PROFILE 1.0.3 file with 4-byte ids holding one HEAP
+// DUMP SEGMENT whose body is body; the body starts at offset 40.
+func rawDump(body []byte) []byte {
+	d := append([]byte(hprof.VersionStandard+"\x00"), 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0)
+	d = append(d, tagHeapSegment, 0, 0, 0, 0)
+	d = binary.BigEndian.AppendUint32(d, uint32(len(body)))
+	return append(d, body...)
+}
+
+// The errors of sub-records too short for what they declare, by offset and
+// field, in whole records (a cut file would stop there instead).
+func TestSubRecordLengthErrors(t *testing.T) {
+	be := binary.BigEndian
+	head := func(tag byte, n uint32) []byte { // tag, id 1, stack serial 0, count n
+		return be.AppendUint32(be.AppendUint32(be.AppendUint32([]byte{tag}, 1), 0), n)
+	}
+	for _, c := range []struct {
+		name string
+		body []byte
+		what string
+		off  int
+	}{
+		{"object array of 5 holding 1", append(be.AppendUint32(head(subObjectArray, 5), 7), 0, 0, 0, 9), "object array length", 49},
+		{"byte[5] holding 2", append(head(subPrimitiveArray, 5), typeByte, 1, 2), "primitive array length", 49},
+		// A class dump exactly as long as its fixed part and constant pool
+		// count: the static field count is what is missing.
+		{"class dump without its counts", append([]byte{subClassDump}, make([]byte, 7*4+10)...), "static field count", 40 + 1 + 7*4 + 10},
+		{"class dump one byte shorter", append([]byte{subClassDump}, make([]byte, 7*4+9)...), "class dump", 41},
+	} {
+		_, err := Analyze(rawDump(c.body), Options{})
+		var fe *FormatError
+		if !errors.As(err, &fe) || fe.What != c.what || fe.Offset != c.off {
+			t.Errorf("%s: %v, want %q at %d", c.name, err, c.what, c.off)
+		}
+	}
+}
