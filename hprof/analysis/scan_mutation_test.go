@@ -183,3 +183,60 @@ func TestSubRecordLengthErrors(t *testing.T) {
 		}
 	}
 }
+
+// A class dump with one constant, one int static and one int field, its
+// segment ended after each of its bytes in turn: every cut names the
+// field it falls in and where that field starts.
+func TestClassDumpCutEverywhere(t *testing.T) {
+	be := binary.BigEndian
+	body := append([]byte{subClassDump}, make([]byte, 7*4+8)...) // id, stack serial, super … reserved, size
+	body[4] = 1                                                  // class id 1
+	body = be.AppendUint16(body, 1)                              // one constant (from offset 79)
+	body = append(be.AppendUint16(body, 3), typeInt, 0, 0, 0, 5) // index 3: int 5
+	body = be.AppendUint16(body, 1)                              // one static (86)
+	body = append(be.AppendUint32(body, 0x77), typeInt, 0, 0, 0, 6)
+	body = be.AppendUint16(body, 1) // one field (97)
+	body = append(be.AppendUint32(body, 0x78), typeInt)
+	if 40+len(body) != 104 {
+		t.Fatalf("test setup: %d bytes", len(body))
+	}
+	field := func(end int) (string, int) {
+		switch {
+		case end < 81:
+			return "constant pool index", 79
+		case end < 82:
+			return "constant type", 81
+		case end < 86:
+			return "constant value", 82
+		case end < 88:
+			return "static field count", 86
+		case end < 92:
+			return "static field name id", 88
+		case end < 93:
+			return "static field type", 92
+		case end < 97:
+			return "static field value", 93
+		case end < 99:
+			return "instance field count", 97
+		case end < 103:
+			return "instance field name id", 99
+		case end < 104:
+			return "instance field type", 103
+		}
+		return "", 0
+	}
+	for end := 79; end <= 104; end++ {
+		h, err := Analyze(rawDump(body[:end-40]), Options{})
+		what, off := field(end)
+		if what == "" {
+			if err != nil || h.NumNodes() != 1 {
+				t.Fatalf("the whole class dump: %v", err)
+			}
+			continue
+		}
+		var fe *FormatError
+		if !errors.As(err, &fe) || fe.What != what || fe.Offset != off {
+			t.Errorf("ended at %d: %v, want %q at %d", end, err, what, off)
+		}
+	}
+}
