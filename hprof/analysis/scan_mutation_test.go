@@ -240,3 +240,25 @@ func TestClassDumpCutEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// The first build worker reports the graph phase each time it is more
+// than 8 MiB past its last report: after a 9 MiB byte[], at the node after
+// it (the second of three).
+func TestGraphProgress(t *testing.T) {
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		b.Bytes(make([]byte, 9<<20))
+		b.Bytes([]byte{1})
+		b.Bytes([]byte{2})
+	})
+	var got []float64
+	if _, err := Analyze(data, Options{Progress: func(phase string, f float64) {
+		if phase == "graph" {
+			got = append(got, f)
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1.0 / 3}; !slices.Equal(got, want) {
+		t.Errorf("graph progress %v, want %v", got, want)
+	}
+}
