@@ -262,3 +262,51 @@ func TestGraphProgress(t *testing.T) {
 		t.Errorf("graph progress %v, want %v", got, want)
 	}
 }
+
+// A node exactly 8 MiB past the first is not reported; the next one is.
+func TestGraphProgressAtExactly8MiB(t *testing.T) {
+	const head = 1 + 4 + 4 + 4 + 1 // a byte[]'s sub-record before its bytes, 4-byte ids
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		b.Bytes(make([]byte, 8<<20-head))
+		b.Bytes([]byte{1})
+		b.Bytes([]byte{2})
+	})
+	var got []float64
+	h, err := Analyze(data, Options{Progress: func(phase string, f float64) {
+		if phase == "graph" {
+			got = append(got, f)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := h.offs.at(1) - h.offs.at(0); d != 8<<20 {
+		t.Fatalf("test setup: the second node is %d bytes after the first", d)
+	}
+	if want := []float64{2.0 / 3}; !slices.Equal(got, want) {
+		t.Errorf("graph progress %v, want %v", got, want)
+	}
+}
+
+// TopDominators with max 0 or below lists them all, as DominatorChildren of
+// the super-root does; with max at their count too.
+func TestTopDominatorsAll(t *testing.T) {
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		for i := range 5 {
+			b.Root(hprof.SubRootJNIGlobal, b.Bytes(make([]byte, 10*i)))
+		}
+	})
+	h := analyseBytes(t, data)
+	all := h.DominatorChildren(SuperRoot)
+	if len(all) != 5 {
+		t.Fatalf("%d top dominators", len(all))
+	}
+	for _, max := range []int{0, -1, 5, 6} {
+		if got := h.TopDominators(max); !slices.Equal(got, all) {
+			t.Errorf("TopDominators(%d) = %v, want %v", max, got, all)
+		}
+	}
+	if got := h.TopDominators(2); !slices.Equal(got, all[:2]) || h.Shallow(got[0]) != 40 {
+		t.Errorf("TopDominators(2) = %v, want %v", got, all[:2])
+	}
+}
