@@ -131,11 +131,12 @@ func WriteDiffText(w io.Writer, rows []DiffRow, top int) error {
 	if len(rows) == 0 {
 		fmt.Fprintln(bw, "  no class changed")
 	}
-	for _, r := range rows[:min(max(top, 0), len(rows))] {
+	shown := min(max(top, 0), len(rows))
+	for _, r := range rows[:shown] {
 		fmt.Fprintf(bw, "%12s %10s %12s  %s\n", signed(r.ShallowDelta), signed(r.InstancesDelta), signed(r.RetainedDelta), safetext.Terminal(r.Name))
 	}
-	if len(rows) > top {
-		fmt.Fprintf(bw, "… %d more (--top)\n", len(rows)-top)
+	if len(rows) > shown {
+		fmt.Fprintf(bw, "… %d more (--top)\n", len(rows)-shown)
 	}
 	return bw.Flush()
 }
