@@ -49,17 +49,23 @@ func (r *classRows) Update(q viewer.Query) int {
 	if r.hist == nil {
 		return 0
 	}
-	order := r.hist.orders[classOrder[q.Sort]]
+	r.shown = appendOrdered(r.shown, r.hist.orders[classOrder[q.Sort]], q, func(i int32) string { return r.hist.rows[i].name })
+	return len(r.shown)
+}
+
+// appendOrdered appends to dst the rows of order (indices into a row
+// slice), reversed when q says so, that pass q's filter on their name.
+func appendOrdered(dst, order []int32, q viewer.Query, name func(i int32) string) []int32 {
 	for k := range order {
 		i := order[k]
 		if q.Reverse {
 			i = order[len(order)-1-k]
 		}
-		if q.Filter == "" || passes(r.hist.rows[i].name, q.Filter) {
-			r.shown = append(r.shown, i)
+		if q.Filter == "" || passes(name(i), q.Filter) {
+			dst = append(dst, i)
 		}
 	}
-	return len(r.shown)
+	return dst
 }
 
 func (r *classRows) Cell(i, c int) *tview.TableCell {
@@ -159,16 +165,7 @@ func (r *diffRows) Update(q viewer.Query) int {
 		r.sortDiff()
 	}
 	r.shown = r.shown[:0]
-	order := r.orders[q.Sort]
-	for k := range order {
-		i := order[k]
-		if q.Reverse {
-			i = order[len(order)-1-k]
-		}
-		if q.Filter == "" || passes(r.m.diff[i].Name, q.Filter) {
-			r.shown = append(r.shown, i)
-		}
-	}
+	r.shown = appendOrdered(r.shown, r.orders[q.Sort], q, func(i int32) string { return r.m.diff[i].Name })
 	return len(r.shown)
 }
 
