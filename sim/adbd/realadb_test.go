@@ -347,9 +347,11 @@ func TestRealADBServer(t *testing.T) {
 // the device and its VMs are seen again.
 func TestRealADBServerRestart(t *testing.T) {
 	leakcheck.Check(t)
-	a := newADBServer(t)
+	// The device listens first: the server's port is picked free and left
+	// unbound until EnsureServer, and the device's listener once took it.
 	dev := newFakeDevice(11, 12)
 	_, serial := startServer(t, dev, Options{})
+	a := newADBServer(t)
 	c := &adb.Client{Addr: a.addr(), ADBPath: a.path, ServerEnv: a.env}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
