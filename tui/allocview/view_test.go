@@ -14,6 +14,7 @@ import (
 	"github.com/ddmtui/ddmtui/allocs"
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testkit/screentext"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -82,21 +83,7 @@ func (hs *harness) keys(s string) {
 }
 
 func screenLines(s tcell.SimulationScreen) []string {
-	cells, w, h := s.GetContents()
-	out := make([]string, h)
-	for y := range h {
-		var b strings.Builder
-		for x := range w {
-			c := cells[y*w+x]
-			if len(c.Runes) == 0 || c.Runes[0] == 0 {
-				b.WriteRune(' ')
-			} else {
-				b.WriteRune(c.Runes[0])
-			}
-		}
-		out[y] = b.String()
-	}
-	return out
+	return screentext.Cells(s)
 }
 
 func (hs *harness) text() string { return strings.Join(screenLines(hs.screen), "\n") }

@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/internal/testkit/screentext"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -83,21 +84,7 @@ func (hs *harness) lines() []string {
 	hs.screen.Clear()
 	hs.v.Draw(hs.screen)
 	hs.screen.Show()
-	cells, w, h := hs.screen.GetContents()
-	out := make([]string, h)
-	for y := range h {
-		var b strings.Builder
-		for x := 0; x < w; x++ {
-			r := cells[y*w+x].Runes
-			if len(r) == 0 {
-				b.WriteByte(' ')
-				continue
-			}
-			b.WriteString(string(r))
-		}
-		out[y] = strings.TrimRight(b.String(), " ")
-	}
-	return out
+	return screentext.Trimmed(hs.screen)
 }
 
 func (hs *harness) text() string { return strings.Join(hs.lines(), "\n") }

@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/internal/testkit/screentext"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
@@ -75,21 +76,7 @@ func (hs *harness) keys(s string) {
 // lines returns the screen as text, one rune per cell (so a rune's index
 // in its line is its x).
 func (hs *harness) lines() []string {
-	cells, w, h := hs.screen.GetContents()
-	out := make([]string, h)
-	for y := range h {
-		var b strings.Builder
-		for x := range w {
-			c := cells[y*w+x]
-			if len(c.Runes) == 0 || c.Runes[0] == 0 {
-				b.WriteRune(' ')
-			} else {
-				b.WriteRune(c.Runes[0])
-			}
-		}
-		out[y] = b.String()
-	}
-	return out
+	return screentext.Cells(hs.screen)
 }
 
 func (hs *harness) text() string { return strings.Join(hs.lines(), "\n") }

@@ -14,6 +14,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/internal/testkit/screentext"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
@@ -87,21 +88,7 @@ func (hs *harness) selectedRow() int {
 }
 
 func (hs *harness) lines() []string {
-	cells, w, h := hs.screen.GetContents()
-	out := make([]string, h)
-	for y := range h {
-		var b strings.Builder
-		for x := range w {
-			c := cells[y*w+x]
-			if len(c.Runes) == 0 || c.Runes[0] == 0 {
-				b.WriteRune(' ')
-			} else {
-				b.WriteRune(c.Runes[0])
-			}
-		}
-		out[y] = b.String()
-	}
-	return out
+	return screentext.Cells(hs.screen)
 }
 
 func (hs *harness) text() string { return strings.Join(hs.lines(), "\n") }
