@@ -68,7 +68,7 @@ mutation:
 ## the phases naming WORD. Not in `make test`.
 SOAK_PHASE ?= 8s
 soak:
-	SOAK_PHASE=$(SOAK_PHASE) $(GO) test -tags soak -run TestSoak -count=1 -timeout 30m -v ./internal/testkit/soak/
+	SOAK_PHASE=$(SOAK_PHASE) $(GO) test -tags soak -run TestSoak -count=1 -timeout 30m -v ./testkit/soak/
 
 ## demo: the dashboard on the built-in simulated device
 demo:

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/adb/internal/adbmock"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // unhex decodes hex with spaces.

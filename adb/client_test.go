@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb/internal/adbmock"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 func ctxT(t *testing.T) context.Context {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb/internal/adbmock"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // Tests for the boundaries and branches mutation testing found unchecked.

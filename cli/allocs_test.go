@@ -13,7 +13,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/allocs"
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
 )
 

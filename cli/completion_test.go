@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
 
 func TestVersionPrintsVersionAndCommit(t *testing.T) {

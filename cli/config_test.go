@@ -10,7 +10,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/config"
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
 )
 

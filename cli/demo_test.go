@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
 
 // tmuxSession drives the real binary in a detached tmux session, as a

@@ -17,7 +17,7 @@ import (
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/hprof/scene"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
 )
 

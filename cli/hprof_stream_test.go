@@ -14,7 +14,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
 )
 

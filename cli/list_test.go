@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/record"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // Issue 29 items 12 and 13: an output that cannot be written is refused

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 	"github.com/ddmtui/ddmtui/trace"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devicelog"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/internal/testkit/testadb"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/testadb"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/sim/adbd"

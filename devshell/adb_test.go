@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
-	"github.com/ddmtui/ddmtui/internal/testkit/hostile"
+	"github.com/ddmtui/ddmtui/testkit/hostile"
 )
 
 // The adb implementation pulls through the adb client's sync: RECV, bound

@@ -1,7 +1,7 @@
 package heap
 
 import (
-	"github.com/ddmtui/ddmtui/internal/testkit/benchdata"
+	"github.com/ddmtui/ddmtui/testkit/benchdata"
 	"testing"
 
 	"github.com/ddmtui/ddmtui/ddm"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
 
 // hprofConv runs Debian's hprof-conv on in and returns its output. It is

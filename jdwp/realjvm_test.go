@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/testjvm"
+	"github.com/ddmtui/ddmtui/testkit/testjvm"
 )
 
 // A real JVM speaks JDWP but not DDM: it must reject a DDM HELO with a JDWP

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/ddmtui/ddmtui/android/meminfo"
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 	"github.com/ddmtui/ddmtui/monitor"
 )
 

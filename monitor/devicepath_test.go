@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devshell"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // TestEndlessSegmentSetIsDropped: a VM that announces a 1 MiB heap (HPIF)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/devshell"
-	"github.com/ddmtui/ddmtui/internal/testkit/hostile"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/hostile"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // hostileFiles stats with the fake device (the dump "exists") and pulls

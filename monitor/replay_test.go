@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/sim"

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/internal/testkit/testjvm"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/testjvm"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 )

@@ -2,7 +2,7 @@ package monitor
 
 import (
 	"fmt"
-	"github.com/ddmtui/ddmtui/internal/testkit/benchdata"
+	"github.com/ddmtui/ddmtui/testkit/benchdata"
 	"os"
 	"testing"
 	"time"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/testjvm"
+	"github.com/ddmtui/ddmtui/testkit/testjvm"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/sim"
 )

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/hostile"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/hostile"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // Issue 29 #5: an endpoint that handshakes and then sends garbage is no

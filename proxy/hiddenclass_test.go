@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/internal/testkit/testjvm"
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/testjvm"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 	"github.com/ddmtui/ddmtui/internal/wire"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/jdwpspy"

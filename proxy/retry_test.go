@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // A debugger port that was busy when its VM appeared is tried again: once

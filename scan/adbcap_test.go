@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // farmServer is an adb server that lists many online devices: every

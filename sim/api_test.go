@@ -12,7 +12,7 @@ import (
 	"github.com/ddmtui/ddmtui/android/meminfo"
 	"github.com/ddmtui/ddmtui/android/procfs"
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // A VM on API 30+ answers what recent frameworks register (HELO, FEAT,

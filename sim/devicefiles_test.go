@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/testkit/hprofref"
+	"github.com/ddmtui/ddmtui/testkit/hprofref"
 	"github.com/ddmtui/ddmtui/threaddump"
 )
 

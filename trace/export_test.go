@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
 
 func TestJSONLeavesOutMissingClocks(t *testing.T) {

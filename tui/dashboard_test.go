@@ -18,7 +18,7 @@ import (
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/style"

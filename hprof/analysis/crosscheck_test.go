@@ -10,10 +10,10 @@ import (
 
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/scene"
-	"github.com/ddmtui/ddmtui/internal/testkit/hprofref"
+	"github.com/ddmtui/ddmtui/testkit/hprofref"
 )
 
-// The analyser against the reference (internal/testkit/hprofref, D1–D16 read
+// The analyser against the reference (testkit/hprofref, D1–D16 read
 // straight from the spec, sharing no code with it) on every form of dump
 // the scenes write: ART at several API levels, Dalvik, Android 15 with
 // bitmap pixels, a 64-bit JVM's standard form, and ART's after hprof-conv.

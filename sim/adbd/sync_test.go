@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/internal/testkit/testadb"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/testadb"
 )
 
 // binaryFile is content a pty would mangle: CR LF, NUL, every byte value,

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // appDevice is a fakeDevice whose adbd offers track-app (or not).

@@ -13,8 +13,8 @@ import (
 
 	"github.com/ddmtui/ddmtui/allocs"
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/internal/testkit/screentext"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/screentext"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 

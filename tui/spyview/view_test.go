@@ -13,8 +13,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/internal/testkit/screentext"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/screentext"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"

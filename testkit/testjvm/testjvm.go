@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
 
 // Source is the Java program. It prints READY once its threads run, and

@@ -23,7 +23,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/internal/testkit/hostile"
+	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
-	"github.com/ddmtui/ddmtui/internal/testkit/testpeer"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
 
 // Server is a private adb server.
