@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/testkit/testadb"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/sim/adbd"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/testadb"
 	"github.com/ddmtui/ddmtui/trace"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/ddmtui/ddmtui/allocs"
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // allocsOut is what `ddmtui allocs --json` prints.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ddmtui/ddmtui/config"
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 func writeConfig(t *testing.T, doc string) string {

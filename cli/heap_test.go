@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 func TestHeapCommandPictureAndSummary(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // bigHPROF is an Android HPROF file of a few MiB: byte arrays in a heap

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/sim"
 )
 
 // TestListReportsFailedEndpoints is issue 16 item 2: endpoints that are not

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/testkit/testpeer"
-	"github.com/ddmtui/ddmtui/sim"
 )
 
 // TestServeMetricsScrapedByPrometheus starts `serve --metrics` on two

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // A device on Android 14 through the real adb server: its VMs answer no

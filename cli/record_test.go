@@ -12,11 +12,11 @@ import (
 
 	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // simLocal serves n simulated VMs on free loopback ports and returns the

@@ -17,11 +17,11 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // runAppSplit runs the app with standard output and standard error apart.

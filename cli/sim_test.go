@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.

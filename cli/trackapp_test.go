@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // list --json through the real adb server on an Android 15 device: the

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devicelog"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // endlessLog is a device log of 4 KB entries without end (n of them).

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devicelog"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/testkit/testadb"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/sim/adbd"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/testadb"
 )
 
 // logRig is a simulated device with a crashing app behind the simulated

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devicelog"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // takenLog is a devicelog.Recorder that keeps what it is given.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devicelog"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // A Log over a ring (the demo's in-process device): it reads what

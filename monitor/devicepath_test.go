@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devshell"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // hostileRunner hands one VM of a simulated device to the engine, with a

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/sim"
 )
 
 // Issue 29 #5: an endpoint that handshakes and then sends garbage leaves

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // dumpVM is a VM on a loopback port that answers HELO and FEAT (streamed

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/sim"
 )
 
 // Issue 16 item 4: the packets a VM sends a session are bounded by what real

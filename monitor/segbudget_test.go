@@ -10,9 +10,9 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/heap"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // cyclingMapVM serves one VM that answers HELO and then sends heap maps of

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/scan"
 )
 
 // floodRig runs an engine over one hostile VM that answers HELO and then

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // pollPeer is the VM side of a poller test: it hands every packet it reads

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/testkit/testadb"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/sim/adbd"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/testadb"
 )
 
 // trackAppDevice is a simulated device of the given API level behind its

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/testjvm"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/testjvm"
 )
 
 // BenchmarkRoundTripSim measures a VirtualMachine.Version round trip

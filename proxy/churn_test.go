@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/hostile"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/hostile"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // Issue 30 item 4: a client that handshakes and closes without a command,

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
-	"github.com/ddmtui/ddmtui/testkit/testjvm"
-	"github.com/ddmtui/ddmtui/testkit/testpeer"
 	"github.com/ddmtui/ddmtui/internal/wire"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/jdwpspy"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
+	"github.com/ddmtui/ddmtui/testkit/testjvm"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
 
 // TestHiddenClassNamesAsJDB: issue 29 #18. A real JVM's lambda classes are

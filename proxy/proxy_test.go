@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 func onePort(p int) scan.PortRange { return scan.PortRange{First: p, Last: p} }

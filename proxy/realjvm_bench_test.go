@@ -18,10 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/testpeer"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
 
 // The proxy against real JVMs (issue 15, item 5): identical OpenJDK VMs side

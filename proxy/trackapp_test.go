@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/sim"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 // A profileable process without JDWP gets no debugger port, and a debugger

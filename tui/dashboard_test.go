@@ -18,8 +18,8 @@ import (
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/style"
 )

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 func unhex(t *testing.T, s string) []byte {

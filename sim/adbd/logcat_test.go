@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/logcat"
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
 
 func TestLogcatCommand(t *testing.T) {

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/testkit/testpeer"
-	"github.com/ddmtui/ddmtui/jdwp"
 )
 
 // adbServer is a real adb server on a private loopback port, with its own
