@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -82,6 +83,11 @@ type Options struct {
 	// PID keeps only the dumps of this process (0: every dump). The
 	// packets of other processes are skipped undecoded.
 	PID int32
+	// SizeHint is the trace's size in bytes, when known (Read takes it
+	// from an *os.File or a *bytes.Reader itself): a dump's slices are
+	// then sized once from it rather than grown, at most about 3.5 times
+	// the trace's bytes.
+	SizeHint int64
 }
 
 // Trace is what Read found: the complete dumps, in the order they ended.
@@ -110,8 +116,48 @@ type Trace struct {
 // actually present) plus the decoded dumps, about 30 bytes per object and
 // 12 per reference.
 func Read(r io.Reader, opts Options) (*Trace, error) {
+	if opts.SizeHint <= 0 {
+		opts.SizeHint = sizeOf(r)
+	}
 	d := &decoder{br: bufio.NewReaderSize(r, 64<<10), opts: opts, open: map[dumpKey]*dumpState{}}
 	return d.run()
+}
+
+// sizeOf returns the size of a file or an in-memory reader (0: unknown).
+func sizeOf(r io.Reader) int64 {
+	switch x := r.(type) {
+	case interface{ Size() int64 }:
+		return x.Size()
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := x.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return 0
+}
+
+// Bytes of a trace per object and per reference, at the least, as ART
+// writes them (a few more in fact): the capacity a size hint gives.
+const (
+	hintBytesPerObject = 16
+	hintBytesPerRef    = 8
+)
+
+// presize gives a new dump's slices the capacity the trace's size
+// suggests.
+func (g *Graph) presize(size int64) {
+	objects, refs := int(size/hintBytesPerObject), int(size/hintBytesPerRef)
+	if objects < 1024 {
+		return
+	}
+	g.ID = make([]uint64, 0, objects)
+	g.typeID = make([]uint64, 0, objects)
+	g.Size = make([]uint64, 0, objects)
+	g.Heap = make([]HeapType, 0, objects)
+	g.flags = make([]uint8, 0, objects)
+	g.RefEnd = make([]uint32, 0, objects)
+	g.Refs = make([]uint64, 0, refs)
+	g.FieldOf = make([]uint32, 0, refs)
 }
 
 type dumpKey struct {
@@ -406,6 +452,9 @@ func (d *decoder) heapGraph(b []byte, base int, ts, seq uint64) error {
 			Err: fmt.Errorf("%w: pid %d's dump has packet index %d where %d was expected", ErrIncomplete, pid, index, st.next)}
 	case st == nil:
 		st = &dumpState{g: &Graph{PID: pid, Timestamp: ts, names: map[uint64]string{}}, locations: map[uint64]string{}}
+		if len(d.out.Dumps) == 0 && len(d.open) == 0 {
+			st.g.presize(d.opts.SizeHint) // the first dump only: the hint is the whole trace
+		}
 		d.open[key] = st
 	}
 	st.next++
@@ -452,7 +501,9 @@ const (
 	flagFields             // reference_field_id was written
 )
 
-// object decodes one HeapGraphObject and appends it to the graph.
+// object decodes one HeapGraphObject and appends it to the graph. It is
+// the hot loop (one call per object): fields are walked inline, without
+// the callback of fields.
 func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 	g := st.g
 	var (
@@ -461,41 +512,82 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 		refStart                  = len(g.Refs)
 		fieldStart                = len(g.FieldOf)
 	)
-	err := fields(b, base, "heap graph object", func(f *field) error {
-		switch f.num {
-		case fObjID:
-			id, hasID = f.v, true
-		case fObjIDDelta:
-			id, hasID = *prevID+f.v, true
-		case fObjTypeID:
-			typeID = f.v
-		case fObjSelfSize:
-			size, hasSize = f.v, true
-		case fObjRefFieldBase:
-			refBase, hasBase = f.v, true
-		case fObjHeapType:
-			if f.v > math.MaxUint8 {
-				return &FormatError{Offset: f.off, What: "heap_type_delta", Err: fmt.Errorf("heap type %d", f.v)}
-			}
-			st.heap = HeapType(f.v)
-		case fObjRefObjectID:
-			return repeated(f, "reference_object_id", func(v uint64) error {
-				g.Refs = append(g.Refs, v)
-				return nil
-			})
-		case fObjRefFieldID:
-			return repeated(f, "reference_field_id", func(v uint64) error {
-				if v > math.MaxUint32 {
-					return &FormatError{Offset: f.off, What: "reference_field_id", Err: fmt.Errorf("field name iid %d is out of range", v)}
-				}
-				g.FieldOf = append(g.FieldOf, uint32(v))
-				return nil
-			})
+	for i := 0; i < len(b); {
+		off := i
+		num, typ, n := protowire.ConsumeTag(b[i:])
+		if n < 0 {
+			return &FormatError{Offset: base + i, What: "heap graph object tag", Err: protowire.ParseError(n)}
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		i += n
+		var v uint64
+		var data []byte
+		switch typ {
+		case protowire.VarintType:
+			v, n = protowire.ConsumeVarint(b[i:])
+		case protowire.BytesType:
+			var l uint64
+			l, n = protowire.ConsumeVarint(b[i:])
+			if n >= 0 {
+				if l > uint64(len(b)-i-n) {
+					return &FormatError{Offset: base + off, What: fmt.Sprintf("heap graph object field %d", num),
+						Err: fmt.Errorf("%w: length %d, %d bytes left", wire.ErrTooLong, l, len(b)-i-n)}
+				}
+				data = b[i+n : i+n+int(l)]
+				n += int(l)
+			}
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b[i:])
+		}
+		if n < 0 {
+			return &FormatError{Offset: base + off, What: fmt.Sprintf("heap graph object field %d", num), Err: protowire.ParseError(n)}
+		}
+		dataOff := base + i + n - len(data)
+		i += n
+		switch num {
+		case fObjID:
+			id, hasID = v, true
+		case fObjIDDelta:
+			id, hasID = *prevID+v, true
+		case fObjTypeID:
+			typeID = v
+		case fObjSelfSize:
+			size, hasSize = v, true
+		case fObjRefFieldBase:
+			refBase, hasBase = v, true
+		case fObjHeapType:
+			if v > math.MaxUint8 {
+				return &FormatError{Offset: base + off, What: "heap_type_delta", Err: fmt.Errorf("heap type %d", v)}
+			}
+			st.heap = HeapType(v)
+		case fObjRefObjectID:
+			if typ == protowire.VarintType {
+				g.Refs = append(g.Refs, v)
+				continue
+			}
+			for k := 0; k < len(data); {
+				x, n := protowire.ConsumeVarint(data[k:])
+				if n < 0 {
+					return &FormatError{Offset: dataOff + k, What: "reference_object_id", Err: protowire.ParseError(n)}
+				}
+				k += n
+				g.Refs = append(g.Refs, x)
+			}
+		case fObjRefFieldID:
+			if typ == protowire.VarintType {
+				data = protowire.AppendVarint(nil, v)
+			}
+			for k := 0; k < len(data); {
+				x, n := protowire.ConsumeVarint(data[k:])
+				if n < 0 {
+					return &FormatError{Offset: dataOff + k, What: "reference_field_id", Err: protowire.ParseError(n)}
+				}
+				if x > math.MaxUint32 {
+					return &FormatError{Offset: dataOff + k, What: "reference_field_id", Err: fmt.Errorf("field name iid %d is out of range", x)}
+				}
+				k += n
+				g.FieldOf = append(g.FieldOf, uint32(x))
+			}
+		}
 	}
 	nRefs, nFields := len(g.Refs)-refStart, len(g.FieldOf)-fieldStart
 	switch {
@@ -511,7 +603,9 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 	}
 	var flags uint8
 	if nFields == 0 {
-		g.FieldOf = append(g.FieldOf, make([]uint32, nRefs)...)
+		for range nRefs {
+			g.FieldOf = append(g.FieldOf, 0)
+		}
 	} else {
 		flags |= flagFields
 	}

@@ -1,6 +1,10 @@
 package heapgraph
 
-import "strings"
+import (
+	"math"
+	"strconv"
+	"strings"
+)
 
 // The adapter: a Graph in the terms of a heap model builder
 // (spec/hprof-analysis.md D1–D16, as spec/perfetto-heapgraph.md adapts
@@ -135,11 +139,18 @@ func (g *Graph) Model() *Model {
 // counts). The Node and its Edges are reused: fn copies what it keeps.
 func (g *Graph) EachNode(fn func(n *Node) error) error {
 	var (
-		n      Node
-		seen   = newIDSet(len(g.ID))
-		fields = map[uint32][2]string{}
-		idx    []byte
+		n    Node
+		seen = newIDSet(len(g.ID))
+		// The field names split once, by iid.
+		fields = make(map[uint32][2]string, len(g.names))
+		elems  []string // "[i]", made once per index
 	)
+	for iid, s := range g.names {
+		if iid <= math.MaxUint32 {
+			_, decl, name := SplitFieldName(s)
+			fields[uint32(iid)] = [2]string{decl, name}
+		}
+	}
 	for i, id := range g.ID {
 		if _, dup := seen.get(id); dup {
 			continue
@@ -151,18 +162,14 @@ func (g *Graph) EachNode(fn func(n *Node) error) error {
 		for k := from; k < to; k++ {
 			e := Edge{To: g.Refs[k]}
 			if f := g.FieldOf[k]; f != 0 {
-				dn, ok := fields[f]
-				if !ok {
-					_, decl, name := SplitFieldName(g.FieldName(f))
-					dn = [2]string{decl, name}
-					fields[f] = dn
-				}
+				dn := fields[f]
 				e.Decl, e.Field = dn[0], dn[1]
 				e.Weak = e.Field == "referent" && e.Decl == "java.lang.ref.Reference"
 			} else if t.Kind == KindArray {
-				idx = append(idx[:0], '[')
-				idx = appendInt(idx, k-from)
-				e.Field = string(append(idx, ']'))
+				for len(elems) <= k-from {
+					elems = append(elems, "["+strconv.Itoa(len(elems))+"]")
+				}
+				e.Field = elems[k-from]
 			}
 			n.Edges = append(n.Edges, e)
 		}
@@ -171,13 +178,6 @@ func (g *Graph) EachNode(fn func(n *Node) error) error {
 		}
 	}
 	return nil
-}
-
-func appendInt(b []byte, v int) []byte {
-	if v >= 10 {
-		b = appendInt(b, v/10)
-	}
-	return append(b, byte('0'+v%10))
 }
 
 // idSet is an open-addressing hash set of object ids (no per-entry
