@@ -60,7 +60,8 @@ var perfettoPID = regexp.MustCompile(`(?m)^\s*(\d+)\s*$`)
 // HeapGraphAPI.
 var ErrHeapGraphAPI = errors.New("Java heap graphs need Android 11 (API 30) or later")
 
-// DumpHeapGraph takes the Java heap of h.PID as a Perfetto heap graph:
+// DumpHeapGraph takes the Java heap of h.PID as a Perfetto heap graph
+// (h.API 0: read from the device):
 // `echo CONFIG | perfetto --txt -c - -o /data/misc/perfetto-traces/… -d`,
 // waits until the session's pid is gone (kill -0), copies the trace to w
 // with sync RECV and deletes it; cancelled, it ends the session first.
@@ -71,6 +72,9 @@ var ErrHeapGraphAPI = errors.New("Java heap graphs need Android 11 (API 30) or l
 func DumpHeapGraph(ctx context.Context, sh Shell, h HeapDump, w io.Writer) (int64, error) {
 	if h.PID <= 0 {
 		return 0, errors.New("the process's pid is not known")
+	}
+	if h.API <= 0 {
+		h.API = readAPI(ctx, sh)
 	}
 	if h.API > 0 && h.API < HeapGraphAPI {
 		return 0, fmt.Errorf("%w; the device is API %d", ErrHeapGraphAPI, h.API)
@@ -102,6 +106,20 @@ func DumpHeapGraph(ctx context.Context, sh Shell, h HeapDump, w io.Writer) (int6
 		return 0, fmt.Errorf("perfetto wrote an empty trace at %s", path)
 	}
 	return sh.PullTo(ctx, path, ProgressWriter(w, h.Progress), h.Limit)
+}
+
+// readAPI reads the device's API level (0 when it cannot be read: the
+// capture is then tried, and perfetto's answer decides).
+func readAPI(ctx context.Context, sh Shell) int {
+	out, err := sh.Run(ctx, "getprop ro.build.version.sdk")
+	if err != nil {
+		return 0
+	}
+	api, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || api < 1 || api > 1000 {
+		return 0
+	}
+	return api
 }
 
 // perfettoOutput is perfetto's output as one escaped line.

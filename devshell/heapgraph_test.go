@@ -95,9 +95,14 @@ func TestDumpHeapGraph(t *testing.T) {
 	if !errors.Is(err, devshell.ErrHeapGraphAPI) || !strings.Contains(err.Error(), "API 29") {
 		t.Errorf("API 29: %v", err)
 	}
-	// A device without perfetto: its shell's answer, escaped.
+	// An API level not known yet is read from the device.
 	d.SetAPI(27)
 	_, err = devshell.DumpHeapGraph(context.Background(), sh, devshell.HeapDump{PID: 20}, io.Discard)
+	if !errors.Is(err, devshell.ErrHeapGraphAPI) || !strings.Contains(err.Error(), "API 27") {
+		t.Errorf("API read from the device: %v", err)
+	}
+	// A device without perfetto (told to be recent): its shell's answer.
+	_, err = devshell.DumpHeapGraph(context.Background(), sh, devshell.HeapDump{PID: 20, API: 30}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "perfetto refused: /system/bin/sh: perfetto: not found") {
 		t.Errorf("no perfetto: %v", err)
 	}

@@ -29,9 +29,11 @@ func (s *Session) HeapGraphTo(ctx context.Context, w io.Writer, progress func(re
 
 // HeapGraphPreferred reports whether a heap dump of vm should be a heap
 // graph rather than HPROF: a process without JDWP (profileable, not
-// debuggable) on Android 11 or later, where `am dumpheap` is refused.
+// debuggable) on Android 11 or later, where `am dumpheap` is refused. Such
+// a process is known from track-app (Android 12+) alone, so one whose API
+// level is not known yet is taken as recent enough.
 func HeapGraphPreferred(vm VM) bool {
-	return vm.ProcessOnly() && vm.API >= devshell.HeapGraphAPI
+	return vm.ProcessOnly() && (vm.API == 0 || vm.API >= devshell.HeapGraphAPI)
 }
 
 func (d *heapDumper) graph(ctx context.Context, w io.Writer, progress func(uint64)) (int64, error) {
