@@ -6,6 +6,10 @@ import (
 	"sort"
 )
 
+// MaxSuperclassDepth bounds a superclass chain (Java's are a few dozen
+// deep at most), so that walking chains stays linear in the dump.
+const MaxSuperclassDepth = 1000
+
 // finish resolves what a dump could only resolve once its last packet was
 // in: types by id (superclass chains checked for undefined types and
 // cycles), locations, object sizes from their types, the reference field
@@ -61,8 +65,8 @@ func (st *dumpState) finish() error {
 	for i := range types {
 		steps := 0
 		for s := types[i].Super; s >= 0; s = types[s].Super {
-			if steps++; steps > len(types) {
-				return fail("the superclass chain of type %q (id %d) is a cycle", types[i].Name, types[i].ID)
+			if steps++; steps > min(len(types), MaxSuperclassDepth) {
+				return fail("the superclass chain of type %q (id %d) is a cycle or deeper than %d classes", types[i].Name, types[i].ID, MaxSuperclassDepth)
 			}
 		}
 	}
