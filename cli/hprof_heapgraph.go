@@ -66,7 +66,7 @@ func reportHeapGraph(c *cli.Context, out string, g *heapgraph.Graph) error {
 	heaps := map[heapgraph.HeapType][2]uint64{}
 	for i, h := range g.Heap {
 		v := heaps[h]
-		heaps[h] = [2]uint64{v[0] + 1, v[1] + g.Size[i]}
+		heaps[h] = [2]uint64{v[0] + 1, v[1] + uint64(g.Size[i])}
 	}
 	for _, h := range []heapgraph.HeapType{heapgraph.HeapApp, heapgraph.HeapZygote, heapgraph.HeapBootImage, heapgraph.HeapUnknown} {
 		if v, ok := heaps[h]; ok {

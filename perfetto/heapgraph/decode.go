@@ -151,8 +151,8 @@ func (g *Graph) presize(size int64) {
 		return
 	}
 	g.ID = make([]uint64, 0, objects)
-	g.typeID = make([]uint64, 0, objects)
-	g.Size = make([]uint64, 0, objects)
+	g.Type = make([]int32, 0, objects)
+	g.Size = make([]uint32, 0, objects)
 	g.Heap = make([]HeapType, 0, objects)
 	g.flags = make([]uint8, 0, objects)
 	g.RefEnd = make([]uint32, 0, objects)
@@ -595,6 +595,10 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 		return &FormatError{Offset: base, What: "heap graph object", Err: errors.New("no object id")}
 	case typeID == 0:
 		return &FormatError{Offset: base, What: "heap graph object", Err: fmt.Errorf("object %#x has no type", id)}
+	case typeID > math.MaxInt32:
+		return &FormatError{Offset: base, What: "heap graph object", Err: fmt.Errorf("object %#x: type id %d is out of range", id, typeID)}
+	case size > math.MaxUint32:
+		return &FormatError{Offset: base, What: "heap graph object", Err: fmt.Errorf("object %#x: self_size %d is out of range", id, size)}
 	case nFields != 0 && nFields != nRefs:
 		return &FormatError{Offset: base, What: "heap graph object",
 			Err: fmt.Errorf("object %#x has %d reference values but %d field ids", id, nRefs, nFields)}
@@ -621,8 +625,8 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 	}
 	*prevID = id
 	g.ID = append(g.ID, id)
-	g.typeID = append(g.typeID, typeID)
-	g.Size = append(g.Size, size)
+	g.Type = append(g.Type, int32(typeID))
+	g.Size = append(g.Size, uint32(size))
 	g.Heap = append(g.Heap, st.heap)
 	g.flags = append(g.flags, flags)
 	g.RefEnd = append(g.RefEnd, uint32(len(g.Refs)))

@@ -3,6 +3,7 @@ package heapgraph
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -70,17 +71,20 @@ func (st *dumpState) finish() error {
 			}
 		}
 	}
-	g.Type = make([]int32, len(g.ID))
+	// The type ids become type indexes in place.
 	var chain []uint32
-	for i, tid := range g.typeID {
-		ti := find(tid)
+	for i, tid := range g.Type {
+		ti := find(uint64(tid))
 		if ti < 0 {
 			return fail("object %#x has type %d, which the dump does not define", g.ID[i], tid)
 		}
 		g.Type[i] = ti
 		t := &types[ti]
 		if g.flags[i]&flagSize == 0 {
-			g.Size[i] = t.ObjectSize
+			if t.ObjectSize > math.MaxUint32 {
+				return fail("type %q (id %d) has object_size %d, out of range", t.Name, t.ID, t.ObjectSize)
+			}
+			g.Size[i] = uint32(t.ObjectSize)
 		}
 		from, to := g.RefRange(i)
 		if g.flags[i]&flagFields == 0 && to > from && t.Kind.instanceKind() {
@@ -103,7 +107,7 @@ func (st *dumpState) finish() error {
 			}
 		}
 	}
-	g.typeID, g.flags = nil, nil
+	g.flags = nil
 	if len(g.ID) == 0 && len(types) == 0 {
 		return fail("%v", errors.New("the dump holds no object and no type"))
 	}

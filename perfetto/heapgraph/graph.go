@@ -144,9 +144,13 @@ type Graph struct {
 	Timestamp uint64 // the packets' timestamp (ns, the trace's clock)
 	Packets   int
 
-	ID     []uint64
-	Type   []int32
-	Size   []uint64
+	ID []uint64
+	// Type holds, while a dump is decoded, the type ids as written
+	// (at most 2^31-1); once complete, indexes in Types.
+	Type []int32
+	// Size is in bytes; an object of 4 GiB or more is refused (no Android
+	// heap holds one), so 4 bytes an object do.
+	Size   []uint32
 	Heap   []HeapType
 	RefEnd []uint32
 	Refs   []uint64
@@ -159,7 +163,6 @@ type Graph struct {
 	names map[uint64]string
 
 	// Decoding state, dropped once the dump is complete.
-	typeID  []uint64
 	flags   []uint8
 	typeOff []int
 }

@@ -157,7 +157,7 @@ func (g *Graph) EachNode(fn func(n *Node) error) error {
 		}
 		seen.add(id, 0)
 		t := &g.Types[g.Type[i]]
-		n.ID, n.Class, n.Shallow, n.Heap, n.Edges = id, g.Type[i], g.Size[i], g.Heap[i].Name(), n.Edges[:0]
+		n.ID, n.Class, n.Shallow, n.Heap, n.Edges = id, g.Type[i], uint64(g.Size[i]), g.Heap[i].Name(), n.Edges[:0]
 		from, to := g.RefRange(i)
 		for k := from; k < to; k++ {
 			e := Edge{To: g.Refs[k]}

@@ -5,6 +5,7 @@
 //
 //	go run ./perfetto/internal/heapgraphgen -objects 1000000 -o /tmp/app.pftrace [-hprof /tmp/app.hprof]
 //	go run ./perfetto/internal/heapgraphgen -scenario -api 31 -o /tmp/leaks.pftrace   # hprof/scene's planted heap
+//	go run ./perfetto/internal/heapgraphgen -read /tmp/app.pftrace   # one plain decoding pass; lists the dumps
 package main
 
 import (
@@ -26,8 +27,16 @@ func main() {
 		api      = flag.Int("api", 34, "the Android API level whose encoding to write (30, 31, 34…)")
 		pid      = flag.Int("pid", 4242, "the dumped process's pid")
 		seed     = flag.Uint64("seed", 1, "random seed")
+		read     = flag.String("read", "", "decode this trace once (heapgraph.Read) and list its dumps instead")
 	)
 	flag.Parse()
+	if *read != "" {
+		if err := decode(*read); err != nil {
+			fmt.Fprintln(os.Stderr, "heapgraphgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "heapgraphgen: -o is required")
 		os.Exit(2)
@@ -105,4 +114,21 @@ func Convert(in, out string, wo heapgraph.WriterOptions) error {
 		return err
 	}
 	return f.Close()
+}
+
+// decode reads a trace's heap graphs once and lists them.
+func decode(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tr, err := heapgraph.Read(f, heapgraph.Options{})
+	if err != nil {
+		return err
+	}
+	for _, g := range tr.Dumps {
+		fmt.Println(g)
+	}
+	return nil
 }
