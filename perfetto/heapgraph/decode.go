@@ -285,9 +285,18 @@ func (d *decoder) run() (*Trace, error) {
 			return nil, err
 		}
 	}
-	for k, st := range d.open {
+	if len(d.open) > 0 {
+		// The first of the open dumps, by sequence and pid, so the error
+		// does not depend on map order.
+		var k dumpKey
+		first := true
+		for key := range d.open {
+			if first || key.seq < k.seq || key.seq == k.seq && key.pid < k.pid {
+				k, first = key, false
+			}
+		}
 		return nil, fmt.Errorf("heap graph of pid %d (sequence %d): %w: the trace ends after packet index %d, which says more follow",
-			k.pid, k.seq, ErrIncomplete, st.next-1)
+			k.pid, k.seq, ErrIncomplete, d.open[k].next-1)
 	}
 	if len(d.out.Dumps) == 0 {
 		if d.opts.PID != 0 {

@@ -304,3 +304,48 @@ func TestSplitFieldName(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralDumps: two dumps of one process in a row, and two processes
+// whose packets interleave (each on its own sequence), are told apart and
+// listed in the order they end.
+func TestSeveralDumps(t *testing.T) {
+	var b bytes.Buffer
+	dump := func(pid int32, seq, ts uint64, id uint64) *Writer {
+		w := NewWriter(&b, WriterOptions{API: 31, PID: pid, Timestamp: ts, Sequence: seq, PacketBytes: 1})
+		w.Type(TypeSpec{ID: 1, Name: "A", ObjectSize: 8})
+		w.Object(ObjectSpec{ID: id, TypeID: 1, Size: 8, TypeSize: 8, Heap: HeapApp, Kind: KindNormal})
+		return w
+	}
+	// Interleaved: each Writer flushes a packet per message (PacketBytes 1).
+	w1 := dump(10, 1, 100, 0x10)
+	w2 := dump(20, 2, 100, 0x20)
+	if err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dump(10, 1, 200, 0x30).Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Read(bytes.NewReader(b.Bytes()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range tr.Dumps {
+		got = append(got, g.String())
+	}
+	want := []string{
+		"pid 20 at 100: 1 objects, 1 types, 0 roots (3 packets)",
+		"pid 10 at 100: 1 objects, 1 types, 0 roots (3 packets)",
+		"pid 10 at 200: 1 objects, 1 types, 0 roots (3 packets)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("dumps:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	tr, err = Read(bytes.NewReader(b.Bytes()), Options{PID: 10})
+	if err != nil || len(tr.Dumps) != 2 || tr.Dumps[1].ID[0] != 0x30 {
+		t.Errorf("pid 10: %v %v", tr, err)
+	}
+}
