@@ -6,9 +6,9 @@ import (
 )
 
 // FuzzRead: any input gives a graph whose indexes hold, or an error;
-// never a panic. Seeds: testdata/fuzz/FuzzRead (the byte-exact vector,
-// a split dump with late types, a scene in each encoding, and crashers
-// found so far).
+// never a panic. Seeds: testdata/fuzz/FuzzRead (the byte-exact vector in
+// the API 30, 31 and 34 encodings, a split dump with late types; crashers
+// found later stay there too). 15 s runs 360 k inputs.
 func FuzzRead(f *testing.F) {
 	f.Add(vector)
 	f.Fuzz(func(t *testing.T, data []byte) {
