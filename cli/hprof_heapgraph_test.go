@@ -92,8 +92,18 @@ func TestHeapGraphThroughRealADB(t *testing.T) {
 		}
 	}
 
+	// --analyze: saved, and the analysis says it is not in this build.
+	an := filepath.Join(dir, "analyze.pftrace")
+	text, err := runApp(t, "hprof", "--pid", "7001", "-o", an, "--analyze", "--adb", srv.Addr(), "--scan", "off", "--wait", "20s")
+	if err == nil || !strings.Contains(err.Error(), "does not analyse heap graphs yet") {
+		t.Errorf("--analyze: %v\n%s", err, text)
+	}
+	if _, err := os.Stat(an); err != nil {
+		t.Errorf("--analyze: the trace was not saved: %v", err)
+	}
+
 	out := filepath.Join(dir, "old.pftrace")
-	text, err := runApp(t, "hprof", "--pid", "8000", "-o", out, "--format", "heapgraph", "--adb", srv.Addr(), "--scan", "off", "--wait", "20s")
+	text, err = runApp(t, "hprof", "--pid", "8000", "-o", out, "--format", "heapgraph", "--adb", srv.Addr(), "--scan", "off", "--wait", "20s")
 	if err == nil || !strings.Contains(err.Error(), "Android 11 (API 30)") || !strings.Contains(err.Error(), "API 29") {
 		t.Errorf("Android 10: %v\n%s", err, text)
 	}
