@@ -58,7 +58,7 @@ var perfettoPID = regexp.MustCompile(`(?m)^\s*(\d+)\s*$`)
 
 // ErrHeapGraphAPI is wrapped by the error for a device older than
 // HeapGraphAPI.
-var ErrHeapGraphAPI = errors.New("Java heap graphs need Android 11 (API 30) or later")
+var ErrHeapGraphAPI = errors.New("heap graphs (the Java heap through perfetto) need Android 11 (API 30) or later")
 
 // DumpHeapGraph takes the Java heap of h.PID as a Perfetto heap graph
 // (h.API 0: read from the device):

@@ -15,7 +15,7 @@ import (
 
 // ErrHeapGraphNeedsDevice is returned for a VM that is not on an adb
 // device: perfetto runs in the device's shell.
-var ErrHeapGraphNeedsDevice = errors.New("Java heap graphs are taken with the device's perfetto: the VM is not on an adb device")
+var ErrHeapGraphNeedsDevice = errors.New("heap graphs are taken with the device's perfetto: the VM is not on an adb device")
 
 // HeapGraphTo takes the VM's Java heap as a Perfetto heap graph (a
 // Perfetto trace of the android.java_hprof data source) and writes it to

@@ -21,7 +21,6 @@ type view struct {
 	heap  map[uint64]string
 	edges map[uint64][]Edge
 	depth map[uint64]int
-	via   map[uint64]string
 }
 
 func newView(t *testing.T, g *Graph) *view {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
 )
 
 // TestWriteSeeds rewrites the fuzz seed corpus when HEAPGRAPH_SEEDS is set.
