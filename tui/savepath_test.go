@@ -13,8 +13,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/sim"
@@ -147,7 +147,7 @@ func TestCancelSaveKey(t *testing.T) {
 func checkViewerLeaks(hs *harness, file, pkg string) {
 	t := hs.t
 	t.Helper()
-	var shown []analysis.Leak
+	var shown []heapdump.Leak
 	hs.waitLong("the viewer's leaks", 30*time.Second, func(string) bool {
 		hs.dash.App().QueueUpdate(func() {
 			if v := hs.dash.ov.heapV; v != nil && v.Model() != nil {
@@ -156,7 +156,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 		})
 		return shown != nil
 	})
-	h, err := analysis.Open(file, analysis.Options{})
+	h, err := heapdump.Open(file, heapdump.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 		depth               int
 		retained            uint64
 	}
-	list := func(h *analysis.Heap, ls []analysis.Leak) []leak {
+	list := func(h *heapdump.Heap, ls []heapdump.Leak) []leak {
 		var out []leak
 		for _, l := range ls {
 			out = append(out, leak{h.ID(l.Node), h.ClassName(l.Node), l.Kind, l.Reason, l.Depth, h.Retained(l.Node)})
@@ -214,7 +214,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc, err := analysis.Analyze(std, analysis.Options{})
+	hc, err := heapdump.Analyze(std, heapdump.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
@@ -97,7 +97,7 @@ func (v *View) openClass() {
 // sorted in the background.
 func (v *View) showInstances(name, heap string) {
 	m := v.m
-	show := func(nodes []analysis.Node, total int) {
+	show := func(nodes []heapdump.Node, total int) {
 		items := make([]nodeItem, len(nodes))
 		for i, n := range nodes {
 			items[i] = nodeItem{node: n}
@@ -140,15 +140,15 @@ func (r *diffRows) Columns() []viewer.Column {
 // sortDiff lays the diff out in each order once: [0] is D16's own.
 func (r *diffRows) sortDiff() {
 	rows := r.m.diff
-	keys := [4]func(a, b *analysis.DiffRow) int{
-		func(a, b *analysis.DiffRow) int { return 0 }, // D16 order as given
-		func(a, b *analysis.DiffRow) int {
+	keys := [4]func(a, b *heapdump.DiffRow) int{
+		func(a, b *heapdump.DiffRow) int { return 0 }, // D16 order as given
+		func(a, b *heapdump.DiffRow) int {
 			return cmp.Or(cmp.Compare(b.InstancesDelta, a.InstancesDelta), strings.Compare(a.Name, b.Name))
 		},
-		func(a, b *analysis.DiffRow) int {
+		func(a, b *heapdump.DiffRow) int {
 			return cmp.Or(cmp.Compare(b.RetainedDelta, a.RetainedDelta), strings.Compare(a.Name, b.Name))
 		},
-		func(a, b *analysis.DiffRow) int { return strings.Compare(a.Name, b.Name) },
+		func(a, b *heapdump.DiffRow) int { return strings.Compare(a.Name, b.Name) },
 	}
 	for s, key := range keys {
 		idx := make([]int32, len(rows))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
@@ -75,14 +75,14 @@ func (d *domTree) Children(parent int, q viewer.Query) []int {
 			nodes[i] = int(k)
 		}
 		slices.SortFunc(nodes, func(a, b int) int {
-			ra, rb := h.Retained(analysis.Node(a)), h.Retained(analysis.Node(b))
+			ra, rb := h.Retained(heapdump.Node(a)), h.Retained(heapdump.Node(b))
 			if ra != rb {
 				if ra > rb {
 					return -1
 				}
 				return 1
 			}
-			if h.ID(analysis.Node(a)) < h.ID(analysis.Node(b)) {
+			if h.ID(heapdump.Node(a)) < h.ID(heapdump.Node(b)) {
 				return -1
 			}
 			return 1
@@ -101,11 +101,11 @@ func (d *domTree) addMore(out []int, rest int, parent int) []int {
 	h := d.m.Heap
 	var bytes uint64
 	var total uint64
-	for _, k := range d.m.domKids[d.m.domOff[slot(analysis.Node(parent), h.NumNodes())]:d.m.domOff[slot(analysis.Node(parent), h.NumNodes())+1]] {
-		total += h.Retained(analysis.Node(k))
+	for _, k := range d.m.domKids[d.m.domOff[slot(heapdump.Node(parent), h.NumNodes())]:d.m.domOff[slot(heapdump.Node(parent), h.NumNodes())+1]] {
+		total += h.Retained(heapdump.Node(k))
 	}
 	for _, n := range out {
-		bytes += h.Retained(analysis.Node(n))
+		bytes += h.Retained(heapdump.Node(n))
 	}
 	id := h.NumNodes() + len(d.more)
 	d.more[id] = moreRow{count: rest, bytes: total - bytes}
@@ -114,7 +114,7 @@ func (d *domTree) addMore(out []int, rest int, parent int) []int {
 
 // count is the number of nodes parent immediately dominates.
 func (d *domTree) count(parent int) int {
-	s := slot(analysis.Node(parent), d.m.Heap.NumNodes())
+	s := slot(heapdump.Node(parent), d.m.Heap.NumNodes())
 	return int(d.m.domOff[s+1] - d.m.domOff[s])
 }
 
@@ -136,7 +136,7 @@ func (d *domTree) Cell(n, c int) *tview.TableCell {
 		}
 		return nil
 	}
-	x := analysis.Node(n)
+	x := heapdump.Node(n)
 	switch c {
 	case 0:
 		return cell(label(h, x))
@@ -163,7 +163,7 @@ func (d *domTree) Match(n int, filter string) bool {
 	if n >= d.m.Heap.NumNodes() {
 		return false
 	}
-	return passes(label(d.m.Heap, analysis.Node(n)), filter)
+	return passes(label(d.m.Heap, heapdump.Node(n)), filter)
 }
 
 // HotChild follows the largest retained child (*).

@@ -8,7 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
@@ -78,7 +78,7 @@ func (r *leakRows) Cell(i, c int) *tview.TableCell {
 	return nil
 }
 
-func (r *leakRows) Key(i int) string { return analysis.HexID(r.m.Heap.ID(r.m.leaks[r.shown[i]].Node)) }
+func (r *leakRows) Key(i int) string { return heapdump.HexID(r.m.Heap.ID(r.m.leaks[r.shown[i]].Node)) }
 
 // detailPane is a bordered text pane for a table's detail.
 func detailPane(title string) *tview.TextView {

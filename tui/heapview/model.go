@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 )
 
 // allHeaps is the heap selection that counts every heap.
@@ -37,9 +37,9 @@ type histogram struct {
 // every heap selection in every order, each class's instances, the leaks
 // with their blamed hops, the duplicate strings, the bitmaps, the top
 // dominators and, with a baseline, the diff. The UI goroutine only reads
-// it (the analysis.Heap is safe for concurrent reads).
+// it (the heapdump.Heap is safe for concurrent reads).
 type Model struct {
-	Heap     *analysis.Heap
+	Heap     *heapdump.Heap
 	File     string
 	Baseline string // the earlier dump the diff compares with ("" none)
 
@@ -55,14 +55,14 @@ type Model struct {
 	domOff  []int32
 	domKids []int32
 
-	heapRows  []analysis.HeapRow
+	heapRows  []heapdump.HeapRow
 	reachable uint64 // shallow bytes of the reachable nodes: 100% of the dominator tree
-	top       []analysis.Node
-	leaks     []analysis.Leak
+	top       []heapdump.Node
+	leaks     []heapdump.Leak
 	blame     []int
-	dups      []analysis.DuplicateString
-	bitmaps   []analysis.Bitmap
-	diff      []analysis.DiffRow
+	dups      []heapdump.DuplicateString
+	bitmaps   []heapdump.Bitmap
+	diff      []heapdump.DiffRow
 	extras    bool // leaks, bitmaps and strings are known (SetExtras)
 }
 
@@ -83,16 +83,16 @@ func Load(file, baseline string, progress Progress) (*Model, error) {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
-	var base []analysis.ClassRow
+	var base []heapdump.ClassRow
 	if baseline != "" {
-		old, err := analysis.Open(baseline, analysis.Options{Progress: func(p string, f float64) { progress("baseline "+p, f) }})
+		old, err := heapdump.Open(baseline, heapdump.Options{Progress: func(p string, f float64) { progress("baseline "+p, f) }})
 		if err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", baseline, err)
 		}
 		base = old.Histogram()
 		old.Close() // one dump mapped at a time
 	}
-	h, err := analysis.Open(file, analysis.Options{Progress: func(p string, f float64) { progress(p, f) }})
+	h, err := heapdump.Open(file, heapdump.Options{Progress: func(p string, f float64) { progress(p, f) }})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func Load(file, baseline string, progress Progress) (*Model, error) {
 // NewModel computes what the first screen of the viewer needs of an
 // analysed heap (which the model then owns: Close closes it): the
 // histograms and the top dominators. The rest follows with FindExtras.
-func NewModel(h *analysis.Heap, file string, progress Progress) *Model {
+func NewModel(h *heapdump.Heap, file string, progress Progress) *Model {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
@@ -123,15 +123,15 @@ func NewModel(h *analysis.Heap, file string, progress Progress) *Model {
 // after it is drawn: the leaks with their blamed hops, the bitmaps, the
 // duplicate strings, and the reverse edges (referrers).
 type Extras struct {
-	leaks   []analysis.Leak
+	leaks   []heapdump.Leak
 	blame   []int
-	bitmaps []analysis.Bitmap
-	dups    []analysis.DuplicateString
+	bitmaps []heapdump.Bitmap
+	dups    []heapdump.DuplicateString
 }
 
 // FindExtras computes the extras of a heap; it only reads the heap, so it
 // may run beside a view of its model.
-func FindExtras(h *analysis.Heap, progress Progress) Extras {
+func FindExtras(h *heapdump.Heap, progress Progress) Extras {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
@@ -163,22 +163,22 @@ func (m *Model) Complete() { m.SetExtras(FindExtras(m.Heap, nil)) }
 
 // SetBaseline makes the model's diff (D16) against an earlier dump's
 // histogram.
-func (m *Model) SetBaseline(file string, old []analysis.ClassRow) {
+func (m *Model) SetBaseline(file string, old []heapdump.ClassRow) {
 	m.Baseline = file
-	m.diff = analysis.DiffHistograms(old, m.hists[0].histRows())
+	m.diff = heapdump.DiffHistograms(old, m.hists[0].histRows())
 }
 
 // Leaks are the leaks the viewer lists (nil until the extras are known).
-func (m *Model) Leaks() []analysis.Leak { return m.leaks }
+func (m *Model) Leaks() []heapdump.Leak { return m.leaks }
 
 // Close releases the dump.
 func (m *Model) Close() error { return m.Heap.Close() }
 
-// histRows is the all-heaps histogram as analysis.ClassRow (for the diff).
-func (hg *histogram) histRows() []analysis.ClassRow {
-	out := make([]analysis.ClassRow, len(hg.rows))
+// histRows is the all-heaps histogram as heapdump.ClassRow (for the diff).
+func (hg *histogram) histRows() []heapdump.ClassRow {
+	out := make([]heapdump.ClassRow, len(hg.rows))
 	for i, r := range hg.rows {
-		out[i] = analysis.ClassRow{Name: r.name, Instances: r.instances, Shallow: r.shallow, Retained: r.retained}
+		out[i] = heapdump.ClassRow{Name: r.name, Instances: r.instances, Shallow: r.shallow, Retained: r.retained}
 	}
 	return out
 }
@@ -190,7 +190,7 @@ func (m *Model) classify() []int32 {
 	n := h.NumNodes()
 	cls := make([]int32, n)
 	for x := range n {
-		name := h.ClassName(analysis.Node(x))
+		name := h.ClassName(heapdump.Node(x))
 		c, ok := m.nameIndex[name]
 		if !ok {
 			c = int32(len(m.names))
@@ -239,7 +239,7 @@ func (m *Model) histograms(cls []int32) {
 	}
 	heapOf := make([]int32, n)
 	for x := range n {
-		heapOf[x] = int32(heapIdx[h.HeapName(analysis.Node(x))])
+		heapOf[x] = int32(heapIdx[h.HeapName(heapdump.Node(x))])
 	}
 	// Per heap and class: instances, shallow, retained.
 	type acc struct {
@@ -254,16 +254,16 @@ func (m *Model) histograms(cls []int32) {
 	for x := range n {
 		a := &per[heapOf[x]][cls[x]]
 		a.instances++
-		a.shallow += h.Shallow(analysis.Node(x))
-		if h.Reachable(analysis.Node(x)) {
-			m.reachable += h.Shallow(analysis.Node(x))
+		a.shallow += h.Shallow(heapdump.Node(x))
+		if h.Reachable(heapdump.Node(x)) {
+			m.reachable += h.Shallow(heapdump.Node(x))
 		}
 	}
 	// The dominator tree as children lists (CSR over int32; slot n is the
 	// super-root), then a depth-first walk counting classes on the path.
 	kidOff := make([]int32, n+2)
 	for x := range n {
-		if d, ok := h.Dominator(analysis.Node(x)); ok {
+		if d, ok := h.Dominator(heapdump.Node(x)); ok {
 			kidOff[slot(d, n)+1]++
 		}
 	}
@@ -273,7 +273,7 @@ func (m *Model) histograms(cls []int32) {
 	kids := make([]int32, kidOff[n+1])
 	pos := slices.Clone(kidOff[:n+1])
 	for x := range n {
-		if d, ok := h.Dominator(analysis.Node(x)); ok {
+		if d, ok := h.Dominator(heapdump.Node(x)); ok {
 			s := slot(d, n)
 			kids[pos[s]] = int32(x)
 			pos[s]++
@@ -296,7 +296,7 @@ func (m *Model) histograms(cls []int32) {
 		top.next++
 		c := cls[x]
 		if onPath[c] == 0 {
-			per[heapOf[x]][c].retained += h.Retained(analysis.Node(x))
+			per[heapOf[x]][c].retained += h.Retained(heapdump.Node(x))
 		}
 		onPath[c]++
 		stack = append(stack, frame{node: x, next: kidOff[x]})
@@ -324,8 +324,8 @@ func (m *Model) histograms(cls []int32) {
 
 // slot is a dominator's index in the children lists: n for the
 // super-root.
-func slot(d analysis.Node, n int) int {
-	if d == analysis.SuperRoot {
+func slot(d heapdump.Node, n int) int {
+	if d == heapdump.SuperRoot {
 		return n
 	}
 	return int(d)
@@ -411,19 +411,19 @@ func (m *Model) heapCycle() []string {
 // instances returns the nodes of a class, in the heap selected (allHeaps:
 // every heap), by retained size descending (unreachable ones last), then
 // id; at most limit of them (0: all) and how many there are.
-func (m *Model) instances(name, heap string, limit int) ([]analysis.Node, int) {
+func (m *Model) instances(name, heap string, limit int) ([]heapdump.Node, int) {
 	c, ok := m.nameIndex[name]
 	if !ok {
 		return nil, 0
 	}
 	h := m.Heap
-	var out []analysis.Node
+	var out []heapdump.Node
 	for _, x := range m.classNodes[m.classOff[c]:m.classOff[c+1]] {
-		if heap == allHeaps || h.HeapName(analysis.Node(x)) == heap {
-			out = append(out, analysis.Node(x))
+		if heap == allHeaps || h.HeapName(heapdump.Node(x)) == heap {
+			out = append(out, heapdump.Node(x))
 		}
 	}
-	slices.SortFunc(out, func(a, b analysis.Node) int {
+	slices.SortFunc(out, func(a, b heapdump.Node) int {
 		return cmp.Or(cmp.Compare(h.Retained(b), h.Retained(a)), cmp.Compare(h.ID(a), h.ID(b)))
 	})
 	total := len(out)

@@ -9,13 +9,13 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
-func hex(id hprof.ID) string { return analysis.HexID(uint64(id)) }
+func hex(id hprof.ID) string { return heapdump.HexID(uint64(id)) }
 
 // fields splits a table line into its cells (two or more spaces apart,
 // or one before a right-aligned number).
@@ -327,7 +327,7 @@ func TestLeaksBlameTheRightHop(t *testing.T) {
 // Heap.BlameStep on paths of every shape the scene plants, and the edge cases.
 func TestBlameHopRule(t *testing.T) {
 	file, e := writeScene(t, scene.Options{API: 24})
-	h, err := analysis.Open(file, analysis.Options{})
+	h, err := heapdump.Open(file, heapdump.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestBlameHopRule(t *testing.T) {
 			t.Errorf("%s: blamed %q, want %q", h.ClassName(l.Node), l.Path[b].Field, w)
 		}
 	}
-	if h.BlameStep(nil) != 0 || h.BlameStep([]analysis.PathStep{{Node: 0}}) != 0 {
+	if h.BlameStep(nil) != 0 || h.BlameStep([]heapdump.PathStep{{Node: 0}}) != 0 {
 		t.Error("a path of one node has no hop to blame")
 	}
 	_ = e

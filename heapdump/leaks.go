@@ -1,0 +1,108 @@
+package heapdump
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Leak is a leaked Activity or Fragment (D12).
+type Leak struct {
+	Node   Node
+	Kind   string // "activity" or "fragment"
+	Reason string // "destroyed", "finished" or "detached"
+	Depth  int
+	Path   []PathStep
+}
+
+// Leaks returns the reachable Activities that are destroyed or finished
+// and the reachable Fragments without a FragmentManager (D12), by retained
+// size descending, then id.
+func (h *Heap) Leaks() []Leak {
+	var out []Leak
+	for _, x := range h.instancesOf(func(ci int32) bool { return h.subclassOf(ci, nameActivity) }) {
+		destroyed, _, _ := h.field(x, nameActivity, "mDestroyed")
+		finished, _, _ := h.field(x, nameActivity, "mFinished")
+		switch {
+		case destroyed != 0:
+			out = append(out, Leak{Node: x, Kind: "activity", Reason: "destroyed"})
+		case finished != 0:
+			out = append(out, Leak{Node: x, Kind: "activity", Reason: "finished"})
+		}
+	}
+	for _, base := range []string{nameFragment, nameXFragment} {
+		for _, x := range h.instancesOf(func(ci int32) bool { return h.subclassOf(ci, base) }) {
+			if fm, typ, ok := h.field(x, base, "mFragmentManager"); ok && isObjectType(typ) && fm == 0 {
+				out = append(out, Leak{Node: x, Kind: "fragment", Reason: "detached"})
+			}
+		}
+	}
+	for i := range out {
+		out[i].Path = h.PathToRoot(out[i].Node)
+		out[i].Depth = len(out[i].Path)
+	}
+	slices.SortFunc(out, func(a, b Leak) int {
+		return cmp.Or(cmp.Compare(h.Retained(Node(b.Node)), h.Retained(Node(a.Node))), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
+	})
+	return out
+}
+
+// BlameStep returns the index of the hop of a leak's path (root first, the
+// leak last) most likely to blame: a heuristic for the viewer and the
+// reports, not part of D12. The app's objects are those whose class is in
+// the leaked object's app package (the first three parts of its class
+// name, "com.example.mail"); class objects never count as the app's, since
+// a static field lives as long as the process. Walking from the leak back
+// towards the root, the app's objects that hold it in an unbroken run (the
+// Activity's inner classes, listeners and handlers) are its own side, and
+// the reference into that run from the first holder outside it is the
+// suspect: a Handler's Message, a Thread's Runnable, a static field. When
+// that holder is only a container (an array, or a class of java.util or
+// android.util), the blame moves back to the reference that holds the
+// container: the static listener list, not its backing array. When the
+// whole path is the app's, the first hop (out of the GC root) is blamed.
+func (h *Heap) BlameStep(path []PathStep) int {
+	if len(path) < 2 {
+		return 0
+	}
+	app := appPackage(h.ClassName(path[len(path)-1].Node))
+	i := len(path) - 1
+	for ; i > 1; i-- {
+		holder := path[i-1].Node
+		if h.ClassObjectName(holder) != "" || !inPackage(h.ClassName(holder), app) {
+			break
+		}
+	}
+	for i > 1 && h.isContainer(path[i-1].Node) {
+		i--
+	}
+	return i
+}
+
+// isContainer reports whether a node only holds others for someone: an
+// array, or an instance of a java.util or android.util class.
+func (h *Heap) isContainer(n Node) bool {
+	if h.ClassObjectName(n) != "" {
+		return false
+	}
+	name := h.ClassName(n)
+	return strings.HasSuffix(name, "[]") || strings.HasPrefix(name, "java.util.") || strings.HasPrefix(name, "android.util.")
+}
+
+// appPackage is the first three dotted parts of a class name's package
+// (fewer when its package is shorter).
+func appPackage(class string) string {
+	parts := strings.Split(class, ".")
+	if len(parts) <= 1 {
+		return ""
+	}
+	parts = parts[:len(parts)-1] // the package
+	if len(parts) > 3 {
+		parts = parts[:3]
+	}
+	return strings.Join(parts, ".")
+}
+
+func inPackage(class, pkg string) bool {
+	return pkg != "" && strings.HasPrefix(class, pkg+".")
+}
