@@ -127,7 +127,7 @@ func hprofPathCommand() *cli.Command {
 				return err
 			}
 			defer h.Close()
-			ps, err := h.Paths(ids)
+			ps, err := h.Paths().Of(ids)
 			if err != nil {
 				return err
 			}
@@ -162,7 +162,7 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 				hist[i] = h.Histogram()
 				h.Close() // one dump mapped at a time
 			}
-			rows := heapdump.DiffHistograms(hist[0], hist[1])
+			rows := heapdump.Diff(hist[0], hist[1])
 			if c.Bool("json") {
 				return headless.WriteJSON(c.App.Writer, heapdump.DiffJSON{Diff: rows})
 			}

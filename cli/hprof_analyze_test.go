@@ -351,7 +351,7 @@ func TestHprofDumpThenAnalyze(t *testing.T) {
 		t.Errorf("leaks %q", leaks)
 	}
 	var converted []string
-	for _, l := range h.Leaks() {
+	for _, l := range h.Leaks().Find() {
 		converted = append(converted, h.ClassName(l.Node))
 	}
 	if len(converted) != len(leaks)+1 || !slices.Contains(converted, history) {

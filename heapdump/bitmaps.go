@@ -26,21 +26,32 @@ type dumpData struct {
 	buffers Node   // byte[][] node
 }
 
-func (h *Heap) bitmapDumpData() (dumpData, bool) {
-	for i := range h.classes {
-		c := &h.classes[i]
-		if c.name != nameBitmap || c.node < 0 || h.kind(Node(c.node)) != subClassDump {
+// Bitmaps is the query of bitmaps (D14).
+type Bitmaps struct{ h *Heap }
+
+// Bitmaps returns the bitmaps' query.
+func (h *Heap) Bitmaps() Bitmaps { return Bitmaps{h} }
+
+// Unavailable says why the dump cannot tell bitmaps ("" when it can):
+// their sizes and pixels are primitive values.
+func (q Bitmaps) Unavailable() string { return q.h.Unavailable() }
+
+func (r *hprofFile) bitmapDumpData() (dumpData, bool) {
+	h := r.h
+	for i := range r.classes {
+		t := &h.types[i]
+		if t.name != nameBitmap || t.node < 0 || h.kinds[t.node] != subClassDump {
 			continue
 		}
-		for _, f := range h.Fields(Node(c.node)) {
-			if f.Name != fieldDumpData || f.Type != "object" || f.Ref < 0 || h.kind(f.Ref) != subInstanceDump {
+		for _, f := range r.fields(Node(t.node)) {
+			if f.Name != fieldDumpData || f.Type != "object" || f.Ref < 0 || h.kinds[f.Ref] != subInstanceDump {
 				continue
 			}
 			dd := dumpData{buffers: -1, format: "unknown"}
-			if v, t, ok := h.field(f.Ref, "", "count"); ok && t == typeInt {
+			if v, t, ok := r.field(f.Ref, "", "count"); ok && t == typeInt {
 				dd.count = int(int32(v))
 			}
-			if v, t, ok := h.field(f.Ref, "", "format"); ok && t == typeInt {
+			if v, t, ok := r.field(f.Ref, "", "format"); ok && t == typeInt {
 				switch int32(v) {
 				case 0:
 					dd.format = "jpeg"
@@ -50,15 +61,15 @@ func (h *Heap) bitmapDumpData() (dumpData, bool) {
 					dd.format = "webp"
 				}
 			}
-			if v, t, ok := h.field(f.Ref, "", "natives"); ok && isObjectType(t) {
+			if v, t, ok := r.field(f.Ref, "", "natives"); ok && isObjectType(t) {
 				if arr := h.refNode(v); arr >= 0 {
-					if et, data, ok := h.primitiveData(arr); ok && et == typeLong {
+					if et, data, ok := r.primitiveData(arr); ok && et == typeLong {
 						dd.natives = data
 					}
 				}
 			}
-			if v, t, ok := h.field(f.Ref, "", "buffers"); ok && isObjectType(t) {
-				if arr := h.refNode(v); arr >= 0 && h.kind(arr) == subObjectArray {
+			if v, t, ok := r.field(f.Ref, "", "buffers"); ok && isObjectType(t) {
+				if arr := h.refNode(v); arr >= 0 && h.kinds[arr] == subObjectArray {
 					dd.buffers = arr
 				}
 			}
@@ -69,67 +80,77 @@ func (h *Heap) bitmapDumpData() (dumpData, bool) {
 }
 
 // isByteArray reports whether n is a byte[] node, and its length.
-func (h *Heap) isByteArray(n Node) (int, bool) {
+func (r *hprofFile) isByteArray(n Node) (int, bool) {
 	if n < 0 {
 		return 0, false
 	}
-	off := h.offs.at(int(n))
-	tag := h.s.d[off]
+	off := r.offs.at(int(n))
+	d := r.s.d
+	tag := d[off]
 	if tag != subPrimitiveArray && tag != subPrimitiveNoDat {
 		return 0, false
 	}
-	p := off + 1 + h.idSize + 4
-	if h.s.d[p+4] != typeByte {
+	p := off + 1 + r.idSize + 4
+	if d[p+4] != typeByte {
 		return 0, false
 	}
-	return int(binary.BigEndian.Uint32(h.s.d[p:])), true
+	return int(binary.BigEndian.Uint32(d[p:])), true
 }
 
-// Bitmaps returns the reachable bitmaps, with pixel bytes descending, then
-// id.
-func (h *Heap) Bitmaps() []Bitmap {
-	dd, haveDD := h.bitmapDumpData()
+// List returns the reachable bitmaps, with pixel bytes descending, then
+// id; nil when the dump cannot tell them (Unavailable).
+func (q Bitmaps) List() []Bitmap {
+	r, ok := q.h.vals.(*hprofFile)
+	if !ok {
+		return nil
+	}
+	return r.bitmaps()
+}
+
+func (r *hprofFile) bitmaps() []Bitmap {
+	h := r.h
+	dd, haveDD := r.bitmapDumpData()
 	var out []Bitmap
-	for _, x := range h.instancesOf(func(ci int32) bool { return h.subclassOf(ci, nameBitmap) }) {
+	for _, x := range h.instancesOf(func(t int32) bool { return h.subclassOf(t, nameBitmap) }) {
 		b := Bitmap{Node: x, Pixels: -1}
-		if v, t, ok := h.field(x, "", "mWidth"); ok && t == typeInt {
+		if v, t, ok := r.field(x, "", "mWidth"); ok && t == typeInt {
 			b.Width = int(int32(v))
 		}
-		if v, t, ok := h.field(x, "", "mHeight"); ok && t == typeInt {
+		if v, t, ok := r.field(x, "", "mHeight"); ok && t == typeInt {
 			b.Height = int(int32(v))
 		}
-		if v, t, ok := h.field(x, "", "mBuffer"); ok && isObjectType(t) {
-			if n, ok := h.isByteArray(h.refNode(v)); ok {
+		if v, t, ok := r.field(x, "", "mBuffer"); ok && isObjectType(t) {
+			if n, ok := r.isByteArray(h.refNode(v)); ok {
 				b.PixelsInDump, b.PixelBytes, b.Source, b.Format, b.Pixels = true, n, "mBuffer", "raw", h.refNode(v)
 			}
 		}
 		if !b.PixelsInDump && haveDD {
-			if ptr, t, ok := h.field(x, "", "mNativePtr"); ok && t == typeLong {
-				h.matchDumpData(&b, dd, int64(ptr))
+			if ptr, t, ok := r.field(x, "", "mNativePtr"); ok && t == typeLong {
+				r.matchDumpData(&b, dd, int64(ptr))
 			}
 		}
 		out = append(out, b)
 	}
-	h.m.release(0, len(h.m.data))
+	r.released()
 	slices.SortFunc(out, func(a, b Bitmap) int {
 		return cmp.Or(cmp.Compare(b.PixelBytes, a.PixelBytes), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
 	})
 	return out
 }
 
-func (h *Heap) matchDumpData(b *Bitmap, dd dumpData, ptr int64) {
+func (r *hprofFile) matchDumpData(b *Bitmap, dd dumpData, ptr int64) {
 	if dd.buffers < 0 {
 		return
 	}
-	nb, _ := h.ArrayLength(dd.buffers)
+	nb, _ := r.arrayLength(dd.buffers)
 	limit := min(dd.count, len(dd.natives)/8, nb)
 	for i := 0; i < limit; i++ {
 		if int64(binary.BigEndian.Uint64(dd.natives[8*i:])) != ptr {
 			continue
 		}
-		el := h.ArrayElements(dd.buffers, i, 1)
+		el := r.arrayElements(dd.buffers, i, 1)
 		if len(el) == 1 {
-			if n, ok := h.isByteArray(el[0].Ref); ok {
+			if n, ok := r.isByteArray(el[0].Ref); ok {
 				b.PixelsInDump, b.PixelBytes, b.Source, b.Format, b.Pixels = true, n, "dumpData", dd.format, el[0].Ref
 				return
 			}
@@ -137,13 +158,14 @@ func (h *Heap) matchDumpData(b *Bitmap, dd dumpData, ptr int64) {
 	}
 }
 
-// BitmapPixels returns the bytes of a bitmap's pixels as the dump holds
-// them (raw ARGB for "raw", else an encoded image in b.Format); nil when
-// they are not in the dump.
-func (h *Heap) BitmapPixels(b Bitmap) []byte {
-	if !b.PixelsInDump || b.Pixels < 0 {
+// Pixels returns the bytes of a bitmap's pixels as the dump holds them
+// (raw ARGB for "raw", else an encoded image in b.Format); nil when they
+// are not in the dump.
+func (q Bitmaps) Pixels(b Bitmap) []byte {
+	r, ok := q.h.vals.(*hprofFile)
+	if !ok || !b.PixelsInDump || b.Pixels < 0 {
 		return nil
 	}
-	_, data, _ := h.primitiveData(b.Pixels)
+	_, data, _ := r.primitiveData(b.Pixels)
 	return append([]byte(nil), data...) // the file's bytes are gone after Close
 }

@@ -210,15 +210,15 @@ func checkModel(t *testing.T, m model, data []byte) {
 			t.Fatalf("%#x class %q, want %q", m.ids[v], h.ClassName(x), m.names[m.class[v]])
 		}
 		if !all[v] {
-			if h.Retained(x) != 0 || h.Depth(x) != 0 || h.PathToRoot(x) != nil {
-				t.Fatalf("unreachable %#x has retained %d depth %d", m.ids[v], h.Retained(x), h.Depth(x))
+			if h.Retained(x) != 0 || h.Paths().Depth(x) != 0 || h.Paths().ToRoot(x) != nil {
+				t.Fatalf("unreachable %#x has retained %d depth %d", m.ids[v], h.Retained(x), h.Paths().Depth(x))
 			}
 			continue
 		}
 		if got := h.Retained(x); got != retained[v] {
 			t.Fatalf("%#x retained %d, want %d", m.ids[v], got, retained[v])
 		}
-		if got := h.Depth(x); got != depth[v] {
+		if got := h.Paths().Depth(x); got != depth[v] {
 			t.Fatalf("%#x depth %d, want %d", m.ids[v], got, depth[v])
 		}
 		checkPath(t, h, x, depth[v])
@@ -257,7 +257,7 @@ func checkModel(t *testing.T, m model, data []byte) {
 // depth.
 func checkPath(t *testing.T, h *Heap, x Node, depth int) {
 	t.Helper()
-	p := h.PathToRoot(x)
+	p := h.Paths().ToRoot(x)
 	if len(p) != depth || p[len(p)-1].Node != x || !h.IsRoot(p[0].Node) || p[0].Field != "" {
 		t.Fatalf("path to %#x: %+v (depth %d)", h.ID(x), p, depth)
 	}

@@ -107,7 +107,7 @@ func TestAgainstReference(t *testing.T) {
 			for i := 0; i < 60 && len(ids) > 0; i++ {
 				pick = append(pick, ids[rng.IntN(len(ids))])
 			}
-			ps, err := h.Paths(pick)
+			ps, err := h.Paths().Of(pick)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestDiffAgainstReference(t *testing.T) {
 	}
 	defer hb.Close()
 	var got []hprofref.DiffRow
-	viaJSON(t, Diff(ha, hb), &got)
+	viaJSON(t, Diff(ha.Histogram(), hb.Histogram()), &got)
 	want := hprofref.Diff(reference(t, da).Result(), reference(t, db).Result())
 	if len(want) == 0 {
 		t.Fatal("the two dumps do not differ")

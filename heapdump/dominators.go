@@ -4,8 +4,8 @@ package heapdump
 // reachable node (D6–D8) with Lengauer–Tarjan's semi-dominators and the
 // semi-NCA finish, over depth-first numbers: 0 is the super-root, whose
 // successors are the root nodes and class objects in node order.
-func (h *Heap) dominate() {
-	n := h.offs.len()
+func dominate(h *Heap) {
+	n := h.n
 	progress := h.phase("dominators")
 	pre := make([]int32, n) // node -> DFS number, 0 unvisited
 	vertex := make([]int32, 1, n+1)
@@ -201,8 +201,8 @@ func domSlot(d int32, n int) int {
 // (D9): the retained sizes of reachable nodes that have no strict dominator
 // of the same class name, by a walk of the dominator tree that counts the
 // classes on the current path.
-func (h *Heap) histogramRetained() {
-	n := h.offs.len()
+func histogramRetained(h *Heap) {
+	n := h.n
 	h.nameRet = make([]uint64, len(h.names))
 	h.classTop = make([]uint64, (n+63)/64)
 	onPath := make([]int32, len(h.names))
@@ -215,14 +215,14 @@ func (h *Heap) histogramRetained() {
 		top := &stack[len(stack)-1]
 		if top.next == h.domOff[top.node+1] {
 			if top.node != int32(n) {
-				onPath[h.cls[top.node]]--
+				onPath[h.className(int(top.node))]--
 			}
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		x := h.domKids[top.next]
 		top.next++
-		c := h.cls[x]
+		c := h.className(int(x))
 		if onPath[c] == 0 {
 			h.nameRet[c] += h.Retained(Node(x))
 			h.classTop[x>>6] |= 1 << (x & 63)
@@ -232,10 +232,10 @@ func (h *Heap) histogramRetained() {
 	}
 }
 
-// paths runs a BFS from the super-root over strong edges (D11), keeping
-// each reachable node's parent on a shortest path.
-func (h *Heap) paths() {
-	n := h.offs.len()
+// shortestParents runs a BFS from the super-root over strong edges (D11),
+// giving each reachable node's parent on a shortest path.
+func shortestParents(h *Heap) []int32 {
+	n := h.n
 	par := make([]int32, n)
 	for i := range par {
 		par[i] = -2
@@ -256,5 +256,5 @@ func (h *Heap) paths() {
 			}
 		}
 	}
-	h.bfsParent = par
+	return par
 }

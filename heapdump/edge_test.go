@@ -110,10 +110,10 @@ func TestOddShapes(t *testing.T) {
 	if x := node(t, h, emptyBytes); h.Reachable(x) || h.ClassName(x) != "byte[]" || h.Shallow(x) != 0 {
 		t.Errorf("empty byte[]: reachable %v", h.Reachable(x))
 	}
-	if got := h.RefName(node(t, h, holder), node(t, h, undumped)); got != "[2]" {
+	if got := h.Paths().RefName(node(t, h, holder), node(t, h, undumped)); got != "[2]" {
 		t.Errorf("RefName = %q", got)
 	}
-	dups := h.DuplicateStrings()
+	dups := h.Strings().Duplicates()
 	// "INBOX": s1 (offset 1 in char[7]) and s2 (char[5]): 14 + 10 − 10.
 	// "xINBOXy": s3 (offset past the end: whole array) and s4: 14 + 14 − 14.
 	// "": two char[0]: wasted 0. Equal waste and count: by content.
@@ -225,7 +225,7 @@ func TestBuildPartsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(h.outOff, one.outOff) || !slices.Equal(h.outTgt, one.outTgt) || !slices.Equal(h.cls, one.cls) ||
+		if !slices.Equal(h.outOff, one.outOff) || !slices.Equal(h.outTgt, one.outTgt) || !slices.Equal(classNames(h), classNames(one)) ||
 			!slices.Equal(h.shallow, one.shallow) || !slices.Equal(h.roots, one.roots) || !slices.Equal(h.retained.small, one.retained.small) {
 			t.Fatalf("%d parts differ from one", parts)
 		}
@@ -235,6 +235,16 @@ func TestBuildPartsAgree(t *testing.T) {
 			t.Fatalf("%d parts: reports differ", parts)
 		}
 	}
+}
+
+// classNames lists every node's class name, in node order (the workers
+// may number the types of undumped classes in either order).
+func classNames(h *Heap) []string {
+	out := make([]string, h.NumNodes())
+	for x := range out {
+		out[x] = h.ClassName(Node(x))
+	}
+	return out
 }
 
 // ROOT UNREACHABLE (0x90) is not a root (D5); Bitmap.dumpData matches only
@@ -265,7 +275,7 @@ func TestUnreachableRootAndDumpDataCount(t *testing.T) {
 		t.Error("an object named only by ROOT UNREACHABLE is reachable")
 	}
 	got := ""
-	for _, b := range h.Bitmaps() {
+	for _, b := range h.Bitmaps().List() {
 		got += fmt.Sprintf("%#x:%d:%v:%s ", h.ID(b.Node), b.PixelBytes, b.PixelsInDump, b.Format)
 	}
 	if want := fmt.Sprintf("%#x:7:true:webp %#x:0:false: ", held, bmp); got != want {
@@ -287,13 +297,13 @@ func TestReportTop(t *testing.T) {
 
 // The diff by class name (D16): missing classes count as 0, unchanged rows
 // are left out, rows by shallow delta, then instances delta, then name.
-func TestDiffHistograms(t *testing.T) {
+func TestDiff(t *testing.T) {
 	a := []ClassRow{{Name: "A", Instances: 2, Shallow: 20, Retained: 30}, {Name: "B", Instances: 1, Shallow: 8, Retained: 8},
 		{Name: "Same", Instances: 5, Shallow: 5, Retained: 5}, {Name: "Gone", Instances: 1, Shallow: 100, Retained: 100}}
 	b := []ClassRow{{Name: "A", Instances: 3, Shallow: 30, Retained: 40}, {Name: "B", Instances: 2, Shallow: 18, Retained: 8},
 		{Name: "Same", Instances: 5, Shallow: 5, Retained: 5}, {Name: "New", Instances: 4, Shallow: 10, Retained: 12},
 		{Name: "C", Instances: 1, Shallow: 10, Retained: 10}}
-	got := fmt.Sprint(DiffHistograms(a, b))
+	got := fmt.Sprint(Diff(a, b))
 	want := "[{New 4 10 12} {A 1 10 10} {B 1 10 0} {C 1 10 10} {Gone -1 -100 -100}]"
 	if got != want {
 		t.Errorf("diff\n got %s\nwant %s", got, want)

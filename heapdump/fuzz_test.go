@@ -29,12 +29,12 @@ func FuzzAnalyze(f *testing.F) {
 			h.Fields(x)
 			h.ArrayElements(x, 0, 4)
 			h.Referrers(x)
-			h.DominatorChildren(x)
-			h.StringValue(x)
-			if p := h.PathToRoot(x); len(p) != h.Depth(x) {
-				t.Fatalf("node %d: path %d, depth %d", i, len(p), h.Depth(x))
+			h.Dominators().Children(x)
+			h.Strings().Value(x)
+			if p := h.Paths().ToRoot(x); len(p) != h.Paths().Depth(x) {
+				t.Fatalf("node %d: path %d, depth %d", i, len(p), h.Paths().Depth(x))
 			}
 		}
-		_ = DiffHistograms(h.Histogram(), nil)
+		_ = Diff(h.Histogram(), nil)
 	})
 }

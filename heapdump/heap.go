@@ -1,29 +1,60 @@
-// Package analysis computes what holds the memory in an HPROF heap dump:
-// the class histogram with shallow and retained sizes, the dominator tree,
-// shortest strong paths from GC roots, leaked Activities and Fragments,
-// duplicate strings, bitmaps, heaps, and the diff of two dumps, exactly as
-// spec/hprof-analysis.md (D1–D16) defines them. It reads Android (1.0.3)
-// and standard (1.0.2) files with 4- or 8-byte ids, converted or not.
+// Package heapdump is the model of a Java heap dump: the index that readers
+// build (objects, their types, shallow sizes and heaps, strong references,
+// GC roots) and the queries over it, exactly as spec/hprof-analysis.md
+// (D1–D16) defines them: the class histogram of every heap with shallow and
+// retained sizes (Histogram), the dominator tree and its children
+// (DominatorTree), shortest strong paths from GC roots (Paths), referrers
+// (Referrers), leaked Activities and Fragments (Leaks), duplicate strings
+// (Strings), bitmaps (Bitmaps), and the diff of two histograms (Diff);
+// Report is the `--json` document built from them, WriteText the text one.
 //
-// Open maps the file (it is never copied into the Go heap on linux) and
-// indexes it in two passes: pass 1 collects strings, class dumps and the id
-// and offset of every object; pass 2 derives each node's class, shallow size
-// and heap, and its strong edges in CSR form. Object ids are turned into
-// node indices through a sorted array; dominators are computed with
-// Lengauer–Tarjan's semi-dominators and the semi-NCA finish over int32
-// indices; retained sizes by one pass over the dominator tree; shortest
-// paths by a BFS. No Go value exists per object.
+// Two readers feed it. Open and Analyze read an HPROF file (Android's 1.0.3
+// and standard 1.0.2, 4- or 8-byte ids, converted or not): the file is
+// mapped (never copied into the Go heap on linux) and indexed in two passes,
+// and the values of fields and arrays are read from the mapping when a
+// query asks (hprof_*.go). Any other reader (a Perfetto heap graph, package
+// perfetto) feeds a Builder:
 //
-// A *Heap is immutable after Open and safe for concurrent use by several
+//	b := heapdump.NewBuilder("perfetto heap graph", heapdump.Options{})
+//	b.Type(heapdump.Type{ID: 7, Name: "com.example.Foo", Super: 3, InstanceSize: 24,
+//		RefFields: []string{"next", "owner"}}) // its own reference fields, in order
+//	b.Object(heapdump.Object{ID: 0x1000, Type: 7, Kind: heapdump.KindInstance,
+//		Size: heapdump.SizeOfType, Heap: "app",
+//		Refs: []uint64{0x1010, 0}}) // values of next, owner, then the superclass's fields
+//	b.Root(0x1000)
+//	h, err := b.Finish()
+//
+// Types may arrive after the objects that name them; everything is resolved
+// in Finish. An object's Refs are its reference values in field order, 0 for
+// null: for an instance, its type's RefFields, then its superclass's, up the
+// chain (RefFields nil); for an object array its elements; for a class
+// object or any object whose names are its own, RefFields beside Refs
+// ("Declaring.Class.name", or a plain name). Class objects (KindClass) name
+// the type they stand for in ClassOf and are roots (D5); the reader adds the
+// other roots. A heap fed this way has no primitive values (no field
+// values, strings' text or array bytes): Unavailable says so, and the
+// queries that need them (duplicate strings, bitmaps, Activities' mDestroyed
+// and mFinished) report it rather than guess, while those decided by
+// references alone (the histogram, dominators, retained sizes, paths,
+// referrers, detached Fragments) answer as for HPROF.
+//
+// Class and field names pass through one place each (Heap.ClassName and
+// Field.Name, from the types table), so a deobfuscation mapping has one
+// place to rename them.
+//
+// Inside, no Go value exists per object: object ids are turned into node
+// indices through a sorted array; edges are one CSR array; dominators are
+// computed with Lengauer–Tarjan's semi-dominators and the semi-NCA finish
+// over int32 indices; retained sizes by one pass over the dominator tree;
+// shortest paths by a BFS.
+//
+// A *Heap is immutable once built and safe for concurrent use by several
 // goroutines until Close. Node is a node index; most methods take one.
 package heapdump
 
 import (
-	"fmt"
-	"os"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 )
 
 // Node is the index of an object in a Heap, 0 to NumNodes()-1.
@@ -32,140 +63,111 @@ type Node int32
 // SuperRoot stands for the virtual super-root in dominator answers.
 const SuperRoot Node = -1
 
-// Options tune Open.
+// Options tune Open and a Builder.
 type Options struct {
 	// Progress, when set, is called with the phase ("scan", "graph",
-	// "dominators", and "strings" from Report or DuplicateStrings) and the
+	// "dominators", and "strings" from Report or Strings.Duplicates) and the
 	// fraction of that phase done, from the goroutine doing that phase.
 	Progress func(phase string, fraction float64)
 
 	buildParts int // pass 2's workers; 0: two for large files (tests set it)
 }
 
-// Heap is an analysed heap dump.
+// Heap is the index of a heap dump: each node's type, shallow size, heap
+// and strong edges, the roots, and what the analysis derives from them
+// (dominators, retained sizes, shortest-path parents). The queries over it
+// are types of their own (Histogram, DominatorTree, Paths, Referrers,
+// Leaks, Strings, Bitmaps).
 type Heap struct {
-	m       *mapping
-	s       *scan
-	idSize  int
-	version string
+	vals      values // the reader's view of the objects' contents
+	format    string
+	idSize    int
+	truncated bool
+	truncOff  int64
+	large     bool // collect between phases
 
-	offs    offsets // node -> offset of its sub-record tag
-	index   *idIndex
-	cls     []int32 // node -> index in names
-	shallow []uint32
-	bigSize map[int32]uint64 // shallow sizes that do not fit in 32 bits
-	heapOf  []uint8
-	kinds   []uint8 // node -> its sub-record tag
-	// sortedPos is node -> position in the id index, when nodes are not
-	// in id order.
-	sortedPos []int32
+	n         int
+	index     *idIndex
+	sortedPos []int32 // node -> position in the id index, when nodes are not in id order
+	typ       []int32 // node -> index in types
+	shallow   []uint32
+	bigSize   map[int32]uint64 // shallow sizes that do not fit in 32 bits
+	heapOf    []uint8
+	kinds     []uint8 // node -> its Kind (HPROF's NODATA arrays keep their tag)
 	heaps     []string
 	roots     []uint64 // bitset: root node or class object (D5)
 
 	outOff []uint32 // CSR of strong edges (D4)
 	outTgt []int32
 
-	names    []string
-	nameIdx  map[string]int32
-	namesMu  sync.Mutex // names grow while pass 2's workers run
-	classIdx int32      // names index of java.lang.Class
-	primIdx  [12]int32  // names index of each primitive array type
-	classes  []classInfo
-	classByI map[uint64]int32 // class id -> classes index
-	classOf  map[int32]int32  // class object node -> classes index
+	names   []string // class names (D3); types of one name share one
+	nameIdx map[string]int32
+	namesMu sync.Mutex // types grow while the HPROF reader's workers run
+	types   []typeInfo
+	classOf map[int32]int32 // class object node -> the type it stands for
 
 	idom      []int32 // node -> immediate dominator node, -1 super-root, -2 unreachable
 	retained  sizes
 	bfsParent []int32 // node -> BFS parent, -1 for roots, -2 unreachable
-	domOff    []int32 // dominator tree children; node len(offs) is the super-root
+	domOff    []int32 // dominator tree children; slot n is the super-root
 	domKids   []int32
 	nameRet   []uint64 // names index -> histogram retained (D9)
 	classTop  []uint64 // bitset: reachable nodes with no strict dominator of their class name
 	reachable int
 
-	reads   atomic.Uint32 // see touch
-	revOnce sync.Once
-	revOff  []uint32
-	revSrc  []int32
+	rev reverse // the reverse edges, built on first use (Referrers)
 
-	progress   func(string, float64)
-	buildParts int
+	progress func(string, float64)
 }
 
-// Open analyses the HPROF file at path. A file cut short is analysed up to
-// its last complete record (see Truncated); malformed input gives a
-// *FormatError with the byte offset.
-func Open(path string, opts Options) (*Heap, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	m, err := mapFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	h, err := analyse(m, opts)
-	if err != nil {
-		m.close()
-		return nil, err
-	}
-	return h, nil
+// typeInfo is one type of the dump: a class (of instances, or an array
+// class), a primitive array type, or java.lang.Class.
+type typeInfo struct {
+	name    string
+	nameIdx int32
+	super   int32 // index in types of the superclass, -1 when none or not dumped
+	node    int32 // the class object standing for it, -1 when none
 }
 
-// Analyze analyses an HPROF file held in memory. The Heap refers to data,
-// which must not change.
-func Analyze(data []byte, opts Options) (*Heap, error) {
-	return analyse(&mapping{data: data}, opts)
-}
+// Kind is what a node is.
+type Kind uint8
 
-// Close releases the file mapping. No method may be called during or after
-// Close.
+// The kinds of node (the values are HPROF's sub-record tags).
+const (
+	KindClass          Kind = subClassDump
+	KindInstance       Kind = subInstanceDump
+	KindObjectArray    Kind = subObjectArray
+	KindPrimitiveArray Kind = subPrimitiveArray
+)
+
+// Close releases what the reader holds (an HPROF file's mapping). No
+// method may be called during or after Close.
 func (h *Heap) Close() error {
-	if h.m == nil {
+	if h.vals == nil {
 		return nil
 	}
-	err := h.m.close()
-	h.m = nil
+	err := h.vals.close()
+	h.vals = nil
 	return err
 }
 
-func analyse(m *mapping, opts Options) (*Heap, error) {
-	h := &Heap{m: m, progress: opts.Progress, buildParts: opts.buildParts}
-	s := &scan{d: m.data}
-	h.s = s
-	if err := s.pass1(func(off int) { m.release(0, off) }, h.phase("scan")); err != nil {
-		return nil, err
-	}
-	h.idSize, h.version = s.idSize, s.version
-	// Each phase's temporary arrays are collected before the next phase
-	// allocates its own (the arrays hold no pointers: a collection is
-	// cheap), so the peak is one phase's, not the sum.
-	collect := h.collect
-	h.nodes()
-	collect()
-	if err := h.build(); err != nil {
-		return nil, err
-	}
-	m.release(0, len(m.data))
-	collect()
+// finish computes what the queries need once the reader has filled the
+// index: dominators, retained sizes, shortest-path parents and the
+// histogram's retained sizes.
+func (h *Heap) finish() {
+	h.collect()
 	// The BFS for paths needs only the edges: it runs beside the
 	// dominators, on the other core.
 	bfs := make(chan struct{})
 	go func() {
-		h.paths()
+		h.bfsParent = shortestParents(h)
 		close(bfs)
 	}()
-	h.dominate()
-	h.histogramRetained()
+	dominate(h)
+	histogramRetained(h)
 	<-bfs
-	m.release(0, len(m.data))
-	collect()
-	return h, nil
+	h.vals.released()
+	h.collect()
 }
 
 // collect runs the garbage collector between phases of a large analysis
@@ -174,18 +176,8 @@ func analyse(m *mapping, opts Options) (*Heap, error) {
 // the peak is one phase's, not the sum (the arrays hold no pointers: a
 // collection is cheap).
 func (h *Heap) collect() {
-	if len(h.s.d) > 16<<20 {
+	if h.large {
 		debug.FreeOSMemory()
-	}
-}
-
-// touch is called before each read of an object's bytes after Open: every
-// few hundred reads it gives the file's pages back, so that queries over
-// objects spread through the file never hold the whole file in memory
-// (each page fault maps a neighbourhood of pages).
-func (h *Heap) touch() {
-	if h.reads.Add(1)%32 == 0 {
-		h.m.release(0, len(h.m.data))
 	}
 }
 
@@ -196,105 +188,40 @@ func (h *Heap) phase(name string) func(float64) {
 	return func(f float64) { h.progress(name, f) }
 }
 
-// nodes turns pass 1's objects into nodes: the first dump of each id (D1),
-// in file order, and the id index.
-func (h *Heap) nodes() {
-	s := h.s
-	n := len(s.objIDs)
-	pos := make([]int32, n)
-	for i := range pos {
-		pos[i] = int32(i)
+// nameIndex returns the index of a class name, adding it.
+func (h *Heap) nameIndex(name string) int32 {
+	if i, ok := h.nameIdx[name]; ok {
+		return i
 	}
-	keys, pos := radixSort(s.objIDs, pos) // objIDs is not needed after this
-	// Drop later dumps of an id: they are marked dead in file order.
-	var dead []int32
-	u := 0
-	for i := range keys {
-		if i > 0 && keys[i] == keys[u-1] {
-			dead = append(dead, pos[i])
-			continue
-		}
-		keys[u], pos[u] = keys[i], pos[i]
-		u++
-	}
-	keys, pos = keys[:u], pos[:u]
-	offs := s.objOffs
-	if len(dead) > 0 {
-		radixSortInt32(dead)
-		// node = file position minus the dead positions before it.
-		offs = newOffsets(len(s.d), u)
-		j := 0
-		for i := range s.objOffs.len() {
-			if j < len(dead) && dead[j] == int32(i) {
-				j++
-				continue
-			}
-			offs.add(s.objOffs.at(i))
-		}
-		for i, p := range pos {
-			pos[i] = p - int32(countBelow(dead, p))
-		}
-		// Heap marks count file positions too.
-		for i := range s.heaps {
-			s.heaps[i].pos -= countBelow(dead, int32(s.heaps[i].pos))
-		}
-	}
-	identity := true
-	for i, p := range pos {
-		if p != int32(i) {
-			identity = false
-			break
-		}
-	}
-	if identity {
-		pos = nil
-	}
-	h.offs = offs
-	if pos != nil {
-		h.sortedPos = make([]int32, len(pos))
-		for i, p := range pos {
-			h.sortedPos[p] = int32(i)
-		}
-	}
-	h.index = newIDIndex(keys, pos)
-	s.objIDs, s.objOffs = nil, offsets{}
+	i := int32(len(h.names))
+	h.names = append(h.names, name)
+	h.nameIdx[name] = i
+	return i
 }
 
-// countBelow returns how many of the sorted values are below v.
-func countBelow(sorted []int32, v int32) int {
-	lo, hi := 0, len(sorted)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if sorted[m] < v {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-func radixSortInt32(v []int32) {
-	keys := make([]uint64, len(v))
-	for i, x := range v {
-		keys[i] = uint64(uint32(x))
-	}
-	_, out := radixSort(keys, v)
-	copy(v, out)
+// addType appends a type and returns its index.
+func (h *Heap) addType(name string) int32 {
+	h.types = append(h.types, typeInfo{name: name, nameIdx: h.nameIndex(name), super: -1, node: -1})
+	return int32(len(h.types) - 1)
 }
 
 // NumNodes returns the number of objects (D1).
-func (h *Heap) NumNodes() int { return h.offs.len() }
+func (h *Heap) NumNodes() int { return h.n }
 
-// IDSize returns the file's identifier size, 4 or 8.
+// IDSize returns the dump's identifier size, 4 or 8 (8 for a heap graph).
 func (h *Heap) IDSize() int { return h.idSize }
 
-// Version returns the file's header version string.
-func (h *Heap) Version() string { return h.version }
+// Version returns the dump's format: an HPROF header's version string, or
+// what a Builder was given.
+func (h *Heap) Version() string { return h.format }
 
 // Truncated reports whether the file ended inside a record, and the offset
 // of the first byte that was not analysed.
-func (h *Heap) Truncated() (bool, int64) { return h.s.truncated, h.s.truncOff }
+func (h *Heap) Truncated() (bool, int64) { return h.truncated, h.truncOff }
+
+// Unavailable says what the dump cannot tell ("" when it holds every
+// value): a heap graph carries no primitive values.
+func (h *Heap) Unavailable() string { return h.vals.unavailable() }
 
 // Lookup returns the node of an object id.
 func (h *Heap) Lookup(id uint64) (Node, bool) {
@@ -311,15 +238,26 @@ func (h *Heap) ID(n Node) uint64 {
 }
 
 // ClassName returns the node's class name in source form (D3).
-func (h *Heap) ClassName(n Node) string { return h.names[h.cls[n]] }
+func (h *Heap) ClassName(n Node) string { return h.names[h.types[h.typ[n]].nameIdx] }
+
+// className returns the names index of the node's class.
+func (h *Heap) className(n int) int32 { return h.types[h.typ[n]].nameIdx }
 
 // ClassObjectName returns the name of the class a class object stands
 // for, "" for other nodes.
 func (h *Heap) ClassObjectName(n Node) string {
-	if ci, ok := h.classOf[int32(n)]; ok {
-		return h.classes[ci].name
+	if t, ok := h.classOf[int32(n)]; ok {
+		return h.types[t].name
 	}
 	return ""
+}
+
+// Kind returns what the node is.
+func (h *Heap) Kind(n Node) Kind {
+	if k := h.kinds[n]; k != subPrimitiveNoDat {
+		return Kind(k)
+	}
+	return KindPrimitiveArray
 }
 
 // Shallow returns the node's shallow size (D2).
@@ -332,6 +270,9 @@ func (h *Heap) Shallow(n Node) uint64 {
 
 // Reachable reports whether the node is strongly reachable (D6).
 func (h *Heap) Reachable(n Node) bool { return h.idom[n] != -2 }
+
+// ReachableCount returns the number of reachable nodes.
+func (h *Heap) ReachableCount() int { return h.reachable }
 
 // Retained returns the node's retained size (D8); 0 when unreachable.
 func (h *Heap) Retained(n Node) uint64 {
@@ -354,52 +295,43 @@ func (h *Heap) IsRoot(n Node) bool { return h.roots[n>>6]&(1<<(n&63)) != 0 }
 // HeapName returns the name of the heap the node belongs to (D15).
 func (h *Heap) HeapName(n Node) string { return h.heaps[h.heapOf[n]] }
 
-// ReachableCount returns the number of reachable nodes.
-func (h *Heap) ReachableCount() int { return h.reachable }
+// Outgoing returns the node's strong edges (D4) in field order; the slice
+// must not be changed.
+func (h *Heap) Outgoing(n Node) []int32 { return h.outTgt[h.outOff[n]:h.outOff[n+1]] }
 
-// kind returns the sub-record tag of the node's dump.
-func (h *Heap) kind(n Node) byte { return h.kinds[n] }
+func (h *Heap) setRoot(n int32) { h.roots[n>>6] |= 1 << (n & 63) }
 
-// offsets holds file offsets compactly: 32 bits each below 4 GiB.
-type offsets struct {
-	small []uint32
-	big   []int64
-}
-
-func newOffsets(fileSize, capacity int) offsets {
-	if uint64(fileSize) <= 1<<32 {
-		return offsets{small: make([]uint32, 0, capacity)}
-	}
-	return offsets{big: make([]int64, 0, capacity)}
-}
-
-func (o *offsets) add(off int) {
-	if o.big == nil && uint64(off) < 1<<32 {
-		o.small = append(o.small, uint32(off))
-		return
-	}
-	if o.big == nil { // past 4 GiB: widen
-		o.big = make([]int64, len(o.small), len(o.small)+1)
-		for i, v := range o.small {
-			o.big[i] = int64(v)
+// subclassOf reports whether type t or a superclass is named name (D3).
+func (h *Heap) subclassOf(t int32, name string) bool {
+	for steps := 0; t >= 0 && steps <= len(h.types); steps++ {
+		if h.types[t].name == name {
+			return true
 		}
-		o.small = nil
+		t = h.types[t].super
 	}
-	o.big = append(o.big, int64(off))
+	return false
 }
 
-func (o *offsets) at(i int) int {
-	if o.big != nil {
-		return int(o.big[i])
+// instancesOf returns the reachable instance nodes whose type satisfies
+// match (asked once per type).
+func (h *Heap) instancesOf(match func(t int32) bool) []Node {
+	ok := make([]bool, len(h.types))
+	found := false
+	for i := range h.types {
+		if match(int32(i)) {
+			ok[i], found = true, true
+		}
 	}
-	return int(o.small[i])
-}
-
-func (o *offsets) len() int {
-	if o.big != nil {
-		return len(o.big)
+	if !found {
+		return nil
 	}
-	return len(o.small)
+	var out []Node
+	for x, t := range h.typ {
+		if ok[t] && h.idom[x] != -2 && h.kinds[x] == subInstanceDump {
+			out = append(out, Node(x))
+		}
+	}
+	return out
 }
 
 // sizes holds retained sizes: 32 bits each when the heap is below 4 GiB.

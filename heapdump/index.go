@@ -180,3 +180,67 @@ func (s *scan) str(id uint64) (string, bool) {
 	}
 	return "", false
 }
+
+// setIndex makes the id index from the ids sorted (unique) and the node of
+// each (pos; nil when the i-th id is node i).
+func (h *Heap) setIndex(keys []uint64, pos []int32) {
+	identity := true
+	for i, p := range pos {
+		if p != int32(i) {
+			identity = false
+			break
+		}
+	}
+	if identity {
+		pos = nil
+	}
+	if pos != nil {
+		h.sortedPos = make([]int32, len(pos))
+		for i, p := range pos {
+			h.sortedPos[p] = int32(i)
+		}
+	}
+	h.index = newIDIndex(keys, pos)
+}
+
+// offsets holds file offsets compactly: 32 bits each below 4 GiB.
+type offsets struct {
+	small []uint32
+	big   []int64
+}
+
+func newOffsets(fileSize, capacity int) offsets {
+	if uint64(fileSize) <= 1<<32 {
+		return offsets{small: make([]uint32, 0, capacity)}
+	}
+	return offsets{big: make([]int64, 0, capacity)}
+}
+
+func (o *offsets) add(off int) {
+	if o.big == nil && uint64(off) < 1<<32 {
+		o.small = append(o.small, uint32(off))
+		return
+	}
+	if o.big == nil { // past 4 GiB: widen
+		o.big = make([]int64, len(o.small), len(o.small)+1)
+		for i, v := range o.small {
+			o.big[i] = int64(v)
+		}
+		o.small = nil
+	}
+	o.big = append(o.big, int64(off))
+}
+
+func (o *offsets) at(i int) int {
+	if o.big != nil {
+		return int(o.big[i])
+	}
+	return int(o.small[i])
+}
+
+func (o *offsets) len() int {
+	if o.big != nil {
+		return len(o.big)
+	}
+	return len(o.small)
+}

@@ -15,14 +15,36 @@ type Leak struct {
 	Path   []PathStep
 }
 
-// Leaks returns the reachable Activities that are destroyed or finished
+// Leaks is the query of leaked Activities and Fragments (D12).
+type Leaks struct{ h *Heap }
+
+// Leaks returns the leaks' query.
+func (h *Heap) Leaks() Leaks { return Leaks{h} }
+
+// Unavailable says which leaks the dump cannot tell ("" when none): an
+// Activity's mDestroyed and mFinished are primitive values, which a heap
+// graph does not carry.
+func (l Leaks) Unavailable() string {
+	if why := l.h.Unavailable(); why != "" {
+		return "destroyed or finished Activities: " + why
+	}
+	return ""
+}
+
+// Find returns the reachable Activities that are destroyed or finished
 // and the reachable Fragments without a FragmentManager (D12), by retained
-// size descending, then id.
-func (h *Heap) Leaks() []Leak {
+// size descending, then id. Without primitive values (Unavailable) only
+// the Fragments are looked for.
+func (l Leaks) Find() []Leak {
+	h := l.h
 	var out []Leak
-	for _, x := range h.instancesOf(func(ci int32) bool { return h.subclassOf(ci, nameActivity) }) {
-		destroyed, _, _ := h.field(x, nameActivity, "mDestroyed")
-		finished, _, _ := h.field(x, nameActivity, "mFinished")
+	activities := h.instancesOf(func(t int32) bool { return h.subclassOf(t, nameActivity) })
+	if l.Unavailable() != "" {
+		activities = nil
+	}
+	for _, x := range activities {
+		destroyed, _, _ := h.vals.field(x, nameActivity, "mDestroyed")
+		finished, _, _ := h.vals.field(x, nameActivity, "mFinished")
 		switch {
 		case destroyed != 0:
 			out = append(out, Leak{Node: x, Kind: "activity", Reason: "destroyed"})
@@ -31,14 +53,14 @@ func (h *Heap) Leaks() []Leak {
 		}
 	}
 	for _, base := range []string{nameFragment, nameXFragment} {
-		for _, x := range h.instancesOf(func(ci int32) bool { return h.subclassOf(ci, base) }) {
-			if fm, typ, ok := h.field(x, base, "mFragmentManager"); ok && isObjectType(typ) && fm == 0 {
+		for _, x := range h.instancesOf(func(t int32) bool { return h.subclassOf(t, base) }) {
+			if fm, typ, ok := h.vals.field(x, base, "mFragmentManager"); ok && isObjectType(typ) && fm == 0 {
 				out = append(out, Leak{Node: x, Kind: "fragment", Reason: "detached"})
 			}
 		}
 	}
 	for i := range out {
-		out[i].Path = h.PathToRoot(out[i].Node)
+		out[i].Path = h.Paths().ToRoot(out[i].Node)
 		out[i].Depth = len(out[i].Path)
 	}
 	slices.SortFunc(out, func(a, b Leak) int {
@@ -61,7 +83,8 @@ func (h *Heap) Leaks() []Leak {
 // android.util), the blame moves back to the reference that holds the
 // container: the static listener list, not its backing array. When the
 // whole path is the app's, the first hop (out of the GC root) is blamed.
-func (h *Heap) BlameStep(path []PathStep) int {
+func (l Leaks) BlameStep(path []PathStep) int {
+	h := l.h
 	if len(path) < 2 {
 		return 0
 	}
@@ -73,7 +96,7 @@ func (h *Heap) BlameStep(path []PathStep) int {
 			break
 		}
 	}
-	for i > 1 && h.isContainer(path[i-1].Node) {
+	for i > 1 && isContainer(h, path[i-1].Node) {
 		i--
 	}
 	return i
@@ -81,7 +104,7 @@ func (h *Heap) BlameStep(path []PathStep) int {
 
 // isContainer reports whether a node only holds others for someone: an
 // array, or an instance of a java.util or android.util class.
-func (h *Heap) isContainer(n Node) bool {
+func isContainer(h *Heap, n Node) bool {
 	if h.ClassObjectName(n) != "" {
 		return false
 	}

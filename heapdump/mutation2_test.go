@@ -130,7 +130,7 @@ func TestNamesAndPathsEdges(t *testing.T) {
 		b.Root(hprof.SubRootJNIGlobal, kept)
 	})
 	h := analyseBytes(t, data)
-	ps, err := h.Paths([]uint64{kept, lost})
+	ps, err := h.Paths().Of([]uint64{kept, lost})
 	if err != nil || len(ps.Paths) != 2 || !ps.Paths[0].Reachable || ps.Paths[1].Reachable {
 		t.Errorf("paths: %+v %v", ps, err)
 	}

@@ -71,7 +71,7 @@ func TestStringContentBounds(t *testing.T) {
 		"cut in count": "abcd", "cut in offset": "ab", "cut after offset": "bc",
 	}
 	for name, id := range ids {
-		got, ok := h.StringValue(node(t, h, id))
+		got, ok := h.Strings().Value(node(t, h, id))
 		if w, has := want[name]; !has {
 			if ok {
 				t.Errorf("%s: content %q, want none", name, got)
@@ -80,7 +80,7 @@ func TestStringContentBounds(t *testing.T) {
 			t.Errorf("%s: content %q %v, want %q", name, got, ok, w)
 		}
 	}
-	if s, ok := h.StringValue(node(t, h, plain)); ok {
+	if s, ok := h.Strings().Value(node(t, h, plain)); ok {
 		t.Errorf("an instance of a class without CLASS DUMP has content %q", s)
 	}
 	if n := node(t, h, abcd); n != 0 {
@@ -88,7 +88,7 @@ func TestStringContentBounds(t *testing.T) {
 	}
 	// The duplicates among them, member for member.
 	got := map[string][]Node{}
-	for _, d := range h.DuplicateStrings() {
+	for _, d := range h.Strings().Duplicates() {
 		got[d.Value] = d.Members
 		if d.Wasted != uint64(d.Count-1)*8 {
 			t.Errorf("%q: %d wasted by %d strings over one char[4]", d.Value, d.Wasted, d.Count)
@@ -128,7 +128,7 @@ func TestStringOffsetFirst(t *testing.T) {
 		b.Root(hprof.SubRootJNIGlobal, s)
 	})
 	h := analyseBytes(t, data)
-	if got, ok := h.StringValue(node(t, h, s)); !ok || got != "bc" {
+	if got, ok := h.Strings().Value(node(t, h, s)); !ok || got != "bc" {
 		t.Errorf("content %q %v, want \"bc\"", got, ok)
 	}
 }
@@ -157,10 +157,10 @@ func TestCyclicSuperclasses(t *testing.T) {
 	if want := []string{"com.example.A.a=1", "com.example.B.b=2", "com.example.A.a=3"}; !slices.Equal(got, want) {
 		t.Errorf("fields %v, want %v", got, want)
 	}
-	if l := h.Leaks(); len(l) != 0 {
+	if l := h.Leaks().Find(); len(l) != 0 {
 		t.Errorf("leaks %+v", l)
 	}
-	if bm := h.Bitmaps(); len(bm) != 0 {
+	if bm := h.Bitmaps().List(); len(bm) != 0 {
 		t.Errorf("bitmaps %+v", bm)
 	}
 }
@@ -178,10 +178,10 @@ func TestBlameStepContainerRoot(t *testing.T) {
 	})
 	h := analyseBytes(t, data)
 	path := []PathStep{{Node: node(t, h, arr)}, {Node: node(t, h, leaked), Field: "[0]"}}
-	if !h.isContainer(path[0].Node) {
+	if !isContainer(h, path[0].Node) {
 		t.Fatal("test setup: the root is not a container")
 	}
-	if got := h.BlameStep(path); got != 1 {
+	if got := h.Leaks().BlameStep(path); got != 1 {
 		t.Errorf("blame step %d, want 1", got)
 	}
 }
@@ -191,7 +191,7 @@ func TestBlameStepContainerRoot(t *testing.T) {
 // more than 1 MiB behind the released edge starts over there.
 func TestSequentialWindow(t *testing.T) {
 	const m = 1 << 20
-	s := &sequential{h: &Heap{m: &mapping{}}}
+	s := &sequential{m: &mapping{}}
 	for _, c := range []struct{ off, released int }{
 		{2 * m, 0},         // exactly 2 MiB ahead: not yet
 		{2*m + 1, m + 1},   // past it: released to 1 MiB behind

@@ -22,7 +22,7 @@ func bitmapClasses(b *scene.Builder, obj *scene.ClassDecl, dd uint64) (bitmap, d
 
 func bitmapsText(h *Heap) string {
 	s := ""
-	for _, b := range h.Bitmaps() {
+	for _, b := range h.Bitmaps().List() {
 		s += fmt.Sprintf("%#x:%d:%v:%s:%s:%v ", h.ID(b.Node), b.PixelBytes, b.PixelsInDump, b.Source, b.Format, b.Pixels >= 0)
 	}
 	return s
@@ -53,11 +53,11 @@ func TestBitmapPixelsAtTheEdges(t *testing.T) {
 	if got := bitmapsText(h); got != want {
 		t.Errorf("bitmaps\n got %q\nwant %q", got, want)
 	}
-	bms := h.Bitmaps()
-	if px := h.BitmapPixels(bms[0]); string(px) != "0123456789abcdef" {
+	bms := h.Bitmaps().List()
+	if px := h.Bitmaps().Pixels(bms[0]); string(px) != "0123456789abcdef" {
 		t.Errorf("pixels of node 0: %q", px)
 	}
-	if bms[2].Pixels != -1 || h.BitmapPixels(bms[2]) != nil {
+	if bms[2].Pixels != -1 || h.Bitmaps().Pixels(bms[2]) != nil {
 		t.Errorf("no pixels: Pixels %d", bms[2].Pixels)
 	}
 }
@@ -184,7 +184,7 @@ func TestBuildEdges(t *testing.T) {
 	// Its field is past its data: not listed, not found.
 	if n := node(t, h, short); len(h.Fields(n)) != 0 {
 		t.Errorf("fields of the short instance: %+v", h.Fields(n))
-	} else if _, _, ok := h.field(n, "", "p"); ok {
+	} else if _, _, ok := h.vals.field(n, "", "p"); ok {
 		t.Error("a field past the data was read")
 	}
 	if n := node(t, h, orphan); h.Shallow(n) != 3 || h.ClassName(n) == "A" || h.ClassName(n) == "java.lang.Object" {

@@ -1,9 +1,6 @@
 package heapdump
 
-import (
-	"slices"
-	"strconv"
-)
+import "slices"
 
 // PathStep is one element of a path from a GC root (D11): the node, and
 // the field of the previous element that holds it (empty for the first).
@@ -12,27 +9,35 @@ type PathStep struct {
 	Field string
 }
 
+// Paths is the query of shortest strong paths from the GC roots (D11).
+type Paths struct{ h *Heap }
+
+// Paths returns the paths' query.
+func (h *Heap) Paths() Paths { return Paths{h} }
+
 // Depth returns the number of nodes on a shortest strong path from the
 // super-root to n (1 for a root node or class object), 0 when unreachable.
-func (h *Heap) Depth(n Node) int {
-	if h.bfsParent[n] == -2 {
+func (p Paths) Depth(n Node) int {
+	par := p.h.bfsParent
+	if par[n] == -2 {
 		return 0
 	}
 	d := 0
-	for x := int32(n); x >= 0; x = h.bfsParent[x] {
+	for x := int32(n); x >= 0; x = par[x] {
 		d++
 	}
 	return d
 }
 
-// PathToRoot returns a shortest strong path from a root node or class
-// object to n, root first; nil when n is unreachable.
-func (h *Heap) PathToRoot(n Node) []PathStep {
-	if h.bfsParent[n] == -2 {
+// ToRoot returns a shortest strong path from a root node or class object
+// to n, root first; nil when n is unreachable.
+func (p Paths) ToRoot(n Node) []PathStep {
+	par := p.h.bfsParent
+	if par[n] == -2 {
 		return nil
 	}
 	var nodes []int32
-	for x := int32(n); x >= 0; x = h.bfsParent[x] {
+	for x := int32(n); x >= 0; x = par[x] {
 		nodes = append(nodes, x)
 	}
 	slices.Reverse(nodes)
@@ -40,7 +45,7 @@ func (h *Heap) PathToRoot(n Node) []PathStep {
 	for i, x := range nodes {
 		out[i].Node = Node(x)
 		if i > 0 {
-			out[i].Field = h.RefName(Node(nodes[i-1]), Node(x))
+			out[i].Field = p.RefName(Node(nodes[i-1]), Node(x))
 		}
 	}
 	return out
@@ -49,25 +54,38 @@ func (h *Heap) PathToRoot(n Node) []PathStep {
 // RefName names what in a holds b (a strong edge a -> b): an instance field
 // name, a static field name, or "[i]" for an array element; "" when a does
 // not hold b.
-func (h *Heap) RefName(a, b Node) string {
-	id := h.ID(b)
-	h.touch()
-	off := h.offs.at(int(a))
-	switch h.s.d[off] {
-	case subObjectArray:
-		count, _ := h.ArrayLength(a)
-		p := off + 1 + h.idSize + 8 + h.idSize
-		for i := range count {
-			if readID(h.s.d[p+i*h.idSize:], h.idSize) == id {
-				return "[" + strconv.Itoa(i) + "]"
-			}
-		}
-		return ""
-	}
-	for _, f := range h.Fields(a) {
-		if f.Strong && f.Bits == id {
-			return f.Name
+func (p Paths) RefName(a, b Node) string { return p.h.vals.refName(a, b) }
+
+// JSON renders a path for the JSON.
+func (p Paths) JSON(path []PathStep) []StepJSON {
+	h := p.h
+	out := make([]StepJSON, len(path))
+	for i, s := range path {
+		out[i] = StepJSON{Class: h.ClassName(s.Node), ID: HexID(h.ID(s.Node)), Of: h.ClassObjectName(s.Node)}
+		if i > 0 {
+			f := s.Field
+			out[i].Field = &f
 		}
 	}
-	return ""
+	return out
 }
+
+// Of answers `hprof path` for object ids; an id that names no object is
+// an error.
+func (p Paths) Of(ids []uint64) (*PathsJSON, error) {
+	out := &PathsJSON{Paths: []PathJSON{}}
+	for _, id := range ids {
+		n, ok := p.h.Lookup(id)
+		if !ok {
+			return nil, &NoObjectError{ID: id}
+		}
+		path := p.ToRoot(n)
+		out.Paths = append(out.Paths, PathJSON{ID: HexID(id), Reachable: path != nil, Path: p.JSON(path)})
+	}
+	return out, nil
+}
+
+// NoObjectError is returned for an id that names no object of the dump.
+type NoObjectError struct{ ID uint64 }
+
+func (e *NoObjectError) Error() string { return "no object " + HexID(e.ID) + " in the dump" }

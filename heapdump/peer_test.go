@@ -107,18 +107,18 @@ func TestJVMHeapDump(t *testing.T) {
 	if r := row(t, h, "int[][]"); r.Instances != 1 || r.Shallow != 7*8 {
 		t.Errorf("int[][] row %+v", r)
 	}
-	lonely := h.Instances("HeapShape$Lonely")
+	lonely := h.Instances("HeapShape$Lonely", "")
 	if len(lonely) != 1 || h.Reachable(lonely[0]) {
 		t.Errorf("Lonely: %d instances, reachable %v", len(lonely), len(lonely) == 1 && h.Reachable(lonely[0]))
 	}
-	if weak := h.Instances("java.lang.ref.WeakReference"); len(weak) == 0 {
+	if weak := h.Instances("java.lang.ref.WeakReference", ""); len(weak) == 0 {
 		t.Error("no WeakReference")
 	}
-	items := h.Instances("HeapShape$Item")
+	items := h.Instances("HeapShape$Item", "")
 	if len(items) != 37 {
 		t.Fatalf("%d items", len(items))
 	}
-	p := h.PathToRoot(items[0])
+	p := h.Paths().ToRoot(items[0])
 	if len(p) != 3 || h.ClassName(p[0].Node) != "java.lang.Class" || p[1].Field != "ITEMS" ||
 		h.ClassName(p[1].Node) != "HeapShape$Item[]" || !strings.HasPrefix(p[2].Field, "[") {
 		t.Errorf("path to an item: %+v", p)
@@ -129,8 +129,8 @@ func TestJVMHeapDump(t *testing.T) {
 			t.Errorf("HeapShape.ITEMS names %v, not the array", f.Ref)
 		}
 	}
-	if h.Retained(items[0]) != 112 || h.Depth(items[0]) != 3 {
-		t.Errorf("item retained %d depth %d", h.Retained(items[0]), h.Depth(items[0]))
+	if h.Retained(items[0]) != 112 || h.Paths().Depth(items[0]) != 3 {
+		t.Errorf("item retained %d depth %d", h.Retained(items[0]), h.Paths().Depth(items[0]))
 	}
 }
 

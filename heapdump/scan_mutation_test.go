@@ -280,7 +280,7 @@ func TestGraphProgressAtExactly8MiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := h.offs.at(1) - h.offs.at(0); d != 8<<20 {
+	if d := h.vals.(*hprofFile).offs.at(1) - h.vals.(*hprofFile).offs.at(0); d != 8<<20 {
 		t.Fatalf("test setup: the second node is %d bytes after the first", d)
 	}
 	if want := []float64{2.0 / 3}; !slices.Equal(got, want) {
@@ -297,16 +297,16 @@ func TestTopDominatorsAll(t *testing.T) {
 		}
 	})
 	h := analyseBytes(t, data)
-	all := h.DominatorChildren(SuperRoot)
+	all := h.Dominators().Children(SuperRoot)
 	if len(all) != 5 {
 		t.Fatalf("%d top dominators", len(all))
 	}
 	for _, max := range []int{0, -1, 5, 6} {
-		if got := h.TopDominators(max); !slices.Equal(got, all) {
+		if got := h.Dominators().Top(max); !slices.Equal(got, all) {
 			t.Errorf("TopDominators(%d) = %v, want %v", max, got, all)
 		}
 	}
-	if got := h.TopDominators(2); !slices.Equal(got, all[:2]) || h.Shallow(got[0]) != 40 {
+	if got := h.Dominators().Top(2); !slices.Equal(got, all[:2]) || h.Shallow(got[0]) != 40 {
 		t.Errorf("TopDominators(2) = %v, want %v", got, all[:2])
 	}
 }

@@ -60,7 +60,7 @@ func checkScenario(t *testing.T, h *Heap, sc *Scenario, idSize int, heaps bool) 
 	t.Helper()
 	id := uint64(idSize)
 	// act1: MainActivity (instance size 120) retaining its 1000-byte adapter.
-	leaks := h.Leaks()
+	leaks := h.Leaks().Find()
 	type want struct {
 		id       uint64
 		kind     string
@@ -122,7 +122,7 @@ func checkScenario(t *testing.T, h *Heap, sc *Scenario, idSize int, heaps bool) 
 	}
 
 	// Duplicate strings: INBOX ×4 (byte[5] ×3 and char[5]: 25 − 5), 日本 ×2.
-	dups := h.DuplicateStrings()
+	dups := h.Strings().Duplicates()
 	if len(dups) != 2 || dups[0].Value != "INBOX" || dups[0].Count != 4 || dups[0].Wasted != 20 ||
 		dups[1].Value != "日本" || dups[1].Count != 2 || dups[1].Wasted != 4 {
 		t.Errorf("duplicate strings %+v", dups)
@@ -130,7 +130,7 @@ func checkScenario(t *testing.T, h *Heap, sc *Scenario, idSize int, heaps bool) 
 
 	// Bitmaps: 32 raw bytes in mBuffer; the second's PNG in dumpData
 	// (natives[1] == 222); the third without pixels; the garbage one left out.
-	bms := h.Bitmaps()
+	bms := h.Bitmaps().List()
 	got := fmt.Sprint(len(bms))
 	for _, b := range bms {
 		got += fmt.Sprintf(" %#x:%dx%d:%d:%v:%s:%s", h.ID(b.Node), b.Width, b.Height, b.PixelBytes, b.PixelsInDump, b.Source, b.Format)
@@ -139,13 +139,13 @@ func checkScenario(t *testing.T, h *Heap, sc *Scenario, idSize int, heaps bool) 
 	if got != wantBm {
 		t.Errorf("bitmaps\n got %s\nwant %s", got, wantBm)
 	}
-	if px := h.BitmapPixels(bms[1]); !bytes.HasPrefix(px, []byte("\x89PNG")) || len(px) != 20 {
+	if px := h.Bitmaps().Pixels(bms[1]); !bytes.HasPrefix(px, []byte("\x89PNG")) || len(px) != 20 {
 		t.Errorf("dumpData pixels %q", px)
 	}
 
 	// Top dominators, worked out by hand (statics: one id each; MainActivity
 	// also an int): the monitor class holds the first leak.
-	top := h.TopDominators(7)
+	top := h.Dominators().Top(7)
 	var tops []string
 	for _, d := range top {
 		tops = append(tops, fmt.Sprintf("%s=%d", h.ClassName(d), h.Retained(d)))
@@ -166,7 +166,7 @@ func checkScenario(t *testing.T, h *Heap, sc *Scenario, idSize int, heaps bool) 
 
 	// Heaps: the 14 framework classes in the zygote heap (one static id),
 	// the rest in the app heap.
-	hs := fmt.Sprint(h.HeapsByName())
+	hs := fmt.Sprint(h.Heaps())
 	if heaps {
 		if !strings.HasPrefix(hs, fmt.Sprintf("[{zygote 14 %d} {app 53 ", id)) {
 			t.Errorf("heaps %s", hs)
@@ -194,16 +194,16 @@ func checkScenario(t *testing.T, h *Heap, sc *Scenario, idSize int, heaps bool) 
 func TestHistogramOfHeaps(t *testing.T) {
 	_, data := scenario(t, ScenarioOptions{})
 	h := analyseBytes(t, data)
-	all := h.HistogramOfHeaps("zygote", "app")
+	all := h.Histogram("zygote", "app")
 	if fmt.Sprint(all) != fmt.Sprint(h.Histogram()) {
 		t.Fatalf("all heaps:\n%v\n%v", all, h.Histogram())
 	}
-	zyg := h.HistogramOfHeaps("zygote")
+	zyg := h.Histogram("zygote")
 	if len(zyg) != 1 || zyg[0].Name != "java.lang.Class" || zyg[0].Instances != 14 || zyg[0].Shallow != 4 ||
 		zyg[0].Retained != 74 { // Bitmap's class object retains its dumpData
 		t.Fatalf("zygote: %+v", zyg)
 	}
-	for _, r := range h.HistogramOfHeaps("app") {
+	for _, r := range h.Histogram("app") {
 		if r.Name == "com.example.mail.MainActivity" && r.Retained != 1120+120+136 {
 			t.Errorf("app MainActivity %+v", r)
 		}

@@ -175,7 +175,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 		sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 		return out
 	}
-	viewer, analyzed := list(hs.dash.ov.heapV.Model().Heap, shown), list(h, h.Leaks())
+	viewer, analyzed := list(hs.dash.ov.heapV.Model().Heap, shown), list(h, h.Leaks().Find())
 	if !reflect.DeepEqual(viewer, analyzed) {
 		t.Errorf("the viewer's leaks %+v\nhprof analyze's %+v", viewer, analyzed)
 	}
@@ -195,7 +195,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("leaks %q, planted %q", got, want)
 	}
-	history := h.Instances(pkg + ".HistoryActivity")
+	history := h.Instances(pkg+".HistoryActivity", "")
 	if len(history) != 1 || h.Reachable(history[0]) || h.Retained(history[0]) != 0 {
 		t.Fatalf("HistoryActivity (ROOT UNREACHABLE only): %v", history)
 	}
@@ -219,7 +219,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 		t.Fatal(err)
 	}
 	defer hc.Close()
-	if got := list(hc, hc.Leaks()); len(got) != len(analyzed)+1 {
+	if got := list(hc, hc.Leaks().Find()); len(got) != len(analyzed)+1 {
 		t.Errorf("converted: %d leaks, want the %d and HistoryActivity", len(got), len(analyzed))
 	}
 }

@@ -123,7 +123,7 @@ func decodeBitmap(h *heapdump.Heap, b heapdump.Bitmap) (image.Image, error) {
 	if !b.PixelsInDump {
 		return nil, errors.New("the dump does not hold this bitmap's pixels")
 	}
-	data := h.BitmapPixels(b)
+	data := h.Bitmaps().Pixels(b)
 	if data == nil {
 		return nil, errors.New("the pixel array is missing")
 	}

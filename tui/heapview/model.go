@@ -115,7 +115,7 @@ func NewModel(h *heapdump.Heap, file string, progress Progress) *Model {
 	cls := m.classify()
 	progress("classes", 0.5)
 	m.histograms(cls)
-	m.top = h.TopDominators(maxTopDominators)
+	m.top = h.Dominators().Top(maxTopDominators)
 	return m
 }
 
@@ -137,14 +137,14 @@ func FindExtras(h *heapdump.Heap, progress Progress) Extras {
 	}
 	var x Extras
 	progress("leaks", 0)
-	x.leaks = h.Leaks()
+	x.leaks = h.Leaks().Find()
 	x.blame = make([]int, len(x.leaks))
 	for i, l := range x.leaks {
-		x.blame[i] = h.BlameStep(l.Path)
+		x.blame[i] = h.Leaks().BlameStep(l.Path)
 	}
-	x.bitmaps = h.Bitmaps()
+	x.bitmaps = h.Bitmaps().List()
 	progress("strings", 0)
-	x.dups = h.DuplicateStrings()
+	x.dups = h.Strings().Duplicates()
 	progress("referrers", 0)
 	if h.NumNodes() > 0 {
 		h.Referrers(0) // builds the reverse edges now rather than on a key
@@ -165,7 +165,7 @@ func (m *Model) Complete() { m.SetExtras(FindExtras(m.Heap, nil)) }
 // histogram.
 func (m *Model) SetBaseline(file string, old []heapdump.ClassRow) {
 	m.Baseline = file
-	m.diff = heapdump.DiffHistograms(old, m.hists[0].histRows())
+	m.diff = heapdump.Diff(old, m.hists[0].histRows())
 }
 
 // Leaks are the leaks the viewer lists (nil until the extras are known).
@@ -213,7 +213,7 @@ func (m *Model) classify() []int32 {
 		pos[c]++
 	}
 	m.classOff, m.classNodes = off, nodes
-	m.heapRows = h.HeapsByName()
+	m.heapRows = h.Heaps()
 	return cls
 }
 

@@ -43,7 +43,7 @@ func newObjectRows(m *Model, n heapdump.Node) *objectRows {
 	kv("shallow", size(h.Shallow(n)))
 	if h.Reachable(n) {
 		kv("retained", size(h.Retained(n)))
-		kv("depth", strconv.Itoa(h.Depth(n))+" (p: the path from its GC root)")
+		kv("depth", strconv.Itoa(h.Paths().Depth(n))+" (p: the path from its GC root)")
 	} else {
 		kv("retained", "unreachable: no strong path from a GC root")
 	}
@@ -92,7 +92,7 @@ func newObjectRows(m *Model, n heapdump.Node) *objectRows {
 			head(fmt.Sprintf("… %s more referrers", count(len(refs)-i)))
 			break
 		}
-		r.items = append(r.items, objectItem{name: "← " + h.RefName(x, n), value: label(h, x), ref: x})
+		r.items = append(r.items, objectItem{name: "← " + h.Paths().RefName(x, n), value: label(h, x), ref: x})
 	}
 	return r
 }
@@ -185,7 +185,7 @@ func (v *View) openPath(n heapdump.Node) {
 		return
 	}
 	h := v.m.Heap
-	path := h.PathToRoot(n)
+	path := h.Paths().ToRoot(n)
 	if path == nil {
 		v.Push(viewer.NewMessage("Path to "+shortLabel(h, n), label(h, n)+" is unreachable: no strong path from a GC root holds it (only weak or soft references, or nothing)."))
 		return

@@ -26,7 +26,7 @@ func label(h *heapdump.Heap, n heapdump.Node) string {
 	name := h.ClassName(n)
 	s := name + "@" + id
 	if name == "java.lang.String" {
-		if v, ok := h.StringValue(n); ok {
+		if v, ok := h.Strings().Value(n); ok {
 			s += " " + quote(v)
 		}
 	}

@@ -337,13 +337,13 @@ func TestBlameHopRule(t *testing.T) {
 		"com.example.mail.ComposeActivity":  "mCallback",
 		"com.example.mail.SettingsActivity": "target",
 	}
-	for _, l := range h.Leaks() {
-		b := h.BlameStep(l.Path)
+	for _, l := range h.Leaks().Find() {
+		b := h.Leaks().BlameStep(l.Path)
 		if w, ok := want[h.ClassName(l.Node)]; ok && l.Path[b].Field != w {
 			t.Errorf("%s: blamed %q, want %q", h.ClassName(l.Node), l.Path[b].Field, w)
 		}
 	}
-	if h.BlameStep(nil) != 0 || h.BlameStep([]heapdump.PathStep{{Node: 0}}) != 0 {
+	if h.Leaks().BlameStep(nil) != 0 || h.Leaks().BlameStep([]heapdump.PathStep{{Node: 0}}) != 0 {
 		t.Error("a path of one node has no hop to blame")
 	}
 	_ = e

@@ -29,13 +29,55 @@ type strContent struct {
 	wide  bool
 }
 
+// Strings is the query of strings' contents (D13).
+type Strings struct{ h *Heap }
+
+// Strings returns the strings' query.
+func (h *Heap) Strings() Strings { return Strings{h} }
+
+// Unavailable says why the dump cannot tell strings' contents ("" when
+// it can).
+func (q Strings) Unavailable() string { return q.h.Unavailable() }
+
+// hprof returns the HPROF reader, the one that holds strings' contents.
+func (q Strings) hprof() (*hprofFile, bool) {
+	r, ok := q.h.vals.(*hprofFile)
+	return r, ok
+}
+
+// Value returns a String instance's content (D13), and false when it has
+// no value array or the dump holds no contents.
+func (q Strings) Value(x Node) (string, bool) {
+	r, ok := q.hprof()
+	if !ok {
+		return "", false
+	}
+	sc, ok := r.stringContent(x)
+	if !ok {
+		return "", false
+	}
+	r.touch()
+	return unitsString(r.unitsOf(sc, nil)), true
+}
+
+// Duplicates returns the groups of 2 or more reachable strings with equal
+// content, by wasted bytes descending, then count descending, then content
+// (D13); nil when the dump holds no contents (Unavailable).
+func (q Strings) Duplicates() []DuplicateString {
+	r, ok := q.hprof()
+	if !ok {
+		return nil
+	}
+	return r.duplicateStrings()
+}
+
 // stringContent applies D13's rules to a String instance.
-func (h *Heap) stringContent(x Node) (strContent, bool) {
-	ci, data, ok := h.instance(x)
+func (r *hprofFile) stringContent(x Node) (strContent, bool) {
+	ci, data, ok := r.instance(x)
 	if !ok || ci < 0 {
 		return strContent{}, false
 	}
-	return h.locateContent(x, data, h.stringLayout(ci))
+	return r.locateContent(x, data, r.stringLayout(ci))
 }
 
 func unitsString(u []uint16) string {
@@ -46,27 +88,16 @@ func unitsString(u []uint16) string {
 	return string(b)
 }
 
-// StringValue returns a String instance's content (D13), and false when it
-// has no value array.
-func (h *Heap) StringValue(x Node) (string, bool) {
-	sc, ok := h.stringContent(x)
-	if !ok {
-		return "", false
-	}
-	h.touch()
-	return unitsString(h.unitsOf(sc, nil)), true
-}
-
 // stringFields locates a String class's value, count and offset fields in
 // its instance data (D13), -1 when absent.
 type stringFields struct {
 	value, count, offset int
 }
 
-func (h *Heap) stringLayout(ci int32) stringFields {
+func (r *hprofFile) stringLayout(ci int32) stringFields {
 	sf := stringFields{-1, -1, -1}
 	off := 0
-	h.eachField(ci, func(_ int32, f fieldDecl, name string) bool {
+	r.eachField(ci, func(_ int32, f fieldDecl, name string) bool {
 		switch {
 		case name == "value" && isObjectType(f.typ) && sf.value < 0:
 			sf.value = off
@@ -75,40 +106,40 @@ func (h *Heap) stringLayout(ci int32) stringFields {
 		case name == "offset" && f.typ == typeInt && sf.offset < 0:
 			sf.offset = off
 		}
-		off += typeSize(f.typ, h.idSize)
+		off += typeSize(f.typ, r.idSize)
 		return true
 	})
 	return sf
 }
 
-// DuplicateStrings returns the groups of 2 or more reachable strings with
-// equal content, by wasted bytes descending, then count descending, then
-// content (D13). The file is read in two sequential passes (the strings,
+// duplicateStrings finds the groups of Strings.Duplicates. The file is read in two sequential passes (the strings,
 // then their value arrays in file order), so the pages read can be given
 // back behind the reading; contents are compared by length and a 128-bit
 // hash.
-func (h *Heap) DuplicateStrings() []DuplicateString {
+func (r *hprofFile) duplicateStrings() []DuplicateString {
+	h := r.h
 	progress := h.phase("strings")
 	layouts := map[int32]stringFields{}
-	strs := h.instancesOf(func(ci int32) bool { return h.classes[ci].name == nameString })
+	strs := h.instancesOf(func(t int32) bool { return h.types[t].name == nameString })
 	all := make([]strContent, 0, len(strs))
-	seq := h.sequential()
+	seq := r.sequential()
+	d, idSize := r.s.d, r.idSize
 	for _, x := range strs {
-		off := h.offs.at(int(x))
+		off := r.offs.at(int(x))
 		seq.at(off)
-		p := off + 1 + h.idSize + 4
-		ci, ok := h.classByI[h.s.id(p)]
+		p := off + 1 + idSize + 4
+		ci, ok := r.classByI[r.s.id(p)]
 		if !ok {
 			continue
 		}
 		lay, ok := layouts[ci]
 		if !ok {
-			lay = h.stringLayout(ci)
+			lay = r.stringLayout(ci)
 			layouts[ci] = lay
 		}
-		length := int(binary.BigEndian.Uint32(h.s.d[p+h.idSize:]))
-		data := h.s.d[p+h.idSize+4 : p+h.idSize+4+length]
-		if sc, ok := h.locateContent(x, data, lay); ok {
+		length := int(binary.BigEndian.Uint32(d[p+idSize:]))
+		data := d[p+idSize+4 : p+idSize+4+length]
+		if sc, ok := r.locateContent(x, data, lay); ok {
 			all = append(all, sc)
 		}
 	}
@@ -118,11 +149,11 @@ func (h *Heap) DuplicateStrings() []DuplicateString {
 	}
 	// Hash each content, reading the value arrays in file order.
 	slices.SortFunc(all, func(a, b strContent) int { return cmp.Compare(a.arr, b.arr) })
-	seq = h.sequential()
+	seq = r.sequential()
 	var h1, h2 maphash.Hash
 	for i := range all {
 		sc := &all[i]
-		data := h.arrayBytes(sc.arr, seq)
+		data := r.arrayBytes(sc.arr, seq)
 		h1.Reset()
 		h2.Reset()
 		h2.WriteByte(0x5a)
@@ -181,14 +212,14 @@ func (h *Heap) DuplicateStrings() []DuplicateString {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(firsts[a].arr, firsts[b].arr) })
-	seq = h.sequential()
+	seq = r.sequential()
 	var buf []uint16
 	for _, i := range order {
-		h.arrayBytes(firsts[i].arr, seq)
-		buf = h.unitsOf(firsts[i], buf)
+		r.arrayBytes(firsts[i].arr, seq)
+		buf = r.unitsOf(firsts[i], buf)
 		out[i].Value = unitsString(buf)
 	}
-	h.m.release(0, len(h.m.data))
+	r.released()
 	slices.SortFunc(out, func(a, b DuplicateString) int {
 		return cmp.Or(cmp.Compare(b.Wasted, a.Wasted), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value))
 	})
@@ -200,18 +231,19 @@ func (h *Heap) DuplicateStrings() []DuplicateString {
 
 // locateContent applies D13's offset and count rules to a String's field
 // data.
-func (h *Heap) locateContent(x Node, data []byte, lay stringFields) (strContent, bool) {
-	if lay.value < 0 || lay.value+h.idSize > len(data) {
+func (r *hprofFile) locateContent(x Node, data []byte, lay stringFields) (strContent, bool) {
+	h := r.h
+	if lay.value < 0 || lay.value+r.idSize > len(data) {
 		return strContent{}, false
 	}
-	arr := h.refNode(readID(data[lay.value:], h.idSize))
+	arr := h.refNode(readID(data[lay.value:], r.idSize))
 	if arr < 0 || h.kinds[arr] != subPrimitiveArray {
 		return strContent{}, false
 	}
-	off := h.offs.at(int(arr))
-	p := off + 1 + h.idSize + 4
-	length := int(binary.BigEndian.Uint32(h.s.d[p:]))
-	t := h.s.d[p+4]
+	off := r.offs.at(int(arr))
+	p := off + 1 + r.idSize + 4
+	length := int(binary.BigEndian.Uint32(r.s.d[p:]))
+	t := r.s.d[p+4]
 	if t != typeChar && t != typeByte {
 		return strContent{}, false
 	}
@@ -230,18 +262,18 @@ func (h *Heap) locateContent(x Node, data []byte, lay stringFields) (strContent,
 
 // arrayBytes returns a primitive array's element bytes, reading through a
 // sequential walk.
-func (h *Heap) arrayBytes(n Node, seq *sequential) []byte {
-	off := h.offs.at(int(n))
+func (r *hprofFile) arrayBytes(n Node, seq *sequential) []byte {
+	off := r.offs.at(int(n))
 	seq.at(off)
-	p := off + 1 + h.idSize + 4
-	count := int(binary.BigEndian.Uint32(h.s.d[p:]))
-	t := h.s.d[p+4]
-	return h.s.d[p+5 : p+5+count*typeSize(t, h.idSize)]
+	p := off + 1 + r.idSize + 4
+	count := int(binary.BigEndian.Uint32(r.s.d[p:]))
+	t := r.s.d[p+4]
+	return r.s.d[p+5 : p+5+count*typeSize(t, r.idSize)]
 }
 
 // unitsOf returns the content's UTF-16 code units without counting a read.
-func (h *Heap) unitsOf(sc strContent, buf []uint16) []uint16 {
-	data := h.arrayBytes(sc.arr, &sequential{})
+func (r *hprofFile) unitsOf(sc strContent, buf []uint16) []uint16 {
+	data := r.arrayBytes(sc.arr, &sequential{})
 	buf = buf[:0]
 	if sc.wide {
 		for i := int(sc.start); i < int(sc.start+sc.count); i++ {
@@ -258,19 +290,19 @@ func (h *Heap) unitsOf(sc strContent, buf []uint16) []uint16 {
 // sequential gives back the file's pages behind a walk whose offsets
 // mostly grow.
 type sequential struct {
-	h        *Heap
+	m        *mapping
 	released int
 }
 
-func (h *Heap) sequential() *sequential { return &sequential{h: h} }
+func (r *hprofFile) sequential() *sequential { return &sequential{m: r.m} }
 
 func (s *sequential) at(off int) {
-	if s.h == nil {
+	if s.m == nil {
 		return
 	}
 	const behind = 1 << 20
 	if off-s.released > 2*behind {
-		s.h.m.release(s.released, off-behind)
+		s.m.release(s.released, off-behind)
 		s.released = off - behind
 	} else if off < s.released-behind { // went back: start over there
 		s.released = max(off-behind, 0)

@@ -1,0 +1,548 @@
+package heapdump
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// hprofFile is the HPROF reader: it indexes a file into a Heap (Open,
+// Analyze) and, afterwards, reads the values of fields and arrays from the
+// file's mapping when a query asks (hprof_values.go, hprof_strings.go).
+type hprofFile struct {
+	h      *Heap
+	m      *mapping
+	s      *scan
+	idSize int
+	offs   offsets // node -> offset of its sub-record tag
+
+	classes  []hprofClass     // CLASS DUMPs; classes[i] is type i of the heap
+	classByI map[uint64]int32 // class id -> classes (and types) index
+
+	reads      atomic.Uint32 // see touch
+	buildParts int
+}
+
+// hprofClass is what the reader knows of one class (a CLASS DUMP, the
+// first of its id): a few thousand per file.
+type hprofClass struct {
+	dump    *classDump
+	refOffs []uint32 // offsets of strong object fields in instance data (D4)
+	fields  []string // names of dump.fields
+	dataLen int      // bytes of instance data the field chain describes
+	statics uint64   // shallow size of the class object (D2)
+}
+
+// Open analyses the HPROF file at path. A file cut short is analysed up to
+// its last complete record (see Truncated); malformed input gives a
+// *FormatError with the byte offset.
+func Open(path string, opts Options) (*Heap, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	m, err := mapFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	h, err := analyse(m, opts)
+	if err != nil {
+		m.close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// Analyze analyses an HPROF file held in memory. The Heap refers to data,
+// which must not change.
+func Analyze(data []byte, opts Options) (*Heap, error) {
+	return analyse(&mapping{data: data}, opts)
+}
+
+func analyse(m *mapping, opts Options) (*Heap, error) {
+	h := &Heap{progress: opts.Progress, large: len(m.data) > 16<<20}
+	r := &hprofFile{h: h, m: m, s: &scan{d: m.data}, buildParts: opts.buildParts}
+	h.vals = r
+	s := r.s
+	if err := s.pass1(func(off int) { m.release(0, off) }, h.phase("scan")); err != nil {
+		return nil, err
+	}
+	r.idSize = s.idSize
+	h.format, h.idSize, h.truncated, h.truncOff = s.version, s.idSize, s.truncated, s.truncOff
+	// Each phase's temporary arrays are collected before the next phase
+	// allocates its own (the arrays hold no pointers: a collection is
+	// cheap), so the peak is one phase's, not the sum.
+	r.nodes()
+	h.collect()
+	if err := r.build(); err != nil {
+		return nil, err
+	}
+	m.release(0, len(m.data))
+	h.finish()
+	return h, nil
+}
+
+// unavailable: an HPROF file holds every value.
+func (r *hprofFile) unavailable() string { return "" }
+
+// released gives the file's pages back after a pass over it.
+func (r *hprofFile) released() { r.m.release(0, len(r.m.data)) }
+
+func (r *hprofFile) close() error {
+	if r.m == nil {
+		return nil
+	}
+	err := r.m.close()
+	r.m = nil
+	return err
+}
+
+// touch is called before each read of an object's bytes after Open: every
+// few hundred reads it gives the file's pages back, so that queries over
+// objects spread through the file never hold the whole file in memory
+// (each page fault maps a neighbourhood of pages).
+func (r *hprofFile) touch() {
+	if r.reads.Add(1)%32 == 0 {
+		r.m.release(0, len(r.m.data))
+	}
+}
+
+// nodes turns pass 1's objects into nodes: the first dump of each id (D1),
+// in file order, and the id index.
+func (r *hprofFile) nodes() {
+	s, h := r.s, r.h
+	n := len(s.objIDs)
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	keys, pos := radixSort(s.objIDs, pos) // objIDs is not needed after this
+	// Drop later dumps of an id: they are marked dead in file order.
+	var dead []int32
+	u := 0
+	for i := range keys {
+		if i > 0 && keys[i] == keys[u-1] {
+			dead = append(dead, pos[i])
+			continue
+		}
+		keys[u], pos[u] = keys[i], pos[i]
+		u++
+	}
+	keys, pos = keys[:u], pos[:u]
+	offs := s.objOffs
+	if len(dead) > 0 {
+		radixSortInt32(dead)
+		// node = file position minus the dead positions before it.
+		offs = newOffsets(len(s.d), u)
+		j := 0
+		for i := range s.objOffs.len() {
+			if j < len(dead) && dead[j] == int32(i) {
+				j++
+				continue
+			}
+			offs.add(s.objOffs.at(i))
+		}
+		for i, p := range pos {
+			pos[i] = p - int32(countBelow(dead, p))
+		}
+		// Heap marks count file positions too.
+		for i := range s.heaps {
+			s.heaps[i].pos -= countBelow(dead, int32(s.heaps[i].pos))
+		}
+	}
+	r.offs = offs
+	h.n = offs.len()
+	h.setIndex(keys, pos)
+	s.objIDs, s.objOffs = nil, offsets{}
+}
+
+// countBelow returns how many of the sorted values are below v.
+func countBelow(sorted []int32, v int32) int {
+	lo, hi := 0, len(sorted)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if sorted[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+func radixSortInt32(v []int32) {
+	keys := make([]uint64, len(v))
+	for i, x := range v {
+		keys[i] = uint64(uint32(x))
+	}
+	_, out := radixSort(keys, v)
+	copy(v, out)
+}
+
+// className returns the source-form name of class id from its LOAD CLASS.
+func (r *hprofFile) className(id uint64) string {
+	if sid, ok := r.s.loads[id]; ok {
+		if name, ok := r.s.str(sid); ok {
+			return SourceName(name)
+		}
+	}
+	return fmt.Sprintf(unknownClassFmt, id)
+}
+
+// classSetup builds the class table (the first types of the heap) and the
+// layout of each class's instance fields over its superclass chain.
+func (r *hprofFile) classSetup() {
+	s, h := r.s, r.h
+	h.nameIdx = make(map[string]int32)
+	r.classByI = make(map[uint64]int32, len(s.classes))
+	h.classOf = make(map[int32]int32, len(s.classes))
+	for i := range s.classes {
+		c := &s.classes[i]
+		if _, dup := r.classByI[c.id]; dup {
+			continue
+		}
+		t := h.addType(r.className(c.id))
+		h.types[t].node = h.index.lookup(c.id)
+		hc := hprofClass{dump: c}
+		for _, f := range c.fields {
+			hc.fields = append(hc.fields, r.fieldName(f.name))
+		}
+		for _, sf := range c.statics {
+			hc.statics += uint64(typeSize(sf.typ, r.idSize))
+		}
+		r.classByI[c.id] = t
+		r.classes = append(r.classes, hc)
+	}
+	for i := range r.classes {
+		c, t := &r.classes[i], &h.types[i]
+		if sup, ok := r.classByI[c.dump.super]; ok && c.dump.super != 0 {
+			t.super = sup
+		}
+		if t.node >= 0 && r.offs.at(int(t.node)) == c.dump.off {
+			h.classOf[t.node] = int32(i)
+		} else {
+			t.node = -1
+		}
+	}
+	for i := range r.classes {
+		c := &r.classes[i]
+		off := 0
+		r.eachField(int32(i), func(ci int32, f fieldDecl, name string) bool {
+			size := typeSize(f.typ, r.idSize)
+			if isObjectType(f.typ) && !h.isReferent(ci, name) {
+				c.refOffs = append(c.refOffs, uint32(off))
+			}
+			off += size
+			return true
+		})
+		c.dataLen = off
+	}
+}
+
+// eachField calls fn for the instance fields of class ci and its
+// superclasses in data order (the class's own first), with the declaring
+// class and the field's name, until fn returns false.
+func (r *hprofFile) eachField(ci int32, fn func(decl int32, f fieldDecl, name string) bool) {
+	for steps := 0; ci >= 0 && int(ci) < len(r.classes) && steps <= len(r.classes); steps++ {
+		c := &r.classes[ci]
+		for i, f := range c.dump.fields {
+			if !fn(ci, f, c.fields[i]) {
+				return
+			}
+		}
+		ci = r.h.types[ci].super
+	}
+}
+
+// build is pass 2: each node's type, shallow size, heap and strong edges.
+// The nodes are split in two halves built side by side, each into its own
+// edge list; the lists are joined after.
+func (r *hprofFile) build() error {
+	h := r.h
+	r.classSetup()
+	n := h.n
+	classType := h.addType(nameClass)
+	var primType [12]int32
+	for t, name := range primitiveArrayNames {
+		if name != "" {
+			primType[t] = h.addType(name)
+		}
+	}
+	h.typ = make([]int32, n)
+	h.shallow = make([]uint32, n)
+	h.heapOf = make([]uint8, n)
+	h.kinds = make([]uint8, n)
+	h.roots = make([]uint64, (n+63)/64)
+	h.outOff = make([]uint32, n+1)
+	r.heapMarks()
+	parts := r.buildParts
+	if parts <= 0 {
+		parts = 1
+		if n >= 1<<16 {
+			parts = 2
+		}
+	}
+	workers := make([]buildWorker, parts)
+	var wg sync.WaitGroup
+	for k := range workers {
+		w := &workers[k]
+		w.r, w.lo, w.hi = r, n*k/parts, n*(k+1)/parts
+		w.classType, w.primType = classType, primType
+		w.tgt = make([]int32, 0, (w.hi-w.lo)*3) // capacity never written costs no memory
+		w.lastCI = -1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run(k == 0)
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for k := range workers {
+		w := &workers[k]
+		if w.err != nil {
+			return w.err
+		}
+		for i := w.lo; i < w.hi; i++ {
+			h.outOff[i+1] += uint32(total)
+		}
+		total += len(w.tgt)
+		for i, v := range w.big {
+			if h.bigSize == nil {
+				h.bigSize = make(map[int32]uint64)
+			}
+			h.bigSize[i] = v
+		}
+	}
+	if total >= math.MaxInt32 {
+		return fmt.Errorf("more than %d references: too large to analyse", math.MaxInt32)
+	}
+	if parts == 1 {
+		h.outTgt = workers[0].tgt
+	} else {
+		h.outTgt = make([]int32, 0, total)
+		for k := range workers {
+			h.outTgt = append(h.outTgt, workers[k].tgt...)
+			workers[k].tgt = nil
+		}
+	}
+	for i, k := range h.kinds {
+		if k == subClassDump {
+			h.setRoot(int32(i))
+		}
+	}
+	for _, id := range r.s.roots {
+		if t := h.index.lookup(id); t >= 0 {
+			h.setRoot(t)
+		}
+	}
+	r.s.roots = nil
+	return nil
+}
+
+// buildWorker builds nodes [lo, hi) of pass 2.
+type buildWorker struct {
+	r         *hprofFile
+	lo, hi    int
+	classType int32
+	primType  [12]int32
+	tgt       []int32          // edges, in node order
+	big       map[int32]uint64 // shallow sizes past 32 bits
+	lastClass uint64
+	lastCI    int32
+	err       error
+}
+
+func (w *buildWorker) setSize(i int, v uint64) {
+	if v >= math.MaxUint32 {
+		if w.big == nil {
+			w.big = make(map[int32]uint64)
+		}
+		w.big[int32(i)] = v
+		v = math.MaxUint32
+	}
+	w.r.h.shallow[i] = uint32(v)
+}
+
+func (w *buildWorker) edge(id uint64) {
+	if id == 0 {
+		return
+	}
+	if t := w.r.h.index.lookup(id); t >= 0 {
+		w.tgt = append(w.tgt, t)
+	}
+}
+
+// undumped returns the type of a class id without a CLASS DUMP (named by
+// its LOAD CLASS), adding it under a lock: the workers share the type
+// table (few types are added in this pass).
+func (w *buildWorker) undumped(id uint64, seen map[uint64]int32) int32 {
+	if t, ok := seen[id]; ok {
+		return t
+	}
+	h := w.r.h
+	name := w.r.className(id)
+	h.namesMu.Lock()
+	t := h.addType(name)
+	h.namesMu.Unlock()
+	seen[id] = t
+	return t
+}
+
+func (w *buildWorker) run(reportProgress bool) {
+	r := w.r
+	h := r.h
+	s, d, idSize := r.s, r.s.d, r.idSize
+	var progress func(float64)
+	if reportProgress {
+		progress = h.phase("graph")
+	}
+	seen := make(map[uint64]int32) // class ids without a CLASS DUMP -> type
+	lastRelease := 0
+	if w.lo < w.hi {
+		lastRelease = r.offs.at(w.lo)
+	}
+	for i := w.lo; i < w.hi; i++ {
+		off := r.offs.at(i)
+		p := off + 1 + idSize + 4
+		h.kinds[i] = d[off]
+		switch d[off] {
+		case subInstanceDump:
+			cid := s.id(p)
+			if cid != w.lastClass || w.lastCI < 0 {
+				w.lastClass = cid
+				ci, ok := r.classByI[cid]
+				if !ok {
+					ci = -1
+				}
+				w.lastCI = ci
+			}
+			length := int(binary.BigEndian.Uint32(d[p+idSize:]))
+			data := d[p+idSize+4 : p+idSize+4+length]
+			if w.lastCI < 0 {
+				h.typ[i] = w.undumped(cid, seen)
+				w.setSize(i, uint64(length))
+				break
+			}
+			c := &r.classes[w.lastCI]
+			h.typ[i] = w.lastCI
+			w.setSize(i, uint64(c.dump.instSize))
+			for _, fo := range c.refOffs {
+				if int(fo)+idSize > len(data) {
+					break
+				}
+				w.edge(readID(data[fo:], idSize))
+			}
+		case subObjectArray:
+			count := int(binary.BigEndian.Uint32(d[p:]))
+			acid := s.id(p + 4)
+			t, ok := r.classByI[acid]
+			if !ok {
+				t = w.undumped(acid, seen)
+			}
+			h.typ[i] = t
+			w.setSize(i, uint64(count)*uint64(idSize))
+			el := p + 4 + idSize
+			for k := range count {
+				w.edge(readID(d[el+k*idSize:], idSize))
+			}
+		case subPrimitiveArray, subPrimitiveNoDat:
+			count := uint64(binary.BigEndian.Uint32(d[p:]))
+			t := d[p+4]
+			h.typ[i] = w.primType[t]
+			w.setSize(i, count*uint64(typeSize(t, idSize)))
+		case subClassDump:
+			h.typ[i] = w.classType
+			ci, ok := h.classOf[int32(i)]
+			if !ok { // a later CLASS DUMP of an id dumped as a class before
+				break
+			}
+			c := &r.classes[ci]
+			w.setSize(i, c.statics)
+			for _, sf := range c.dump.statics {
+				if isObjectType(sf.typ) {
+					w.edge(sf.value)
+				}
+			}
+		}
+		if len(w.tgt) >= math.MaxInt32 {
+			w.err = fmt.Errorf("more than %d references: too large to analyse", math.MaxInt32)
+			return
+		}
+		h.outOff[i+1] = uint32(len(w.tgt))
+		if off-lastRelease > 8<<20 {
+			r.m.release(lastRelease, off)
+			lastRelease = off
+			if progress != nil {
+				progress(float64(i-w.lo) / float64(w.hi-w.lo))
+			}
+		}
+	}
+}
+
+// heapMarks assigns each node its heap (D15).
+func (r *hprofFile) heapMarks() {
+	h := r.h
+	h.heaps = []string{"default"}
+	idx := map[string]uint8{"default": 0}
+	marks := r.s.heaps
+	for k, mk := range marks {
+		name, ok := r.s.str(mk.name)
+		if !ok {
+			name = heapNameByID(mk.heap)
+		}
+		hi := heapIndex(h, idx, name)
+		end := h.n
+		if k+1 < len(marks) {
+			end = min(marks[k+1].pos, end)
+		}
+		start := min(mk.pos, h.n)
+		for i := start; i < end; i++ {
+			h.heapOf[i] = hi
+		}
+	}
+}
+
+// heapIndex returns the index of a heap name, adding it.
+func heapIndex(h *Heap, idx map[string]uint8, name string) uint8 {
+	hi, ok := idx[name]
+	if ok {
+		return hi
+	}
+	if len(h.heaps) == 256 {
+		return 255 // more heap names than any VM writes: the rest share the last
+	}
+	hi = uint8(len(h.heaps))
+	h.heaps = append(h.heaps, name)
+	idx[name] = hi
+	return hi
+}
+
+func heapNameByID(id uint32) string {
+	switch id {
+	case 'A':
+		return "app"
+	case 'Z':
+		return "zygote"
+	case 'I':
+		return "image"
+	case 0:
+		return "default"
+	}
+	return fmt.Sprintf("heap %d", id)
+}
+
+func readID(b []byte, idSize int) uint64 {
+	if idSize == 4 {
+		return uint64(binary.BigEndian.Uint32(b))
+	}
+	return binary.BigEndian.Uint64(b)
+}
