@@ -62,14 +62,14 @@ func (r *hprofFile) bitmapDumpData() (dumpData, bool) {
 				}
 			}
 			if v, t, ok := r.field(f.Ref, "", "natives"); ok && isObjectType(t) {
-				if arr := h.refNode(v); arr >= 0 {
+				if arr := refNode(h, v); arr >= 0 {
 					if et, data, ok := r.primitiveData(arr); ok && et == typeLong {
 						dd.natives = data
 					}
 				}
 			}
 			if v, t, ok := r.field(f.Ref, "", "buffers"); ok && isObjectType(t) {
-				if arr := h.refNode(v); arr >= 0 && h.kinds[arr] == subObjectArray {
+				if arr := refNode(h, v); arr >= 0 && h.kinds[arr] == subObjectArray {
 					dd.buffers = arr
 				}
 			}
@@ -111,7 +111,7 @@ func (r *hprofFile) bitmaps() []Bitmap {
 	h := r.h
 	dd, haveDD := r.bitmapDumpData()
 	var out []Bitmap
-	for _, x := range h.instancesOf(func(t int32) bool { return h.subclassOf(t, nameBitmap) }) {
+	for _, x := range instancesOf(h, func(t int32) bool { return subclassOf(h, t, nameBitmap) }) {
 		b := Bitmap{Node: x, Pixels: -1}
 		if v, t, ok := r.field(x, "", "mWidth"); ok && t == typeInt {
 			b.Width = int(int32(v))
@@ -120,8 +120,8 @@ func (r *hprofFile) bitmaps() []Bitmap {
 			b.Height = int(int32(v))
 		}
 		if v, t, ok := r.field(x, "", "mBuffer"); ok && isObjectType(t) {
-			if n, ok := r.isByteArray(h.refNode(v)); ok {
-				b.PixelsInDump, b.PixelBytes, b.Source, b.Format, b.Pixels = true, n, "mBuffer", "raw", h.refNode(v)
+			if n, ok := r.isByteArray(refNode(h, v)); ok {
+				b.PixelsInDump, b.PixelBytes, b.Source, b.Format, b.Pixels = true, n, "mBuffer", "raw", refNode(h, v)
 			}
 		}
 		if !b.PixelsInDump && haveDD {

@@ -6,7 +6,7 @@ package heapdump
 // successors are the root nodes and class objects in node order.
 func dominate(h *Heap) {
 	n := h.n
-	progress := h.phase("dominators")
+	progress := phase(h, "dominators")
 	pre := make([]int32, n) // node -> DFS number, 0 unvisited
 	vertex := make([]int32, 1, n+1)
 	vertex[0] = -1
@@ -124,7 +124,7 @@ func dominate(h *Heap) {
 		}
 	}
 	semi = nil
-	h.collect()
+	collect(h)
 	if progress != nil {
 		progress(0.8)
 	}
@@ -215,14 +215,14 @@ func histogramRetained(h *Heap) {
 		top := &stack[len(stack)-1]
 		if top.next == h.domOff[top.node+1] {
 			if top.node != int32(n) {
-				onPath[h.className(int(top.node))]--
+				onPath[nameOf(h, int(top.node))]--
 			}
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		x := h.domKids[top.next]
 		top.next++
-		c := h.className(int(x))
+		c := nameOf(h, int(x))
 		if onPath[c] == 0 {
 			h.nameRet[c] += h.Retained(Node(x))
 			h.classTop[x>>6] |= 1 << (x & 63)

@@ -82,7 +82,7 @@ func (h *Heap) ArrayElements(n Node, from, max int) []Field {
 	return h.vals.arrayElements(n, from, max)
 }
 
-func (h *Heap) refNode(id uint64) Node {
+func refNode(h *Heap, id uint64) Node {
 	if id == 0 {
 		return -1
 	}
@@ -91,7 +91,7 @@ func (h *Heap) refNode(id uint64) Node {
 
 // isReferent reports whether a field named name, declared by type t, is
 // the excluded java.lang.ref.Reference.referent (D4).
-func (h *Heap) isReferent(t int32, name string) bool {
+func isReferent(h *Heap, t int32, name string) bool {
 	return name == fieldReferent && h.types[t].name == nameReference
 }
 

@@ -154,8 +154,8 @@ func (h *Heap) Close() error {
 // finish computes what the queries need once the reader has filled the
 // index: dominators, retained sizes, shortest-path parents and the
 // histogram's retained sizes.
-func (h *Heap) finish() {
-	h.collect()
+func finish(h *Heap) {
+	collect(h)
 	// The BFS for paths needs only the edges: it runs beside the
 	// dominators, on the other core.
 	bfs := make(chan struct{})
@@ -167,7 +167,7 @@ func (h *Heap) finish() {
 	histogramRetained(h)
 	<-bfs
 	h.vals.released()
-	h.collect()
+	collect(h)
 }
 
 // collect runs the garbage collector between phases of a large analysis
@@ -175,13 +175,13 @@ func (h *Heap) finish() {
 // temporary arrays are gone before the next phase allocates its own, and
 // the peak is one phase's, not the sum (the arrays hold no pointers: a
 // collection is cheap).
-func (h *Heap) collect() {
+func collect(h *Heap) {
 	if h.large {
 		debug.FreeOSMemory()
 	}
 }
 
-func (h *Heap) phase(name string) func(float64) {
+func phase(h *Heap, name string) func(float64) {
 	if h.progress == nil {
 		return nil
 	}
@@ -189,7 +189,7 @@ func (h *Heap) phase(name string) func(float64) {
 }
 
 // nameIndex returns the index of a class name, adding it.
-func (h *Heap) nameIndex(name string) int32 {
+func nameIndex(h *Heap, name string) int32 {
 	if i, ok := h.nameIdx[name]; ok {
 		return i
 	}
@@ -200,8 +200,8 @@ func (h *Heap) nameIndex(name string) int32 {
 }
 
 // addType appends a type and returns its index.
-func (h *Heap) addType(name string) int32 {
-	h.types = append(h.types, typeInfo{name: name, nameIdx: h.nameIndex(name), super: -1, node: -1})
+func addType(h *Heap, name string) int32 {
+	h.types = append(h.types, typeInfo{name: name, nameIdx: nameIndex(h, name), super: -1, node: -1})
 	return int32(len(h.types) - 1)
 }
 
@@ -240,8 +240,8 @@ func (h *Heap) ID(n Node) uint64 {
 // ClassName returns the node's class name in source form (D3).
 func (h *Heap) ClassName(n Node) string { return h.names[h.types[h.typ[n]].nameIdx] }
 
-// className returns the names index of the node's class.
-func (h *Heap) className(n int) int32 { return h.types[h.typ[n]].nameIdx }
+// nameOf returns the names index of the node's class.
+func nameOf(h *Heap, n int) int32 { return h.types[h.typ[n]].nameIdx }
 
 // ClassObjectName returns the name of the class a class object stands
 // for, "" for other nodes.
@@ -299,10 +299,10 @@ func (h *Heap) HeapName(n Node) string { return h.heaps[h.heapOf[n]] }
 // must not be changed.
 func (h *Heap) Outgoing(n Node) []int32 { return h.outTgt[h.outOff[n]:h.outOff[n+1]] }
 
-func (h *Heap) setRoot(n int32) { h.roots[n>>6] |= 1 << (n & 63) }
+func setRoot(h *Heap, n int32) { h.roots[n>>6] |= 1 << (n & 63) }
 
 // subclassOf reports whether type t or a superclass is named name (D3).
-func (h *Heap) subclassOf(t int32, name string) bool {
+func subclassOf(h *Heap, t int32, name string) bool {
 	for steps := 0; t >= 0 && steps <= len(h.types); steps++ {
 		if h.types[t].name == name {
 			return true
@@ -314,7 +314,7 @@ func (h *Heap) subclassOf(t int32, name string) bool {
 
 // instancesOf returns the reachable instance nodes whose type satisfies
 // match (asked once per type).
-func (h *Heap) instancesOf(match func(t int32) bool) []Node {
+func instancesOf(h *Heap, match func(t int32) bool) []Node {
 	ok := make([]bool, len(h.types))
 	found := false
 	for i := range h.types {

@@ -47,7 +47,7 @@ func (h *Heap) Histogram(heaps ...string) []ClassRow {
 		if in != nil && !in[h.heapOf[x]] {
 			continue
 		}
-		r := &rows[h.className(x)]
+		r := &rows[nameOf(h, x)]
 		if in != nil && h.classTop[x>>6]&(1<<(x&63)) != 0 {
 			r.Retained += h.Retained(Node(x))
 		}
@@ -98,7 +98,7 @@ func (h *Heap) Instances(className, heap string) []Node {
 	}
 	var out []Node
 	for x := range h.n {
-		if h.className(x) == ni && (hi < 0 || int(h.heapOf[x]) == hi) {
+		if nameOf(h, x) == ni && (hi < 0 || int(h.heapOf[x]) == hi) {
 			out = append(out, Node(x))
 		}
 	}

@@ -72,7 +72,7 @@ func analyse(m *mapping, opts Options) (*Heap, error) {
 	r := &hprofFile{h: h, m: m, s: &scan{d: m.data}, buildParts: opts.buildParts}
 	h.vals = r
 	s := r.s
-	if err := s.pass1(func(off int) { m.release(0, off) }, h.phase("scan")); err != nil {
+	if err := s.pass1(func(off int) { m.release(0, off) }, phase(h, "scan")); err != nil {
 		return nil, err
 	}
 	r.idSize = s.idSize
@@ -81,12 +81,12 @@ func analyse(m *mapping, opts Options) (*Heap, error) {
 	// allocates its own (the arrays hold no pointers: a collection is
 	// cheap), so the peak is one phase's, not the sum.
 	r.nodes()
-	h.collect()
+	collect(h)
 	if err := r.build(); err != nil {
 		return nil, err
 	}
 	m.release(0, len(m.data))
-	h.finish()
+	finish(h)
 	return h, nil
 }
 
@@ -160,7 +160,7 @@ func (r *hprofFile) nodes() {
 	}
 	r.offs = offs
 	h.n = offs.len()
-	h.setIndex(keys, pos)
+	setIndex(h, keys, pos)
 	s.objIDs, s.objOffs = nil, offsets{}
 }
 
@@ -209,7 +209,7 @@ func (r *hprofFile) classSetup() {
 		if _, dup := r.classByI[c.id]; dup {
 			continue
 		}
-		t := h.addType(r.className(c.id))
+		t := addType(h, r.className(c.id))
 		h.types[t].node = h.index.lookup(c.id)
 		hc := hprofClass{dump: c}
 		for _, f := range c.fields {
@@ -237,7 +237,7 @@ func (r *hprofFile) classSetup() {
 		off := 0
 		r.eachField(int32(i), func(ci int32, f fieldDecl, name string) bool {
 			size := typeSize(f.typ, r.idSize)
-			if isObjectType(f.typ) && !h.isReferent(ci, name) {
+			if isObjectType(f.typ) && !isReferent(h, ci, name) {
 				c.refOffs = append(c.refOffs, uint32(off))
 			}
 			off += size
@@ -269,11 +269,11 @@ func (r *hprofFile) build() error {
 	h := r.h
 	r.classSetup()
 	n := h.n
-	classType := h.addType(nameClass)
+	classType := addType(h, nameClass)
 	var primType [12]int32
 	for t, name := range primitiveArrayNames {
 		if name != "" {
-			primType[t] = h.addType(name)
+			primType[t] = addType(h, name)
 		}
 	}
 	h.typ = make([]int32, n)
@@ -336,12 +336,12 @@ func (r *hprofFile) build() error {
 	}
 	for i, k := range h.kinds {
 		if k == subClassDump {
-			h.setRoot(int32(i))
+			setRoot(h, int32(i))
 		}
 	}
 	for _, id := range r.s.roots {
 		if t := h.index.lookup(id); t >= 0 {
-			h.setRoot(t)
+			setRoot(h, t)
 		}
 	}
 	r.s.roots = nil
@@ -391,7 +391,7 @@ func (w *buildWorker) undumped(id uint64, seen map[uint64]int32) int32 {
 	h := w.r.h
 	name := w.r.className(id)
 	h.namesMu.Lock()
-	t := h.addType(name)
+	t := addType(h, name)
 	h.namesMu.Unlock()
 	seen[id] = t
 	return t
@@ -403,7 +403,7 @@ func (w *buildWorker) run(reportProgress bool) {
 	s, d, idSize := r.s, r.s.d, r.idSize
 	var progress func(float64)
 	if reportProgress {
-		progress = h.phase("graph")
+		progress = phase(h, "graph")
 	}
 	seen := make(map[uint64]int32) // class ids without a CLASS DUMP -> type
 	lastRelease := 0
@@ -499,7 +499,7 @@ func (r *hprofFile) heapMarks() {
 		if !ok {
 			name = heapNameByID(mk.heap)
 		}
-		hi := heapIndex(h, idx, name)
+		hi := heapIndex(&h.heaps, idx, name)
 		end := h.n
 		if k+1 < len(marks) {
 			end = min(marks[k+1].pos, end)
@@ -511,17 +511,17 @@ func (r *hprofFile) heapMarks() {
 	}
 }
 
-// heapIndex returns the index of a heap name, adding it.
-func heapIndex(h *Heap, idx map[string]uint8, name string) uint8 {
+// heapIndex returns the index of a heap name in heaps, adding it.
+func heapIndex(heaps *[]string, idx map[string]uint8, name string) uint8 {
 	hi, ok := idx[name]
 	if ok {
 		return hi
 	}
-	if len(h.heaps) == 256 {
+	if len(*heaps) == 256 {
 		return 255 // more heap names than any VM writes: the rest share the last
 	}
-	hi = uint8(len(h.heaps))
-	h.heaps = append(h.heaps, name)
+	hi = uint8(len(*heaps))
+	*heaps = append(*heaps, name)
 	idx[name] = hi
 	return hi
 }

@@ -118,9 +118,9 @@ func (r *hprofFile) stringLayout(ci int32) stringFields {
 // hash.
 func (r *hprofFile) duplicateStrings() []DuplicateString {
 	h := r.h
-	progress := h.phase("strings")
+	progress := phase(h, "strings")
 	layouts := map[int32]stringFields{}
-	strs := h.instancesOf(func(t int32) bool { return h.types[t].name == nameString })
+	strs := instancesOf(h, func(t int32) bool { return h.types[t].name == nameString })
 	all := make([]strContent, 0, len(strs))
 	seq := r.sequential()
 	d, idSize := r.s.d, r.idSize
@@ -236,7 +236,7 @@ func (r *hprofFile) locateContent(x Node, data []byte, lay stringFields) (strCon
 	if lay.value < 0 || lay.value+r.idSize > len(data) {
 		return strContent{}, false
 	}
-	arr := h.refNode(readID(data[lay.value:], r.idSize))
+	arr := refNode(h, readID(data[lay.value:], r.idSize))
 	if arr < 0 || h.kinds[arr] != subPrimitiveArray {
 		return strContent{}, false
 	}

@@ -33,7 +33,7 @@ func (r *hprofFile) fields(n Node) []Field {
 		for _, sf := range c.dump.statics {
 			f := Field{Name: r.fieldName(sf.name), Type: typeNames[sf.typ], Declarer: h.types[ci].name, Static: true, Bits: sf.value, Ref: -1}
 			if isObjectType(sf.typ) {
-				f.Ref, f.Strong = h.refNode(sf.value), true
+				f.Ref, f.Strong = refNode(h, sf.value), true
 			}
 			out = append(out, f)
 		}
@@ -53,8 +53,8 @@ func (r *hprofFile) fields(n Node) []Field {
 		f := Field{Name: name, Type: typeNames[fd.typ], Declarer: h.types[decl].name,
 			Bits: readValue(data[off:], size), Ref: -1}
 		if isObjectType(fd.typ) {
-			f.Ref = h.refNode(f.Bits)
-			f.Strong = !h.isReferent(decl, name)
+			f.Ref = refNode(h, f.Bits)
+			f.Strong = !isReferent(h, decl, name)
 		}
 		out = append(out, f)
 		off += size
@@ -119,7 +119,7 @@ func (r *hprofFile) arrayElements(n Node, from, max int) []Field {
 		p += r.idSize
 		for i := from; i < end; i++ {
 			id := readID(d[p+i*r.idSize:], r.idSize)
-			out = append(out, Field{Name: elementName(i), Type: "object", Bits: id, Ref: r.h.refNode(id), Strong: true})
+			out = append(out, Field{Name: elementName(i), Type: "object", Bits: id, Ref: refNode(r.h, id), Strong: true})
 		}
 	case subPrimitiveArray:
 		t := d[p]

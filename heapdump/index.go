@@ -183,7 +183,7 @@ func (s *scan) str(id uint64) (string, bool) {
 
 // setIndex makes the id index from the ids sorted (unique) and the node of
 // each (pos; nil when the i-th id is node i).
-func (h *Heap) setIndex(keys []uint64, pos []int32) {
+func setIndex(h *Heap, keys []uint64, pos []int32) {
 	identity := true
 	for i, p := range pos {
 		if p != int32(i) {

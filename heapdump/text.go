@@ -32,7 +32,16 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	if o.File != "" {
 		heading += " " + esc(o.File)
 	}
-	p("%s: %s, %d-byte ids, %d objects (%d reachable)\n", heading, r.Version, r.IDSize, r.Objects, r.Reachable)
+	ids := ""
+	if r.IDSize > 0 {
+		ids = fmt.Sprintf(", %d-byte ids", r.IDSize)
+	}
+	p("%s: %s%s, %d objects (%d reachable)\n", heading, esc(r.Version), ids, r.Objects, r.Reachable)
+	unavailable := func(section string) {
+		if why := r.Unavailable[section]; why != "" {
+			p("  not in this dump: %s\n", esc(why))
+		}
+	}
 	if r.Truncated {
 		p("the file is cut short: analysed up to offset %d, the last complete record\n", r.TruncatedAt)
 	}
@@ -56,6 +65,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	}
 
 	p("\nLeaks (%d)\n", len(r.Leaks))
+	unavailable("leaks")
 	if len(r.Leaks) == 0 {
 		p("  no destroyed Activity or detached Fragment is reachable\n")
 	}
@@ -75,7 +85,8 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	}
 
 	p("\nDuplicate strings\n")
-	if len(r.DuplicateStrings) == 0 {
+	unavailable("duplicate_strings")
+	if len(r.DuplicateStrings) == 0 && r.Unavailable["duplicate_strings"] == "" {
 		p("  none\n")
 	}
 	for _, d := range r.DuplicateStrings[:min(top, len(r.DuplicateStrings))] {
@@ -83,6 +94,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	}
 
 	p("\nBitmaps (%d)\n", len(r.Bitmaps))
+	unavailable("bitmaps")
 	for _, b := range r.Bitmaps[:min(top, len(r.Bitmaps))] {
 		pixels := "pixels not in the dump"
 		if b.PixelsInDump {
