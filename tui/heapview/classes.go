@@ -49,7 +49,7 @@ func (r *classRows) Update(q viewer.Query) int {
 	if r.hist == nil {
 		return 0
 	}
-	r.shown = appendOrdered(r.shown, r.hist.orders[classOrder[q.Sort]], q, func(i int32) string { return r.hist.rows[i].name })
+	r.shown = appendOrdered(r.shown, r.hist.orders[classOrder[q.Sort]], q, func(i int32) string { return r.hist.rows[i].Name })
 	return len(r.shown)
 }
 
@@ -72,18 +72,18 @@ func (r *classRows) Cell(i, c int) *tview.TableCell {
 	row := &r.laid.rows[r.shown[i]]
 	switch c {
 	case 0:
-		return cell(row.name)
+		return cell(row.Name)
 	case 1:
-		return cell(count(row.instances))
+		return cell(count(row.Instances))
 	case 2:
-		return cell(size(row.shallow))
+		return cell(size(row.Shallow))
 	case 3:
-		return cell(size(row.retained))
+		return cell(size(row.Retained))
 	}
 	return nil
 }
 
-func (r *classRows) Key(i int) string { return r.laid.rows[r.shown[i]].name }
+func (r *classRows) Key(i int) string { return r.laid.rows[r.shown[i]].Name }
 
 // openClass lists the selected class's instances in the heap shown.
 func (v *View) openClass() {
@@ -111,11 +111,11 @@ func (v *View) showInstances(name, heap string) {
 		v.Push(v.table(rows, viewer.TableOptions{Title: title, Scope: "objects", Empty: "no instance in " + heapTitle(heap)}))
 	}
 	if m.classSize(name) <= sortInline {
-		show(m.instances(name, heap, maxListed))
+		show(m.classInstances(name, heap, maxListed))
 		return
 	}
 	v.Work("sorting "+name, func(_ context.Context, _ func(string)) func() {
-		nodes, total := m.instances(name, heap, maxListed)
+		nodes, total := m.classInstances(name, heap, maxListed)
 		return func() { show(nodes, total) }
 	})
 }
