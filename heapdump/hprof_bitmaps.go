@@ -36,22 +36,25 @@ func (h *Heap) Bitmaps() Bitmaps { return Bitmaps{h} }
 // their sizes and pixels are primitive values.
 func (q Bitmaps) Unavailable() string { return q.h.Unavailable() }
 
-func (r *hprofFile) bitmapDumpData() (dumpData, bool) {
-	h := r.h
-	for i := range r.classes {
+// bitmapReader finds bitmaps and their pixels in an HPROF file (D14).
+type bitmapReader struct{ r *hprofFile }
+
+func (br bitmapReader) bitmapDumpData() (dumpData, bool) {
+	h := br.r.h
+	for i := range br.r.classes {
 		t := &h.types[i]
 		if t.name != nameBitmap || t.node < 0 || h.kinds[t.node] != subClassDump {
 			continue
 		}
-		for _, f := range r.fields(Node(t.node)) {
+		for _, f := range br.r.fields(Node(t.node)) {
 			if f.Name != fieldDumpData || f.Type != "object" || f.Ref < 0 || h.kinds[f.Ref] != subInstanceDump {
 				continue
 			}
 			dd := dumpData{buffers: -1, format: "unknown"}
-			if v, t, ok := r.field(f.Ref, "", "count"); ok && t == typeInt {
+			if v, t, ok := br.r.field(f.Ref, "", "count"); ok && t == typeInt {
 				dd.count = int(int32(v))
 			}
-			if v, t, ok := r.field(f.Ref, "", "format"); ok && t == typeInt {
+			if v, t, ok := br.r.field(f.Ref, "", "format"); ok && t == typeInt {
 				switch int32(v) {
 				case 0:
 					dd.format = "jpeg"
@@ -61,14 +64,14 @@ func (r *hprofFile) bitmapDumpData() (dumpData, bool) {
 					dd.format = "webp"
 				}
 			}
-			if v, t, ok := r.field(f.Ref, "", "natives"); ok && isObjectType(t) {
+			if v, t, ok := br.r.field(f.Ref, "", "natives"); ok && isObjectType(t) {
 				if arr := refNode(h, v); arr >= 0 {
-					if et, data, ok := r.primitiveData(arr); ok && et == typeLong {
+					if et, data, ok := br.r.primitiveData(arr); ok && et == typeLong {
 						dd.natives = data
 					}
 				}
 			}
-			if v, t, ok := r.field(f.Ref, "", "buffers"); ok && isObjectType(t) {
+			if v, t, ok := br.r.field(f.Ref, "", "buffers"); ok && isObjectType(t) {
 				if arr := refNode(h, v); arr >= 0 && h.kinds[arr] == subObjectArray {
 					dd.buffers = arr
 				}
@@ -80,17 +83,17 @@ func (r *hprofFile) bitmapDumpData() (dumpData, bool) {
 }
 
 // isByteArray reports whether n is a byte[] node, and its length.
-func (r *hprofFile) isByteArray(n Node) (int, bool) {
+func (br bitmapReader) isByteArray(n Node) (int, bool) {
 	if n < 0 {
 		return 0, false
 	}
-	off := r.offs.at(int(n))
-	d := r.s.d
+	off := br.r.offs.at(int(n))
+	d := br.r.s.d
 	tag := d[off]
 	if tag != subPrimitiveArray && tag != subPrimitiveNoDat {
 		return 0, false
 	}
-	p := off + 1 + r.idSize + 4
+	p := off + 1 + br.r.idSize + 4
 	if d[p+4] != typeByte {
 		return 0, false
 	}
@@ -104,53 +107,53 @@ func (q Bitmaps) List() []Bitmap {
 	if !ok {
 		return nil
 	}
-	return r.bitmaps()
+	return bitmapReader{r: r}.bitmaps()
 }
 
-func (r *hprofFile) bitmaps() []Bitmap {
-	h := r.h
-	dd, haveDD := r.bitmapDumpData()
+func (br bitmapReader) bitmaps() []Bitmap {
+	h := br.r.h
+	dd, haveDD := br.bitmapDumpData()
 	var out []Bitmap
 	for _, x := range instancesOf(h, subclassesOf(h, nameBitmap)) {
 		b := Bitmap{Node: x, Pixels: -1}
-		if v, t, ok := r.field(x, "", "mWidth"); ok && t == typeInt {
+		if v, t, ok := br.r.field(x, "", "mWidth"); ok && t == typeInt {
 			b.Width = int(int32(v))
 		}
-		if v, t, ok := r.field(x, "", "mHeight"); ok && t == typeInt {
+		if v, t, ok := br.r.field(x, "", "mHeight"); ok && t == typeInt {
 			b.Height = int(int32(v))
 		}
-		if v, t, ok := r.field(x, "", "mBuffer"); ok && isObjectType(t) {
-			if n, ok := r.isByteArray(refNode(h, v)); ok {
+		if v, t, ok := br.r.field(x, "", "mBuffer"); ok && isObjectType(t) {
+			if n, ok := br.isByteArray(refNode(h, v)); ok {
 				b.PixelsInDump, b.PixelBytes, b.Source, b.Format, b.Pixels = true, n, "mBuffer", "raw", refNode(h, v)
 			}
 		}
 		if !b.PixelsInDump && haveDD {
-			if ptr, t, ok := r.field(x, "", "mNativePtr"); ok && t == typeLong {
-				r.matchDumpData(&b, dd, int64(ptr))
+			if ptr, t, ok := br.r.field(x, "", "mNativePtr"); ok && t == typeLong {
+				br.matchDumpData(&b, dd, int64(ptr))
 			}
 		}
 		out = append(out, b)
 	}
-	r.released()
+	br.r.released()
 	slices.SortFunc(out, func(a, b Bitmap) int {
 		return cmp.Or(cmp.Compare(b.PixelBytes, a.PixelBytes), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
 	})
 	return out
 }
 
-func (r *hprofFile) matchDumpData(b *Bitmap, dd dumpData, ptr int64) {
+func (br bitmapReader) matchDumpData(b *Bitmap, dd dumpData, ptr int64) {
 	if dd.buffers < 0 {
 		return
 	}
-	nb, _ := r.arrayLength(dd.buffers)
+	nb, _ := br.r.arrayLength(dd.buffers)
 	limit := min(dd.count, len(dd.natives)/8, nb)
 	for i := 0; i < limit; i++ {
 		if int64(binary.BigEndian.Uint64(dd.natives[8*i:])) != ptr {
 			continue
 		}
-		el := r.arrayElements(dd.buffers, i, 1)
+		el := br.r.arrayElements(dd.buffers, i, 1)
 		if len(el) == 1 {
-			if n, ok := r.isByteArray(el[0].Ref); ok {
+			if n, ok := br.isByteArray(el[0].Ref); ok {
 				b.PixelsInDump, b.PixelBytes, b.Source, b.Format, b.Pixels = true, n, "dumpData", dd.format, el[0].Ref
 				return
 			}
