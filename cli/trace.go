@@ -28,6 +28,7 @@ func traceCommand() *cli.Command {
 			&cli.BoolFlag{Name: "tree", Usage: "with --json: print the top-down call trees, per thread and merged"},
 			&cli.BoolFlag{Name: "bottom-up", Usage: "with --tree: print the bottom-up trees instead"},
 			&cli.IntFlag{Name: "tree-depth", Value: trace.DefaultTreeJSONDepth, Usage: "with --tree: cut the trees below `N` levels (-1: none; most JSON readers stop near 1,000-10,000)"},
+			&cli.Float64Flag{Name: "tree-min-share", Value: trace.DefaultTreeMinShare, Usage: "with --tree: keep the nodes with at least this share of their thread's time, fold the rest of each node's children into one \"(other)\" child (0: every node)"},
 			&cli.StringFlag{Name: "folded", Usage: "write folded stacks for flame-graph tools to `OUT` (- for standard output)"},
 			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON (Perfetto, chrome://tracing) to `OUT.json`"},
 			&cli.StringFlag{Name: "dot", Usage: "write a Graphviz call graph like dmtracedump -g to `OUT.dot`"},
@@ -97,9 +98,20 @@ func traceAction(c *cli.Context) error {
 		return nil
 	}
 	if tree {
-		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth")}
+		share := c.Float64("tree-min-share")
+		if share < 0 || share >= 1 || share != share {
+			return fmt.Errorf("trace: --tree-min-share %g: want 0 (every node) up to below 1", share)
+		}
+		var cut trace.TreeCut
+		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth"), MinShare: share, Cut: &cut}
 		if err := trace.WriteTreeJSON(c.App.Writer, p, topt); err != nil {
 			return fmt.Errorf("trace: --tree: %w", err)
+		}
+		if cut.Folded > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --tree: %d nodes under %g%% of their tree's time folded into %d %q nodes (--tree-min-share 0 prints every node)\n", cut.Folded, 100*share, cut.Others, trace.OtherName)
+		}
+		if cut.Truncated > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --tree: %d nodes cut at depth %d (\"truncated\": true; --tree-depth -1 prints every level)\n", cut.Truncated, c.Int("tree-depth"))
 		}
 	} else if c.Bool("json") {
 		if err := trace.WriteJSON(c.App.Writer, p); err != nil {

@@ -40,7 +40,7 @@ func TestTraceTreeJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, clock := range []trace.Clock{trace.ClockCPU, trace.ClockWall} {
-		out, err := runApp(t, "trace", path, "--tree", "--json", "--clock", clock.String())
+		out, err := runApp(t, "trace", path, "--tree", "--json", "--clock", clock.String(), "--tree-min-share", "0")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
@@ -72,7 +72,7 @@ func TestTraceTreeJSON(t *testing.T) {
 			}
 		}
 	}
-	out, err := runApp(t, "trace", path, "--json", "--tree", "--bottom-up")
+	out, err := runApp(t, "trace", path, "--json", "--tree", "--bottom-up", "--tree-min-share", "0")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -95,5 +95,47 @@ func TestTraceTreeJSON(t *testing.T) {
 	}
 	if out, err := runApp(t, "trace", path, "--tree"); err == nil || !strings.Contains(err.Error(), "--json") {
 		t.Fatalf("--tree without --json: %v\n%s", err, out)
+	}
+}
+
+// TestTraceTreeJSONMinShare: by default `--tree --json` folds the nodes
+// under 0.1% of their tree's time into "(other)" children, as the library
+// does with DefaultTreeMinShare, ends the document with "cut", and says so
+// on stderr; `--tree-min-share 0` prints every node and says nothing.
+func TestTraceTreeJSONMinShare(t *testing.T) {
+	path, data := writeSynthTrace(t, trace.Synth{Seed: 23, Records: 20000, Threads: 2, Methods: 300})
+	p, err := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{CallTree: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runAppSplit(t, "trace", path, "--tree", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var want bytes.Buffer
+	var cut trace.TreeCut
+	if err := trace.WriteTreeJSON(&want, p, trace.TreeJSONOptions{Clock: p.Clocks.First(), MinShare: trace.DefaultTreeMinShare, Cut: &cut}); err != nil {
+		t.Fatal(err)
+	}
+	if out != want.String() || cut.Folded == 0 {
+		t.Fatalf("default: output differs from WriteTreeJSON with the default share (%d folded):\n%.300s", cut.Folded, out)
+	}
+	if !strings.Contains(out, `"method": "(other)"`) || !strings.Contains(out, `"cut": {"min_share": 0.001`) {
+		t.Errorf("default: no (other) node or cut summary:\n%.300s", out)
+	}
+	if !strings.Contains(errOut, "folded into") || !strings.Contains(errOut, "--tree-min-share 0") {
+		t.Errorf("default: stderr does not say the trees were cut: %q", errOut)
+	}
+	full, errOut, err := runAppSplit(t, "trace", path, "--tree", "--json", "--tree-min-share", "0")
+	if err != nil || strings.Contains(full, "(other)") || strings.Contains(full, `"cut"`) || strings.Contains(errOut, "folded") {
+		t.Fatalf("--tree-min-share 0: %v, stderr %q, output:\n%.300s", err, errOut, full)
+	}
+	if len(full) <= len(out) {
+		t.Errorf("full output %d bytes, cut %d", len(full), len(out))
+	}
+	for _, bad := range []string{"-0.1", "1", "NaN"} {
+		if _, err := runApp(t, "trace", path, "--tree", "--json", "--tree-min-share", bad); err == nil {
+			t.Errorf("--tree-min-share %s: no error", bad)
+		}
 	}
 }
