@@ -27,7 +27,7 @@ func traceCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the profile as JSON (with --tree: the call trees)"},
 			&cli.BoolFlag{Name: "tree", Usage: "with --json: print the top-down call trees, per thread and merged"},
 			&cli.BoolFlag{Name: "bottom-up", Usage: "with --tree: print the bottom-up trees instead"},
-			&cli.IntFlag{Name: "tree-depth", Value: trace.DefaultTreeJSONDepth, Usage: "with --tree: cut the trees below `N` levels (-1: none; most JSON readers stop near 1,000-10,000)"},
+			&cli.IntFlag{Name: "tree-depth", Value: trace.DefaultTreeJSONDepth, Usage: "with --tree and --folded: cut the trees and paths below `N` levels (-1: none; most JSON readers stop near 1,000-10,000, and folded stacks grow with the square of the depth)"},
 			&cli.Float64Flag{Name: "tree-min-share", Value: trace.DefaultTreeMinShare, Usage: "with --tree: keep the nodes with at least this share of their thread's time, fold the rest of each node's children into one \"(other)\" child (0: every node)"},
 			&cli.StringFlag{Name: "folded", Usage: "write folded stacks for flame-graph tools to `OUT` (- for standard output)"},
 			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON (Perfetto, chrome://tracing) to `OUT.json`"},
@@ -119,8 +119,13 @@ func traceAction(c *cli.Context) error {
 		}
 	}
 	if out := c.String("folded"); out != "" {
-		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { return trace.WriteFolded(w, p, clock) }); err != nil {
+		var cut trace.TreeCut
+		fopt := trace.FoldedOptions{Clock: clock, MaxDepth: c.Int("tree-depth"), Cut: &cut}
+		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { return trace.WriteFoldedOptions(w, p, fopt) }); err != nil {
 			return fmt.Errorf("trace: --folded: %w", err)
+		}
+		if cut.Truncated > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --folded: %d paths cut at %d frames (the time below each is on a %q frame; --tree-depth -1 prints every level)\n", cut.Truncated, c.Int("tree-depth"), trace.TruncatedFrame)
 		}
 	}
 	if out := c.String("chrome"); out != "" {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -137,5 +139,42 @@ func TestTraceTreeJSONMinShare(t *testing.T) {
 		if _, err := runApp(t, "trace", path, "--tree", "--json", "--tree-min-share", bad); err == nil {
 			t.Errorf("--tree-min-share %s: no error", bad)
 		}
+	}
+}
+
+// TestTraceFoldedDepthCap: `trace FILE --folded -` on a 2,000-deep
+// recursion cuts its paths at --tree-depth (256) and says so on stderr;
+// --tree-depth -1 writes every frame.
+func TestTraceFoldedDepthCap(t *testing.T) {
+	const depth = 2000
+	tr := &trace.Trace{Header: trace.Header{Version: 3, Clocks: trace.Dual, Threads: []trace.Thread{{ID: 1, Name: "main"}},
+		Methods: []trace.Method{{ID: 4, Class: "a", Name: "f", Signature: "()V"}}}}
+	now := uint32(0)
+	for i := 0; i < 2*depth; i++ {
+		a := trace.Enter
+		if i >= depth {
+			a = trace.Exit
+		}
+		tr.Events = append(tr.Events, trace.Event{Thread: 1, Action: a, MethodID: 4, Time: [2]uint32{now, now}})
+		now++
+	}
+	var buf bytes.Buffer
+	if err := trace.Encode(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "deep.trace")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runAppSplit(t, "trace", path, "--folded", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if len(out) > 1<<20 || !strings.Contains(out, ";(truncated) ") || !strings.Contains(errOut, "cut at 256 frames") {
+		t.Fatalf("%d bytes, stderr %q", len(out), errOut)
+	}
+	full, errOut, err := runAppSplit(t, "trace", path, "--folded", "-", "--tree-depth", "-1")
+	if err != nil || strings.Contains(full, "(truncated)") || strings.Count(full, "\n") != depth || errOut != "" {
+		t.Fatalf("--tree-depth -1: %v, %d lines, stderr %q", err, strings.Count(full, "\n"), errOut)
 	}
 }

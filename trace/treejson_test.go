@@ -205,7 +205,7 @@ func TestFoldedDeepTraceMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if err := WriteFolded(&out, p, ClockCPU); err != nil {
+	if err := WriteFoldedOptions(&out, p, FoldedOptions{Clock: ClockCPU, MaxDepth: -1}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -303,4 +303,57 @@ func sumIncl(ns []jsonTreeNode) (s uint64) {
 		s += n.Inclusive
 	}
 	return s
+}
+
+// TestFoldedDepthCap: the folded output of a deep recursion with time on
+// every frame is quadratic in its depth (a line per frame, each as long as
+// its path: 3,000 frames wrote 18 MB). By default paths are cut at
+// DefaultTreeJSONDepth frames, the time below on one "(truncated)" line, so
+// the values still sum to the thread's time; the cut is reported.
+func TestFoldedDepthCap(t *testing.T) {
+	const depth = 3000
+	p := profileOf(t, deepTrace(depth, true), BuildOptions{CallTree: true})
+	var out bytes.Buffer
+	var cut TreeCut
+	if err := WriteFoldedOptions(&out, p, FoldedOptions{Clock: ClockCPU, Cut: &cut}); err != nil {
+		t.Fatal(err)
+	}
+	var def bytes.Buffer
+	if err := WriteFolded(&def, p, ClockCPU); err != nil || def.String() != out.String() {
+		t.Fatalf("WriteFolded differs from its default options (%v)", err)
+	}
+	if out.Len() > 1<<20 {
+		t.Fatalf("%d-deep recursion: %d bytes of folded stacks, want them cut (under 1 MiB)", depth, out.Len())
+	}
+	var sum uint64
+	truncated := 0
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		sp := strings.LastIndexByte(l, ' ')
+		v, err := strconv.ParseUint(l[sp+1:], 10, 64)
+		if err != nil {
+			t.Fatalf("line %q", l)
+		}
+		sum += v
+		frames := strings.Count(l[:sp], ";")
+		if strings.HasSuffix(l[:sp], ";"+TruncatedFrame) {
+			truncated++
+			frames--
+		}
+		if frames > DefaultTreeJSONDepth {
+			t.Fatalf("a line of %d frames, over the cut at %d", frames, DefaultTreeJSONDepth)
+		}
+	}
+	if total := p.Threads[0].Tree.Inclusive(0, ClockCPU); sum != total {
+		t.Errorf("values sum to %d, the thread's time is %d", sum, total)
+	}
+	if truncated != 1 || cut.Truncated != 1 {
+		t.Errorf("%d truncated lines, %d cuts reported; want 1", truncated, cut.Truncated)
+	}
+	var full bytes.Buffer
+	if err := WriteFoldedOptions(&full, p, FoldedOptions{Clock: ClockCPU, MaxDepth: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(full.String(), "\n"); n != depth+1 || strings.Contains(full.String(), TruncatedFrame) {
+		t.Errorf("MaxDepth -1: %d lines, want %d and no cut", n, depth+1)
+	}
 }
