@@ -22,7 +22,8 @@ func traceCommand() *cli.Command {
 		ArgsUsage: "FILE",
 		Description: "Reads a dmtrace file (versions 1-3, single or dual clock, or ART's streaming format) and\n" +
 			"opens its profile in the terminal, or exports it. Numbers on the first clock (thread CPU\n" +
-			"for dual-clock traces) equal AOSP dmtracedump's.",
+			"for dual-clock traces) equal AOSP dmtracedump's. When the output is not a terminal\n" +
+			"(trace FILE | less) the flat profile is printed as text.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the profile as JSON (with --tree: the call trees)"},
 			&cli.BoolFlag{Name: "tree", Usage: "with --json: print the top-down call trees, per thread and merged"},
@@ -66,7 +67,8 @@ func traceAction(c *cli.Context) error {
 	}
 	// The viewer shows call trees and a call chart; the exports build only
 	// what they write.
-	opt := trace.BuildOptions{CallTree: c.String("folded") != "" || tree || !exporting, CallIndex: !exporting}
+	viewer := !exporting && isTerminal(c.App.Writer)
+	opt := trace.BuildOptions{CallTree: c.String("folded") != "" || tree || viewer, CallIndex: viewer}
 	var chrome *trace.ChromeWriter
 	if c.String("chrome") != "" {
 		chrome = trace.NewChromeWriter(rd.Header())
@@ -89,6 +91,15 @@ func traceAction(c *cli.Context) error {
 		if !p.Clocks.Has(clock) {
 			return fmt.Errorf("trace: the trace has no %s clock (it has %s)", clock, p.Clocks)
 		}
+	}
+	if !exporting && !isTerminal(c.App.Writer) {
+		// Piped or redirected (trace FILE | less): the flat profile as
+		// text, as hprof analyze and anr do.
+		if err := trace.WriteText(c.App.Writer, p, clock); err != nil {
+			return fmt.Errorf("trace: %w", err)
+		}
+		reportWarnings(c.App.ErrWriter, p, false)
+		return nil
 	}
 	if !exporting {
 		if err := profileview.Run(p, profileview.RunOptions{Title: filepath.Base(path)}); err != nil {

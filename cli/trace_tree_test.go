@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -176,5 +177,52 @@ func TestTraceFoldedDepthCap(t *testing.T) {
 	full, errOut, err := runAppSplit(t, "trace", path, "--folded", "-", "--tree-depth", "-1")
 	if err != nil || strings.Contains(full, "(truncated)") || strings.Count(full, "\n") != depth || errOut != "" {
 		t.Fatalf("--tree-depth -1: %v, %d lines, stderr %q", err, strings.Count(full, "\n"), errOut)
+	}
+}
+
+// TestTracePipedPrintsText: `trace FILE` whose output is not a terminal
+// (trace FILE | cat) prints the flat profile as text, its totals labelled,
+// instead of failing with "needs a terminal".
+func TestTracePipedPrintsText(t *testing.T) {
+	path, data := writeSynthTrace(t, trace.Synth{Seed: 24, Records: 4000, Threads: 3, Methods: 30})
+	p, err := trace.ReadProfile(bytes.NewReader(data), trace.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runAppSplit(t, "trace", path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var want bytes.Buffer
+	if err := trace.WriteText(&want, p, p.Clocks.First()); err != nil {
+		t.Fatal(err)
+	}
+	if out != want.String() {
+		t.Fatalf("output is not WriteText's:\n%.400s", out)
+	}
+	for _, s := range []string{"whole trace: ", "ms wall, first record to last", "summed over the 3 threads", "methods by exclusive time on the thread-cpu clock"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("no %q in:\n%.600s", s, out)
+		}
+	}
+	// The exclusive percentages are of the summed time: they add to 100.
+	var sum float64
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 0 && f[0] == "excl" {
+			in = true
+			continue
+		}
+		if in && len(f) >= 6 {
+			v, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				t.Fatalf("line %q", l)
+			}
+			sum += v
+		}
+	}
+	if sum < 99 || sum > 101 {
+		t.Errorf("exclusive percentages add to %.1f", sum)
 	}
 }

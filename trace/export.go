@@ -16,16 +16,23 @@ import (
 // JSONProfile is the document WriteJSON writes. Clock fields are pointers so
 // that a clock the trace does not have is left out rather than written as 0.
 type JSONProfile struct {
-	Version       int               `json:"version"`
-	Clock         string            `json:"clock"` // "thread-cpu", "wall" or "dual"
-	Streaming     bool              `json:"streaming,omitempty"`
-	Records       int64             `json:"records"`
-	StartTimeUsec uint64            `json:"start_time_usec"`
-	TotalCPUUsec  *uint64           `json:"total_cpu_usec,omitempty"`
-	TotalWallUsec *uint64           `json:"total_wall_usec,omitempty"`
-	Options       map[string]string `json:"options,omitempty"`
-	Threads       []JSONThread      `json:"threads"`
-	Methods       []JSONMethod      `json:"methods"`
+	Version       int    `json:"version"`
+	Clock         string `json:"clock"` // "thread-cpu", "wall" or "dual"
+	Streaming     bool   `json:"streaming,omitempty"`
+	Records       int64  `json:"records"`
+	StartTimeUsec uint64 `json:"start_time_usec"`
+	// TotalCPUUsec and TotalWallUsec sum each thread's traced time (its
+	// last record − its first) over TotalThreads threads, as dmtracedump's
+	// "Total cycles": not the length of the trace, which is SpanWallUsec.
+	TotalCPUUsec  *uint64 `json:"total_cpu_usec,omitempty"`
+	TotalWallUsec *uint64 `json:"total_wall_usec,omitempty"`
+	TotalThreads  int     `json:"total_threads"`
+	// SpanWallUsec is the whole trace's wall time: first record of any
+	// thread to the last of any.
+	SpanWallUsec *uint64           `json:"span_wall_usec,omitempty"`
+	Options      map[string]string `json:"options,omitempty"`
+	Threads      []JSONThread      `json:"threads"`
+	Methods      []JSONMethod      `json:"methods"`
 	// Edges are caller → callee pairs; Caller is absent for calls made with
 	// an empty stack (the top level).
 	Edges            []JSONEdge    `json:"edges"`
@@ -124,6 +131,10 @@ func (p *Profile) jsonHead() *JSONProfile {
 	total := p.All.Total()
 	doc.TotalCPUUsec = clockValue(p, ClockCPU, total[ClockCPU])
 	doc.TotalWallUsec = clockValue(p, ClockWall, total[ClockWall])
+	doc.TotalThreads = p.ThreadsWithRecords()
+	if span, ok := p.Span(); ok {
+		doc.SpanWallUsec = &span
+	}
 	if len(h.Options) > 0 {
 		doc.Options = make(map[string]string, len(h.Options))
 		for _, o := range h.Options {
