@@ -91,10 +91,19 @@ const (
 )
 
 // pays reports whether polling is the better mode so far: no wait without
-// a poll seen yet, or the waits with one lower on average.
-func (r *spinRule) pays() bool {
+// a poll seen yet, or the waits with one lower on average; to come back to
+// polling (polling false) they must be lower by an eighth: a poll costs
+// CPU, and on a loaded machine single waits vary by more than the gain, so
+// a lucky probe alone should not turn it back on.
+func (r *spinRule) pays(polling bool) bool {
 	s, p := r.spun.ns.Load(), r.plain.ns.Load()
-	return p == 0 || (s != 0 && s < p)
+	if p == 0 {
+		return true
+	}
+	if polling {
+		return s != 0 && s < p
+	}
+	return s != 0 && s < p-p/8
 }
 
 // decide reports whether the next wait is polled for: the winning mode,
@@ -137,7 +146,7 @@ func (r *spinRule) observe(spun bool, d, bound time.Duration, preempted bool) {
 	} else {
 		e.add(d)
 	}
-	pays := r.pays()
+	pays := r.pays(r.polling.Load())
 	if pays != r.polling.Swap(pays) {
 		r.probeGap.Store(firstProbeGap)
 		r.probeAt.Store(r.n.Load() + firstProbeGap)

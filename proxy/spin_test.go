@@ -282,6 +282,13 @@ func TestSpinRule(t *testing.T) {
 	if got := run(20, 10*time.Microsecond, 100*time.Microsecond, true); got > 6 || r.polling.Load() {
 		t.Fatalf("polls preempted: %d of 20 polled (polling %v), want it to stop within a few", got, r.polling.Load())
 	}
+	// Coming back takes a clear gain: 5% is noise, 20% is not.
+	if run(2*maxProbeGap, 95*time.Microsecond, 100*time.Microsecond, false); r.polling.Load() {
+		t.Fatal("polling 5% quicker: the rule came back to it")
+	}
+	if run(2*maxProbeGap, 80*time.Microsecond, 100*time.Microsecond, false); !r.polling.Load() {
+		t.Fatal("polling 20% quicker: the rule did not come back to it")
+	}
 }
 
 // A live proxy whose polls are all preempted (the scheduler's signal
