@@ -357,3 +357,29 @@ func TestFoldedDepthCap(t *testing.T) {
 		t.Errorf("MaxDepth -1: %d lines, want %d and no cut", n, depth+1)
 	}
 }
+
+// TestFlatGraphOfBottomUp: a bottom-up view's FlatGraph has the flat
+// profile's calls and times on the view's clock; a range tree's is the
+// flat profile of the range.
+func TestFlatGraphOfBottomUp(t *testing.T) {
+	p := profileOf(t, handTreeTrace(), BuildOptions{CallTree: true})
+	for _, c := range []Clock{ClockCPU, ClockWall} {
+		var trees []*CallTree
+		for i := range p.Threads {
+			trees = append(trees, p.Threads[i].Tree)
+		}
+		g := NewBottomUpView(trees, c).FlatGraph()
+		for _, ms := range p.All.Methods {
+			s := g.Stats(ms.Index)
+			if s.Calls != ms.Calls || s.Inclusive[c] != ms.Inclusive[c] || s.Exclusive[c] != ms.Exclusive[c] {
+				t.Errorf("%v, method %d: flat graph %+v, profile %+v", c, ms.Index, s, ms.Stats)
+			}
+		}
+		if g.Total()[c] != p.All.Total()[c] {
+			t.Errorf("%v: total %d, profile %d", c, g.Total()[c], p.All.Total()[c])
+		}
+	}
+	if NewTopDownView(nil, ClockCPU).FlatGraph() != nil {
+		t.Error("a top-down view has a flat graph")
+	}
+}

@@ -91,7 +91,8 @@ func (t *Tabs) nodeStatus(src *treeSource, n int) string {
 	c := v.Clock()
 	nd := &v.Nodes[n]
 	total := v.Nodes[0].Inclusive[c]
-	return style.Escape(t.M.Name(nd.Method)) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) +
+	of := t.M.ShareLabel()
+	return style.Escape(t.M.Name(nd.Method)) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) + of +
 		")  self " + usec(nd.Self[c]) + " (" + percent(nd.Self[c], total) + ")  calls " + itoa(nd.Calls)
 }
 
