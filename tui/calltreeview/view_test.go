@@ -326,3 +326,18 @@ func TestCallChartOpensOnMain(t *testing.T) {
 		}
 	}
 }
+
+// TestTopDownFooterShowsUnplaced: a call that began before the trace
+// (worker's compute, exited with an empty stack) has its callee under the
+// root: its footer says how much of its inclusive time that is, so incl =
+// self + children + unplaced can be read off the screen.
+func TestTopDownFooterShowsUnplaced(t *testing.T) {
+	hs := newHarness(t, testProfile(t), 160, 20)
+	hs.runes("1")
+	hs.runes("j") // run, then compute (12 µs, from the trace's start)
+	hs.has("compute selected", "app.Worker.compute  incl 12 µs", "self 2 µs", "unplaced 10 µs")
+	hs.runes("k")
+	if strings.Contains(hs.text(), "unplaced") {
+		t.Fatalf("run has all of its time placed, yet:\n%s", hs.text())
+	}
+}
