@@ -18,7 +18,8 @@
 #
 # Targets (issue 39): proxy idle ≤ 1.7x direct, proxy busy ≤ 2.0x direct; the summary at
 # the end gives the median ratio of each condition. "Idle" means no burner of ours: on a
-# shared machine others may be busy, so the load is printed around every condition.
+# shared machine others may be busy, so the load is printed around every condition. (BUSY=1
+# changes nothing here: both conditions always run.)
 #
 # First it measures the bare loopback round trip between two C processes (pingpong.c),
 # with the echo sleeping and busy-polling: what a hop costs here, and how much of it is the
