@@ -1,5 +1,7 @@
 package trace
 
+import "strconv"
+
 // Sampled profiles (issue 36): stack samples fed into the same call-tree
 // model as method traces, so the viewer's tabs, the time range, the JSON,
 // folded and Chrome exports serve both. A sampled profile's two "clocks"
@@ -61,6 +63,8 @@ type sampledThread struct {
 	local   localNumbers
 	methods []int32 // the previous sample's stack, root first
 	nodes   []int32 // its nodes
+	same    int     // how many of them the last place kept
+	scratch []int32
 	samples int64
 	first   uint64 // µs of the first sample
 	last    uint64 // µs at which the previous sample ended
@@ -102,28 +106,16 @@ func (b *SampleBuilder) Add(thread uint32, leafFirst []int32, at, eventTime, eve
 		leafFirst = leafFirst[len(leafFirst)-b.opt.MaxDepth:]
 		b.sampling.Truncated++
 	}
-	t := ts.tree
-	n := len(leafFirst)
-	same := 0
-	for same < n && same < len(ts.methods) && ts.methods[same] == leafFirst[n-1-same] {
-		same++
+	ts.scratch = ts.scratch[:0]
+	for i := len(leafFirst) - 1; i >= 0; i-- {
+		ts.scratch = append(ts.scratch, leafFirst[i])
 	}
-	ts.methods, ts.nodes = ts.methods[:same], ts.nodes[:same]
-	node := int32(0)
-	if same > 0 {
-		node = ts.nodes[same-1]
-	}
-	for d := same; d < n; d++ {
-		m := leafFirst[n-1-d]
-		node = t.child(node, ts.local.of(m), m)
-		ts.methods = append(ts.methods, m)
-		ts.nodes = append(ts.nodes, node)
-	}
+	node := b.place(ts, ts.scratch)
 	// During growth a node's inclusive field holds its self weight.
-	t.addWeight(node, [2]uint64{1, event})
+	ts.tree.addWeight(node, [2]uint64{1, event})
 	ts.samples++
 	if ts.index != nil {
-		b.index(ts, same, at, eventTime)
+		b.index(ts, ts.same, at, eventTime)
 	}
 }
 
@@ -297,3 +289,173 @@ func (t *CallTree) graph(methods int) Graph {
 }
 
 func edgeKey(caller, callee int32) uint64 { return uint64(uint32(caller))<<32 | uint64(uint32(callee)) }
+
+// ClockName names clock c of p: "thread-cpu" and "wall" for method
+// traces; "samples" and "time" (the event counts, µs for clock events)
+// for sampled profiles.
+func (p *Profile) ClockName(c Clock) string {
+	if p.Sampling == nil {
+		return c.String()
+	}
+	if c == ClockWall {
+		return "time"
+	}
+	return "samples"
+}
+
+// appendJSON appends the sampling summary of WriteTreeJSON's head.
+func (s *Sampling) appendJSON(b []byte) []byte {
+	b = append(b, `{"samples": `...)
+	b = strconv.AppendInt(b, s.Samples, 10)
+	b = append(b, `, "event_count": `...)
+	b = strconv.AppendUint(b, s.EventCount, 10)
+	b = append(b, `, "event": `...)
+	b = appendJSONString(b, s.Event)
+	b = append(b, `, "time_unit": `...)
+	b = appendJSONString(b, s.Unit)
+	for _, f := range []struct {
+		k string
+		v int64
+	}{{"lost", int64(s.Lost)}, {"skipped", s.Skipped}, {"times_backward", s.Backward}, {"chains_truncated", s.Truncated}} {
+		if f.v != 0 {
+			b = append(b, `, "`...)
+			b = append(b, f.k...)
+			b = append(b, `": `...)
+			b = strconv.AppendInt(b, f.v, 10)
+		}
+	}
+	return append(b, '}')
+}
+
+// appendSampleCounts appends a tree node's sample counts (a sampled
+// profile's ClockCPU) to its JSON.
+func appendSampleCounts(b []byte, nd *ViewNode) []byte {
+	b = append(b, `, "samples": `...)
+	b = strconv.AppendUint(b, nd.Inclusive[ClockCPU], 10)
+	b = append(b, `, "self_samples": `...)
+	return strconv.AppendUint(b, nd.Self[ClockCPU], 10)
+}
+
+// Projected returns p with each thread's tree keeping only the frames
+// keep accepts (the others are left out of every path, their weight going
+// to the nearest kept caller): "Java only" is p.Projected of the Java
+// methods. The trees are rebuilt from p's, node by node (a node's self
+// weight along its kept path), so it costs the trees' size, not the
+// samples'. The call index is shared with p (its calls are all frames).
+func (p *Profile) Projected(keep func(method int32) bool) *Profile {
+	b := NewSampleBuilder(SampleOptions{})
+	var path []int32 // kept methods of the walk's path, leaf last
+	var kept []bool  // whether each node on the path was kept
+	for i := range p.Threads {
+		tp := &p.Threads[i]
+		t := tp.Tree
+		st := b.thread(tp.ID)
+		path, kept = path[:0], kept[:0]
+		if w := [2]uint64{t.Self(0, 0), t.Self(0, 1)}; w != ([2]uint64{}) {
+			st.tree.addWeight(b.place(st, nil), w)
+		}
+		t.Walk(func(n int32, depth int) bool {
+			for len(kept) >= depth {
+				if kept[len(kept)-1] {
+					path = path[:len(path)-1]
+				}
+				kept = kept[:len(kept)-1]
+			}
+			m := t.Method(n)
+			k := keep(m)
+			if k {
+				path = append(path, m)
+			}
+			kept = append(kept, k)
+			if w := [2]uint64{t.Self(n, 0), t.Self(n, 1)}; w != ([2]uint64{}) {
+				st.tree.addWeight(b.place(st, path), w)
+			}
+			return true
+		})
+		st.samples = tp.Records
+	}
+	out := *p
+	info := *p.Sampling
+	info.Scale = 0
+	q := b.Finish(p.Methods, info, nil)
+	out.All, out.Threads = q.All, q.Threads
+	for i := range out.Threads {
+		out.Threads[i].Name = p.Threads[i].Name
+		out.Threads[i].Index = p.Threads[i].Index
+	}
+	return &out
+}
+
+// place finds (adding it when new) the node of a root-first path in a
+// growing tree, reusing the thread's previous path where it matches.
+func (b *SampleBuilder) place(ts *sampledThread, rootFirst []int32) int32 {
+	t := ts.tree
+	same := 0
+	for same < len(rootFirst) && same < len(ts.methods) && ts.methods[same] == rootFirst[same] {
+		same++
+	}
+	ts.methods, ts.nodes, ts.same = ts.methods[:same], ts.nodes[:same], same
+	node := int32(0)
+	if same > 0 {
+		node = ts.nodes[same-1]
+	}
+	for _, m := range rootFirst[same:] {
+		node = t.child(node, ts.local.of(m), m)
+		ts.methods = append(ts.methods, m)
+		ts.nodes = append(ts.nodes, node)
+	}
+	return node
+}
+
+// CollectSampledCalls hands each call of a sampled profile's call
+// indexes to collect (a ChromeWriter's Collect): a call is a run of
+// consecutive samples sharing a frame, from the first sample's start to
+// the last one's time.
+func CollectSampledCalls(p *Profile, collect func(*Call)) {
+	for i := range p.Threads {
+		tp := &p.Threads[i]
+		ix := tp.Index
+		if ix == nil {
+			continue
+		}
+		for d, row := range ix.ByDepth {
+			for _, id := range row {
+				c := &ix.Calls[id]
+				collect(&Call{Thread: tp.ID, Method: c.Method, Depth: d,
+					Entry: [2]uint64{uint64(c.Start[0]), uint64(c.Start[1])},
+					Exit:  [2]uint64{uint64(c.End[0]), uint64(c.End[1])}})
+			}
+		}
+	}
+}
+
+// ValueUnit is how the viewers title a column of clock c's values: ""
+// for method traces (their values are µs, shown in ms), "samples" for a
+// sampled profile's sample counts, "" for its time.
+func (p *Profile) ValueUnit(c Clock) string {
+	if p != nil && p.Sampling != nil && c == ClockCPU {
+		return "samples"
+	}
+	return ""
+}
+
+// FormatValue formats a value of clock c for a column: µs as ms with
+// three decimals, sample counts as integers.
+func (p *Profile) FormatValue(c Clock, v uint64) string {
+	if p.ValueUnit(c) == "samples" {
+		return strconv.FormatUint(v, 10)
+	}
+	return strconv.FormatFloat(float64(v)/1000, 'f', 3, 64)
+}
+
+// FormatDuration formats a value of clock c for a line of text: "12.345
+// ms" (µs below 1 ms), or "123 samples".
+func (p *Profile) FormatDuration(c Clock, v uint64) string {
+	if p.ValueUnit(c) == "samples" {
+		return strconv.FormatUint(v, 10) + " samples"
+	}
+	if v < 1000 {
+		return strconv.FormatUint(v, 10) + " µs"
+	}
+	return strconv.FormatFloat(float64(v)/1000, 'f', 3, 64) + " ms"
+}

@@ -51,9 +51,12 @@ func WriteTreeJSON(w io.Writer, p *Profile, opt TreeJSONOptions) error {
 			names[i] += " " + m.Signature
 		}
 	}
-	tw := treeJSONWriter{bw: bw, names: names, c: opt.Clock, maxDepth: maxDepth}
+	tw := treeJSONWriter{bw: bw, names: names, c: opt.Clock, maxDepth: maxDepth, sampled: p.Sampling != nil}
 	bw.WriteString(`{"clock": `)
-	bw.Write(appendJSONString(nil, opt.Clock.String()))
+	bw.Write(appendJSONString(nil, p.ClockName(opt.Clock)))
+	if p.Sampling != nil {
+		bw.Write(p.Sampling.appendJSON([]byte(`, "sampling": `)))
+	}
 	bw.WriteString(`, "threads": [`)
 	var all []*CallTree
 	k := 0
@@ -94,6 +97,7 @@ type treeJSONWriter struct {
 	names    []string
 	c        Clock
 	maxDepth int
+	sampled  bool // a sampled profile: nodes also carry their samples
 	buf      []byte
 }
 
@@ -139,6 +143,9 @@ func (tw *treeJSONWriter) writeNodes(v *TreeView) {
 		b = strconv.AppendUint(b, nd.Self[tw.c], 10)
 		b = append(b, `, "calls": `...)
 		b = strconv.AppendInt(b, nd.Calls, 10)
+		if tw.sampled {
+			b = appendSampleCounts(b, nd)
+		}
 		descend := v.HasChildren(n)
 		if descend && tw.maxDepth > 0 && depth >= tw.maxDepth {
 			b = append(b, `, "truncated": true`...)

@@ -91,8 +91,8 @@ func (t *Tabs) nodeStatus(src *treeSource, n int) string {
 	c := v.Clock()
 	nd := &v.Nodes[n]
 	total := v.Nodes[0].Inclusive[c]
-	return style.Escape(t.M.Name(nd.Method)) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) +
-		")  self " + usec(nd.Self[c]) + " (" + percent(nd.Self[c], total) + ")  calls " + itoa(nd.Calls)
+	return style.Escape(t.M.Name(nd.Method)) + "  incl " + t.M.p.FormatDuration(c, nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) +
+		")  self " + t.M.p.FormatDuration(c, nd.Self[c]) + " (" + percent(nd.Self[c], total) + ")  calls " + itoa(nd.Calls)
 }
 
 // keys are the tabs' own keys, each bound in the scopes it acts in.
