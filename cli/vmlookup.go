@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -22,6 +23,12 @@ func withVM(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Con
 
 // withVMStore is withVM that also hands fn the model the session writes.
 func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error) error {
+	return withProcess(c, pid, wait, false, fn)
+}
+
+// withProcess is withVMStore; with noJDWP it also hands fn a profileable
+// process without JDWP (what needs only its device: sampling its CPU).
+func withProcess(c *cli.Context, pid int, wait time.Duration, noJDWP bool, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error) error {
 	if pid <= 0 {
 		return fmt.Errorf("--pid is required")
 	}
@@ -44,7 +51,7 @@ func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx contex
 	for {
 		if vm, ok := pickVM(store.VMs(), pid, serial, c.App.ErrWriter, warned); ok {
 			if s := engine.Session(vm.Key); s != nil {
-				if _, err := s.Link().IsDDM(ctx); err != nil {
+				if _, err := s.Link().IsDDM(ctx); err != nil && !(noJDWP && errors.Is(err, monitor.ErrNoJDWP)) {
 					return err
 				}
 				vm, _ = store.VM(vm.Key)
