@@ -121,6 +121,9 @@ func reportSampled(w io.Writer, sp *simpleperf.Profile) {
 	if s.Backward > 0 {
 		fmt.Fprintf(w, "ddmtui: trace: %d samples earlier than their thread's previous one, placed at its time\n", s.Backward)
 	}
+	if s.IndexDropped {
+		fmt.Fprintf(w, "ddmtui: trace: the recording has more than %d calls by time: no call chart and no time ranges\n", trace.DefaultMaxIndexCalls)
+	}
 	if sp.UnknownFiles+sp.UnknownSymbols > 0 {
 		fmt.Fprintf(w, "ddmtui: trace: %d frames of files and %d of symbols the recording does not describe (shown as unknown)\n", sp.UnknownFiles, sp.UnknownSymbols)
 	}

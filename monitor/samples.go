@@ -32,6 +32,15 @@ func (s *Session) RecordSamples(ctx context.Context, o SampleOptions, w io.Write
 	if pkg == "" {
 		pkg, _, _ = strings.Cut(vm.App, ":")
 	}
+	if pkg == "" || pkg == "<pre-initialized>" {
+		// Not named yet (a profileable process is named from its
+		// cmdline, which may not have been read): read it now.
+		if out, err := devshell.Cmdline(ctx, s.dev, s.pid); err == nil {
+			if name, ok := devshell.ParseCmdline(out); ok {
+				pkg, _, _ = strings.Cut(name, ":")
+			}
+		}
+	}
 	limit := o.Limit
 	if limit <= 0 {
 		limit = s.opts.MaxDeviceFile

@@ -31,6 +31,9 @@ type LoadOptions struct {
 	// CallIndex keeps each thread's frames by time, for the call chart and
 	// trees over a time range (the viewer asks for it; exports do not).
 	CallIndex bool
+	// MaxIndexCalls bounds the call index (0: trace.DefaultMaxIndexCalls);
+	// past it the index is dropped (trace.Sampling.IndexDropped).
+	MaxIndexCalls int
 	// Progress, when set, is called every 64 Ki records with the bytes
 	// read so far.
 	Progress func(bytes int64)
@@ -116,7 +119,7 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 		return nil, err
 	}
 	p := &Profile{}
-	b := trace.NewSampleBuilder(trace.SampleOptions{CallIndex: opt.CallIndex, MaxDepth: rd.lim.MaxCallChain})
+	b := trace.NewSampleBuilder(trace.SampleOptions{CallIndex: opt.CallIndex, MaxDepth: rd.lim.MaxCallChain, MaxIndexCalls: opt.MaxIndexCalls})
 	var fm frameMethod
 	var stack []int32
 	files := map[uint32]*File{}

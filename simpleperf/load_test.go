@@ -321,6 +321,23 @@ func TestLoadEdgeCases(t *testing.T) {
 	})
 }
 
+// A call index past its budget is dropped, the trees stay.
+func TestIndexBudget(t *testing.T) {
+	var buf bytes.Buffer
+	Gen(&buf, GenOptions{Threads: 2, Duration: time.Second, Frequency: 1000, Depth: 16, Stacks: 32, Seed: 4})
+	p, err := Load(bytes.NewReader(buf.Bytes()), LoadOptions{CallIndex: true, MaxIndexCalls: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Trace.Sampling.IndexDropped || p.Trace.Threads[0].Index != nil || p.Trace.Threads[0].Tree.Inclusive(0, 0) != 1000 {
+		t.Fatalf("dropped %v, index %v", p.Trace.Sampling.IndexDropped, p.Trace.Threads[0].Index != nil)
+	}
+	p, _ = Load(bytes.NewReader(buf.Bytes()), LoadOptions{CallIndex: true})
+	if p.Trace.Sampling.IndexDropped || p.Trace.Threads[0].Index == nil {
+		t.Fatal("index dropped within its budget")
+	}
+}
+
 func TestDemangle(t *testing.T) {
 	for in, want := range map[string]string{
 		"_ZN3art9ArtMethod6InvokeEPNS_6ThreadEPjjPNS_6JValueEPKc": "art::ArtMethod::Invoke(art::Thread*, unsigned int*, unsigned int, art::JValue*, char const*)",

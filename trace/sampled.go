@@ -24,12 +24,15 @@ type Sampling struct {
 	// Scale divides the event counts for ClockWall's weights (1000: ns
 	// to µs), applied to the finished trees so that no sample's fraction
 	// is lost; 0 or 1 for none.
-	Scale       uint64
-	Skipped     int64  // samples left out (documented by the reader)
-	Lost        uint64 // samples the kernel lost
-	Backward    int64  // samples whose time went backwards on their thread (placed at the previous time)
-	Truncated   int64  // call chains cut at SampleOptions.MaxDepth
-	JavaMethods []bool // by profile method index: the frame is a Java method
+	Scale     uint64
+	Skipped   int64  // samples left out (documented by the reader)
+	Lost      uint64 // samples the kernel lost
+	Backward  int64  // samples whose time went backwards on their thread (placed at the previous time)
+	Truncated int64  // call chains cut at SampleOptions.MaxDepth
+	// IndexDropped: the call indexes passed SampleOptions.MaxIndexCalls
+	// and were let go (no call chart, no trees over a time range).
+	IndexDropped bool
+	JavaMethods  []bool // by profile method index: the frame is a Java method
 }
 
 // SampleOptions configure a SampleBuilder.
@@ -41,7 +44,15 @@ type SampleOptions struct {
 	// MaxDepth cuts call chains to their outermost MaxDepth frames
 	// (default 1 Mi); cut chains are counted in Sampling.Truncated.
 	MaxDepth int
+	// MaxIndexCalls bounds the calls of all call indexes together
+	// (default DefaultMaxIndexCalls, 28 bytes each); past it the indexes
+	// are dropped and Sampling.IndexDropped set.
+	MaxIndexCalls int
 }
+
+// DefaultMaxIndexCalls is the default SampleOptions.MaxIndexCalls: about
+// 120 MB of index.
+const DefaultMaxIndexCalls = 1 << 22
 
 // SampleBuilder builds a Profile from samples, one thread's samples in
 // time order. A thread's tree grows by its distinct paths only: the
@@ -55,6 +66,17 @@ type SampleBuilder struct {
 	byID     map[uint32]int32
 	layout   layoutBuffer
 	sampling Sampling
+	// indexCalls counts the calls of all indexes (SampleOptions.MaxIndexCalls).
+	indexCalls int
+}
+
+// dropIndexes lets every call index go, for good: they passed their budget.
+func (b *SampleBuilder) dropIndexes() {
+	for _, ts := range b.threads {
+		ts.index, ts.calls = nil, nil
+	}
+	b.opt.CallIndex = false
+	b.sampling.IndexDropped = true
 }
 
 type sampledThread struct {
@@ -76,6 +98,9 @@ type sampledThread struct {
 func NewSampleBuilder(opt SampleOptions) *SampleBuilder {
 	if opt.MaxDepth <= 0 {
 		opt.MaxDepth = 1 << 20
+	}
+	if opt.MaxIndexCalls <= 0 {
+		opt.MaxIndexCalls = DefaultMaxIndexCalls
 	}
 	return &SampleBuilder{opt: opt, byID: map[uint32]int32{}}
 }
@@ -115,7 +140,12 @@ func (b *SampleBuilder) Add(thread uint32, leafFirst []int32, at, eventTime, eve
 	ts.tree.addWeight(node, [2]uint64{1, event})
 	ts.samples++
 	if ts.index != nil {
+		n := len(ts.index.Calls)
 		b.index(ts, ts.same, at, eventTime)
+		b.indexCalls += len(ts.index.Calls) - n
+		if b.indexCalls > b.opt.MaxIndexCalls {
+			b.dropIndexes()
+		}
 	}
 }
 
@@ -171,7 +201,7 @@ func (b *SampleBuilder) index(ts *sampledThread, same int, at, eventTime uint64)
 // afterwards.
 func (b *SampleBuilder) Finish(methods []Method, info Sampling, name func(id uint32) string) *Profile {
 	s := b.sampling
-	info.Samples, info.EventCount, info.Truncated = s.Samples, s.EventCount, s.Truncated
+	info.Samples, info.EventCount, info.Truncated, info.IndexDropped = s.Samples, s.EventCount, s.Truncated, s.IndexDropped
 	info.Backward += s.Backward
 	if len(methods) < firstKeyMethod {
 		methods = append(make([]Method, firstKeyMethod-len(methods)), methods...)
