@@ -51,8 +51,8 @@ type SampleOptions struct {
 }
 
 // DefaultMaxIndexCalls is the default SampleOptions.MaxIndexCalls: about
-// 120 MB of index.
-const DefaultMaxIndexCalls = 1 << 22
+// 60 MB of index (and the slices' growth).
+const DefaultMaxIndexCalls = 1 << 21
 
 // SampleBuilder builds a Profile from samples, one thread's samples in
 // time order. A thread's tree grows by its distinct paths only: the
