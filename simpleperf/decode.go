@@ -209,20 +209,20 @@ func (r *Reader) decodeRecord(b []byte) (Kind, error) {
 	return kind, nil
 }
 
+// callchainTag is Sample.callchain's key: field 3, length-delimited.
+const callchainTag = 3<<3 | byte(protowire.BytesType)
+
 func (r *Reader) decodeSample(b []byte) error {
 	s := &r.Sample
 	chain := s.Callchain[:0]
 	*s = Sample{}
 	m := msg{b: b, what: "sample"}
 	for len(m.b) > 0 {
-		num, typ, err := m.field()
-		if err != nil {
-			return err
-		}
-		if num == 3 && typ == protowire.BytesType && len(m.b) > 0 && m.b[0] < 0x80 && int(m.b[0]) < len(m.b) {
-			// A call chain entry of fewer than 128 bytes: every one.
-			e := m.b[1 : 1+m.b[0]]
-			m.b = m.b[1+len(e):]
+		if len(m.b) > 1 && m.b[0] == callchainTag && m.b[1] < 0x80 && int(m.b[1])+2 <= len(m.b) {
+			// A call chain entry of fewer than 128 bytes (every one), its
+			// tag and length read here: most of a stream's fields.
+			e := m.b[2 : 2+m.b[1]]
+			m.b = m.b[2+len(e):]
 			if len(chain) >= r.lim.MaxCallChain {
 				return fmt.Errorf("sample.callchain: %w: more than %d frames", ErrLimit, r.lim.MaxCallChain)
 			}
@@ -232,6 +232,10 @@ func (r *Reader) decodeSample(b []byte) error {
 			}
 			chain = append(chain, f)
 			continue
+		}
+		num, typ, err := m.field()
+		if err != nil {
+			return err
 		}
 		var v uint64
 		switch num {

@@ -48,6 +48,7 @@ type frameMethod struct {
 	other    map[frameKey]int32
 	keys     []frameKey // by method index − firstMethod
 	java     []bool
+	last     map[int32]*lastStack // by thread
 }
 
 type frameKey struct {
@@ -99,6 +100,47 @@ func (fm *frameMethod) of(f *Frame) int32 {
 	return m
 }
 
+// lastStack is a thread's previous call chain and its methods, root
+// first, so that the frames a sample shares with the one before (most of
+// them) need no lookup.
+type lastStack struct {
+	frames  []Frame
+	methods []int32
+}
+
+// sameFrame: two frames are the same method.
+func sameFrame(a, b *Frame) bool {
+	return a.FileID == b.FileID && a.SymbolID == b.SymbolID && (a.SymbolID >= 0 || a.VAddr == b.VAddr)
+}
+
+// stack returns s's call chain as methods, leaf first, in buf.
+func (fm *frameMethod) stack(s *Sample, buf []int32) []int32 {
+	if fm.last == nil {
+		fm.last = map[int32]*lastStack{}
+	}
+	ls := fm.last[s.ThreadID]
+	if ls == nil {
+		ls = &lastStack{}
+		fm.last[s.ThreadID] = ls
+	}
+	n := len(s.Callchain)
+	same := 0
+	for same < n && same < len(ls.frames) && sameFrame(&ls.frames[same], &s.Callchain[n-1-same]) {
+		same++
+	}
+	ls.frames, ls.methods = ls.frames[:same], ls.methods[:same]
+	for d := same; d < n; d++ {
+		f := &s.Callchain[n-1-d]
+		ls.frames = append(ls.frames, *f)
+		ls.methods = append(ls.methods, fm.of(f))
+	}
+	buf = buf[:0]
+	for d := n - 1; d >= 0; d-- {
+		buf = append(buf, ls.methods[d])
+	}
+	return buf
+}
+
 func (fm *frameMethod) add(k frameKey, java bool) int32 {
 	fm.keys = append(fm.keys, k)
 	fm.java = append(fm.java, java)
@@ -143,10 +185,7 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 				origin = s.Time
 			}
 			samples++
-			stack = stack[:0]
-			for i := range s.Callchain {
-				stack = append(stack, fm.of(&s.Callchain[i]))
-			}
+			stack = fm.stack(s, stack)
 			at := uint64(0) // a sample before the first is placed at it, and counted by the builder
 			if s.Time >= origin {
 				at = (s.Time - origin) / 1000
