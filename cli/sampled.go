@@ -77,7 +77,11 @@ func sampledTraceAction(c *cli.Context, path string) error {
 		}
 	}
 	if out := c.String("folded"); out != "" {
-		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { return trace.WriteFolded(w, p, clock) }); err != nil {
+		fc := clock // flame-graph tools count samples unless --clock says otherwise
+		if c.String("clock") == "" {
+			fc = trace.ClockCPU
+		}
+		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { return trace.WriteFolded(w, p, fc) }); err != nil {
 			return fmt.Errorf("trace: --folded: %w", err)
 		}
 	}

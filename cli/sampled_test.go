@@ -98,7 +98,9 @@ func TestTraceSampledJSON(t *testing.T) {
 		for _, n := range doc.Merged.TopDown {
 			incl += n.Inclusive
 		}
-		if want := doc.Sampling.EventCount / 1000; incl+2 < want || incl > want {
+		// Each call path's self time is rounded down to the µs: at most
+		// a µs lost per path (a few dozen here).
+		if want := doc.Sampling.EventCount / 1000; incl+100 < want || incl > want {
 			t.Fatalf("time %d µs, event count %d ns", incl, doc.Sampling.EventCount)
 		}
 	}

@@ -100,8 +100,16 @@ func checkTrees(t *testing.T, p *Profile, e expected) {
 			if !ok {
 				t.Fatalf("thread %d: path %s not in the samples", th.ID, k)
 			}
-			if got := [2]uint64{tr.Inclusive(n, trace.ClockCPU), tr.Inclusive(n, trace.ClockWall)}; got != [2]uint64{w[0], w[1] / 1000} {
-				t.Fatalf("thread %d: %s: inclusive %v, want %v", th.ID, k, got, [2]uint64{w[0], w[1] / 1000})
+			// Time: each path's self event count in µs (rounded down),
+			// summed over the subtree.
+			var us uint64
+			for q, s := range e.self[th.ID] {
+				if q == k || strings.HasPrefix(q, k+"/") {
+					us += s[1] / 1000
+				}
+			}
+			if got := [2]uint64{tr.Inclusive(n, trace.ClockCPU), tr.Inclusive(n, trace.ClockWall)}; got != [2]uint64{w[0], us} {
+				t.Fatalf("thread %d: %s: inclusive %v, want %v", th.ID, k, got, [2]uint64{w[0], us})
 			}
 			s := e.self[th.ID][k]
 			if got := tr.Self(n, trace.ClockCPU); got != s[0] {

@@ -22,8 +22,9 @@ type Sampling struct {
 	Event      string // the event sampled ("cpu-clock")
 	Unit       string // the unit of ClockWall's weights ("µs", or "events")
 	// Scale divides the event counts for ClockWall's weights (1000: ns
-	// to µs), applied to the finished trees so that no sample's fraction
-	// is lost; 0 or 1 for none.
+	// to µs), applied to each call path's self weight once the tree is
+	// finished, so that a sample's fraction of a µs is not lost; 0 or 1
+	// for none.
 	Scale     uint64
 	Skipped   int64  // samples left out (documented by the reader)
 	Lost      uint64 // samples the kernel lost
@@ -215,10 +216,10 @@ func (b *SampleBuilder) Finish(methods []Method, info Sampling, name func(id uin
 	for _, ts := range b.threads {
 		t := ts.tree
 		t.done(&b.layout)
-		t.sumWeights()
 		if info.Scale > 1 {
-			t.scaleWeights(ClockWall, info.Scale)
+			t.scaleWeights(ClockWall, info.Scale) // the self weights, before they are summed
 		}
+		t.sumWeights()
 		tp := ThreadProfile{ID: ts.id, Records: ts.samples, Tree: t, Index: ts.index}
 		if name != nil {
 			tp.Name = name(ts.id)
@@ -267,8 +268,9 @@ func (t *CallTree) sumWeights() {
 	t.self = nil
 }
 
-// scaleWeights divides the weights of clock c by div. Self weights stay
-// derived: a node's is its scaled inclusive weight minus its children's.
+// scaleWeights divides the weights of clock c by div: the self weights,
+// while the inclusive fields hold them, so that a node's inclusive weight
+// is the sum of its subtree's scaled self weights (no rounding residue).
 func (t *CallTree) scaleWeights(c Clock, div uint64) {
 	for n := int32(0); n < int32(t.Len()); n++ {
 		v := [2]uint64{t.Inclusive(n, 0), t.Inclusive(n, 1)}
