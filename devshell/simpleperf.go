@@ -120,6 +120,9 @@ func RecordSamples(ctx context.Context, sh Shell, r SampleRecording, w io.Writer
 	stage("recording")
 	msg, err := sh.Run(ctx, r.recordCommand(data))
 	if err != nil {
+		if ctx.Err() != nil {
+			stopRecording(sh, data, log)
+		}
 		return 0, err
 	}
 	if err := checkOutput(ctx, sh, data, msg); err != nil {
@@ -135,6 +138,23 @@ func RecordSamples(ctx context.Context, sh Shell, r SampleRecording, w io.Writer
 	}
 	stage("pulling")
 	return sh.PullTo(ctx, out, w, r.Limit)
+}
+
+// stopRecording ends a recording whose command was cancelled (closing the
+// stream need not end simpleperf on a device): SIGINT to the simpleperf
+// writing this recording's own file, found by its unique path, then a
+// moment for it to close the file before it is removed.
+func stopRecording(sh Shell, data string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if out, err := sh.Run(ctx, adb.ShellCommand("pkill", "-INT", "-f", data)); err != nil {
+		log.Warn("could not stop a cancelled recording", "path", data, "err", err, "output", FirstLine(out))
+		return
+	}
+	select {
+	case <-time.After(time.Second):
+	case <-ctx.Done():
+	}
 }
 
 // checkOutput makes sure simpleperf wrote path, else says why from what it

@@ -45,6 +45,26 @@ func TestRecordSamplesRefusals(t *testing.T) {
 		t.Fatalf("package with a shell word: %v, %q", err, f.commands())
 	}
 
+	// A cancelled recording is stopped (its own simpleperf, by its file)
+	// and its files removed.
+	cctx, cancel := context.WithCancel(ctx)
+	slow := &fakeServices{files: map[string][]byte{}}
+	d = New(Services{Shell: func(c context.Context, cmd string) ([]byte, error) {
+		if strings.HasPrefix(cmd, "simpleperf record") {
+			cancel()
+			<-c.Done()
+			return nil, c.Err()
+		}
+		return slow.shell(c, cmd)
+	}, Files: slow}, nil)
+	if _, err := RecordSamples(cctx, d, r, &bytes.Buffer{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	cmds := strings.Join(slow.commands(), "\n")
+	if !strings.Contains(cmds, "pkill -INT -f /data/local/tmp/ddmtui-42-") || !strings.Contains(cmds, "rm -f /data/local/tmp/ddmtui-42-") {
+		t.Fatalf("after the cancel: %q", cmds)
+	}
+
 	refusing := func(ctx context.Context, cmd string) ([]byte, error) {
 		return []byte("simpleperf_app_runner: package com.example is not profileable\x1b[31m\n"), nil
 	}
