@@ -4,6 +4,8 @@ go 1.24.0
 
 require (
 	github.com/gdamore/tcell/v2 v2.13.10
+	github.com/google/pprof v0.0.0-20260709232956-b9395ee17fa0
+	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/klauspost/compress v1.19.2
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/prometheus/client_golang v1.23.2

@@ -29,10 +29,17 @@ func profileCommand() *cli.Command {
 			&cli.IntFlag{Name: "buffer-mb", Value: 8, Usage: "the VM's trace buffer in MiB"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
 			&cli.BoolFlag{Name: "view", Usage: "open the profile in the terminal afterwards"},
+			&cli.StringFlag{Name: "sampler", Usage: "`simpleperf`: sample the CPU of any profileable or debuggable app (Android 10+) instead of tracing methods"},
+			&cli.IntFlag{Name: "frequency", Value: 1000, Usage: "with --sampler simpleperf: samples per second"},
+			&cli.StringFlag{Name: "call-graph", Value: "fp", Usage: "with --sampler simpleperf: how stacks are unwound, `fp` (frame pointers) or dwarf"},
+			&cli.BoolFlag{Name: "off-cpu", Usage: "with --sampler simpleperf: record the time threads spend off the CPU too"},
 		),
 		Action: func(c *cli.Context) error {
 			if err := checkProfileFlags(c); err != nil {
 				return err
+			}
+			if c.IsSet("sampler") {
+				return profileSamples(c)
 			}
 			out := c.String("output")
 			if err := savefile.Check(out); err != nil {

@@ -22,8 +22,10 @@ func traceCommand() *cli.Command {
 		ArgsUsage: "FILE",
 		Description: "Reads a dmtrace file (versions 1-3, single or dual clock, or ART's streaming format) and\n" +
 			"opens its profile in the terminal, or exports it. Numbers on the first clock (thread CPU\n" +
-			"for dual-clock traces) equal AOSP dmtracedump's. When the output is not a terminal\n" +
-			"(trace FILE | less) the flat profile is printed as text.",
+			"for dual-clock traces) equal AOSP dmtracedump's. A sampled profile (simpleperf report-sample\n" +
+			"--protobuf, as `profile --sampler simpleperf` saves it; recognised by its content) opens the\n" +
+			"same way: its clocks are samples and time (the event counts), --json prints its call trees.\n" +
+			"When the output is not a terminal (trace FILE | less) the flat profile is printed as text.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the profile as JSON (with --tree: the call trees)"},
 			&cli.BoolFlag{Name: "tree", Usage: "with --json: print the top-down call trees, per thread and merged"},
@@ -35,6 +37,8 @@ func traceCommand() *cli.Command {
 			&cli.StringFlag{Name: "dot", Usage: "write a Graphviz call graph like dmtracedump -g to `OUT.dot`"},
 			&cli.StringFlag{Name: "data", Usage: "the data part when key and data are separate files (FILE is then the key)", TakesFile: true},
 			&cli.StringFlag{Name: "clock", Usage: "clock for --tree, --folded and --dot, and the viewer's first: thread-cpu or wall (default: the trace's first)"},
+			&cli.StringFlag{Name: "pprof", Usage: "a sampled profile: write it as a gzipped pprof profile to `OUT.pb.gz`"},
+			&cli.BoolFlag{Name: "java-only", Usage: "a sampled profile: keep only Java frames (native ones count to their Java caller)"},
 			&cli.Float64Flag{Name: "dot-threshold", Value: 20, Usage: "leave methods under this percentage of the total out of --dot (-1: none)"},
 		},
 		Action: traceAction,
@@ -50,6 +54,12 @@ func traceAction(c *cli.Context) error {
 		return fmt.Errorf("trace: want one FILE, got %d arguments", len(args))
 	}
 	path := args[0]
+	if isSampledFile(path) {
+		return sampledTraceAction(c, path)
+	}
+	if c.String("pprof") != "" || c.Bool("java-only") {
+		return fmt.Errorf("trace: --pprof and --java-only are for sampled profiles (simpleperf report-sample --protobuf)")
+	}
 	// A profile's tables are most of the heap and stay live to the end:
 	// collect at half the default growth, so that the peak stays near the
 	// live size (a tenth more CPU for a third less memory on large traces).

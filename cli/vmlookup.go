@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -22,19 +23,22 @@ func withVM(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Con
 
 // withVMStore is withVM that also hands fn the model the session writes.
 func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error) error {
-	return lookupVM(c, pid, wait, false, fn)
+	return withProcess(c, pid, wait, false, fn)
 }
 
 // withVMOrProcess is withVM that also hands fn a profileable process
 // without JDWP (whose session answers only what the device shell gives,
 // e.g. a heap graph).
 func withVMOrProcess(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM) error) error {
-	return lookupVM(c, pid, wait, true, func(ctx context.Context, s *monitor.Session, vm monitor.VM, _ *monitor.Store) error {
+	return withProcess(c, pid, wait, true, func(ctx context.Context, s *monitor.Session, vm monitor.VM, _ *monitor.Store) error {
 		return fn(ctx, s, vm)
 	})
 }
 
-func lookupVM(c *cli.Context, pid int, wait time.Duration, processes bool, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error) error {
+// withProcess is withVMStore; with noJDWP it also hands fn a profileable
+// process without JDWP (what needs only its device: sampling its CPU, a
+// heap graph).
+func withProcess(c *cli.Context, pid int, wait time.Duration, noJDWP bool, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error) error {
 	if pid <= 0 {
 		return fmt.Errorf("--pid is required")
 	}
@@ -57,7 +61,7 @@ func lookupVM(c *cli.Context, pid int, wait time.Duration, processes bool, fn fu
 	for {
 		if vm, ok := pickVM(store.VMs(), pid, serial, c.App.ErrWriter, warned); ok {
 			if s := engine.Session(vm.Key); s != nil {
-				if _, err := s.Link().IsDDM(ctx); err != nil && (!processes || s.HasJDWP()) {
+				if _, err := s.Link().IsDDM(ctx); err != nil && !(noJDWP && errors.Is(err, monitor.ErrNoJDWP)) {
 					return err
 				}
 				vm, _ = store.VM(vm.Key)

@@ -131,8 +131,8 @@ func (vm *VM) ThreadDump(at time.Time) *threaddump.Process {
 // Shell runs a device shell command for the simulated adbd: echo, getprop,
 // cat (the ANR file and files VMs wrote), kill (-3/SIGQUIT makes the VM
 // write its thread dump to ANRPath; kill -9 ends it), rm, and the modern
-// commands of devicefiles.go: am dumpheap and debuggerd -j, and perfetto
-// (perfetto.go).
+// commands of devicefiles.go: am dumpheap and debuggerd -j; perfetto
+// (perfetto.go); simpleperf record and report-sample (simpleperf.go).
 func (d *Device) Shell(ctx context.Context, cmd string, out io.Writer) (int, error) {
 	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal, Remove: d.removeFile,
 		Extra: func(words []string, out io.Writer) (int, bool) {
@@ -142,7 +142,7 @@ func (d *Device) Shell(ctx context.Context, cmd string, out io.Writer) (int, err
 			return d.procAndDumpsys(words, out)
 		},
 		Commands: map[string]func(context.Context, []string, io.Writer) int{
-			"am": d.amCommand, "debuggerd": d.debuggerdCommand,
+			"am": d.amCommand, "debuggerd": d.debuggerdCommand, "simpleperf": d.simpleperfCommand,
 		}}
 	return sh.Run(ctx, cmd, out)
 }

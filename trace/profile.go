@@ -139,6 +139,10 @@ type Profile struct {
 	Records          int64
 	UnknownMethodIDs []uint32
 	Warnings         Warnings
+	// Sampling is set for a profile made from samples (sampled.go): its
+	// clocks are then weights, samples on ClockCPU and event counts on
+	// ClockWall.
+	Sampling *Sampling
 }
 
 // Name returns "class.method" for profile index i.

@@ -89,9 +89,12 @@ func WriteTreeJSON(w io.Writer, p *Profile, opt TreeJSONOptions) error {
 			names[i] += " " + m.Signature
 		}
 	}
-	tw := treeJSONWriter{bw: bw, names: names, c: opt.Clock, maxDepth: maxDepth, minShare: max(opt.MinShare, 0), topDown: !opt.BottomUp}
+	tw := treeJSONWriter{bw: bw, names: names, c: opt.Clock, maxDepth: maxDepth, minShare: max(opt.MinShare, 0), topDown: !opt.BottomUp, sampled: p.Sampling != nil}
 	bw.WriteString(`{"clock": `)
-	bw.Write(appendJSONString(nil, opt.Clock.String()))
+	bw.Write(appendJSONString(nil, p.ClockName(opt.Clock)))
+	if p.Sampling != nil {
+		bw.Write(p.Sampling.appendJSON([]byte(`, "sampling": `)))
+	}
 	bw.WriteString(`, "threads": [`)
 	var all []*CallTree
 	k := 0
@@ -149,6 +152,7 @@ type treeJSONWriter struct {
 	maxDepth int
 	minShare float64
 	topDown  bool
+	sampled  bool // a sampled profile: nodes also carry their samples
 	buf      []byte
 	// minIncl is the least inclusive time kept in the tree being written
 	// (0: all).
@@ -206,6 +210,9 @@ func (tw *treeJSONWriter) writeNodes(v *TreeView) {
 		b = strconv.AppendUint(b, nd.Self[tw.c], 10)
 		b = append(b, `, "calls": `...)
 		b = strconv.AppendInt(b, nd.Calls, 10)
+		if tw.sampled {
+			b = appendSampleCounts(b, nd)
+		}
 		descend := v.HasChildren(n)
 		if descend && tw.maxDepth > 0 && depth >= tw.maxDepth {
 			b = append(b, `, "truncated": true`...)
@@ -274,10 +281,11 @@ func (tw *treeJSONWriter) unplaced(v *TreeView, n int32) int64 {
 // writeOther writes one "(other)" node for n and its later siblings:
 // their sums, as a leaf.
 func (tw *treeJSONWriter) writeOther(v *TreeView, n int32, first bool) {
-	var incl uint64
+	var incl, samples uint64
 	var calls, folded int64
 	for ; n >= 0; n = v.Nodes[n].NextSibling {
 		incl += v.Nodes[n].Inclusive[tw.c]
+		samples += v.Nodes[n].Inclusive[ClockCPU]
 		calls += v.Nodes[n].Calls
 		folded++
 	}
@@ -295,6 +303,10 @@ func (tw *treeJSONWriter) writeOther(v *TreeView, n int32, first bool) {
 	b = strconv.AppendUint(b, incl, 10)
 	b = append(b, `, "calls": `...)
 	b = strconv.AppendInt(b, calls, 10)
+	if tw.sampled {
+		// A sampled profile's counts are summed as its times are.
+		b = appendSampleCounts(b, &ViewNode{Inclusive: [2]uint64{ClockCPU: samples}, Self: [2]uint64{ClockCPU: samples}})
+	}
 	b = append(b, `, "folded_nodes": `...)
 	b = strconv.AppendInt(b, folded, 10)
 	b = append(b, `, "children": []}`...)

@@ -35,6 +35,9 @@ type VMControl interface {
 	// arrives, through the same fallbacks as `ddmtui hprof` (monitor's
 	// HeapDumpTo), and returns the bytes written.
 	HeapDumpTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error)
+	// RecordSamples samples the process's CPU with simpleperf on its
+	// device and writes report-sample's stream to w (monitor's).
+	RecordSamples(ctx context.Context, o monitor.SampleOptions, w io.Writer) (int64, error)
 }
 
 var _ VMControl = (*monitor.Session)(nil)
@@ -75,5 +78,8 @@ func (u unavailable) AllocTracking(context.Context) (bool, error)           { re
 func (u unavailable) SetAllocTracking(context.Context, bool) error          { return u.err }
 func (u unavailable) Allocations(context.Context) (*ddm.Allocations, error) { return nil, u.err }
 func (u unavailable) HeapDumpTo(context.Context, io.Writer, func(uint64)) (int64, error) {
+	return 0, u.err
+}
+func (u unavailable) RecordSamples(context.Context, monitor.SampleOptions, io.Writer) (int64, error) {
 	return 0, u.err
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -57,6 +58,20 @@ func (p perKey) SetAllocTracking(ctx context.Context, on bool) error {
 func (p perKey) Allocations(ctx context.Context) (*ddm.Allocations, error) {
 	return p.f.Allocations(ctx, p.key)
 }
+
+// sampler is a keyedFake that records samples too; one that is not
+// refuses.
+type sampler interface {
+	RecordSamples(ctx context.Context, key string, o monitor.SampleOptions, w io.Writer) (int64, error)
+}
+
+func (p perKey) RecordSamples(ctx context.Context, o monitor.SampleOptions, w io.Writer) (int64, error) {
+	if s, ok := p.f.(sampler); ok {
+		return s.RecordSamples(ctx, p.key, o, w)
+	}
+	return 0, errors.New("this fake does not sample")
+}
+
 func (p perKey) HeapDumpTo(ctx context.Context, w io.Writer, progress func(uint64)) (int64, error) {
 	return p.f.HeapDumpTo(ctx, p.key, w, progress)
 }

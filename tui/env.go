@@ -80,6 +80,9 @@ type navigator interface {
 	// confirm runs yes if the next key is y (the question is on the
 	// status line already).
 	confirm(yes func())
+	// choose runs the choice named by the next key; any other key
+	// cancels (the question is on the status line already).
+	choose(choices map[rune]func())
 }
 
 // viewers opens the full-screen views the VM actions lead to. The

@@ -39,6 +39,8 @@ type fakeNav struct {
 	focus int
 	tid   uint64 // the thread under the thread table's cursor (0: none)
 	yes   func() // a confirmation asked for
+	// choices: a question asked with choose
+	choices map[rune]func()
 }
 
 func (n *fakeNav) note(format string, a ...any) { n.calls = append(n.calls, fmt.Sprintf(format, a...)) }
@@ -58,6 +60,10 @@ func (n *fakeNav) threadCopy(key string, tid uint64) (string, string) {
 	return "thread", fmt.Sprintf("%s/%d", key, tid)
 }
 func (n *fakeNav) confirm(yes func()) { n.note("confirm"); n.yes = yes }
+func (n *fakeNav) choose(c map[rune]func()) {
+	n.note("choose")
+	n.choices = c
+}
 
 func (n *fakeNav) asked(call string) bool {
 	for _, c := range n.calls {

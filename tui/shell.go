@@ -111,7 +111,8 @@ type Dashboard struct {
 	width  int
 	height int
 
-	pending func() // runs if the next key is y (a confirmation asked for)
+	pending func()          // runs if the next key is y (a confirmation asked for)
+	choices map[rune]func() // the next key picks one (a question asked with choose)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -242,6 +243,16 @@ func (d *Dashboard) capture(ev *tcell.EventKey) *tcell.EventKey {
 	if pass, handled := d.ov.capture(ev); handled {
 		if pass {
 			return ev
+		}
+		return nil
+	}
+	if d.choices != nil {
+		c := d.choices
+		d.choices = nil
+		if f, ok := c[ev.Rune()]; ok && ev.Key() == tcell.KeyRune {
+			f()
+		} else {
+			d.flash("cancelled")
 		}
 		return nil
 	}
@@ -456,6 +467,9 @@ func (d *Dashboard) flash(msg string) { d.statusP.flash(msg) }
 // confirm runs yes if the next key is y; any other key cancels (the
 // question is on the status line already).
 func (d *Dashboard) confirm(yes func()) { d.pending = yes }
+
+// choose runs the choice the next key names; any other key cancels.
+func (d *Dashboard) choose(choices map[rune]func()) { d.choices = choices }
 
 func (d *Dashboard) quit() {
 	if d.cancel != nil {

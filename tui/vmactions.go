@@ -25,7 +25,7 @@ func (p *vmPane) actionKeys() []keymap.Binding {
 	const vm = "VM"
 	b := keymap.Bind
 	return []keymap.Binding{
-		b(tcell.KeyRune, 'p', "p", "start / stop a method trace (saved, then shown)", vm, p.toggleProfiling).As("trace"),
+		b(tcell.KeyRune, 'p', "p", "trace methods or sample the CPU; saved, then shown", vm, p.toggleProfiling).As("trace"),
 		b(tcell.KeyRune, 'd', "d", "thread dump (debuggerd -j or kill -3 through adb), analysed", vm, p.threadDump).As("thread-dump").Also("dump"),
 		b(tcell.KeyRune, 'a', "a", "allocation tracker (REAE/REAL)", vm, p.env.views.openAllocs).As("allocations"),
 		b(tcell.KeyRune, 'V', "V", "views: windows, view tree, wireframe (layout inspector)", vm, p.env.views.openViews).As("views"),
@@ -72,6 +72,9 @@ func (p *vmPane) toggleProfiling() {
 			})
 		})
 		e.work.markSaving("trace", "the trace of "+prof.app)
+		return
+	}
+	if p.profileSelected() {
 		return
 	}
 	vm, ok := e.selectedDDM("a method trace")

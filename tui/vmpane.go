@@ -44,9 +44,12 @@ type vmPane struct {
 	order          listSort // the digit keys' column order (sortkeys.go)
 
 	// The VM actions' state (vmactions.go), which the status line shows:
-	tracing   profiling // the VM being traced, if any
-	mode      int       // index in cfg.ScanModes (the m key)
-	discovery string    // where VMs come from in that mode
+	tracing profiling // the VM being traced, if any
+	// profileChoice is `p`'s answer on VMs that can be traced and
+	// sampled, kept for the session (vmsamples.go).
+	profileChoice profileChoice
+	mode          int    // index in cfg.ScanModes (the m key)
+	discovery     string // where VMs come from in that mode
 }
 
 func newVMPane(env paneEnv) *vmPane {

@@ -89,9 +89,9 @@ func (c *callChart) Draw(s tcell.Screen) {
 	}
 	// The axis: the window's start and end, and the thread.
 	from, to := c.window()
-	axis := usec(uint64(from)-uint64(ix.First[c.clock])) + "  " + threadName(&c.m.p.Threads[c.thread]) + " · " + clockName(c.clock)
+	axis := c.m.p.FormatDuration(c.clock, uint64(from)-uint64(ix.First[c.clock])) + "  " + threadName(&c.m.p.Threads[c.thread]) + " · " + clockName(c.m.p, c.clock)
 	drawText(s, x, x+w, y, axis, tcell.StyleDefault.Dim(true))
-	end := "+" + usec(c.span)
+	end := "+" + c.m.p.FormatDuration(c.clock, c.span)
 	drawText(s, x+max(0, w-len(end)-1), x+w, y, end, tcell.StyleDefault.Dim(true))
 	cell := uint32(max(1, c.span/uint64(w)))
 	col := func(t uint32) int {
@@ -305,7 +305,7 @@ func (c *callChart) Status() string {
 	call := &ix.Calls[c.sel]
 	start := uint64(call.Start[c.clock]) - uint64(ix.First[c.clock])
 	dur := uint64(call.End[c.clock] - call.Start[c.clock])
-	return style.Escape(c.m.Name(call.Method)) + "  start " + usec(start) + "  duration " + usec(dur) + "  self " + usec(c.self(c.sel)) +
+	return style.Escape(c.m.Name(call.Method)) + "  start " + c.m.p.FormatDuration(c.clock, start) + "  duration " + c.m.p.FormatDuration(c.clock, dur) + "  self " + c.m.p.FormatDuration(c.clock, c.self(c.sel)) +
 		"  depth " + strconv.Itoa(c.depthOf(c.sel))
 }
 

@@ -219,8 +219,8 @@ func (f *flameChart) Status() string {
 		name = f.m.Name(nd.Method)
 	}
 	total := t.Nodes[0].Inclusive[c]
-	return style.Escape(name) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) + f.m.ShareLabel() + ")  self " +
-		usec(nd.Self[c]) + "  calls " + itoa(nd.Calls) + "  depth " + itoa(int64(t.Depth(f.sel)))
+	return style.Escape(name) + "  incl " + f.m.p.FormatDuration(c, nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) + f.m.ShareLabel() + ")  self " +
+		f.m.p.FormatDuration(c, nd.Self[c]) + "  calls " + itoa(nd.Calls) + "  depth " + itoa(int64(t.Depth(f.sel)))
 }
 
 // InputHandler: ←/→ move along the row, Enter zooms in. (↑/↓ come as the

@@ -321,17 +321,17 @@ func (m *Model) Status() string {
 	var b strings.Builder
 	b.WriteString(m.ThreadLabel())
 	b.WriteString(" · ")
-	b.WriteString(clockName(m.treeClock()))
+	b.WriteString(clockName(m.p, m.treeClock()))
 	if m.ranged && m.rangeClock != m.clock {
 		b.WriteString(" (the range's)")
 	}
 	if c, from, to, ok := m.Range(); ok {
 		b.WriteString(" · range ")
-		b.WriteString(usec(uint64(from)))
+		b.WriteString(m.p.FormatDuration(c, uint64(from)))
 		b.WriteString("–")
-		b.WriteString(usec(uint64(to)))
+		b.WriteString(m.p.FormatDuration(c, uint64(to)))
 		b.WriteString(" ")
-		b.WriteString(clockName(c))
+		b.WriteString(clockName(m.p, c))
 		b.WriteString(" (R: whole trace)")
 	}
 	if fs, ig := m.Unplaced(); fs+ig > 0 {
@@ -346,24 +346,14 @@ func (m *Model) Status() string {
 	return b.String()
 }
 
-func clockName(c trace.Clock) string {
+func clockName(p *trace.Profile, c trace.Clock) string {
+	if p != nil && p.Sampling != nil {
+		return p.ClockName(c)
+	}
 	if c == trace.ClockWall {
 		return "wall clock"
 	}
 	return "thread CPU"
-}
-
-// usec formats µs as ms with three decimals ("12.345 ms"), or µs below 1 ms.
-func usec(us uint64) string {
-	if us < 1000 {
-		return strconv.FormatUint(us, 10) + " µs"
-	}
-	return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64) + " ms"
-}
-
-// millis formats µs as ms with three decimals, for columns.
-func millis(us uint64) string {
-	return strconv.FormatFloat(float64(us)/1000, 'f', 3, 64)
 }
 
 // percent formats part/whole as "12.3%"; "-" for an empty whole.

@@ -41,22 +41,30 @@ func (s *treeSource) view() *trace.TreeView {
 }
 
 func (s *treeSource) Columns() []viewer.Column {
-	c := clockLabel(s.m.treeClock())
+	c := clockLabel(s.m.p, s.m.treeClock())
 	return []viewer.Column{
 		{Title: "Method", Expand: 1},
-		{Title: "Incl " + c + " ms", Align: tview.AlignRight},
+		{Title: "Incl " + c, Align: tview.AlignRight},
 		{Title: "Incl %", Align: tview.AlignRight},
-		{Title: "Self " + c + " ms", Align: tview.AlignRight},
+		{Title: "Self " + c, Align: tview.AlignRight},
 		{Title: "Self %", Align: tview.AlignRight},
 		{Title: "Calls", Align: tview.AlignRight},
 	}
 }
 
-func clockLabel(c trace.Clock) string {
-	if c == trace.ClockWall {
-		return "wall"
+// clockLabel is a values column's clock and unit: "CPU ms", "wall ms";
+// "samples" and "time ms" for a sampled profile.
+func clockLabel(p *trace.Profile, c trace.Clock) string {
+	if p.ValueUnit(c) != "" {
+		return p.ValueUnit(c)
 	}
-	return "CPU"
+	if p != nil && p.Sampling != nil {
+		return "time ms"
+	}
+	if c == trace.ClockWall {
+		return "wall ms"
+	}
+	return "CPU ms"
 }
 
 // Children lists node parent's children (by inclusive time, descending).
@@ -107,11 +115,11 @@ func (s *treeSource) Cell(n, col int) *tview.TableCell {
 	case 0:
 		text = style.Escape(s.m.Name(nd.Method))
 	case 1:
-		text = millis(nd.Inclusive[c])
+		text = s.m.p.FormatValue(c, nd.Inclusive[c])
 	case 2:
 		text = percent(nd.Inclusive[c], total)
 	case 3:
-		text = millis(nd.Self[c])
+		text = s.m.p.FormatValue(c, nd.Self[c])
 	case 4:
 		text = percent(nd.Self[c], total)
 	case 5:

@@ -92,8 +92,8 @@ func (t *Tabs) nodeStatus(src *treeSource, n int) string {
 	nd := &v.Nodes[n]
 	total := v.Nodes[0].Inclusive[c]
 	of := t.M.ShareLabel()
-	s := style.Escape(t.M.Name(nd.Method)) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) + of +
-		")  self " + usec(nd.Self[c]) + " (" + percent(nd.Self[c], total) + ")  calls " + itoa(nd.Calls)
+	s := style.Escape(t.M.Name(nd.Method)) + "  incl " + t.M.p.FormatDuration(c, nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) + of +
+		")  self " + t.M.p.FormatDuration(c, nd.Self[c]) + " (" + percent(nd.Self[c], total) + ")  calls " + itoa(nd.Calls)
 	if !v.BottomUp() {
 		// Top down, incl = self + the children's, but for a call that
 		// began before the trace: its callees are under the root.
@@ -102,7 +102,7 @@ func (t *Tabs) nodeStatus(src *treeSource, n int) string {
 			d -= int64(v.Nodes[k].Inclusive[c])
 		}
 		if d > 0 {
-			s += "  unplaced " + usec(uint64(d)) + " (in callees placed under the root: the call began before the trace)"
+			s += "  unplaced " + t.M.p.FormatDuration(c, uint64(d)) + " (in callees placed under the root: the call began before the trace)"
 		}
 	}
 	return s

@@ -111,12 +111,26 @@ func percent(part, whole uint64) string {
 	return strconv.FormatFloat(float64(part)*100/float64(whole), 'f', 1, 64) + "%"
 }
 
-// clockLabel is the short column label of a clock.
-func clockLabel(c trace.Clock) string {
+// clockLabel is the short column label of a clock of p.
+func clockLabel(p *trace.Profile, c trace.Clock) string {
+	if p != nil && p.Sampling != nil {
+		if c == trace.ClockWall {
+			return "Time"
+		}
+		return "Samples"
+	}
 	if c == trace.ClockWall {
 		return "Wall"
 	}
 	return "CPU"
+}
+
+// unitTitle is a values column's clock and unit: "CPU ms", "Samples".
+func unitTitle(p *trace.Profile, c trace.Clock) string {
+	if p.ValueUnit(c) != "" {
+		return clockLabel(p, c)
+	}
+	return clockLabel(p, c) + " ms"
 }
 
 // edgeRows orders edges by inclusive time on c, descending, then by name of

@@ -47,9 +47,9 @@ func (ml *methodList) Columns() []viewer.Column {
 			incl, excl = SortInclusive.String(), SortExclusive.String()
 		}
 		cols = append(cols,
-			viewer.Column{Title: "Incl " + clockLabel(c) + " ms", Sort: incl, Align: right},
+			viewer.Column{Title: "Incl " + unitTitle(ml.v.p, c), Sort: incl, Align: right},
 			viewer.Column{Title: "%", Align: right},
-			viewer.Column{Title: "Excl " + clockLabel(c) + " ms", Sort: excl, Align: right},
+			viewer.Column{Title: "Excl " + unitTitle(ml.v.p, c), Sort: excl, Align: right},
 			viewer.Column{Title: "%", Align: right})
 	}
 	return cols
@@ -84,11 +84,11 @@ func (ml *methodList) Cell(i, col int) *tview.TableCell {
 	total := g.Total()[c]
 	switch k % 4 {
 	case 0:
-		return tview.NewTableCell(millis(s.Inclusive[c]))
+		return tview.NewTableCell(v.p.FormatValue(c, s.Inclusive[c]))
 	case 1:
 		return tview.NewTableCell(percent(s.Inclusive[c], total))
 	case 2:
-		return tview.NewTableCell(millis(s.Exclusive[c]))
+		return tview.NewTableCell(v.p.FormatValue(c, s.Exclusive[c]))
 	}
 	return tview.NewTableCell(percent(s.Exclusive[c], total))
 }
@@ -129,7 +129,7 @@ func (cl *callList) method(i int) int32 {
 
 func (cl *callList) Columns() []viewer.Column {
 	right := tview.AlignRight
-	return []viewer.Column{{}, {Title: "Calls", Align: right}, {Title: "Incl " + clockLabel(cl.v.clock) + " ms", Align: right},
+	return []viewer.Column{{}, {Title: "Calls", Align: right}, {Title: "Incl " + unitTitle(cl.v.p, cl.v.clock), Align: right},
 		{Title: "% of method", Align: right}, {Title: "Method"}}
 }
 
@@ -157,7 +157,7 @@ func (cl *callList) Update(viewer.Query) int {
 	edgeRow := func(e trace.Edge, other int32, otherCalls int64) {
 		add(other, tview.NewTableCell("  "),
 			tview.NewTableCell(strconv.FormatInt(e.Calls, 10)+"/"+strconv.FormatInt(otherCalls, 10)),
-			tview.NewTableCell(millis(e.Inclusive[c])),
+			tview.NewTableCell(v.p.FormatValue(c, e.Inclusive[c])),
 			tview.NewTableCell(percent(e.Inclusive[c], s.Inclusive[c])),
 			tview.NewTableCell(style.Escape(v.p.Name(other))))
 	}
@@ -167,10 +167,10 @@ func (cl *callList) Update(viewer.Query) int {
 		edgeRow(e, e.Caller, s.Calls)
 	}
 	cl.self = len(cl.rows)
-	add(m, bold("▶"), bold(callsText(s)), bold(millis(s.Inclusive[c])), bold(percent(s.Inclusive[c], g.Total()[c])+" of all"),
+	add(m, bold("▶"), bold(callsText(s)), bold(v.p.FormatValue(c, s.Inclusive[c])), bold(percent(s.Inclusive[c], g.Total()[c])+" of all"),
 		bold(style.Escape(v.p.Name(m)+" "+v.p.Methods[m].Signature)))
 	add(-1, tview.NewTableCell("  "), tview.NewTableCell(""),
-		tview.NewTableCell(millis(s.Exclusive[c])), tview.NewTableCell(percent(s.Exclusive[c], s.Inclusive[c])),
+		tview.NewTableCell(v.p.FormatValue(c, s.Exclusive[c])), tview.NewTableCell(percent(s.Exclusive[c], s.Inclusive[c])),
 		tview.NewTableCell("(self: exclusive time)"))
 	callees := edgeRows(v.p, g.Callees(m), func(e trace.Edge) int32 { return e.Callee }, c)
 	heading("Callees (" + strconv.Itoa(len(callees)) + ")")
@@ -210,7 +210,7 @@ func (tl *threadList) Columns() []viewer.Column {
 	right := tview.AlignRight
 	cols := []viewer.Column{{Title: "Thread"}, {Title: "Records", Align: right}}
 	for _, c := range tl.v.p.Clocks.List() {
-		cols = append(cols, viewer.Column{Title: clockLabel(c) + " ms", Align: right}, viewer.Column{Title: "%", Align: right})
+		cols = append(cols, viewer.Column{Title: unitTitle(tl.v.p, c), Align: right}, viewer.Column{Title: "%", Align: right})
 	}
 	return cols
 }
@@ -234,7 +234,7 @@ func (tl *threadList) Cell(i, col int) *tview.TableCell {
 	}
 	c := p.Clocks.List()[(col-2)/2]
 	if (col-2)%2 == 0 {
-		return tview.NewTableCell(millis(total[c]))
+		return tview.NewTableCell(p.FormatValue(c, total[c]))
 	}
 	return tview.NewTableCell(percent(total[c], p.All.Total()[c]))
 }

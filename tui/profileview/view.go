@@ -45,7 +45,9 @@ type View struct {
 	mrows   *methodList
 
 	p      *trace.Profile
-	thread int // index in p.Threads, -1 for all threads
+	full   *trace.Profile // the profile SetProfile was given (p is its Java-only projection when javaOnly)
+	java   bool           // a sampled profile shown with its Java frames only
+	thread int            // index in p.Threads, -1 for all threads
 	clock  trace.Clock
 	trees  *calltreeview.Tabs // the call-tree tabs, once a profile had trees
 	// treeStatus is the trees' state (thread, clock, range, records not
@@ -92,6 +94,7 @@ func New(opt Options) *View {
 		b(tcell.KeyRune, 'w', "w", "switch the clock used to sort (thread CPU / wall)", "Sort", v.toggleClock),
 		b(tcell.KeyRune, 't', "t", "threads: per-thread summary, Enter filters by thread", view, v.showThreads),
 		b(tcell.KeyRune, 'a', "a", "all threads (clear the thread filter)", view, func() { v.setThread(-1) }),
+		b(tcell.KeyRune, 'J', "J", "a sampled profile: Java frames only / all frames", view, v.toggleJava),
 	)
 	v.updateHeader()
 	v.updateStatus()
@@ -117,6 +120,26 @@ func Run(p *trace.Profile, opt RunOptions) error {
 // SetProfile shows p (nil clears the view). Sorting, clock and the filter
 // are kept; the thread filter and drill-down are reset.
 func (v *View) SetProfile(p *trace.Profile) {
+	v.full, v.java = p, false
+	v.show(p)
+}
+
+// toggleJava shows a sampled profile's Java frames only (native frames
+// count to their Java caller), or all its frames again.
+func (v *View) toggleJava() {
+	if v.full == nil || v.full.Sampling == nil {
+		return
+	}
+	v.java = !v.java
+	if !v.java {
+		v.show(v.full)
+		return
+	}
+	java := v.full.Sampling.JavaMethods
+	v.show(v.full.Projected(func(m int32) bool { return int(m) < len(java) && java[m] }))
+}
+
+func (v *View) show(p *trace.Profile) {
 	v.p = p
 	v.thread = -1
 	if p == nil {
@@ -255,29 +278,37 @@ func (v *View) updateHeader() {
 			order = "▲"
 		}
 		_, mc := v.methodGraph()
-		parts = append(parts, fmt.Sprintf("sort %s %s %s", v.sortKey(), clockLabel(mc), order))
+		parts = append(parts, fmt.Sprintf("sort %s %s %s", v.sortKey(), clockLabel(p, mc), order))
 		if q.Filter != "" {
 			parts = append(parts, fmt.Sprintf("filter %s (%d)", style.Escape(strconv.Quote(q.Filter)), v.methods.Len()))
 		}
 	}
 	if g, c, ok := v.rangeGraph(); ok && (v.trees == nil || v.Tab() == 0) {
 		_, from, to, _ := v.trees.M.Range()
-		parts = append(parts, fmt.Sprintf("range %s–%s ms %s (R: whole trace): %s ms", millis(uint64(from)), millis(uint64(to)), clockLabel(c), millis(g.Total()[c])))
+		parts = append(parts, fmt.Sprintf("range %s–%s %s (R: whole trace): %s", p.FormatDuration(c, uint64(from)), p.FormatDuration(c, uint64(to)), clockLabel(p, c), p.FormatDuration(c, g.Total()[c])))
 	} else {
 		total := v.graph().Total()
 		for _, c := range p.Clocks.List() {
-			parts = append(parts, fmt.Sprintf("%s %s ms", clockLabel(c), millis(total[c])))
+			parts = append(parts, clockLabel(p, c)+" "+p.FormatDuration(c, total[c]))
 		}
 	}
 	if v.thread < 0 {
 		// A sum over the threads (each from its first record to its
 		// last), not the trace's length: say so, and give the length.
 		parts[len(parts)-1] += fmt.Sprintf(" over %d threads", p.ThreadsWithRecords())
-		if span, ok := p.Span(); ok {
+		if span, ok := p.Span(); ok && p.Sampling == nil {
 			parts = append(parts, "span "+millis(span)+" ms wall")
 		}
 	}
-	parts = append(parts, fmt.Sprintf("v%d %s, %d records", p.Header.Version, p.Clocks, p.Records))
+	if s := p.Sampling; s != nil {
+		frames := "all frames"
+		if v.java {
+			frames = "Java only"
+		}
+		parts = append(parts, fmt.Sprintf("%d samples of %s, %s (J)", s.Samples, s.Event, frames))
+	} else {
+		parts = append(parts, fmt.Sprintf("v%d %s, %d records", p.Header.Version, p.Clocks, p.Records))
+	}
 	if w := p.Warnings.Total(); w > 0 {
 		parts = append(parts, fmt.Sprintf("%d warnings", w))
 	}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench-simpleperf.sh: loading `simpleperf report-sample --protobuf` recordings (issue 36).
+# Two recordings from simpleperf.Gen, four busy threads at 1 kHz with 32 frames a sample:
+# 2 minutes (480k samples; target <= 0.4 s and <= 160 MiB) and 10 minutes (2.4 M samples;
+# target <= 1.5 s and <= 200 MiB). Each is read three ways by the package's benchmark, each in
+# a process of its own under /usr/bin/time so its peak RSS is its own: a plain decoding pass
+# (every record decoded, nothing kept: the floor), a load into every tree (each thread's
+# top-down tree, the merged top-down and bottom-up views), and the load with the call index
+# the viewer adds (call charts, time ranges). It prints the load average and the free cores
+# before and after, since the machine is shared.
+#
+# Usage: scripts/bench-simpleperf.sh [DIR]   (default /tmp/ddmtui-bench; the files are kept)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-/tmp/ddmtui-bench}
+[ -x /usr/bin/time ] || { echo "bench-simpleperf: /usr/bin/time not found (Debian package time)" >&2; exit 1; }
+mkdir -p "$dir"
+(cd "$root" && go test -c -o "$dir/simpleperf.test" ./simpleperf)
+export DDMTUI_BENCH_DIR=$dir
+
+load() {
+	read -r l1 l5 l15 _ < /proc/loadavg
+	free=$(awk -v l="$l1" -v n="$(nproc)" 'BEGIN {f = n - l; if (f < 0) f = 0; printf "%.1f", f}')
+	echo "load $1: $l1 $l5 $l15 (1/5/15-min); free cores: $free of $(nproc)"
+}
+
+# Generate the files first (a decoding pass does), outside the measured runs.
+for rec in 2Min 10Min; do
+	"$dir/simpleperf.test" -test.run '^$' -test.bench "Recording$rec/decode" -test.benchtime 1x > /dev/null
+done
+
+load before
+for rec in 2Min 10Min; do
+	for mode in decode load "load\\+index"; do
+		out=$( { /usr/bin/time -f "TIME %e %M %U %S" "$dir/simpleperf.test" -test.run '^$' \
+			-test.bench "Recording$rec/$mode\$" -test.benchtime 3x; } 2>&1)
+		ns=$(echo "$out" | awk '/^BenchmarkRecording/ {print $3}')
+		mbs=$(echo "$out" | awk '/^BenchmarkRecording/ {print $5}')
+		read -r _ wall rss user sys < <(echo "$out" | grep '^TIME')
+		printf '%-6s %-11s %7.3f s/load  %7s MB/s  peak RSS %6.1f MiB  (process: %s s wall, user %s sys %s)\n' \
+			"$rec" "$mode" "$(echo "$ns" | awk '{print $1/1e9}')" "$mbs" "$(echo "$rss" | awk '{print $1/1024}')" "$wall" "$user" "$sys"
+	done
+done
+load after
+ls -l "$dir"/ddmtui-simpleperf-*.trace | awk '{printf "%s: %.0f MB\n", $NF, $5/1e6}'

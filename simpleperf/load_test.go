@@ -1,0 +1,360 @@
+package simpleperf
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/trace"
+)
+
+// expected is a brute-force count of a stream: per thread, per call path
+// (root first, frames named "file|symbol"), the samples and event counts
+// whose stack starts with the path (incl) or is the path (self).
+type expected struct {
+	incl, self map[uint32]map[string][2]uint64
+	samples    int64
+}
+
+func bruteForce(t *testing.T, b []byte) expected {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(b), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type kept struct {
+		tid   uint32
+		chain []Frame
+		ev    uint64
+	}
+	var samples []kept
+	files := map[uint32]string{}
+	for {
+		k, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch k {
+		case KindSample:
+			samples = append(samples, kept{uint32(r.Sample.ThreadID), append([]Frame(nil), r.Sample.Callchain...), r.Sample.EventCount})
+		case KindFile:
+			files[r.File.ID] = r.File.Path
+		}
+	}
+	e := expected{incl: map[uint32]map[string][2]uint64{}, self: map[uint32]map[string][2]uint64{}, samples: int64(len(samples))}
+	for _, s := range samples {
+		if e.incl[s.tid] == nil {
+			e.incl[s.tid], e.self[s.tid] = map[string][2]uint64{}, map[string][2]uint64{}
+		}
+		key := ""
+		for i := len(s.chain) - 1; i >= 0; i-- {
+			f := s.chain[i]
+			var name string
+			if f.SymbolID < 0 {
+				name = fmt.Sprintf("%s+0x%x", path.Base(files[f.FileID]), f.VAddr)
+			} else {
+				name, _ = genSymbol(int(f.FileID), int(f.SymbolID)) // the demangled form
+			}
+			key += "/" + files[f.FileID] + "|" + name
+			v := e.incl[s.tid][key]
+			e.incl[s.tid][key] = [2]uint64{v[0] + 1, v[1] + s.ev}
+		}
+		v := e.self[s.tid][key]
+		e.self[s.tid][key] = [2]uint64{v[0] + 1, v[1] + s.ev}
+	}
+	return e
+}
+
+// checkTrees compares every node of every thread's tree with the brute
+// force count, and the count with the trees (no path missing).
+func checkTrees(t *testing.T, p *Profile, e expected) {
+	t.Helper()
+	tp := p.Trace
+	if tp.Sampling == nil || tp.Sampling.Samples != e.samples {
+		t.Fatalf("sampling %+v, want %d samples", tp.Sampling, e.samples)
+	}
+	for _, th := range tp.Threads {
+		tr := th.Tree
+		want := e.incl[th.ID]
+		var keys []string
+		nodes := 0
+		tr.Walk(func(n int32, depth int) bool {
+			nodes++
+			keys = keys[:depth-1]
+			m := &tp.Methods[tr.Method(n)]
+			k := m.File + "|" + m.FullName()
+			if depth > 1 {
+				k = keys[depth-2] + "/" + k
+			} else {
+				k = "/" + k
+			}
+			keys = append(keys, k)
+			w, ok := want[k]
+			if !ok {
+				t.Fatalf("thread %d: path %s not in the samples", th.ID, k)
+			}
+			// Time: each path's self event count in µs (rounded down),
+			// summed over the subtree.
+			var us uint64
+			for q, s := range e.self[th.ID] {
+				if q == k || strings.HasPrefix(q, k+"/") {
+					us += s[1] / 1000
+				}
+			}
+			if got := [2]uint64{tr.Inclusive(n, trace.ClockCPU), tr.Inclusive(n, trace.ClockWall)}; got != [2]uint64{w[0], us} {
+				t.Fatalf("thread %d: %s: inclusive %v, want %v", th.ID, k, got, [2]uint64{w[0], us})
+			}
+			s := e.self[th.ID][k]
+			if got := tr.Self(n, trace.ClockCPU); got != s[0] {
+				t.Fatalf("thread %d: %s: self %d samples, want %d", th.ID, k, got, s[0])
+			}
+			return true
+		})
+		if nodes != len(want) {
+			t.Fatalf("thread %d: %d nodes, %d distinct paths", th.ID, nodes, len(want))
+		}
+	}
+	if len(tp.Threads) != len(e.incl) {
+		t.Fatalf("%d threads, want %d", len(tp.Threads), len(e.incl))
+	}
+}
+
+func TestLoadKnownTrees(t *testing.T) {
+	for _, opt := range []GenOptions{
+		{Threads: 3, Duration: 2 * time.Second, Frequency: 500, Depth: 12, Stacks: 16, Seed: 1},
+		{Threads: 1, Duration: time.Second, Frequency: 1000, Depth: 1, Stacks: 4, Seed: 2},
+		{Threads: 4, Duration: time.Second, Frequency: 200, Depth: 40, Stacks: 50, Seed: 3, OffCPU: true, AppType: "debuggable"},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", opt.Threads, opt.Depth), func(t *testing.T) {
+			var buf bytes.Buffer
+			st, err := Gen(&buf, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Bytes != int64(buf.Len()) {
+				t.Fatalf("Gen says %d bytes, wrote %d", st.Bytes, buf.Len())
+			}
+			p, err := Load(bytes.NewReader(buf.Bytes()), LoadOptions{CallIndex: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := bruteForce(t, buf.Bytes())
+			checkTrees(t, p, e)
+			if p.Meta.AppPackage != "com.example.app" || p.Meta.AppType != opt.withDefaults().AppType || p.Meta.TraceOffCPU != opt.OffCPU {
+				t.Errorf("meta %+v", p.Meta)
+			}
+			if p.Lost.LostCount != uint64(st.Samples/1000) || p.Files != len(genFiles) || len(p.Threads) != opt.Threads {
+				t.Errorf("lost %+v, %d files, %d threads", p.Lost, p.Files, len(p.Threads))
+			}
+			if opt.OffCPU != (p.ContextSwitches > 0) {
+				t.Errorf("%d context switches", p.ContextSwitches)
+			}
+			if p.UnknownFiles != 0 || p.UnknownSymbols != 0 {
+				t.Errorf("unknown: %d files, %d symbols", p.UnknownFiles, p.UnknownSymbols)
+			}
+			checkFlat(t, p)
+			checkIndex(t, p)
+		})
+	}
+}
+
+// checkFlat: the flat profile's self weights add up to the samples, Java
+// methods are those of Java files, and names were demangled.
+func checkFlat(t *testing.T, p *Profile) {
+	t.Helper()
+	tp := p.Trace
+	var self uint64
+	for _, ms := range tp.All.Methods {
+		self += ms.Exclusive[trace.ClockCPU]
+		m := &tp.Methods[ms.Index]
+		if ms.Index < 2 {
+			continue
+		}
+		if got, want := tp.Sampling.JavaMethods[ms.Index], JavaFile(m.File); got != want {
+			t.Errorf("%s in %s: java %v", m.FullName(), m.File, got)
+		}
+		if strings.HasPrefix(m.FullName(), "_Z") {
+			t.Errorf("%s not demangled", m.FullName())
+		}
+	}
+	if self != uint64(tp.Sampling.Samples) {
+		t.Errorf("self samples %d, want %d", self, tp.Sampling.Samples)
+	}
+	if tp.Name(tp.All.Methods[0].Index) != "(toplevel)" || tp.Sampling.Unit != "µs" {
+		t.Errorf("first %q, unit %q", tp.Name(tp.All.Methods[0].Index), tp.Sampling.Unit)
+	}
+}
+
+// checkIndex: each thread's call index covers its samples (on clock 0, the
+// sample numbers), the calls of a depth do not overlap, and the tree over
+// the whole range on clock 0 is the thread's tree.
+func checkIndex(t *testing.T, p *Profile) {
+	t.Helper()
+	for _, th := range p.Trace.Threads {
+		ix := th.Index
+		var sum uint32
+		for _, id := range ix.ByDepth[0] {
+			c := ix.Calls[id]
+			sum += c.End[0] - c.Start[0]
+		}
+		if int64(sum) != th.Records {
+			t.Fatalf("thread %d: depth 0 covers %d samples of %d", th.ID, sum, th.Records)
+		}
+		for d, row := range ix.ByDepth {
+			for i := 1; i < len(row); i++ {
+				a, b := ix.Calls[row[i-1]], ix.Calls[row[i]]
+				for c := range 2 {
+					if b.Start[c] < a.End[c] {
+						t.Fatalf("thread %d depth %d: calls %d and %d overlap on clock %d", th.ID, d, row[i-1], row[i], c)
+					}
+				}
+			}
+		}
+		rt := ix.RangeTree(trace.ClockCPU, 0, uint32(th.Records))
+		if rt.Len() != th.Tree.Len() {
+			t.Fatalf("thread %d: range tree %d nodes, tree %d", th.ID, rt.Len(), th.Tree.Len())
+		}
+		var a, b uint64
+		for c := range rt.Children(0) {
+			a += rt.Inclusive(c, 0)
+		}
+		for c := range th.Tree.Children(0) {
+			b += th.Tree.Inclusive(c, 0)
+		}
+		if a != b {
+			t.Fatalf("thread %d: range tree %d samples, tree %d", th.ID, a, b)
+		}
+	}
+}
+
+// stream writes samples and files by hand for the edge cases.
+func stream(t *testing.T, write func(w *Writer)) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	write(w)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestLoadEdgeCases(t *testing.T) {
+	t.Run("unknown file and symbol", func(t *testing.T) {
+		b := stream(t, func(w *Writer) {
+			w.Sample(&Sample{Time: 1, ThreadID: 5, EventCount: 1000, Callchain: []Frame{{FileID: 0, SymbolID: 7}, {FileID: 3, SymbolID: 0, VAddr: 0x10}}})
+			w.File(&File{ID: 0, Path: "/system/lib64/libc.so", Symbols: []string{"malloc"}})
+		})
+		p, err := Load(bytes.NewReader(b), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.UnknownFiles != 1 || p.UnknownSymbols != 1 || p.Trace.Sampling.Samples != 1 {
+			t.Fatalf("unknown files %d symbols %d, samples %d", p.UnknownFiles, p.UnknownSymbols, p.Trace.Sampling.Samples)
+		}
+		tr := p.Trace.Threads[0].Tree
+		if got := p.Trace.Name(tr.Method(1)); got != "[unknown file 3]+0x0" {
+			// Frames with a symbol id are keyed by it; the address is not kept.
+			t.Errorf("root frame %q", got)
+		}
+		if got := p.Trace.Name(tr.Method(2)); got != "libc.so+[unknown symbol 7]" {
+			t.Errorf("leaf frame %q", got)
+		}
+		if p.Trace.Threads[0].Name != "" {
+			t.Errorf("undescribed thread named %q", p.Trace.Threads[0].Name)
+		}
+	})
+	t.Run("100,000 frames", func(t *testing.T) {
+		chain := make([]Frame, 100_000)
+		for i := range chain {
+			chain[i] = Frame{FileID: 0, SymbolID: int32(i % 3)}
+		}
+		b := stream(t, func(w *Writer) {
+			w.Sample(&Sample{Time: 1, ThreadID: 1, EventCount: 1000, Callchain: chain})
+			w.Sample(&Sample{Time: 2, ThreadID: 1, EventCount: 1000, Callchain: chain[1:]})
+			w.File(&File{ID: 0, Path: "libdeep.so", Symbols: []string{"a", "b", "c"}})
+		})
+		p, err := Load(bytes.NewReader(b), LoadOptions{CallIndex: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := p.Trace.Threads[0].Tree
+		if tr.Len() != 100_001 || tr.Inclusive(1, 0) != 2 || tr.Self(100_000, 0) != 1 || tr.Self(99_999, 0) != 1 {
+			t.Fatalf("%d nodes, root child %d samples", tr.Len(), tr.Inclusive(1, 0))
+		}
+		if _, err := Load(bytes.NewReader(b), LoadOptions{Limits: Limits{MaxCallChain: 50_000}}); err == nil || !strings.Contains(err.Error(), "record 1") {
+			t.Fatalf("past the limit: %v", err)
+		}
+	})
+	t.Run("times going backwards", func(t *testing.T) {
+		b := stream(t, func(w *Writer) {
+			for _, tm := range []uint64{5e6, 9e6, 7e6, 2e6, 10e6} {
+				w.Sample(&Sample{Time: tm, ThreadID: 1, EventCount: 1e6, Callchain: []Frame{{SymbolID: 0}}})
+			}
+			w.File(&File{ID: 0, Path: "libx.so", Symbols: []string{"x"}})
+		})
+		p, err := Load(bytes.NewReader(b), LoadOptions{CallIndex: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := p.Trace.Sampling; s.Samples != 5 || s.Backward != 2 {
+			t.Fatalf("samples %d, backward %d", s.Samples, s.Backward)
+		}
+		ix := p.Trace.Threads[0].Index
+		if len(ix.Calls) != 1 || ix.Calls[0].End[1] != 5000 || ix.Calls[0].End[0] != 5 {
+			t.Fatalf("calls %+v", ix.Calls)
+		}
+	})
+	t.Run("empty call chain", func(t *testing.T) {
+		b := stream(t, func(w *Writer) {
+			w.Sample(&Sample{Time: 1, ThreadID: 1, EventCount: 4000})
+			w.Sample(&Sample{Time: 2, ThreadID: 1, EventCount: 2000, Callchain: []Frame{{SymbolID: -1, VAddr: 0x1a2b0}}})
+			w.File(&File{ID: 0, Path: "/data/app/lib/arm64/libfoo.so"})
+		})
+		p, err := Load(bytes.NewReader(b), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := p.Trace.Threads[0].Tree
+		if tr.Self(0, trace.ClockCPU) != 1 || tr.Inclusive(0, trace.ClockWall) != 6 || p.Trace.Name(tr.Method(1)) != "libfoo.so+0x1a2b0" {
+			t.Fatalf("root self %d, root %d µs, frame %q", tr.Self(0, 0), tr.Inclusive(0, 1), p.Trace.Name(tr.Method(1)))
+		}
+	})
+}
+
+// A call index past its budget is dropped, the trees stay.
+func TestIndexBudget(t *testing.T) {
+	var buf bytes.Buffer
+	Gen(&buf, GenOptions{Threads: 2, Duration: time.Second, Frequency: 1000, Depth: 16, Stacks: 32, Seed: 4})
+	p, err := Load(bytes.NewReader(buf.Bytes()), LoadOptions{CallIndex: true, MaxIndexCalls: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Trace.Sampling.IndexDropped || p.Trace.Threads[0].Index != nil || p.Trace.Threads[0].Tree.Inclusive(0, 0) != 1000 {
+		t.Fatalf("dropped %v, index %v", p.Trace.Sampling.IndexDropped, p.Trace.Threads[0].Index != nil)
+	}
+	p, _ = Load(bytes.NewReader(buf.Bytes()), LoadOptions{CallIndex: true})
+	if p.Trace.Sampling.IndexDropped || p.Trace.Threads[0].Index == nil {
+		t.Fatal("index dropped within its budget")
+	}
+}
+
+func TestDemangle(t *testing.T) {
+	for in, want := range map[string]string{
+		"_ZN3art9ArtMethod6InvokeEPNS_6ThreadEPjjPNS_6JValueEPKc": "art::ArtMethod::Invoke(art::Thread*, unsigned int*, unsigned int, art::JValue*, char const*)",
+		"art::ArtMethod::Invoke":                                  "art::ArtMethod::Invoke",
+		"com.example.Foo.bar":                                     "com.example.Foo.bar",
+		"_Znotmangled":                                            "_Znotmangled",
+	} {
+		if got := Demangle(in); got != want {
+			t.Errorf("Demangle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
