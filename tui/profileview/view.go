@@ -285,7 +285,11 @@ func (v *View) updateHeader() {
 	}
 	if g, c, ok := v.rangeGraph(); ok && (v.trees == nil || v.Tab() == 0) {
 		_, from, to, _ := v.trees.M.Range()
-		parts = append(parts, fmt.Sprintf("range %s–%s %s (R: whole trace): %s", p.FormatDuration(c, uint64(from)), p.FormatDuration(c, uint64(to)), clockLabel(p, c), p.FormatDuration(c, g.Total()[c])))
+		if p.Sampling == nil {
+			parts = append(parts, fmt.Sprintf("range %s–%s ms %s (R: whole trace): %s ms", millis(uint64(from)), millis(uint64(to)), clockLabel(p, c), millis(g.Total()[c])))
+		} else {
+			parts = append(parts, fmt.Sprintf("range %s–%s %s (R: whole trace): %s", p.FormatDuration(c, uint64(from)), p.FormatDuration(c, uint64(to)), clockLabel(p, c), p.FormatDuration(c, g.Total()[c])))
+		}
 	} else {
 		total := v.graph().Total()
 		for _, c := range p.Clocks.List() {
