@@ -85,7 +85,8 @@ func (m *Mapping) frame(f StackFrame) Retraced {
 				continue
 			}
 			line := mapLine(ml, f.Line, k)
-			if fallback && (ml.hasObf || len(all) > 1) {
+			// ProGuard's a:b without c:d are source lines: the line stands.
+			if fallback && (ml.origN > 0 || len(all) > 1) {
 				line = NoLine
 			}
 			frames = append(frames, Frame{Method: mt, File: m.fileOf(mt.Class), Line: line})
