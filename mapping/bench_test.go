@@ -60,14 +60,16 @@ func BenchmarkParse(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var m *Mapping
+	cpu := cpuNanos()
 	for b.Loop() {
 		var err error
 		if m, err = Parse(data); err != nil {
 			b.Fatal(err)
 		}
 	}
-	index := len(m.classes)*28 + len(m.byOrig)*4 + cap(m.members)*8 + cap(m.extras)*16
+	index := len(m.classes)*28 + len(m.origSlots)*4 + len(m.obfSlots)*4 + cap(m.members)*8 + cap(m.extras)*16
 	b.ReportMetric(float64(index)/float64(len(data)), "index/file")
+	b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
 	runtime.KeepAlive(m)
 }
 
@@ -83,10 +85,42 @@ func BenchmarkRetrace10k(b *testing.B) {
 		c := sample[i%len(sample)]
 		frames[i] = StackFrame{c.Obfuscated, c.Obf, c.Line}
 	}
+	m.Obfuscated("warm.up") // the by-original table, built on first use
 	b.ResetTimer()
+	cpu := cpuNanos()
 	for b.Loop() {
 		for i := 0; i < len(frames); i += 50 {
 			m.Stack("java.lang.IllegalStateException", frames[i:i+50])
 		}
 	}
+	b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkRetraceText10k retraces a 10,000-frame text (200 traces of 50
+// frames) against the 100 MB mapping, as `ddmtui retrace` does.
+func BenchmarkRetraceText10k(b *testing.B) {
+	data, sample := generated(b, mappingBenchSize())
+	m, err := Parse(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var text bytes.Buffer
+	for i := 0; i < 10000; i++ {
+		if i%50 == 0 {
+			text.WriteString("java.lang.IllegalStateException: crash\n")
+		}
+		c := sample[i%len(sample)]
+		text.WriteString("\tat " + c.Obfuscated + "." + c.Obf + "(SourceFile:" + strconv.Itoa(c.Line) + ")\n")
+	}
+	b.SetBytes(int64(text.Len()))
+	m.Obfuscated("warm.up")
+	b.ResetTimer()
+	cpu := cpuNanos()
+	for b.Loop() {
+		var out bytes.Buffer
+		if _, err := m.RetraceText(&out, bytes.NewReader(text.Bytes())); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
 }

@@ -8,29 +8,13 @@ import (
 
 // findClass returns the class whose obfuscated (dotted) name is name.
 func (m *Mapping) findClass(name string) *class {
-	d := m.data
-	i := sort.Search(len(m.classes), func(i int) bool {
-		return string(m.classes[i].obfName(d)) >= name
-	})
-	if i < len(m.classes) && string(m.classes[i].obfName(d)) == name {
-		return &m.classes[i]
-	}
-	return nil
+	return m.lookup(m.obfSlots, (*class).obfName, name)
 }
 
 // findOriginal returns the class whose original (dotted) name is name.
 func (m *Mapping) findOriginal(name string) *class {
-	m.origOnce.Do(m.sortOriginals)
-	d := m.data
-	i := sort.Search(len(m.byOrig), func(i int) bool {
-		return string(m.classes[m.byOrig[i]].origName(d)) >= name
-	})
-	if i < len(m.byOrig) {
-		if c := &m.classes[m.byOrig[i]]; string(c.origName(d)) == name {
-			return c
-		}
-	}
-	return nil
+	m.origOnce.Do(m.hashOriginals)
+	return m.lookup(m.origSlots, (*class).origName, name)
 }
 
 // Class returns the source name of an obfuscated class name, in the form it

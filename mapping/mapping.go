@@ -21,10 +21,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"os"
-	"slices"
 	"sync"
 )
 
@@ -37,12 +37,14 @@ const MaxSize = math.MaxUint32
 // Mapping is an indexed mapping file. It is read-only after Parse and safe
 // for concurrent lookups.
 type Mapping struct {
-	data     []byte
-	classes  []class  // sorted by obfuscated name
-	byOrig   []uint32 // indexes into classes, sorted by original name (built on first use)
-	origOnce sync.Once
-	members  []member // grouped by class, file order within a class
-	extras   []extra  // metadata of members, ordered by member index
+	data      []byte
+	classes   []class  // file order
+	obfSlots  []uint32 // hash table of class index+1 by obfuscated name
+	origSlots []uint32 // hash table of class index+1 by original name (built on first use)
+	origOnce  sync.Once
+	seed      maphash.Seed
+	members   []member // grouped by class, file order within a class
+	extras    []extra  // metadata of members, ordered by member index
 
 	// Header is what the file's leading comments say (# compiler: R8, …).
 	Header Header
@@ -163,7 +165,7 @@ func Parse(data []byte) (*Mapping, error) {
 	if len(data) > MaxSize {
 		return nil, ErrTooLarge
 	}
-	m := &Mapping{data: data}
+	m := &Mapping{data: data, seed: maphash.MakeSeed()}
 	// Member lines are the indented ones: two vectorised counts size the
 	// array once, so it never grows (and never doubles the peak).
 	indented := bytes.Count(data, []byte("\n ")) + bytes.Count(data, []byte("\n\t")) + 1
@@ -253,7 +255,7 @@ func Parse(data []byte) (*Mapping, error) {
 		}
 		return nil, ErrNotMapping
 	}
-	m.sortClasses()
+	m.hashClasses()
 	return m, nil
 }
 
@@ -338,25 +340,51 @@ func (m *Mapping) header(body []byte) {
 	}
 }
 
-func (m *Mapping) sortClasses() {
-	d := m.data
-	slices.SortStableFunc(m.classes, func(a, b class) int {
-		return bytes.Compare(d[a.obf:a.obf+uint32(a.obfN)], d[b.obf:b.obf+uint32(b.obfN)])
-	})
+// hashClasses builds the table of class indexes by obfuscated name: one
+// probe or two a lookup, where a binary search over names spread through
+// the file would touch a cache line per step.
+func (m *Mapping) hashClasses() {
+	m.obfSlots = m.hashNames((*class).obfName)
 }
 
-// sortOriginals builds the index by original name, on first use: retracing
-// needs it for inlined frames' source files only.
-func (m *Mapping) sortOriginals() {
-	d := m.data
-	m.byOrig = make([]uint32, len(m.classes))
-	for i := range m.byOrig {
-		m.byOrig[i] = uint32(i)
+// hashNames returns an open-addressing table (two slots a class, class
+// index+1 in each, 0 empty) keyed by the name that key gives.
+func (m *Mapping) hashNames(key func(*class, []byte) []byte) []uint32 {
+	size := 1
+	for size < 2*len(m.classes) {
+		size <<= 1
 	}
-	slices.SortFunc(m.byOrig, func(x, y uint32) int {
-		a, b := &m.classes[x], &m.classes[y]
-		return bytes.Compare(d[a.orig:a.orig+uint32(a.origN)], d[b.orig:b.orig+uint32(b.origN)])
-	})
+	slots := make([]uint32, size)
+	mask := uint32(size - 1)
+	for i := range m.classes {
+		h := uint32(maphash.Bytes(m.seed, key(&m.classes[i], m.data))) & mask
+		for slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		slots[h] = uint32(i) + 1
+	}
+	return slots
+}
+
+// lookup finds name in a table hashNames built.
+func (m *Mapping) lookup(slots []uint32, key func(*class, []byte) []byte, name string) *class {
+	if len(slots) == 0 {
+		return nil
+	}
+	mask := uint32(len(slots) - 1)
+	for h := uint32(maphash.String(m.seed, name)) & mask; slots[h] != 0; h = (h + 1) & mask {
+		if c := &m.classes[slots[h]-1]; string(key(c, m.data)) == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// hashOriginals builds the table by original name on first use:
+// retracing needs it for inlined frames' source files, Obfuscated for the
+// reverse lookup.
+func (m *Mapping) hashOriginals() {
+	m.origSlots = m.hashNames((*class).origName)
 }
 
 // Classes is the number of class lines.

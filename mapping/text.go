@@ -24,6 +24,67 @@ import (
 // ("java.base/"), class.method, and what is in the parentheses.
 var frameRE = regexp.MustCompile(`^(|.*?\s)at ((?:[\w.$@-]+/)?)([\w$.-]+)\.([\w$<>-]+)\(([^()]*)\)(.*)$`)
 
+// matchFrame parses a frame line by hand, as frameRE would match it (the
+// regular expression is the reference the tests compare against): it
+// returns frameRE's submatch indexes, or nil.
+func matchFrame(body string) []int {
+	for from := 0; ; {
+		k := strings.Index(body[from:], "at ")
+		if k < 0 {
+			return nil
+		}
+		p := from + k
+		from = p + 1
+		if p > 0 && !isSpace(body[p-1]) {
+			continue
+		}
+		q := p + 3
+		open := strings.IndexByte(body[q:], '(')
+		if open < 0 {
+			return nil
+		}
+		open += q
+		name, nameAt, modEnd := body[q:open], q, q
+		if sl := strings.IndexByte(name, '/'); sl >= 0 {
+			if sl == 0 || !allBytes(name[:sl], isModuleByte) {
+				continue
+			}
+			modEnd = q + sl + 1
+			name, nameAt = body[modEnd:open], modEnd
+		}
+		dot := strings.LastIndexByte(name, '.')
+		if dot <= 0 || dot == len(name)-1 || !allBytes(name[:dot], isClassByte) || !allBytes(name[dot+1:], isMethodByte) {
+			continue
+		}
+		closeAt := strings.IndexAny(body[open+1:], "()")
+		if closeAt < 0 || body[open+1+closeAt] != ')' {
+			continue
+		}
+		closeAt += open + 1
+		return []int{0, len(body), 0, p, q, modEnd, nameAt, nameAt + dot, nameAt + dot + 1, open, open + 1, closeAt, closeAt + 1, len(body)}
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func isWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+func isModuleByte(c byte) bool { return isWord(c) || c == '.' || c == '$' || c == '@' || c == '-' }
+func isClassByte(c byte) bool  { return isWord(c) || c == '.' || c == '$' || c == '-' }
+func isMethodByte(c byte) bool { return isWord(c) || c == '$' || c == '<' || c == '>' || c == '-' }
+
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // exceptionRE matches a line that names a throwable: the trace's head,
 // Caused by:, Suppressed:, or Exception in thread "…". R8 often moves
 // classes to the top level (a, b), so the name may have no dot.
@@ -134,7 +195,7 @@ func (m *Mapping) RetraceString(s string) string {
 
 func (t *textRetracer) line(line string) {
 	body := strings.TrimRight(line, "\r\n")
-	if sm := frameRE.FindStringSubmatchIndex(body); sm != nil {
+	if sm := matchFrame(body); sm != nil {
 		t.pending = append(t.pending, t.parseFrame(line, sm))
 		return
 	}

@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,21 @@ func TestRetraceTextOutlineAndEscapes(t *testing.T) {
 	long := strings.Repeat("a.b ", maxTextLine/2) + "\n"
 	if got := m.RetraceString(long + "\tat a.c(SourceFile:4)\n"); !strings.HasPrefix(got, long) || !strings.Contains(got, "foo(Main.kt:30)") {
 		t.Errorf("overlong line: %d bytes, tail %q", len(got), got[len(got)-80:])
+	}
+}
+
+// TestMatchFrameAgreesWithRegexp holds the hand parser to frameRE.
+func TestMatchFrameAgreesWithRegexp(t *testing.T) {
+	for _, line := range []string{
+		"\tat a.b(SourceFile:2)", "at a.b()", "  at java.base/java.lang.Thread.run(Thread.java:833) ~[x]",
+		"E AndroidRuntime: \tat a.c(SourceFile:4)", "what at a.b(", "\tat .b(x)", "\tat a.(x)", "\tat ab(x)",
+		"at a/b/c.d(x)", "flat a.b(x) at c.d(y)", "\tat a.b(x(y))", "\tat a.<init>(Unknown Source:3)",
+		"\tat a.b-$$ExternalSyntheticLambda0.run(D8$$SyntheticClass:0)", "at @mod/a.b(c)", "at /a.b(c)", "",
+		"\tat\ta.b(c)", "xat a.b(c)", "at a.b(c) at d.e(f)", "\tat a b.c(d)",
+	} {
+		got, want := matchFrame(line), frameRE.FindStringSubmatchIndex(line)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: hand %v, regexp %v", line, got, want)
+		}
 	}
 }
