@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/mapping"
+	"github.com/ddmtui/ddmtui/trace"
 )
 
 // mappingFlag is --mapping M, one definition for every command that shows
@@ -45,4 +47,22 @@ func reportCoverage(c *cli.Context, cmd string, m *mapping.Mapping, classes []st
 	if cov := m.Coverage(classes); cov.Suspicious() {
 		fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", cmd, cov)
 	}
+}
+
+// deobfuscateProfile renames a trace profile's methods through --mapping,
+// once, before any view or export reads them.
+func deobfuscateProfile(c *cli.Context, cmd string, p *trace.Profile) error {
+	m, err := loadMapping(c, cmd)
+	if m == nil {
+		return err
+	}
+	classes := make([]string, 0, len(p.Methods))
+	for _, mt := range p.Methods {
+		if !strings.HasPrefix(mt.Class, "(") { // (toplevel), (unknown)
+			classes = append(classes, mt.Class)
+		}
+	}
+	p.RenameMethods(m.RenameMethod)
+	reportCoverage(c, cmd, m, classes)
+	return nil
 }

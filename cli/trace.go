@@ -34,6 +34,7 @@ func traceCommand() *cli.Command {
 			&cli.StringFlag{Name: "data", Usage: "the data part when key and data are separate files (FILE is then the key)", TakesFile: true},
 			&cli.StringFlag{Name: "clock", Usage: "clock for --tree, --folded and --dot, and the viewer's first: thread-cpu or wall (default: the trace's first)"},
 			&cli.Float64Flag{Name: "dot-threshold", Value: 20, Usage: "leave methods under this percentage of the total out of --dot (-1: none)"},
+			mappingFlag(),
 		},
 		Action: traceAction,
 	}
@@ -74,6 +75,9 @@ func traceAction(c *cli.Context) error {
 	p, err := trace.Build(rd, opt)
 	if err != nil {
 		return wrapFor("trace", safetext.Terminal(path), err)
+	}
+	if err := deobfuscateProfile(c, "trace", p); err != nil {
+		return err
 	}
 	clock := p.Clocks.First()
 	if name := c.String("clock"); name != "" {

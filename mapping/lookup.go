@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -370,4 +371,34 @@ func (m *Mapping) synthesizedOuter(c *class, name string, outer uint32) bool {
 		}
 	}
 	return false
+}
+
+// RenameMethod gives the source names of a method as a method table lists
+// it (a trace's key, a sample's frame): class dotted, name, JNI signature,
+// source file. One candidate gives its class, name and source signature;
+// several (overloads R8 could not tell apart by the signature) keep the
+// obfuscated name's class, join the names with "|" and map the signature's
+// types. A class the mapping does not know keeps its names, and the
+// signature's types are mapped all the same.
+func (m *Mapping) RenameMethod(class, name, sig, file string) (string, string, string, string) {
+	c := m.findClass(class)
+	if c == nil {
+		return class, name, m.Signature(sig), file
+	}
+	orig := string(c.origName(m.data))
+	cands := m.Methods(class, name, sig)
+	switch len(cands) {
+	case 0:
+		return orig, name, m.Signature(sig), m.fileOf(orig)
+	case 1:
+		mt := cands[0]
+		return mt.Class, mt.Name, mt.Descriptor(), m.fileOf(mt.Class)
+	}
+	var names []string
+	for _, mt := range cands {
+		if !slices.Contains(names, mt.Name) {
+			names = append(names, mt.Name)
+		}
+	}
+	return orig, strings.Join(names, "|"), m.Signature(sig), m.fileOf(orig)
 }
