@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/mapping"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/trace"
 )
 
@@ -56,13 +56,6 @@ func deobfuscateProfile(c *cli.Context, cmd string, p *trace.Profile) error {
 	if m == nil {
 		return err
 	}
-	classes := make([]string, 0, len(p.Methods))
-	for _, mt := range p.Methods {
-		if !strings.HasPrefix(mt.Class, "(") { // (toplevel), (unknown)
-			classes = append(classes, mt.Class)
-		}
-	}
-	p.RenameMethods(m.RenameMethod)
-	reportCoverage(c, cmd, m, classes)
+	reportCoverage(c, cmd, m, apply.Profile(m, p))
 	return nil
 }

@@ -75,9 +75,9 @@ func TestTraceMapping(t *testing.T) {
 		}
 		decodeFirstJSON(t, out, &got)
 		want := map[string]trace.JSONMethod{
-			"com.example.shop.Cart.add": {Class: "com.example.shop.Cart", Method: "add", Signature: "(Lcom/example/shop/Item;I)Lcom/example/shop/Item;", File: "Cart.kt"},
+			"com.example.shop.Cart.add":   {Class: "com.example.shop.Cart", Method: "add", Signature: "(Lcom/example/shop/Item;I)Lcom/example/shop/Item;", File: "Cart.kt"},
 			"com.example.shop.Item.label": {Class: "com.example.shop.Item", Method: "label", Signature: "()Ljava/lang/String;", File: "Item.java"},
-			"java.lang.String.length": {Class: "java.lang.String", Method: "length", Signature: "()I", File: "String.java"},
+			"java.lang.String.length":     {Class: "java.lang.String", Method: "length", Signature: "()I", File: "String.java"},
 		}
 		seen := 0
 		for _, m := range got.Methods {

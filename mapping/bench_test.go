@@ -32,7 +32,7 @@ func TestGeneratedMapping(t *testing.T) {
 		t.Fatalf("skipped %d (%v), header %+v", m.Skipped, m.FirstSkip, m.Header)
 	}
 	for _, c := range sample {
-		r := m.Frame(StackFrame{c.Obfuscated, c.Obf, c.Line})
+		r := m.Frame(StackFrame{c.Obfuscated, c.Obf, c.Line, ""})
 		if !r.Known || r.Ambiguous {
 			t.Fatalf("%+v: %+v", c, r)
 		}
@@ -83,7 +83,7 @@ func BenchmarkRetrace10k(b *testing.B) {
 	frames := make([]StackFrame, 10000)
 	for i := range frames {
 		c := sample[i%len(sample)]
-		frames[i] = StackFrame{c.Obfuscated, c.Obf, c.Line}
+		frames[i] = StackFrame{c.Obfuscated, c.Obf, c.Line, ""}
 	}
 	m.Obfuscated("warm.up") // the by-original table, built on first use
 	b.ResetTimer()

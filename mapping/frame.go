@@ -1,6 +1,7 @@
 package mapping
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -12,7 +13,8 @@ const NoLine = -1
 type StackFrame struct {
 	Class  string // dotted
 	Method string
-	Line   int // NoLine when the frame gives none
+	Line   int    // NoLine when the frame gives none
+	File   string // kept for frames the mapping does not know
 }
 
 // Frame is one retraced frame.
@@ -50,7 +52,7 @@ func (m *Mapping) Frame(f StackFrame) Retraced {
 func (m *Mapping) frame(f StackFrame) Retraced {
 	c := m.findClass(f.Class)
 	if c == nil {
-		return Retraced{Candidates: [][]Frame{{{Method: Method{Class: f.Class, Name: f.Method}, Line: f.Line}}}}
+		return Retraced{Candidates: [][]Frame{{{Method: Method{Class: f.Class, Name: f.Method}, File: f.File, Line: f.Line}}}}
 	}
 	r := Retraced{Known: true, class: c}
 	all := m.chains(c, f.Method)
@@ -339,4 +341,30 @@ func (m *Mapping) dropSynthesized(r *Retraced) {
 	}
 	r.Candidates = kept
 	r.Ambiguous = len(kept) > 1
+}
+
+// Flatten retraces a stack (top first) into one list of frames for views
+// that show one frame a line: inline chains expand, dropped frames go, and
+// an ambiguous frame shows its first candidate with the distinct names of
+// all joined by "|".
+func (m *Mapping) Flatten(thrown string, frames []StackFrame) []Frame {
+	out := make([]Frame, 0, len(frames))
+	for _, r := range m.Stack(thrown, frames) {
+		if r.Dropped || len(r.Candidates) == 0 {
+			continue
+		}
+		first := r.Candidates[0]
+		if r.Ambiguous {
+			names := []string{first[len(first)-1].Name}
+			for _, c := range r.Candidates[1:] {
+				if n := c[len(c)-1].Name; !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+			first = slices.Clone(first)
+			first[len(first)-1].Name = strings.Join(names, "|")
+		}
+		out = append(out, first...)
+	}
+	return out
 }

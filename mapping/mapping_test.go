@@ -126,16 +126,16 @@ func TestFrameRangesChooseOverload(t *testing.T) {
 		want [][]string
 		amb  bool
 	}{
-		{StackFrame{"a.a", "a", 3}, [][]string{{"com.example.app.Main.work(Main.java:21)"}}, false},
-		{StackFrame{"a.a", "a", 5}, [][]string{{"com.example.app.Main.work(Main.java:30)"}}, false},
+		{StackFrame{"a.a", "a", 3, ""}, [][]string{{"com.example.app.Main.work(Main.java:21)"}}, false},
+		{StackFrame{"a.a", "a", 5, ""}, [][]string{{"com.example.app.Main.work(Main.java:30)"}}, false},
 		// Two overloads and no line: both, marked ambiguous.
-		{StackFrame{"a.a", "a", NoLine}, [][]string{{"com.example.app.Main.work(Main.java:-)"}, {"com.example.app.Main.work(Main.java:-)"}}, true},
-		{StackFrame{"a.a", "main", 1}, [][]string{{"com.example.app.Main.main(Main.java:10)"}}, false},
-		{StackFrame{"a.a", "c", 42}, [][]string{{"com.example.app.Main.noLines(Main.java:42)"}}, false},
-		{StackFrame{"a.b", "a", 2}, [][]string{{"com.example.app.Main$Inner.compute(Main.java:8)"}}, false},
+		{StackFrame{"a.a", "a", NoLine, ""}, [][]string{{"com.example.app.Main.work(Main.java:-)"}, {"com.example.app.Main.work(Main.java:-)"}}, true},
+		{StackFrame{"a.a", "main", 1, ""}, [][]string{{"com.example.app.Main.main(Main.java:10)"}}, false},
+		{StackFrame{"a.a", "c", 42, ""}, [][]string{{"com.example.app.Main.noLines(Main.java:42)"}}, false},
+		{StackFrame{"a.b", "a", 2, ""}, [][]string{{"com.example.app.Main$Inner.compute(Main.java:8)"}}, false},
 		// Unknown method of a known class: the class is retraced, the name kept.
-		{StackFrame{"a.b", "zz", 2}, [][]string{{"com.example.app.Main$Inner.zz(Main.java:2)"}}, false},
-		{StackFrame{"x.y", "z", 2}, [][]string{{"x.y.z(:2)"}}, false},
+		{StackFrame{"a.b", "zz", 2, ""}, [][]string{{"com.example.app.Main$Inner.zz(Main.java:2)"}}, false},
+		{StackFrame{"x.y", "z", 2, ""}, [][]string{{"x.y.z(:2)"}}, false},
 	}
 	for _, c := range cases {
 		r := m.Frame(c.f)
@@ -151,7 +151,7 @@ func TestAmbiguousOverloadsWithoutRanges(t *testing.T) {
     void run(java.lang.String) -> a
     void other() -> b
 `)
-	r := m.Frame(StackFrame{"a", "a", 7})
+	r := m.Frame(StackFrame{"a", "a", 7, ""})
 	if !r.Ambiguous || len(r.Candidates) != 2 {
 		t.Fatalf("want two candidates: %+v", r)
 	}
@@ -215,7 +215,7 @@ func TestNotAMapping(t *testing.T) {
 
 func TestCoverage(t *testing.T) {
 	m := mustParse(t, proguardMap)
-	c := m.Coverage([]string{"a.a", "a.b[]", "a.a", "java.lang.String", "int[]", "q.r", "q.s", "q.t", "q.u", "q.v", "q.w", "q.x"})
+	c := m.Coverage([]string{"a.a", "a.b[]", "a.a", "[La/b;", "java.lang.String", "int[]", "[I", "[[J", "q.r", "q.s", "q.t", "q.u", "q.v", "q.w", "q.x"})
 	if c.Seen != 9 || c.Known != 2 || !c.Suspicious() {
 		t.Errorf("coverage = %+v", c)
 	}

@@ -34,16 +34,16 @@ com.example.Main -> a:
 com.example.Util -> c:
 # {"id":"sourceFile","fileName":"Util.kt"}
 `)
-	got := frameStrings(m.Frame(StackFrame{"a", "b", 2}))
+	got := frameStrings(m.Frame(StackFrame{"a", "b", 2, ""}))
 	want := [][]string{{"com.example.Util.helper(Util.kt:11)", "com.example.Main$Nested.middle(Main.kt:40)", "com.example.Main.caller(Main.kt:20)"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("line 2: %v, want %v", got, want)
 	}
-	if got := frameStrings(m.Frame(StackFrame{"a", "b", 4})); !reflect.DeepEqual(got, [][]string{{"com.example.Main.caller(Main.kt:21)"}}) {
+	if got := frameStrings(m.Frame(StackFrame{"a", "b", 4, ""})); !reflect.DeepEqual(got, [][]string{{"com.example.Main.caller(Main.kt:21)"}}) {
 		t.Errorf("line 4: %v", got)
 	}
 	// Without a line the frame is the method that carries the name.
-	if got := frameStrings(m.Frame(StackFrame{"a", "b", NoLine})); !reflect.DeepEqual(got, [][]string{{"com.example.Main.caller(Main.kt:-)"}}) {
+	if got := frameStrings(m.Frame(StackFrame{"a", "b", NoLine, ""})); !reflect.DeepEqual(got, [][]string{{"com.example.Main.caller(Main.kt:-)"}}) {
 		t.Errorf("no line: %v", got)
 	}
 	// Methods lists the outer method only, not what was inlined into it.
@@ -58,12 +58,12 @@ func TestR8AmbiguousRanges(t *testing.T) {
     1:1:void bar(int):20:20 -> a
     2:2:void foo():11:11 -> a
 `)
-	r := m.Frame(StackFrame{"a", "a", 1})
+	r := m.Frame(StackFrame{"a", "a", 1, ""})
 	want := [][]string{{"com.example.A.foo(A.java:10)"}, {"com.example.A.bar(A.java:20)"}}
 	if got := frameStrings(r); !r.Ambiguous || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v ambiguous %v", got, r.Ambiguous)
 	}
-	if r := m.Frame(StackFrame{"a", "a", 2}); r.Ambiguous || frameStrings(r)[0][0] != "com.example.A.foo(A.java:11)" {
+	if r := m.Frame(StackFrame{"a", "a", 2, ""}); r.Ambiguous || frameStrings(r)[0][0] != "com.example.A.foo(A.java:11)" {
 		t.Errorf("line 2: %v", frameStrings(r))
 	}
 }
@@ -81,7 +81,7 @@ some.Class -> b:
     30:30:void main():50:50 -> main
 `)
 	got := retraceStack(t, m, "java.io.IOException",
-		StackFrame{"a", "a", 2}, StackFrame{"b", "s", 27}, StackFrame{"b", "main", 30})
+		StackFrame{"a", "a", 2, ""}, StackFrame{"b", "s", 27, ""}, StackFrame{"b", "main", 30, ""})
 	want := [][][]string{
 		nil, // the outline's frame is gone
 		{{"foo.bar.Baz.inner(Baz.java:99)", "some.Class.outlineCaller(Class.java:24)"}},
@@ -90,7 +90,7 @@ some.Class -> b:
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
-	got = retraceStack(t, m, "", StackFrame{"a", "a", 1}, StackFrame{"b", "s", 27})
+	got = retraceStack(t, m, "", StackFrame{"a", "a", 1, ""}, StackFrame{"b", "s", 27, ""})
 	if want := [][][]string{nil, {{"foo.bar.Baz.inner(Baz.java:98)", "some.Class.outlineCaller(Class.java:24)"}}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("position 1: %v", got)
 	}
@@ -109,22 +109,22 @@ com.example.Oops -> b:
 com.example.MyError -> c:
 `)
 	// An NPE thrown by the inlined check is the caller's null receiver.
-	got := retraceStack(t, m, "java.lang.NullPointerException", StackFrame{"a", "m", 1})
+	got := retraceStack(t, m, "java.lang.NullPointerException", StackFrame{"a", "m", 1, ""})
 	if want := [][][]string{{{"com.example.Foo.run(Foo.java:20)"}}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("NPE: %v", got)
 	}
-	got = retraceStack(t, m, "java.lang.IllegalStateException", StackFrame{"a", "m", 1})
+	got = retraceStack(t, m, "java.lang.IllegalStateException", StackFrame{"a", "m", 1, ""})
 	if want := [][][]string{{{"com.example.Bar.check(Bar.java:5)", "com.example.Foo.run(Foo.java:20)"}}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("other exception: %v", got)
 	}
 	// Only the top frame: below it the condition says nothing.
-	got = retraceStack(t, m, "java.lang.NullPointerException", StackFrame{"x", "y", 1}, StackFrame{"a", "m", 1})
+	got = retraceStack(t, m, "java.lang.NullPointerException", StackFrame{"x", "y", 1, ""}, StackFrame{"a", "m", 1, ""})
 	if len(got[1][0]) != 2 {
 		t.Errorf("rule applied below the top: %v", got)
 	}
 	// The condition names the exception by its obfuscated class (c) or the
 	// source one; bare keys and single quotes as R8's document writes them.
-	got = retraceStack(t, m, "c", StackFrame{"b", "m", 2})
+	got = retraceStack(t, m, "c", StackFrame{"b", "m", 2, ""})
 	if want := [][][]string{{{"com.example.Oops.run(Oops.java:21)"}}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("obfuscated thrown class: %v", got)
 	}
@@ -175,16 +175,16 @@ some.pkg.Lambda -> x.y:
 `)
 	// The synthesized run is stripped from both of its ranges.
 	for line, want := range map[int]string{4: "example.Foo.lambda$main$0(Foo.java:225)", 5: "example.Foo.lambda$main$1(Foo.java:228)"} {
-		got := frameStrings(m.Frame(StackFrame{"foo.a", "a", line}))
+		got := frameStrings(m.Frame(StackFrame{"foo.a", "a", line, ""}))
 		if !reflect.DeepEqual(got, [][]string{{want}}) {
 			t.Errorf("line %d: %v", line, got)
 		}
 	}
-	if got := frameStrings(m.Frame(StackFrame{"foo.a", "b", 6})); !reflect.DeepEqual(got, [][]string{{"some.pkg.Class.kept(Class.java:30)"}}) {
+	if got := frameStrings(m.Frame(StackFrame{"foo.a", "b", 6, ""})); !reflect.DeepEqual(got, [][]string{{"some.pkg.Class.kept(Class.java:30)"}}) {
 		t.Errorf("kept: %v", got)
 	}
 	// A frame of a synthesized class's own method is dropped.
-	if r := m.Frame(StackFrame{"x.y", "a", 1}); !r.Dropped {
+	if r := m.Frame(StackFrame{"x.y", "a", 1, ""}); !r.Dropped {
 		t.Errorf("synthesized class frame kept: %v", frameStrings(r))
 	}
 	if ms := m.Methods("foo.a", "a", ""); len(ms) != 1 || !ms[0].Synthesized {

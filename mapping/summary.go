@@ -40,6 +40,7 @@ func (m *Mapping) Coverage(names []string) Coverage {
 	seen := make(map[string]struct{}, len(names))
 	c := Coverage{Skipped: m.Skipped}
 	for _, n := range names {
+		n = elementClass(n)
 		if Platform(n) {
 			continue
 		}
@@ -87,4 +88,17 @@ func (m *Mapping) Summary() string {
 		fmt.Fprintf(&b, "; %d malformed lines skipped (first: line %d: %v)", m.Skipped, m.FirstSkip.Line, m.FirstSkip.Err)
 	}
 	return b.String()
+}
+
+// elementClass is the dotted class of any form Class takes, arrays reduced
+// to their element: [La/b; and a.b[] are a.b.
+func elementClass(n string) string {
+	if t := strings.TrimLeft(n, "["); len(t) == 1 && len(t) < len(n) {
+		return "int" // a primitive array ([I): the platform's
+	}
+	n = strings.TrimLeft(n, "[")
+	if len(n) > 2 && n[0] == 'L' && n[len(n)-1] == ';' {
+		n = n[1 : len(n)-1]
+	}
+	return strings.ReplaceAll(strings.TrimRight(n, "[]"), "/", ".")
 }

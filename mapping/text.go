@@ -219,7 +219,7 @@ func (t *textRetracer) parseFrame(line string, sm []int) pendingFrame {
 	p := pendingFrame{line: line, m: sm}
 	cls, meth, where := body[sm[6]:sm[7]], body[sm[8]:sm[9]], body[sm[10]:sm[11]]
 	p.frame = StackFrame{Class: cls, Method: meth, Line: NoLine}
-	p.native = where == "Native Method"
+	p.native = strings.EqualFold(where, "Native Method")
 	if i := strings.LastIndexByte(where, ':'); i >= 0 {
 		if n, err := strconv.Atoi(where[i+1:]); err == nil && n >= 0 {
 			p.frame.Line = n
