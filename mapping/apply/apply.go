@@ -13,6 +13,7 @@ import (
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/trace"
+	"github.com/ddmtui/ddmtui/viewtree"
 )
 
 // Profile renames p's methods (class, name, signature types, source file)
@@ -28,6 +29,20 @@ func Profile(m *mapping.Mapping, p *trace.Profile) []string {
 		}
 	}
 	p.RenameMethods(m.RenameMethod)
+	return classes
+}
+
+// ViewTree renames the classes of a view hierarchy's nodes (custom views
+// of a minified app) and returns the classes it had before.
+func ViewTree(m *mapping.Mapping, t *viewtree.Tree) []string {
+	if m == nil || t == nil {
+		return nil
+	}
+	classes := make([]string, 0, len(t.Nodes))
+	for i := range t.Nodes {
+		classes = append(classes, t.Nodes[i].Class)
+		t.Nodes[i].Class = m.Type(t.Nodes[i].Class)
+	}
 	return classes
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/mapping"
+	"github.com/ddmtui/ddmtui/viewtree"
 )
 
 const appMapping = `com.example.shop.Cart -> a.a:
@@ -72,5 +73,17 @@ func TestReaderEndsEarly(t *testing.T) {
 	b, _ := io.ReadAll(r)
 	if string(b) != "Caused by: com.example.shop.Item: x\n" || stats().Frames != 0 {
 		t.Errorf("%q", b)
+	}
+}
+
+func TestViewTree(t *testing.T) {
+	m := parse(t)
+	tr := &viewtree.Tree{Nodes: []viewtree.Node{{Class: "android.widget.FrameLayout"}, {Class: "a.b"}, {Class: "a.zz"}}}
+	classes := ViewTree(m, tr)
+	if tr.Nodes[0].Class != "android.widget.FrameLayout" || tr.Nodes[1].Class != "com.example.shop.Item" || tr.Nodes[2].Class != "a.zz" {
+		t.Errorf("nodes: %+v", tr.Nodes)
+	}
+	if c := m.Coverage(classes); c.Seen != 2 || c.Known != 1 {
+		t.Errorf("coverage: %+v", c)
 	}
 }
