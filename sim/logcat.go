@@ -263,8 +263,8 @@ func (lg *deviceLog) appLines(a *appLog, pid int, at func() time.Time) {
 					"StrictMode policy violation; ~duration=%d ms: android.os.strictmode.DiskReadViolation\n"+
 						"\tat android.os.StrictMode$AndroidBlockGuardPolicy.onReadFromDisk(StrictMode.java:1596)\n"+
 						"\tat java.io.FileInputStream.<init>(FileInputStream.java:160)\n"+
-						"\tat %s.data.Cache.load(Cache.java:57)\n"+
-						"\tat %s.MainActivity.onResume(MainActivity.java:88)", 5+r.IntN(90), pkg, pkg))
+						"\tat %s\n"+
+						"\tat %s.MainActivity.onResume(MainActivity.java:88)", 5+r.IntN(90), a.spec.javaFrame(pkg+".data.Cache", "load", "Cache.java", 57), pkg))
 			}
 		case 9:
 			if r.IntN(4) == 0 {

@@ -38,6 +38,9 @@ var releaseClasses = []minClass{
 		{name: "run", obf: "run", ret: "void", from: 10, at: 1, span: 90},
 	}},
 	{class: "data.Account", obf: "a.c", file: "Account.kt"},
+	{class: "data.Cache", obf: "a.e", file: "Cache.java", methods: []minMethod{
+		{name: "load", obf: "b", ret: "void", from: 50, at: 1, span: 12},
+	}},
 	{class: "data.Store", obf: "a.d", file: "Store.java", methods: []minMethod{
 		{name: "transfer", obf: "a", ret: "void", args: "{pkg}.data.Account,long", from: 80, at: 1, span: 20},
 	}},
