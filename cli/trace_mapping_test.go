@@ -98,10 +98,11 @@ func TestTraceMapping(t *testing.T) {
 		}
 		folded := filepath.Join(dir, name+".folded")
 		dot := filepath.Join(dir, name+".dot")
-		if _, err := runApp(t, "trace", path, "--mapping", mp, "--folded", folded, "--dot", dot, "--dot-threshold", "-1"); err != nil {
+		chrome := filepath.Join(dir, name+".json")
+		if _, err := runApp(t, "trace", path, "--mapping", mp, "--folded", folded, "--dot", dot, "--dot-threshold", "-1", "--chrome", chrome); err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{folded, dot} {
+		for _, f := range []string{folded, dot, chrome} {
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
