@@ -2,7 +2,8 @@
 # Mapping files (issue 34): index a generated 100 MB R8 mapping (mapgen -index, the mapping
 # package's Open) against a plain read of the same file into memory (mapgen -read), round after
 # round interleaved, under /usr/bin/time -v: wall, CPU and peak RSS, and the ratios. Then
-# `ddmtui retrace` of a 10,000-frame trace against the same mapping, less the index alone.
+# `ddmtui retrace` of a 10,000-frame trace against the same mapping, less the same command on no input
+# (load and index alone). BenchmarkRetraceText10k in mapping/ measures the retrace alone, warm.
 # Prints the load average and free cores before and after: on a busy machine read the CPU times.
 #
 # Usage: scripts/bench-mapping.sh [ROUNDS] [DIR]   (default 3 rounds, /tmp/ddmtui-bench-mapping)
@@ -33,12 +34,13 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 echo "== before: $(load)"
 kib=$(( $(stat -c %s "$f") / 1024 ))
 echo "== $(basename "$f"): $kib KiB"
-: > "$dir/index.txt"; : > "$dir/read.txt"; : > "$dir/retrace.txt"
+: > "$dir/index.txt"; : > "$dir/read.txt"; : > "$dir/retrace.txt"; : > "$dir/empty.txt"
 for r in $(seq "$rounds"); do
 	i=$(run "$dir/mapgen" -index "$f")
 	p=$(run "$dir/mapgen" -read "$f")
-	t=$(run sh -c "'$dir/ddmtui' retrace --mapping '$f' '$dir/frames.txt'")
-	echo "$i" >> "$dir/index.txt"; echo "$p" >> "$dir/read.txt"; echo "$t" >> "$dir/retrace.txt"
+	t=$(run "$dir/ddmtui" retrace --mapping "$f" "$dir/frames.txt")
+	e=$(run "$dir/ddmtui" retrace --mapping "$f" /dev/null)
+	echo "$i" >> "$dir/index.txt"; echo "$p" >> "$dir/read.txt"; echo "$t" >> "$dir/retrace.txt"; echo "$e" >> "$dir/empty.txt"
 	echo "  round $r: index wall $(echo "$i" | cut -d' ' -f1) s cpu $(echo "$i" | cut -d' ' -f2) s rss $(echo "$i" | cut -d' ' -f3) KiB;" \
 		"plain read wall $(echo "$p" | cut -d' ' -f1) s rss $(echo "$p" | cut -d' ' -f3) KiB;" \
 		"retrace 10k wall $(echo "$t" | cut -d' ' -f1) s cpu $(echo "$t" | cut -d' ' -f2) s"
@@ -47,7 +49,8 @@ iw=$(cut -d' ' -f1 "$dir/index.txt" | median); ic=$(cut -d' ' -f2 "$dir/index.tx
 ir=$(cut -d' ' -f3 "$dir/index.txt" | median); pr=$(cut -d' ' -f3 "$dir/read.txt" | median)
 pw=$(cut -d' ' -f1 "$dir/read.txt" | median); pc=$(cut -d' ' -f2 "$dir/read.txt" | median)
 tw=$(cut -d' ' -f1 "$dir/retrace.txt" | median); tc=$(cut -d' ' -f2 "$dir/retrace.txt" | median)
+ec=$(cut -d' ' -f2 "$dir/empty.txt" | median)
 echo "  median: index wall $iw s cpu $ic s, peak RSS $ir KiB = $(echo "$ir $kib" | awk '{printf "%.2f", $1/$2}') × the file," \
 	"$(echo "$ir $pr" | awk '{printf "%.2f", $1/$2}') × the plain read ($pr KiB, wall $pw s cpu $pc s)"
-echo "  retrace of 10,000 frames: wall $tw s cpu $tc s in all; beyond the index: cpu $(echo "$tc $ic" | awk '{printf "%.3f", $1-$2}') s"
+echo "  retrace of 10,000 frames: wall $tw s cpu $tc s in all; the same on no input cpu $ec s; the frames' share: cpu $(echo "$tc $ec" | awk '{printf "%.3f", $1-$2}') s"
 echo "== after: $(load)"
