@@ -350,21 +350,28 @@ func (m *Mapping) dropSynthesized(r *Retraced) {
 func (m *Mapping) Flatten(thrown string, frames []StackFrame) []Frame {
 	out := make([]Frame, 0, len(frames))
 	for _, r := range m.Stack(thrown, frames) {
-		if r.Dropped || len(r.Candidates) == 0 {
-			continue
-		}
-		first := r.Candidates[0]
-		if r.Ambiguous {
-			names := []string{first[len(first)-1].Name}
-			for _, c := range r.Candidates[1:] {
-				if n := c[len(c)-1].Name; !slices.Contains(names, n) {
-					names = append(names, n)
-				}
-			}
-			first = slices.Clone(first)
-			first[len(first)-1].Name = strings.Join(names, "|")
-		}
-		out = append(out, first...)
+		out = append(out, r.Flat()...)
 	}
 	return out
+}
+
+// Flat is the frame as one list: nothing when dropped, else its first
+// candidate, the distinct names of all candidates joined by "|" when
+// ambiguous.
+func (r Retraced) Flat() []Frame {
+	if r.Dropped || len(r.Candidates) == 0 {
+		return nil
+	}
+	first := r.Candidates[0]
+	if r.Ambiguous {
+		names := []string{first[len(first)-1].Name}
+		for _, c := range r.Candidates[1:] {
+			if n := c[len(c)-1].Name; !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		first = slices.Clone(first)
+		first[len(first)-1].Name = strings.Join(names, "|")
+	}
+	return first
 }

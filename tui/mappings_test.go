@@ -51,3 +51,25 @@ func TestMappingsLookup(t *testing.T) {
 		t.Error("nil Mappings")
 	}
 }
+
+// TestStackPaneMapping: a minified app's thread stack shows the source's
+// frames, its title says a mapping is in use, and R shows the build's.
+func TestStackPaneMapping(t *testing.T) {
+	m, err := mapping.Parse([]byte("com.example.mail.Worker -> com.example.Worker:\n    42:42:void runLoop(int):100:100 -> run1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := startCfg(t, 120, 40, style.Palette{}, twoVMs, func(c *Config) {
+		c.Mappings = NewMappings(map[string]*mapping.Mapping{"com.example.mail": m})
+	})
+	hs.waitText("AsyncTask #1")
+	hs.key(tcell.KeyTab, 0) // to the thread table
+	hs.key(tcell.KeyHome, 0)
+	hs.key(tcell.KeyEnter, 0)
+	hs.waitText("com.example.mail.Worker.runLoop")
+	hs.waitText("(Worker.java:100)")
+	hs.waitText("· mapping")
+	hs.key(tcell.KeyRune, 'R')
+	hs.waitText("at com.example.Worker.run1")
+	hs.waitText("(Worker.java:42)")
+}

@@ -465,6 +465,7 @@ func (d *Dashboard) toggleObfuscated() {
 		return
 	}
 	d.logP.setTitle()
+	d.stackP.render()
 	d.flash(msg)
 }
 

@@ -32,6 +32,38 @@ func Profile(m *mapping.Mapping, p *trace.Profile) []string {
 	return classes
 }
 
+// Stack retraces a thread's stack (STKL frames, top first) into the frames
+// of the source: inlined frames expand, outline and synthesized frames go,
+// native frames stay native. The frames are not changed; a new slice comes
+// back (stack as it is when m is nil).
+func Stack(m *mapping.Mapping, stack []ddm.StackFrame) []ddm.StackFrame {
+	if m == nil || len(stack) == 0 {
+		return stack
+	}
+	in := make([]mapping.StackFrame, len(stack))
+	for i, f := range stack {
+		line := int(f.Line)
+		if line < 0 {
+			line = mapping.NoLine
+		}
+		in[i] = mapping.StackFrame{Class: f.Class, Method: f.Method, Line: line, File: f.File}
+	}
+	out := make([]ddm.StackFrame, 0, len(stack))
+	for i, r := range m.Stack("", in) {
+		for _, f := range r.Flat() {
+			g := ddm.StackFrame{Class: f.Class, Method: f.Name, File: f.File, Line: ddm.LineUnknown}
+			switch {
+			case stack[i].Line == ddm.LineNative:
+				g.Line = ddm.LineNative
+			case f.Line >= 0:
+				g.Line = int32(f.Line)
+			}
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // ViewTree renames the classes of a view hierarchy's nodes (custom views
 // of a minified app) and returns the classes it had before.
 func ViewTree(m *mapping.Mapping, t *viewtree.Tree) []string {

@@ -87,3 +87,28 @@ func TestViewTree(t *testing.T) {
 		t.Errorf("coverage: %+v", c)
 	}
 }
+
+func TestStack(t *testing.T) {
+	m := parse(t)
+	stack := []ddm.StackFrame{
+		{Class: "a.a", Method: "a", File: "SourceFile", Line: 3},
+		{Class: "a.a", Method: "a", File: "SourceFile", Line: ddm.LineNative},
+		{Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 923},
+	}
+	got := Stack(m, stack)
+	want := []ddm.StackFrame{
+		{Class: "com.example.shop.Price", Method: "round", File: "Price.java", Line: 42},
+		{Class: "com.example.shop.Cart", Method: "add", File: "Cart.kt", Line: 20},
+		{Class: "com.example.shop.Cart", Method: "add", File: "Cart.kt", Line: ddm.LineNative},
+		{Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 923},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+	if stack[0].Class != "a.a" {
+		t.Error("the input was changed")
+	}
+	if got := Stack(nil, stack); &got[0] != &stack[0] {
+		t.Error("nil mapping copied the stack")
+	}
+}
