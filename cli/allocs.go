@@ -117,8 +117,12 @@ func allocsAction(c *cli.Context) error {
 		tab := allocs.New(a, allocs.OrderOf(family))
 		tracking := true
 		if pane {
+			title := name
+			if m != nil {
+				title += mappingNote
+			}
 			err := allocview.Run(tab, allocview.RunOptions{
-				Title: name, Tracking: &tracking, Context: ctx,
+				Title: title, Tracking: &tracking, Context: ctx,
 				Fetch: func(ctx context.Context) (*allocs.Table, error) {
 					a, err := s.Allocations(ctx)
 					if err != nil {

@@ -26,6 +26,9 @@ func mappingFlag() cli.Flag {
 	}
 }
 
+// mappingNote ends a viewer's title when --mapping renamed what it shows.
+const mappingNote = " · mapping"
+
 // loadMapping opens --mapping when it is set (nil, nil when not) and tells
 // on standard error about lines it had to skip.
 func loadMapping(c *cli.Context, cmd string) (*mapping.Mapping, error) {

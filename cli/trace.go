@@ -94,7 +94,11 @@ func traceAction(c *cli.Context) error {
 		}
 	}
 	if !exporting {
-		if err := profileview.Run(p, profileview.RunOptions{Title: filepath.Base(path)}); err != nil {
+		title := filepath.Base(path)
+		if c.String("mapping") != "" {
+			title += mappingNote
+		}
+		if err := profileview.Run(p, profileview.RunOptions{Title: title}); err != nil {
 			return fmt.Errorf("trace: the viewer needs a terminal (or use --json, --folded, --chrome, --dot): %w", err)
 		}
 		reportWarnings(c.App.ErrWriter, p, false)
