@@ -15,6 +15,7 @@ import (
 	"github.com/ddmtui/ddmtui/allocs"
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/allocview"
 )
@@ -41,6 +42,7 @@ func allocsCommand() *cli.Command {
 			&cli.StringFlag{Name: "filter", Usage: "keep allocations whose class, class.method, file or tid=N contains `TEXT` (!TEXT: drop them)"},
 			&cli.IntFlag{Name: "top", Usage: "print at most `N` rows of the text table (0: all)"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
+			mappingFlag(),
 		),
 		Action: allocsAction,
 	}
@@ -62,6 +64,10 @@ func allocsAction(c *cli.Context) error {
 		return errors.New("allocs: --top must not be negative")
 	}
 	pane := !c.Bool("json") && !c.Bool("text") && !c.Bool("start") && isTerminal(c.App.Writer)
+	m, err := loadMapping(c, "allocs")
+	if err != nil {
+		return err
+	}
 	return withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
 		if ddm, err := s.Link().IsDDM(ctx); err != nil {
 			return err
@@ -107,16 +113,22 @@ func allocsAction(c *cli.Context) error {
 		if err != nil {
 			return fmt.Errorf("fetch allocations (REAL): %w", err)
 		}
+		reportCoverage(c, "allocs", m, apply.Allocations(m, a))
 		tab := allocs.New(a, allocs.OrderOf(family))
 		tracking := true
 		if pane {
+			title := name
+			if m != nil {
+				title += mappingNote
+			}
 			err := allocview.Run(tab, allocview.RunOptions{
-				Title: name, Tracking: &tracking, Context: ctx,
+				Title: title, Tracking: &tracking, Context: ctx,
 				Fetch: func(ctx context.Context) (*allocs.Table, error) {
 					a, err := s.Allocations(ctx)
 					if err != nil {
 						return nil, err
 					}
+					apply.Allocations(m, a)
 					return allocs.New(a, allocs.OrderOf(family)), nil
 				},
 				Track: func(ctx context.Context, on bool) (bool, error) {

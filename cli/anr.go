@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/threaddump"
 )
 
@@ -34,6 +35,7 @@ func newANRCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command 
 			"output is not a terminal (anr FILE > report.txt) a text report is written instead.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the parsed dump and its analysis as JSON"},
+			mappingFlag(),
 		},
 		Action: func(c *cli.Context) error { return anrAction(c, view, terminal) },
 	}
@@ -100,10 +102,17 @@ func readDump(c *cli.Context, path string) (*threaddump.Dump, error) {
 		defer f.Close()
 		r = f
 	}
+	m, err := loadMapping(c, "anr")
+	if err != nil {
+		return nil, err
+	}
+	r, stats := apply.Reader(m, r)
 	d, err := threaddump.Parse(r)
+	st := stats()
 	if err != nil {
 		return nil, fmt.Errorf("anr: %s: %w", shown, err)
 	}
+	reportCoverage(c, "anr", m, st.Classes)
 	if len(d.Processes) == 0 {
 		return nil, fmt.Errorf("anr: %s: no thread dump found (no \"----- pid N at DATE -----\" line)", shown)
 	}

@@ -49,6 +49,7 @@ func NewApp() *cli.App {
 			hprofCommand(),
 			allocsCommand(),
 			traceCommand(),
+			retraceCommand(),
 			anrCommand(),
 			serveCommand(),
 			recordCommand(),

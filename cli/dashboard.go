@@ -23,6 +23,7 @@ func uiFlags() []cli.Flag {
 	return append(append(proxyFlags(), recordFlags()...),
 		&cli.BoolFlag{Name: "mouse", Usage: "enable mouse clicks (off: the terminal's own selection works)"},
 		&cli.StringFlag{Name: "out-dir", Value: ".", Usage: "the `DIR` where traces (p) and heap dumps (H) are saved"},
+		dashboardMappingFlag(),
 	)
 }
 
@@ -41,6 +42,10 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	outDir := c.String("out-dir")
 	if st, err := os.Stat(outDir); err != nil || !st.IsDir() {
 		return fmt.Errorf("--out-dir %s: not a directory", outDir)
+	}
+	mappings, err := dashboardMappings(c)
+	if err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -85,6 +90,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 	defer logs.Close()
 	defer recordLogs(c.Bool("logcat"), store, d, rec, logs)() // --logcat: the devices' logs are recorded from the start
 	cfg := tui.Config{
+		Mappings:       mappings,
 		Store:          store,
 		Controller:     tui.EngineController{Engine: engine},
 		Palette:        style.FromEnv(),

@@ -114,6 +114,11 @@ func demoCommand() *cli.Command {
 			go dev.Run(ctx, c.Duration("interval"))
 			go modern.Run(ctx, c.Duration("interval"))
 			d, what := demoDiscovery(dev, modern, lns, c.Duration("interval"))
+			cleanup, err := demoReleaseMapping(c)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
 			return runDashboard(c, d, what, log, demoNotice, func(cfg *tui.Config) { cfg.SimDump = simDump(dev) })
 		},
 	}

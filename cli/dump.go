@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/threaddump"
@@ -29,6 +30,7 @@ func newDumpCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command
 			&cli.BoolFlag{Name: "json", Usage: "print the parsed dump and its analysis as JSON"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "also save the raw dump to `FILE`"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
+			mappingFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			if out := c.String("output"); out != "" {
@@ -52,7 +54,13 @@ func newDumpCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command
 					return err
 				}
 			}
-			d, err := threaddump.Parse(bytes.NewReader(raw))
+			m, err := loadMapping(c, "dump")
+			if err != nil {
+				return err
+			}
+			r, stats := apply.Reader(m, bytes.NewReader(raw))
+			d, err := threaddump.Parse(r)
+			reportCoverage(c, "dump", m, stats().Classes)
 			if err != nil {
 				return fmt.Errorf("dump: the dump does not parse: %w", err)
 			}

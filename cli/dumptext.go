@@ -24,6 +24,9 @@ func showDump(c *cli.Context, cmd string, d *threaddump.Dump, title string, view
 	if !terminal(c.App.Writer) {
 		return writeDumpText(c.App.Writer, threaddump.NewReport(d))
 	}
+	if c.String("mapping") != "" {
+		title += mappingNote
+	}
 	if err := view(d, title); err != nil {
 		return fmt.Errorf("%s: cannot show the dump in this terminal (%w); use --json, or redirect the output for a text report", cmd, err)
 	}

@@ -124,7 +124,10 @@ func defaultKeysAndTheme() string {
 		"\n[theme]\n" +
 		"# Colour roles: " + strings.Join(style.RoleNames(), ", ") + ".\n" +
 		"# A colour name, a 256-colour index or \"#rrggbb\"; the defaults are the terminal's 16 colours.\n" +
-		"# accent = \"blue\"\n"
+		"# accent = \"blue\"\n" +
+		"\n[mappings]\n" +
+		"# The dashboard's mapping files of release builds, by package (relative to this file); --mapping PKG=FILE.\n" +
+		"# \"com.example.app\" = \"app/build/outputs/mapping/release/mapping.txt\"\n"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

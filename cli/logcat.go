@@ -19,6 +19,7 @@ import (
 	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/logcat"
+	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -44,6 +45,7 @@ func logcatCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: `JSON lines: {"time","pid","tid","level","tag","message","app"}`},
 			&cli.BoolFlag{Name: "text-only", Usage: "read threadtime text over shell: even where exec: exists"},
 			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look for the device's VMs (app names for --app and JSON; 0: none)"},
+			mappingFlag(),
 		),
 		Action: runLogcatCommand,
 	}
@@ -74,6 +76,10 @@ func runLogcatCommand(c *cli.Context) error {
 	if c.Int("tail") < 0 {
 		return fmt.Errorf("--tail must not be negative")
 	}
+	m, err := loadMapping(c, "logcat")
+	if err != nil {
+		return err
+	}
 	var mine []string
 	if app != "" {
 		mine = []string{app}
@@ -97,7 +103,7 @@ func runLogcatCommand(c *cli.Context) error {
 		}
 	}
 	if c.Bool("follow") {
-		return followLog(ctx, c, client, serial, vms, devicelog.Filter{App: app, PID: pid, Query: query})
+		return followLog(ctx, c, client, serial, vms, devicelog.Filter{App: app, PID: pid, Query: query}, m)
 	}
 	stream, err := devicelog.OpenStream(ctx, client, serial, devicelog.StreamOptions{
 		Dump: true, PID: pid, TextOnly: c.Bool("text-only"),
@@ -109,7 +115,7 @@ func runLogcatCommand(c *cli.Context) error {
 
 	out := bufio.NewWriter(c.App.Writer)
 	defer out.Flush()
-	p := logcatPrinter{out: out, json: c.Bool("json"), loc: stream.Location, app: app}
+	p := logcatPrinter{out: out, json: c.Bool("json"), loc: stream.Location, app: app, mapping: m}
 	keep := func(e *logcat.Entry) bool {
 		if pid != 0 && e.PID != int32(pid) {
 			return false
@@ -167,7 +173,7 @@ func readLogDump(next func(*logcat.Entry) error, procs *logcat.Processes, keep f
 // followLog is logcat -f: the engine's device log (one stream, re-opened
 // when it drops) read through a cursor; --tail keeps the last entries of
 // what the device had buffered.
-func followLog(ctx context.Context, c *cli.Context, client *adb.Client, serial string, vms []monitor.VM, f devicelog.Filter) error {
+func followLog(ctx context.Context, c *cli.Context, client *adb.Client, serial string, vms []monitor.VM, f devicelog.Filter, m *mapping.Mapping) error {
 	dl := devicelog.New(client, serial, logcat.DefaultRingSize)
 	dl.TextOnly = c.Bool("text-only")
 	learnVMs(dl, serial, vms)
@@ -187,7 +193,7 @@ func followLog(ctx context.Context, c *cli.Context, client *adb.Client, serial s
 	offset := deviceClockOffset(ctx, client, serial)
 	out := bufio.NewWriter(c.App.Writer)
 	defer out.Flush()
-	p := logcatPrinter{out: out, json: c.Bool("json"), loc: dl.Location(), app: f.App}
+	p := logcatPrinter{out: out, json: c.Bool("json"), loc: dl.Location(), app: f.App, mapping: m}
 	cur := dl.Cursor(f)
 	changed := cur.Changed()
 	entries, _ := cur.Read(nil, 0, time.Now().Add(offset))
@@ -223,9 +229,16 @@ type logcatPrinter struct {
 	app  string
 	pids map[int32]bool // the app's processes seen so far
 	buf  []byte
+	// mapping, when set, retraces messages (crash stack traces, class names).
+	mapping *mapping.Mapping
 }
 
 func (p *logcatPrinter) print(e *logcat.Entry) error {
+	if p.mapping != nil {
+		retraced := *e
+		retraced.Message = p.mapping.RetraceString(e.Message)
+		e = &retraced
+	}
 	if p.json {
 		if p.enc == nil {
 			p.enc = json.NewEncoder(p.out)

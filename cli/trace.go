@@ -40,6 +40,7 @@ func traceCommand() *cli.Command {
 			&cli.StringFlag{Name: "pprof", Usage: "a sampled profile: write it as a gzipped pprof profile to `OUT.pb.gz`"},
 			&cli.BoolFlag{Name: "java-only", Usage: "a sampled profile: keep only Java frames (native ones count to their Java caller)"},
 			&cli.Float64Flag{Name: "dot-threshold", Value: 20, Usage: "leave methods under this percentage of the total out of --dot (-1: none)"},
+			mappingFlag(),
 		},
 		Action: traceAction,
 	}
@@ -88,6 +89,9 @@ func traceAction(c *cli.Context) error {
 	if err != nil {
 		return wrapFor("trace", safetext.Terminal(path), err)
 	}
+	if err := deobfuscateProfile(c, "trace", p); err != nil {
+		return err
+	}
 	clock := p.Clocks.First()
 	if name := c.String("clock"); name != "" {
 		switch name {
@@ -112,7 +116,11 @@ func traceAction(c *cli.Context) error {
 		return nil
 	}
 	if !exporting {
-		if err := profileview.Run(p, profileview.RunOptions{Title: filepath.Base(path)}); err != nil {
+		title := filepath.Base(path)
+		if c.String("mapping") != "" {
+			title += mappingNote
+		}
+		if err := profileview.Run(p, profileview.RunOptions{Title: title}); err != nil {
 			return fmt.Errorf("trace: the viewer needs a terminal (or use --json, --folded, --chrome, --dot): %w", err)
 		}
 		reportWarnings(c.App.ErrWriter, p, false)

@@ -16,6 +16,7 @@ import (
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/viewtree"
@@ -44,6 +45,7 @@ func viewsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "theme", Usage: "print the window's theme attributes"},
 			&cli.StringFlag{Name: "layers", Usage: "capture every drawn view of the window (capture layers) as PNGs into `DIR`"},
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
+			mappingFlag(),
 		),
 		Action: viewsAction,
 	}
@@ -72,6 +74,10 @@ func viewsAction(c *cli.Context) error {
 		if err := savefile.Check(out); err != nil {
 			return err
 		}
+	}
+	m, err := loadMapping(c, "views")
+	if err != nil {
+		return err
 	}
 	w := c.App.Writer
 	return withVM(c, c.Int("pid"), c.Duration("wait"), func(ctx context.Context, sess *monitor.Session, vm monitor.VM) error {
@@ -105,6 +111,7 @@ func viewsAction(c *cli.Context) error {
 			out := headless.ViewsEntry{PID: vm.PID, Windows: []viewtree.JSONWindow{}}
 			for _, name := range windows {
 				t, err := s.DumpWindow(ctx, name)
+				reportCoverage(c, "views", m, apply.ViewTree(m, t))
 				out.Windows = append(out.Windows, viewtree.JSONWindowOf(name, t, err))
 			}
 			return headless.WriteJSON(w, out)
@@ -115,6 +122,7 @@ func viewsAction(c *cli.Context) error {
 				fmt.Fprintf(w, "window %s: %v\n", safetext.Terminal(name), err)
 				continue
 			}
+			reportCoverage(c, "views", m, apply.ViewTree(m, t))
 			writeTreeText(w, name, t)
 		}
 		return nil

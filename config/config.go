@@ -36,6 +36,10 @@ type File struct {
 	// Theme overrides colour roles ("cursor", "state.running") with a
 	// colour name, a 256-colour index or #rrggbb.
 	Theme map[string]any `toml:"theme"`
+	// Mappings names the mapping file (mapping.txt) of each release build
+	// the dashboard shows, by package: "com.example.app" = "path/mapping.txt"
+	// (relative to the file's directory).
+	Mappings map[string]string `toml:"mappings"`
 
 	text []byte
 }

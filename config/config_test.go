@@ -128,3 +128,16 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("%v %v", f, err)
 	}
 }
+
+func TestMappingsTable(t *testing.T) {
+	f, err := Parse("c.toml", []byte("[mappings]\n\"com.example.app\" = \"build/mapping.txt\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Mappings["com.example.app"] != "build/mapping.txt" || len(f.Settings()) != 0 {
+		t.Errorf("mappings %v, settings %v", f.Mappings, f.Settings())
+	}
+	if _, err := Parse("c.toml", []byte("[mappings]\n\"com.x\" = 3\n")); err == nil {
+		t.Error("a number accepted as a file name")
+	}
+}

@@ -118,10 +118,12 @@ func (vm *VM) ThreadDump(at time.Time) *threaddump.Process {
 			owner        int
 		}{{a, lockA, lockB, b.TID}, {b, lockB, lockA, a.TID}} {
 			pair.t.State = blocked
-			pair.t.Frames = append([]threaddump.Frame{threaddump.JavaFrame(vm.spec.Package+".data.Store", "transfer", "Store.java:88")}, pair.t.Frames...)
+			store := vm.spec.minifyFrame(ddm.StackFrame{Class: vm.spec.Package + ".data.Store", Method: "transfer", File: "Store.java", Line: 88})
+			account := vm.spec.minifyClass(vm.spec.Package + ".data.Account")
+			pair.t.Frames = append([]threaddump.Frame{threaddump.JavaFrame(store.Class, store.Method, fmt.Sprintf("%s:%d", store.File, store.Line))}, pair.t.Frames...)
 			pair.t.Locks = []threaddump.Lock{
-				{Kind: threaddump.LockWaitingToLock, Object: pair.wants, Type: vm.spec.Package + ".data.Account", HeldBy: pair.owner, Frame: 0},
-				{Kind: threaddump.LockHeld, Object: pair.holds, Type: vm.spec.Package + ".data.Account", Frame: 0},
+				{Kind: threaddump.LockWaitingToLock, Object: pair.wants, Type: account, HeldBy: pair.owner, Frame: 0},
+				{Kind: threaddump.LockHeld, Object: pair.holds, Type: account, Frame: 0},
 			}
 		}
 	}

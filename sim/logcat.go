@@ -263,8 +263,8 @@ func (lg *deviceLog) appLines(a *appLog, pid int, at func() time.Time) {
 					"StrictMode policy violation; ~duration=%d ms: android.os.strictmode.DiskReadViolation\n"+
 						"\tat android.os.StrictMode$AndroidBlockGuardPolicy.onReadFromDisk(StrictMode.java:1596)\n"+
 						"\tat java.io.FileInputStream.<init>(FileInputStream.java:160)\n"+
-						"\tat %s.data.Cache.load(Cache.java:57)\n"+
-						"\tat %s.MainActivity.onResume(MainActivity.java:88)", 5+r.IntN(90), pkg, pkg))
+						"\tat %s\n"+
+						"\tat %s.MainActivity.onResume(MainActivity.java:88)", 5+r.IntN(90), a.spec.javaFrame(pkg+".data.Cache", "load", "Cache.java", 57), pkg))
 			}
 		case 9:
 			if r.IntN(4) == 0 {
@@ -314,8 +314,8 @@ func crashReport(spec VMSpec, pid int) string {
 	return "FATAL EXCEPTION: main\n" +
 		fmt.Sprintf("Process: %s, PID: %d\n", spec.App, pid) +
 		"java.lang.IllegalStateException: tile cache corrupt at zoom 14\n" +
-		"\tat " + p + ".tiles.TileCache.get(TileCache.java:118)\n" +
-		"\tat " + p + ".MapView.onDraw(MapView.java:342)\n" +
+		"\tat " + spec.javaFrame(p+".tiles.TileCache", "get", "TileCache.java", 118) + "\n" +
+		"\tat " + spec.javaFrame(p+".MapView", "onDraw", "MapView.java", 342) + "\n" +
 		"\tat android.view.View.draw(View.java:23889)\n" +
 		"\tat android.view.ViewRootImpl.draw(ViewRootImpl.java:4854)\n" +
 		"\tat android.os.Handler.dispatchMessage(Handler.java:106)\n" +
@@ -325,7 +325,7 @@ func crashReport(spec VMSpec, pid int) string {
 		"\tat com.android.internal.os.ZygoteInit.main(ZygoteInit.java:936)\n" +
 		"Caused by: java.io.EOFException\n" +
 		"\tat java.io.DataInputStream.readFully(DataInputStream.java:205)\n" +
-		"\tat " + p + ".tiles.TileCache.read(TileCache.java:201)\n" +
+		"\tat " + spec.javaFrame(p+".tiles.TileCache", "read", "TileCache.java", 201) + "\n" +
 		"\t... 9 more"
 }
 

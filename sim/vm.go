@@ -219,8 +219,8 @@ func (vm *VM) workerFrames() []ddm.StackFrame {
 		app = "com.example.app"
 	}
 	return []ddm.StackFrame{
-		{Class: app + ".data.Repository", Method: "load", File: "Repository.kt", Line: int32(40 + vm.rng.IntN(200))},
-		{Class: app + ".work.Worker", Method: "run", File: "Worker.kt", Line: int32(10 + vm.rng.IntN(90))},
+		vm.spec.minifyFrame(ddm.StackFrame{Class: app + ".data.Repository", Method: "load", File: "Repository.kt", Line: int32(40 + vm.rng.IntN(200))}),
+		vm.spec.minifyFrame(ddm.StackFrame{Class: app + ".work.Worker", Method: "run", File: "Worker.kt", Line: int32(10 + vm.rng.IntN(90))}),
 		{Class: "java.util.concurrent.ThreadPoolExecutor", Method: "runWorker", File: "ThreadPoolExecutor.java", Line: 1167},
 		{Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 923},
 	}

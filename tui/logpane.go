@@ -37,6 +37,7 @@ type logPane struct {
 	stop   context.CancelFunc
 	gen    int
 	target string // what the view is of: VM key or "device:" + source
+	app    string // the app whose log this is ("" for the whole device)
 	device bool   // whole device (L)
 	why    string // why there is no log
 
@@ -160,6 +161,10 @@ func (p *logPane) attach() {
 	}
 	p.detach()
 	p.target = target
+	p.app = ""
+	if !p.device {
+		p.app = vm.App // entries the log has not named an app for are the VM's
+	}
 	var log *devicelog.Log
 	why := "no device log (the dashboard was started without one)"
 	if p.env.cfg.Log != nil {
@@ -465,7 +470,7 @@ func (p *logPane) setTitle() {
 	case p.device:
 		b.WriteString(" · device " + vm.Source)
 	case vm.App != "":
-		b.WriteString(" · " + vm.App)
+		b.WriteString(" · " + vm.App + p.env.cfg.Mappings.note(vm.App))
 	default:
 		fmt.Fprintf(&b, " · pid %d", vm.PID)
 	}

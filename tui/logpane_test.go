@@ -26,7 +26,7 @@ type logRig struct {
 	n    int
 }
 
-func startLogRig(t *testing.T, w, h int, pal style.Palette) *logRig {
+func startLogRig(t *testing.T, w, h int, pal style.Palette, tweaks ...func(*Config)) *logRig {
 	t.Helper()
 	r := &logRig{ring: logcat.NewRing(100_000), t0: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
 	r.dl = devicelog.NewSource(func(ctx context.Context) (devicelog.EntryReader, error) {
@@ -45,6 +45,9 @@ func startLogRig(t *testing.T, w, h int, pal style.Palette) *logRig {
 				return r.dl, ""
 			}
 			return nil, "local-port VM: no device log"
+		}
+		for _, f := range tweaks {
+			f(c)
 		}
 	})
 	ctx, cancel := context.WithCancel(context.Background())

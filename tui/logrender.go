@@ -28,7 +28,15 @@ func (p *logPane) rows(i int, width int) []logRow {
 		// wrapped rows continue under the message column
 		width = max(10, width-uniseg.StringWidth(prefix(e, p.narrow)))
 	}
-	lines := strings.Split(strings.TrimRight(e.Message, "\n"), "\n")
+	msg := e.Message
+	app := e.App
+	if app == "" {
+		app = p.app
+	}
+	if m := p.env.cfg.Mappings.forApp(app); m != nil {
+		msg = m.RetraceString(msg)
+	}
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
 	var out []logRow
 	for k, l := range lines {
 		l = safetext.Terminal(strings.ReplaceAll(l, "\t", "    "))

@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/ddmtui/ddmtui/allocs"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
@@ -336,6 +337,7 @@ func (o *overlays) refreshAllocs() {
 				o.allocV.SetMessage("allocations: " + err.Error())
 				return
 			}
+			apply.Allocations(e.cfg.Mappings.forApp(vm.App), a)
 			o.allocV.SetTable(allocs.New(a, allocs.OrderOfFamily(vm.Family)))
 			if terr == nil && !on && len(a.Entries) == 0 {
 				o.allocV.SetMessage("tracking is off: t turns it on, R refreshes")

@@ -77,6 +77,8 @@ type Config struct {
 	// simulator writes on SIGQUIT. It runs off the UI goroutine; ok false
 	// when vm is not one of the simulator's.
 	SimDump func(ctx context.Context, vm monitor.VM) (dump []byte, ok bool, err error)
+	// Mappings are the release builds' mapping files by app (nil: none).
+	Mappings *Mappings
 }
 
 // Dashboard is the running UI. Its fields are touched only on the UI
@@ -210,6 +212,7 @@ func (d *Dashboard) keyTable() *keymap.Map {
 		b(tcell.KeyRune, ':', ":", "run an action by name; :app NAME, :sort COLUMN", gen, d.ov.openCommand).As("command"),
 		b(tcell.KeyEscape, 0, "Esc", "clear the filter / close help", gen, d.escape).As("escape"),
 		b(tcell.KeyRune, 'M', "M", "message history (status lines that went by)", gen, d.ov.showMessages).As("messages"),
+		b(tcell.KeyRune, 'R', "R", "release builds: obfuscated / source names", gen, d.toggleObfuscated).As("obfuscated-names"),
 	)
 	m.Add(
 		b(tcell.KeyRune, 'j', "j / ↓", "move down (VM list: select the next VM)", nav, func() { d.move(1) }).As("down"),
@@ -463,6 +466,19 @@ func (d *Dashboard) selectionChanged() {
 }
 
 func (d *Dashboard) flash(msg string) { d.statusP.flash(msg) }
+
+// toggleObfuscated shows a release build's names as the build has them, or
+// as its mapping file gives the source's.
+func (d *Dashboard) toggleObfuscated() {
+	msg := d.cfg.Mappings.toggle()
+	if msg == "" {
+		d.flash("no mapping files: give --mapping PKG=FILE or a [mappings] table in the config file")
+		return
+	}
+	d.logP.setTitle()
+	d.stackP.render()
+	d.flash(msg)
+}
 
 // confirm runs yes if the next key is y; any other key cancels (the
 // question is on the status line already).

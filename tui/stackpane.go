@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/uniseg"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -140,7 +141,7 @@ func (p *stackPane) render() {
 	case p.frames == nil:
 		b.WriteString("[::d]asking the VM…")
 	default:
-		for _, f := range p.frames {
+		for _, f := range apply.Stack(p.env.cfg.Mappings.forApp(vm.App), p.frames) {
 			loc := f.File
 			switch {
 			case f.Line == ddm.LineNative:
@@ -157,7 +158,7 @@ func (p *stackPane) render() {
 	if p.key == m.sel && p.key != "" {
 		for _, t := range m.threads[m.sel] {
 			if t.ID == p.tid {
-				title = fmt.Sprintf(" Stack · %s ", style.Escape(truncate(t.Name, 40)))
+				title = fmt.Sprintf(" Stack · %s%s ", style.Escape(truncate(t.Name, 40)), p.env.cfg.Mappings.note(vm.App))
 			}
 		}
 	}

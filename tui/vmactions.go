@@ -12,6 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/threaddump"
@@ -68,6 +69,7 @@ func (p *vmPane) toggleProfiling() {
 					return
 				}
 				e.flash("trace saved to " + path)
+				apply.Profile(e.cfg.Mappings.forApp(prof.app), tr)
 				e.views.showProfile(tr, path)
 			})
 		})
@@ -147,6 +149,7 @@ func (p *vmPane) threadDump() {
 		return
 	}
 	ctrl := e.cfg.Controller
+	names := e.cfg.Mappings.forApp(vm.App) // read here: the key changes it on the UI goroutine
 	started := e.work.job("thread-dump:"+vm.Key, jobBusy, 20*time.Second, func(ctx context.Context) {
 		var raw []byte
 		var err error
@@ -162,7 +165,9 @@ func (p *vmPane) threadDump() {
 		}
 		var dump *threaddump.Dump
 		if err == nil {
-			dump, err = threaddump.Parse(bytes.NewReader(raw))
+			r, stats := apply.Reader(names, bytes.NewReader(raw))
+			dump, err = threaddump.Parse(r)
+			stats()
 		}
 		e.work.post(func() {
 			if err != nil {
