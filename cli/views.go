@@ -112,7 +112,9 @@ func viewsAction(c *cli.Context) error {
 		for _, name := range windows {
 			t, err := s.DumpWindow(ctx, name)
 			if err != nil {
-				fmt.Fprintf(w, "window %s: %v\n", safetext.Terminal(name), err)
+				// The error repeats the window's name and carries the VM's
+				// FAIL text: both are the VM's.
+				fmt.Fprintf(w, "window %s: %s\n", safetext.Terminal(name), safetext.Terminal(err.Error()))
 				continue
 			}
 			writeTreeText(w, name, t)
