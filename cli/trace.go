@@ -98,11 +98,11 @@ func traceAction(c *cli.Context) error {
 	}
 	if tree {
 		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth")}
-		if err := trace.WriteTreeJSON(c.App.Writer, p, topt); err != nil {
+		if err := trace.WriteTreeJSON(safetext.JSON(c.App.Writer), p, topt); err != nil {
 			return fmt.Errorf("trace: --tree: %w", err)
 		}
 	} else if c.Bool("json") {
-		if err := trace.WriteJSON(c.App.Writer, p); err != nil {
+		if err := trace.WriteJSON(safetext.JSON(c.App.Writer), p); err != nil {
 			return fmt.Errorf("trace: --json: %w", err)
 		}
 	}
