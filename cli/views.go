@@ -143,6 +143,9 @@ func writeTreeText(w io.Writer, name string, t *viewtree.Tree) {
 	if t.Truncated {
 		note = ", cut short (the app's UI thread was busy)"
 	}
+	if t.NamesCut > 0 {
+		note += fmt.Sprintf(", %d property names not kept (past %d MiB of names)", t.NamesCut, viewtree.MaxNameBytes>>20)
+	}
 	fmt.Fprintf(w, "window %s (%d views, %s dump%s)\n", safetext.Terminal(name), t.Count(), t.Format, note)
 	for _, line := range strings.Split(strings.TrimSuffix(t.String(), "\n"), "\n") {
 		fmt.Fprintf(w, "  %s\n", safetext.Terminal(line))
