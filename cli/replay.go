@@ -56,8 +56,12 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			if rec.Tail != nil {
-				fmt.Fprintf(c.App.ErrWriter, "ddmtui: %s: %v; replaying up to its last whole block (%s)\n",
-					path, rec.Tail, rec.Duration().Round(time.Millisecond))
+				upTo := "up to its last whole block"
+				if errors.Is(rec.Tail, monitor.ErrRecordingTooLarge) {
+					upTo = "the records read"
+				}
+				fmt.Fprintf(c.App.ErrWriter, "ddmtui: %s: %v; replaying %s (%s)\n",
+					path, rec.Tail, upTo, rec.Duration().Round(time.Millisecond))
 			}
 			switch {
 			case c.IsSet("at") && c.IsSet("chrome"):

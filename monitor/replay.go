@@ -26,9 +26,25 @@ type Recording struct {
 	Records []record.Record
 	// Tail is record.ErrTruncated or record.ErrCorrupt (wrapped, with the
 	// offset) when the file did not end cleanly: the records are those of
-	// its whole blocks.
+	// its whole blocks. It is ErrRecordingTooLarge (wrapped) when the
+	// records passed MaxRecordingBytes: those before are kept.
 	Tail error
 }
+
+// MaxRecordingBytes bounds the record bytes a replay holds in memory (data,
+// key and 64 bytes a record). A recording is read whole, and a 61 KB file
+// of zstd blocks of zeros decompressed to 1.8 GB (issue 37 #8); a real
+// session's records (a few VMs' HPIF, THST and log entries) are a few MB a
+// minute.
+var MaxRecordingBytes int64 = 128 << 20
+
+// recordOverhead is what a record costs beyond its data and key: the
+// Record in the slice and the key's string header.
+const recordOverhead = 64
+
+// ErrRecordingTooLarge is the Tail of a recording whose records passed
+// MaxRecordingBytes.
+var ErrRecordingTooLarge = errors.New("the recording's records pass the memory bound")
 
 // Duration is the time of the last record.
 func (r *Recording) Duration() time.Duration {
@@ -47,8 +63,15 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 	}
 	defer rd.Close()
 	rec := &Recording{Header: rd.Header}
+	var held int64
 	for {
 		x, err := rd.Next()
+		if err == nil {
+			held += int64(len(x.Data)+len(x.Key)) + recordOverhead
+			if held > MaxRecordingBytes {
+				err = fmt.Errorf("%w (%d MiB): the records from %v on are not read", ErrRecordingTooLarge, MaxRecordingBytes>>20, x.Time)
+			}
+		}
 		if err != nil {
 			if err != io.EOF {
 				rec.Tail = err

@@ -1,0 +1,57 @@
+package monitor
+
+import (
+	"bytes"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/ddmtui/ddmtui/record"
+)
+
+// hostileRecording is blocks of records of zeros: n records of size bytes
+// each, a few KB of file for hundreds of MB of records.
+func hostileRecording(t *testing.T, n, size int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := record.NewWriter(&buf, record.CompressZstd, time.Unix(1700000000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, size)
+	for i := range n {
+		if err := w.Add(record.Record{Time: time.Duration(i) * time.Millisecond, Kind: record.KindChunk, Key: "local:8000", Data: zeros}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Issue 37 #8: a recording's records are held up to MaxRecordingBytes;
+// past it reading stops, said in Tail. 64 records of 4 MiB of zeros (a
+// few KB of file) against a bound of 32 MiB: 8 records kept, and what the
+// read allocated is the bound and a block, not the 256 MiB of records.
+func TestReadRecordingBounded(t *testing.T) {
+	defer func(old int64) { MaxRecordingBytes = old }(MaxRecordingBytes)
+	MaxRecordingBytes = 32 << 20
+	file := hostileRecording(t, 64, 4<<20)
+	t.Logf("%d-byte file", len(file))
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	rec, err := ReadRecording(bytes.NewReader(file))
+	runtime.ReadMemStats(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(rec.Tail, ErrRecordingTooLarge) || len(rec.Records) != 7 {
+		t.Fatalf("tail %v, %d records kept", rec.Tail, len(rec.Records))
+	}
+	if got := b.TotalAlloc - a.TotalAlloc; got > uint64(MaxRecordingBytes)+3*record.MaxBlock {
+		t.Errorf("reading allocated %d MiB", got>>20)
+	}
+}
