@@ -46,6 +46,7 @@ type Discovery struct {
 	ADB             []string `toml:"adb"`
 	ADBPath         *string  `toml:"adb_path"`
 	ADBMaxDevices   *int     `toml:"adb_max_devices"`
+	ADBMaxProcesses *int     `toml:"adb_max_processes"`
 	ScanInterval    *string  `toml:"scan_interval"`
 	ThreadInterval  *string  `toml:"thread_interval"`
 	MeminfoInterval *string  `toml:"meminfo_interval"`
@@ -218,6 +219,7 @@ func (f *File) Settings() []Setting {
 	}
 	str("discovery.adb_path", "adb-path", f.Discovery.ADBPath)
 	num("discovery.adb_max_devices", "adb-max-devices", f.Discovery.ADBMaxDevices)
+	num("discovery.adb_max_processes", "adb-max-processes", f.Discovery.ADBMaxProcesses)
 	str("discovery.scan_interval", "scan-interval", f.Discovery.ScanInterval)
 	str("discovery.thread_interval", "thread-interval", f.Discovery.ThreadInterval)
 	str("discovery.meminfo_interval", "meminfo-interval", f.Discovery.MeminfoInterval)
@@ -277,6 +279,7 @@ var Keys = []Key{
 	{"discovery", "adb", "adb"},
 	{"discovery", "adb_path", "adb-path"},
 	{"discovery", "adb_max_devices", "adb-max-devices"},
+	{"discovery", "adb_max_processes", "adb-max-processes"},
 	{"discovery", "scan_interval", "scan-interval"},
 	{"discovery", "thread_interval", "thread-interval"},
 	{"discovery", "meminfo_interval", "meminfo-interval"},
