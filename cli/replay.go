@@ -55,6 +55,7 @@ func replayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			defer rec.Release() // its records' bytes, back to the memory budget
 			if rec.Tail != nil {
 				upTo := "up to its last whole block"
 				if errors.Is(rec.Tail, monitor.ErrRecordingTooLarge) {

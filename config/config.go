@@ -30,6 +30,7 @@ type File struct {
 	Debugger  Debugger  `toml:"debugger"`
 	UI        UI        `toml:"ui"`
 	Output    Output    `toml:"output"`
+	Limits    Limits    `toml:"limits"`
 	// Keys binds action names ("quit", "gc") to the keys that replace
 	// their defaults (tcell key names or single characters).
 	Keys map[string][]string `toml:"keys"`
@@ -67,6 +68,12 @@ type Debugger struct {
 type UI struct {
 	Mouse *bool   `toml:"mouse"`
 	Log   *string `toml:"log"`
+}
+
+// Limits holds the bounds on what peers and files can make ddmtui hold.
+type Limits struct {
+	// MemoryBudget is the process-wide memory budget ("256M", "1G", "0").
+	MemoryBudget *string `toml:"memory_budget"`
 }
 
 // Output holds where saved files go.
@@ -233,6 +240,7 @@ func (f *File) Settings() []Setting {
 	}
 	str("ui.log", "log", f.UI.Log)
 	str("output.dir", "out-dir", f.Output.Dir)
+	str("limits.memory_budget", "memory-budget", f.Limits.MemoryBudget)
 	return out
 }
 
@@ -291,4 +299,5 @@ var Keys = []Key{
 	{"ui", "mouse", "mouse"},
 	{"ui", "log", "log"},
 	{"output", "dir", "out-dir"},
+	{"limits", "memory_budget", "memory-budget"},
 }

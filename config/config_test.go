@@ -84,6 +84,8 @@ mouse = false
 log = "h"
 [output]
 dir = "i"
+[limits]
+memory_budget = "l"
 `
 	f, err := Parse("all.toml", []byte(doc))
 	if err != nil {

@@ -187,14 +187,17 @@ func TestBudgetHeldWhileQueued(t *testing.T) {
 	const n = 8 << 20
 	c := NewConn(cli, Options{Budget: b})
 	defer c.Close()
+	seen := make(chan struct{})
 	go func() {
 		_, _ = srv.Write(bigPacket(n))
+		<-seen                         // (not before: the window would be a race)
 		_, _ = srv.Write(bigPacket(n)) // makes the reader trim the first once taken
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for b.Used() != n && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
+	close(seen)
 	if b.Used() != n {
 		t.Fatalf("budget while the packet waits in Incoming: %d, want %d", b.Used(), n)
 	}
@@ -211,7 +214,7 @@ func TestBudgetHeldWhileQueued(t *testing.T) {
 // first, then refused: garbage by the tens of MiB under a flood).
 func TestBudgetRefusesBeforeAllocating(t *testing.T) {
 	b := NewBudget(48 << 20)
-	if !b.acquire(30 << 20) { // another connection's packet
+	if !b.Take(30 << 20) { // another connection's packet
 		t.Fatal("acquire")
 	}
 	in := bigPacket(16 << 20) // needs 24 MiB: 18 MiB are left
@@ -226,7 +229,7 @@ func TestBudgetRefusesBeforeAllocating(t *testing.T) {
 	if b.Used() != 30<<20 {
 		t.Errorf("budget after the refusal: %d", b.Used())
 	}
-	b.release(30 << 20)
+	b.Give(30 << 20)
 	if _, err := ReadPacketBudget(bytes.NewReader(in), 0, b); err != nil || b.Used() != 0 {
 		t.Fatalf("with room: %v, %d held", err, b.Used())
 	}

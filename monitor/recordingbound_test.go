@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/record"
 )
 
@@ -31,13 +32,14 @@ func hostileRecording(t *testing.T, n, size int) []byte {
 	return buf.Bytes()
 }
 
-// Issue 37 #8: a recording's records are held up to MaxRecordingBytes;
+// Issue 37 #8: a recording's records are held within the memory budget;
 // past it reading stops, said in Tail. 64 records of 4 MiB of zeros (a
-// few KB of file) against a bound of 32 MiB: 8 records kept, and what the
-// read allocated is the bound and a block, not the 256 MiB of records.
+// few KB of file) against a budget of 32 MiB: 7 records kept, and what the
+// read allocated is the budget and a block, not the 256 MiB of records;
+// Release gives them back.
 func TestReadRecordingBounded(t *testing.T) {
-	defer func(old int64) { MaxRecordingBytes = old }(MaxRecordingBytes)
-	MaxRecordingBytes = 32 << 20
+	defer func(old *budget.Budget) { recordingBudget = old }(recordingBudget)
+	recordingBudget = budget.New(32 << 20)
 	file := hostileRecording(t, 64, 4<<20)
 	t.Logf("%d-byte file", len(file))
 	var a, b runtime.MemStats
@@ -51,7 +53,14 @@ func TestReadRecordingBounded(t *testing.T) {
 	if !errors.Is(rec.Tail, ErrRecordingTooLarge) || len(rec.Records) != 7 {
 		t.Fatalf("tail %v, %d records kept", rec.Tail, len(rec.Records))
 	}
-	if got := b.TotalAlloc - a.TotalAlloc; got > uint64(MaxRecordingBytes)+3*record.MaxBlock {
+	if got := b.TotalAlloc - a.TotalAlloc; got > uint64(recordingBudget.Limit())+3*record.MaxBlock {
 		t.Errorf("reading allocated %d MiB", got>>20)
+	}
+	if recordingBudget.Used() == 0 {
+		t.Error("the records are not charged")
+	}
+	rec.Release()
+	if recordingBudget.Used() != 0 {
+		t.Errorf("%d bytes held after Release", recordingBudget.Used())
 	}
 }

@@ -18,8 +18,9 @@
 //     image; a lossy one takes less).
 //   - raw pixels (a Bitmap's mBuffer): the 4-byte NRGBA image they become.
 //
-// Standard library and golang.org/x/image only, so monitor, the CLI and
-// the viewers may use it.
+// A decode also draws its cost from the process-wide budget
+// (internal/budget) while it runs. Standard library, golang.org/x/image and
+// internal/budget only, so monitor, the CLI and the viewers may use it.
 package pixbound
 
 import (
@@ -35,6 +36,8 @@ import (
 	"io"
 
 	"golang.org/x/image/webp"
+
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 // DefaultMaxBytes is the decoded bytes a picture may cost by default: a
@@ -135,6 +138,12 @@ func Decode(ctx context.Context, data []byte, format string, max int64) (image.I
 	if err := in.Check(max); err != nil {
 		return nil, in, err
 	}
+	// The decode draws on the process-wide budget while it runs.
+	if !budget.Process.Take(in.Cost) {
+		return nil, in, fmt.Errorf("%s: %d×%d pixels need %d MiB to decode, more than the memory budget has left (%s): %w",
+			format, in.Width, in.Height, (in.Cost+(1<<20)-1)>>20, budget.Process, ErrTooLarge)
+	}
+	defer budget.Process.Give(in.Cost)
 	r := &ctxReader{ctx: ctx, r: bytes.NewReader(data)}
 	var img image.Image
 	switch format {
