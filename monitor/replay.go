@@ -36,10 +36,12 @@ type Recording struct {
 }
 
 // recordingBudget is what a recording's records are charged to (data, key
-// and 64 bytes a record): the process-wide budget. A recording is read
-// whole, and a 61 KB file of zstd blocks of zeros decompressed to 1.8 GB
-// (issue 37 #8); a real session's records (a few VMs' HPIF, THST and log
-// entries) are a few MB a minute.
+// and 64 bytes a record): the process-wide budget, of which a recording
+// takes at most half (the replay's own model, the block being decompressed
+// and the Go heap's garbage need the rest). A recording is read whole, and
+// a 61 KB file of zstd blocks of zeros decompressed to 1.8 GB (issue 37
+// #8); a real session's records (a few VMs' HPIF, THST and log entries)
+// are a few MB a minute.
 var recordingBudget = budget.Process
 
 // Release gives the records' bytes back to the budget; the recording must
@@ -78,7 +80,7 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		x, err := rd.Next()
 		if err == nil {
 			n := int64(len(x.Data)+len(x.Key)) + recordOverhead
-			if recordingBudget.Take(n) {
+			if l := recordingBudget.Limit(); (l <= 0 || rec.held+n <= l/2) && recordingBudget.Take(n) {
 				rec.held += n
 			} else {
 				err = fmt.Errorf("%w (%s held, %d MiB of records read): the records from %v on are not read",
