@@ -22,12 +22,14 @@ func traceCommand() *cli.Command {
 		ArgsUsage: "FILE",
 		Description: "Reads a dmtrace file (versions 1-3, single or dual clock, or ART's streaming format) and\n" +
 			"opens its profile in the terminal, or exports it. Numbers on the first clock (thread CPU\n" +
-			"for dual-clock traces) equal AOSP dmtracedump's.",
+			"for dual-clock traces) equal AOSP dmtracedump's. When the output is not a terminal\n" +
+			"(trace FILE | less) the flat profile is printed as text.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the profile as JSON (with --tree: the call trees)"},
 			&cli.BoolFlag{Name: "tree", Usage: "with --json: print the top-down call trees, per thread and merged"},
 			&cli.BoolFlag{Name: "bottom-up", Usage: "with --tree: print the bottom-up trees instead"},
-			&cli.IntFlag{Name: "tree-depth", Value: trace.DefaultTreeJSONDepth, Usage: "with --tree: cut the trees below `N` levels (-1: none; most JSON readers stop near 1,000-10,000)"},
+			&cli.IntFlag{Name: "tree-depth", Value: trace.DefaultTreeJSONDepth, Usage: "with --tree and --folded: cut the trees and paths below `N` levels (-1: none; most JSON readers stop near 1,000-10,000, and folded stacks grow with the square of the depth)"},
+			&cli.Float64Flag{Name: "tree-min-share", Value: trace.DefaultTreeMinShare, Usage: "with --tree: keep the nodes with at least this share of their thread's time, fold the rest of each node's children into one \"(other)\" child (0: every node)"},
 			&cli.StringFlag{Name: "folded", Usage: "write folded stacks for flame-graph tools to `OUT` (- for standard output)"},
 			&cli.StringFlag{Name: "chrome", Usage: "write Chrome trace-event JSON (Perfetto, chrome://tracing) to `OUT.json`"},
 			&cli.StringFlag{Name: "dot", Usage: "write a Graphviz call graph like dmtracedump -g to `OUT.dot`"},
@@ -65,7 +67,8 @@ func traceAction(c *cli.Context) error {
 	}
 	// The viewer shows call trees and a call chart; the exports build only
 	// what they write.
-	opt := trace.BuildOptions{CallTree: c.String("folded") != "" || tree || !exporting, CallIndex: !exporting}
+	viewer := !exporting && isTerminal(c.App.Writer)
+	opt := trace.BuildOptions{CallTree: c.String("folded") != "" || tree || viewer, CallIndex: viewer}
 	var chrome *trace.ChromeWriter
 	if c.String("chrome") != "" {
 		chrome = trace.NewChromeWriter(rd.Header())
@@ -89,6 +92,15 @@ func traceAction(c *cli.Context) error {
 			return fmt.Errorf("trace: the trace has no %s clock (it has %s)", clock, p.Clocks)
 		}
 	}
+	if !exporting && !isTerminal(c.App.Writer) {
+		// Piped or redirected (trace FILE | less): the flat profile as
+		// text, as hprof analyze and anr do.
+		if err := trace.WriteText(c.App.Writer, p, clock); err != nil {
+			return fmt.Errorf("trace: %w", err)
+		}
+		reportWarnings(c.App.ErrWriter, p, false)
+		return nil
+	}
 	if !exporting {
 		if err := profileview.Run(p, profileview.RunOptions{Title: filepath.Base(path)}); err != nil {
 			return fmt.Errorf("trace: the viewer needs a terminal (or use --json, --folded, --chrome, --dot): %w", err)
@@ -97,9 +109,20 @@ func traceAction(c *cli.Context) error {
 		return nil
 	}
 	if tree {
-		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth")}
+		share := c.Float64("tree-min-share")
+		if share < 0 || share >= 1 || share != share {
+			return fmt.Errorf("trace: --tree-min-share %g: want 0 (every node) up to below 1", share)
+		}
+		var cut trace.TreeCut
+		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth"), MinShare: share, Cut: &cut}
 		if err := trace.WriteTreeJSON(safetext.JSON(c.App.Writer), p, topt); err != nil {
 			return fmt.Errorf("trace: --tree: %w", err)
+		}
+		if cut.Folded > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --tree: %d nodes under %g%% of their tree's time folded into %d %q nodes (--tree-min-share 0 prints every node)\n", cut.Folded, 100*share, cut.Others, trace.OtherName)
+		}
+		if cut.Truncated > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --tree: %d nodes cut at depth %d (\"truncated\": true; --tree-depth -1 prints every level)\n", cut.Truncated, c.Int("tree-depth"))
 		}
 	} else if c.Bool("json") {
 		if err := trace.WriteJSON(safetext.JSON(c.App.Writer), p); err != nil {
@@ -107,8 +130,13 @@ func traceAction(c *cli.Context) error {
 		}
 	}
 	if out := c.String("folded"); out != "" {
-		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { return trace.WriteFolded(w, p, clock) }); err != nil {
+		var cut trace.TreeCut
+		fopt := trace.FoldedOptions{Clock: clock, MaxDepth: c.Int("tree-depth"), Cut: &cut}
+		if err := writeOutput(c.App.Writer, out, func(w io.Writer) error { return trace.WriteFoldedOptions(w, p, fopt) }); err != nil {
 			return fmt.Errorf("trace: --folded: %w", err)
+		}
+		if cut.Truncated > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --folded: %d paths cut at %d frames (the time below each is on a %q frame; --tree-depth -1 prints every level)\n", cut.Truncated, c.Int("tree-depth"), trace.TruncatedFrame)
 		}
 	}
 	if out := c.String("chrome"); out != "" {

@@ -187,17 +187,20 @@ func TestBudgetHeldWhileQueued(t *testing.T) {
 	const n = 8 << 20
 	c := NewConn(cli, Options{Budget: b})
 	defer c.Close()
-	seen := make(chan struct{})
+	// The second packet is sent only once the first is seen queued: sent
+	// at once, it could be queued too before the first poll below (a
+	// loaded machine), and the budget would hold both.
+	first := make(chan struct{})
 	go func() {
 		_, _ = srv.Write(bigPacket(n))
-		<-seen                         // (not before: the window would be a race)
+		<-first
 		_, _ = srv.Write(bigPacket(n)) // makes the reader trim the first once taken
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for b.Used() != n && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	close(seen)
+	close(first)
 	if b.Used() != n {
 		t.Fatalf("budget while the packet waits in Incoming: %d, want %d", b.Used(), n)
 	}

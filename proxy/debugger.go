@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,6 +42,10 @@ type request struct {
 	set, cmd uint8
 	data     []byte
 	sent     time.Time
+	// Busy polling for the reply (spin.go): decided, the rule chose;
+	// spun, to poll; preempted, the poll was (set by the poller).
+	decided, spun bool
+	preempted     atomic.Bool
 }
 
 // attachment is one debugger connection and what it did to its VM.
@@ -308,6 +313,7 @@ func (a *attachment) forward(pk *jdwp.Packet) error {
 		wireID = a.allocAliasLocked()
 	}
 	req := &request{orig: pk.ID, set: pk.CommandSet, cmd: pk.Command, data: pk.Data}
+	a.spinReply(req)
 	a.pending[wireID] = req
 	a.forwarded++
 	a.mu.Unlock()
@@ -329,7 +335,7 @@ func (a *attachment) forward(pk *jdwp.Packet) error {
 		a.mu.Unlock()
 		return fmt.Errorf("forwarding %s to the VM: %w", jdwp.CommandName(pk.CommandSet, pk.Command), err)
 	}
-	a.awaitReply()
+	a.awaitReply(req)
 	return nil
 }
 
@@ -393,7 +399,7 @@ func (a *attachment) fromVM(pk *jdwp.Packet) {
 	}
 	a.observe(jdwpspy.FromVM, out, rewritten, req, note)
 	if req != nil && fwd {
-		a.replied(took, idle)
+		a.replied(req, took, idle)
 	}
 }
 

@@ -501,13 +501,18 @@ func BenchmarkRealJVMsClassesBySignature(b *testing.B) {
 }
 
 // reportSpins reports the proxy's busy polls per proxied command: taken
-// and caught, waiting for the VM's reply and for the client's next command.
+// and caught, waiting for the VM's reply and for the client's next command;
+// the quick waits not polled for because polling did not pay (unpolled),
+// and the polls ended by preemption.
 func reportSpins(b *testing.B, s0, s1 SpinStats) {
 	n := float64(b.N)
 	b.ReportMetric(float64(s1.ReplyPolls-s0.ReplyPolls)/n, "reply-polls")
 	b.ReportMetric(float64(s1.ReplyCaught-s0.ReplyCaught)/n, "reply-caught")
 	b.ReportMetric(float64(s1.CommandPolls-s0.CommandPolls)/n, "command-polls")
 	b.ReportMetric(float64(s1.CommandCaught-s0.CommandCaught)/n, "command-caught")
+	b.ReportMetric(float64(s1.ReplyPlain-s0.ReplyPlain)/n, "reply-unpolled")
+	b.ReportMetric(float64(s1.CommandPlain-s0.CommandPlain)/n, "command-unpolled")
+	b.ReportMetric(float64(s1.ReplyPreempted-s0.ReplyPreempted+s1.CommandPreempted-s0.CommandPreempted)/n, "polls-preempted")
 }
 
 // reportUsage reports this process's CPU time and voluntary context

@@ -28,6 +28,20 @@ import (
 // average of that wait is within it: a VM behind adb (replies in
 // milliseconds) or a debugger whose user is thinking is never polled for.
 // Between polls the thread yields the CPU to any other runnable thread.
+//
+// Polling pays only while a core is free for it (issue 39). On a machine
+// busy with other work the poller takes the CPU the VM or the debugger
+// needs, and a round trip that took 69 µs without polling took 257 µs with
+// it. So whether to poll is measured, not assumed (spinRule): each wait
+// keeps two moving averages, of the waits taken with a poll and of those
+// taken without, and polls while the first is the lower. The mode that
+// loses is still tried now and then (a probe, every 16th wait at first,
+// less often while probes confirm the choice, at least every 256th), so
+// that polling stops when it stops paying and comes back when it pays
+// again. A poll whose thread is switched out involuntarily (busypoll's
+// Result.Preempted: another thread wanted the CPU) ends at once and counts
+// as a wait of the whole bound, so a contested CPU turns polling off within
+// a few waits.
 
 // DefaultSpin is the default bound of one busy poll.
 const DefaultSpin = 200 * time.Microsecond
@@ -59,13 +73,102 @@ func (e *waitEstimate) within(bound time.Duration) bool {
 	return v > 0 && v <= bound.Nanoseconds()
 }
 
+// spinRule decides, wait by wait, whether polling pays for one kind of
+// wait, from the waits it has seen with and without a poll. Its decide and
+// observe may be called from different goroutines.
+type spinRule struct {
+	spun, plain waitEstimate // waits taken with a poll, and without
+	// n counts the waits decided; the next probe of the losing mode is
+	// when n reaches probeAt, and probeGap is the gap to the one after.
+	n, probeAt, probeGap atomic.Int64
+	// polling is the mode that wins (true: poll).
+	polling atomic.Bool
+}
+
+const (
+	firstProbeGap = 16  // waits between probes of the losing mode, after a change
+	maxProbeGap   = 256 // and at most, while probes confirm the choice
+)
+
+// pays reports whether polling is the better mode so far: no wait without
+// a poll seen yet, or the waits with one lower on average; to come back to
+// polling (polling false) they must be lower by an eighth: a poll costs
+// CPU, and on a loaded machine single waits vary by more than the gain, so
+// a lucky probe alone should not turn it back on.
+func (r *spinRule) pays(polling bool) bool {
+	s, p := r.spun.ns.Load(), r.plain.ns.Load()
+	if p == 0 {
+		return true
+	}
+	if polling {
+		return s != 0 && s < p
+	}
+	return s != 0 && s < p-p/8
+}
+
+// decide reports whether the next wait is polled for: the winning mode,
+// or the other one when a probe is due.
+func (r *spinRule) decide() bool {
+	n := r.n.Add(1)
+	at := r.probeAt.Load()
+	if at == 0 {
+		r.probeGap.Store(firstProbeGap)
+		r.probeAt.Store(n + firstProbeGap)
+		r.polling.Store(true)
+		return true
+	}
+	polling := r.polling.Load()
+	if n < at {
+		return polling
+	}
+	r.probeAt.Store(n + r.probeGap.Load())
+	return !polling
+}
+
+// observe folds in a wait, taken with a poll (spun) or without, and, when
+// the poll was preempted, as long as the bound at least; a probe's wait
+// replaces its mode's average. If the winning
+// mode changes the probes start again at their first gap; if a probe
+// confirmed the choice the gap doubles.
+func (r *spinRule) observe(spun bool, d, bound time.Duration, preempted bool) {
+	if spun && preempted {
+		d = max(d, bound)
+	}
+	e := &r.plain
+	if spun {
+		e = &r.spun
+	}
+	if spun != r.polling.Load() {
+		// A probe: the losing mode's average is of older waits, perhaps
+		// under another load; this wait replaces it. If it was a fluke
+		// the next waits, in the mode it chose, flip the choice back.
+		e.ns.Store(max(d.Nanoseconds(), 1))
+	} else {
+		e.add(d)
+	}
+	pays := r.pays(r.polling.Load())
+	if pays != r.polling.Swap(pays) {
+		r.probeGap.Store(firstProbeGap)
+		r.probeAt.Store(r.n.Load() + firstProbeGap)
+	} else if spun != pays { // a probe, and its mode still loses
+		r.probeGap.Store(min(2*r.probeGap.Load(), maxProbeGap))
+	}
+}
+
 // spinState is an attachment's polling state.
 type spinState struct {
 	reply waitEstimate // a command forwarded → its reply read
 	next  waitEstimate // the last pending reply delivered → the next command read
+	// replyRule and nextRule decide whether polling pays for each wait.
+	replyRule, nextRule spinRule
 	// idleSince is when the last pending reply was delivered (nanoseconds
-	// on monotonicNow's clock; 0: a command has come since).
+	// on monotonicNow's clock; 0: a command has come since), and nextSpun
+	// whether the debugger's next command was polled for.
 	idleSince atomic.Int64
+	// nextDecided: the rule chose whether to poll for the next command
+	// (its wait was quick), nextSpun: to poll, nextPreempted: the poll was
+	// preempted.
+	nextDecided, nextSpun, nextPreempted atomic.Bool
 }
 
 // epoch anchors monotonicNow.
@@ -77,40 +180,67 @@ func monotonicNow() int64 { return max(int64(time.Since(epoch)), 1) }
 
 // SpinStats counts the busy polls since the proxy started, for a VM's
 // reply and for a debugger's next command: polls taken and, of them, those
-// that caught the packet within the bound.
+// that caught the packet within the bound and those that ended because
+// their thread was preempted; and the quick waits not polled for because
+// polling did not pay (spinRule).
 type SpinStats struct {
-	ReplyPolls, ReplyCaught     uint64
-	CommandPolls, CommandCaught uint64
+	ReplyPolls, ReplyCaught, ReplyPreempted, ReplyPlain         uint64
+	CommandPolls, CommandCaught, CommandPreempted, CommandPlain uint64
 }
 
 // spinCounters are a Proxy's SpinStats as they are counted.
 type spinCounters struct {
-	replyPolls, replyCaught, commandPolls, commandCaught atomic.Uint64
+	reply, command pollCounters
 }
+
+// pollCounters count the polls of one kind of wait.
+type pollCounters struct{ polls, caught, preempted, plain atomic.Uint64 }
 
 // SpinStats reports the busy polls so far.
 func (p *Proxy) SpinStats() SpinStats {
-	c := &p.spins
+	r, c := &p.spins.reply, &p.spins.command
 	return SpinStats{
-		ReplyPolls: c.replyPolls.Load(), ReplyCaught: c.replyCaught.Load(),
-		CommandPolls: c.commandPolls.Load(), CommandCaught: c.commandCaught.Load(),
+		ReplyPolls: r.polls.Load(), ReplyCaught: r.caught.Load(), ReplyPreempted: r.preempted.Load(), ReplyPlain: r.plain.Load(),
+		CommandPolls: c.polls.Load(), CommandCaught: c.caught.Load(), CommandPreempted: c.preempted.Load(), CommandPlain: c.plain.Load(),
 	}
 }
+
+// pollSocks is busypoll.Poll; tests replace it to stub the scheduler's
+// signal.
+var pollSocks = busypoll.Poll
 
 // poll busy-polls socks for up to the proxy's bound, counting the poll in
-// polls and, if it caught a packet, in caught.
-func (p *Proxy) poll(polls, caught *atomic.Uint64, socks ...syscall.RawConn) {
-	polls.Add(1)
-	if busypoll.Readable(p.opts.Spin, socks...) {
-		caught.Add(1)
+// c, and reports whether the poll was preempted.
+func (p *Proxy) poll(c *pollCounters, socks ...syscall.RawConn) (preempted bool) {
+	c.polls.Add(1)
+	r := pollSocks(p.opts.Spin, socks...)
+	if r.Ready {
+		c.caught.Add(1)
+	}
+	if r.Preempted {
+		c.preempted.Add(1)
+	}
+	return r.Preempted
+}
+
+// spinReply decides whether the VM's reply to req, about to be forwarded,
+// is polled for: replies have been quick (req.decided), and polling for
+// them pays (req.spun).
+func (a *attachment) spinReply(req *request) {
+	if a.p.opts.Spin <= 0 || a.vmSock == nil || !a.spin.reply.within(a.p.opts.Spin) {
+		return
+	}
+	req.decided, req.spun = true, a.spin.replyRule.decide()
+	if !req.spun {
+		a.p.spins.reply.plain.Add(1)
 	}
 }
 
-// awaitReply polls for the VM's reply to a command just forwarded, when
-// replies have been quick.
-func (a *attachment) awaitReply() {
-	if a.p.opts.Spin > 0 && a.vmSock != nil && a.spin.reply.within(a.p.opts.Spin) {
-		a.p.poll(&a.p.spins.replyPolls, &a.p.spins.replyCaught, a.vmSock)
+// awaitReply polls for the VM's reply to req, just forwarded, if req was
+// chosen to be polled for.
+func (a *attachment) awaitReply(req *request) {
+	if req.spun && a.p.poll(&a.p.spins.reply, a.vmSock) {
+		req.preempted.Store(true)
 	}
 }
 
@@ -118,20 +248,35 @@ func (a *attachment) awaitReply() {
 // reply, the time since the last one was delivered is its think time.
 func (a *attachment) commandRead() {
 	if since := a.spin.idleSince.Swap(0); since != 0 {
-		a.spin.next.add(time.Duration(monotonicNow() - since))
+		d := time.Duration(monotonicNow() - since)
+		a.spin.next.add(d)
+		if a.spin.nextDecided.Swap(false) {
+			a.spin.nextRule.observe(a.spin.nextSpun.Load(), d, a.p.opts.Spin, a.spin.nextPreempted.Load())
+		}
 	}
 }
 
-// replied notes a reply delivered, took after its command was forwarded;
+// replied notes a reply delivered to req, took after it was forwarded;
 // with none pending (none) it polls for the debugger's next command, when
-// the debugger has been quick.
-func (a *attachment) replied(took time.Duration, none bool) {
+// the debugger has been quick and polling for it pays.
+func (a *attachment) replied(req *request, took time.Duration, none bool) {
 	a.spin.reply.add(took)
+	if req.decided {
+		a.spin.replyRule.observe(req.spun, took, a.p.opts.Spin, req.preempted.Load())
+	}
 	if !none {
 		return
 	}
+	quick := a.p.opts.Spin > 0 && a.raw != nil && a.vmSock != nil && a.spin.next.within(a.p.opts.Spin)
+	spin := quick && a.spin.nextRule.decide()
+	if quick && !spin {
+		a.p.spins.command.plain.Add(1)
+	}
+	a.spin.nextSpun.Store(spin)
+	a.spin.nextPreempted.Store(false)
+	a.spin.nextDecided.Store(quick)
 	a.spin.idleSince.Store(monotonicNow())
-	if a.p.opts.Spin > 0 && a.raw != nil && a.vmSock != nil && a.spin.next.within(a.p.opts.Spin) {
-		a.p.poll(&a.p.spins.commandPolls, &a.p.spins.commandCaught, a.raw, a.vmSock)
+	if spin && a.p.poll(&a.p.spins.command, a.raw, a.vmSock) {
+		a.spin.nextPreempted.Store(true)
 	}
 }

@@ -3,9 +3,11 @@ package proxy
 import (
 	"fmt"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/internal/busypoll"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -35,6 +37,18 @@ func TestWaitEstimate(t *testing.T) {
 	if !z.within(time.Nanosecond) {
 		t.Fatal("a zero first wait: want known (1ns) and within 1ns")
 	}
+}
+
+// steadyPolls makes the proxy's polls blind to preemption (busypoll's
+// Readable), for the tests of the polling mechanism: on a machine shared
+// with other work real polls end early, as they should, and the rule then
+// stops polling (TestSpinRule tests that, with a stubbed signal).
+func steadyPolls(t testing.TB) {
+	old := pollSocks
+	pollSocks = func(d time.Duration, socks ...syscall.RawConn) busypoll.Result {
+		return busypoll.Result{Ready: busypoll.Readable(d, socks...)}
+	}
+	t.Cleanup(func() { pollSocks = old })
 }
 
 // spinRig is a proxy over one fake VM that answers after delay, and a
@@ -85,6 +99,7 @@ const spinAttempts = 3
 // to spinAttempts times, and reports the last attempt's complaints.
 func spinCase(t *testing.T, spin, delay time.Duration, measure func(c *jdwp.Conn), check func(SpinStats) []string) {
 	t.Helper()
+	steadyPolls(t)
 	var why []string
 	for i := 0; i < spinAttempts; i++ {
 		r, c := spinRig(t, spin, delay)
@@ -102,25 +117,32 @@ func spinCase(t *testing.T, spin, delay time.Duration, measure func(c *jdwp.Conn
 	}
 }
 
-// A quick VM and a quick debugger: both waits are polled for, and polls
-// catch their packets. How many polls catch theirs depends on the
-// scheduler (a loaded machine stalls the peers: 6 of 199 were seen at load
-// 15), so that share is a speed figure, reported by
-// BenchmarkSpinQuickPeers; this test asserts the mechanism: every reply
-// after the first is polled for, the quick debugger's commands are too,
-// and a poll delivers what it catches.
+// A quick VM and a quick debugger: both waits are considered for polling,
+// polls are taken and catch their packets. How many polls catch theirs,
+// and whether the rule keeps polling, depend on the scheduler (a loaded
+// machine stalls the peers: 6 of 199 were seen at load 15), so those
+// shares are speed figures, reported by BenchmarkSpinQuickPeers; this test
+// asserts the mechanism: every reply after the first is decided on (polled
+// for, or not because polling did not pay), the rule polls until it has
+// measured the other way (the first firstProbeGap-1 waits at least), the
+// quick debugger's commands are considered too, and a poll delivers what
+// it catches.
 func TestSpinPollsForQuickPeers(t *testing.T) {
 	needPolling(t)
 	spinCase(t, 50*time.Millisecond, 0, func(c *jdwp.Conn) { versions(t, c, 200, 0) }, func(s SpinStats) (why []string) {
 		// The first command has no estimate; after it every reply is
-		// polled for, whatever the load.
-		if s.ReplyPolls < 150 || s.ReplyPolls > 200 || s.ReplyCaught < 1 || s.ReplyCaught > s.ReplyPolls {
-			why = append(why, fmt.Sprintf("reply polls: %d taken, %d caught; want 150-200, some caught", s.ReplyPolls, s.ReplyCaught))
+		// decided on, whatever the load.
+		decided := s.ReplyPolls + s.ReplyPlain
+		if decided < 150 || decided > 200 || s.ReplyPolls < firstProbeGap-1 || s.ReplyCaught < 1 || s.ReplyCaught > s.ReplyPolls {
+			why = append(why, fmt.Sprintf("replies: %d polled (%d caught), %d not; want 150-200 in all, at least %d polled, some caught", s.ReplyPolls, s.ReplyCaught, s.ReplyPlain, firstProbeGap-1))
 		}
 		// Commands sent back to back are polled for once the debugger's
 		// gaps are measured (a stalled debugger looks slower: fewer).
-		if s.CommandPolls < 1 || s.CommandPolls > 200 || s.CommandCaught < 1 || s.CommandCaught > s.CommandPolls {
+		if s.CommandPolls < 1 || s.CommandPolls+s.CommandPlain > 200 || s.CommandCaught < 1 || s.CommandCaught > s.CommandPolls {
 			why = append(why, fmt.Sprintf("command polls: %d taken, %d caught; want some, some caught", s.CommandPolls, s.CommandCaught))
+		}
+		if s.ReplyPreempted+s.CommandPreempted != 0 {
+			why = append(why, fmt.Sprintf("%d polls preempted with polls blind to preemption", s.ReplyPreempted+s.CommandPreempted))
 		}
 		return why
 	})
@@ -133,6 +155,7 @@ func BenchmarkSpinQuickPeers(b *testing.B) {
 	if !multiCore() {
 		b.Skipf("one CPU or GOMAXPROCS=1: the proxy does not poll")
 	}
+	steadyPolls(b)
 	var replies, caughtR, commands, caughtC int
 	for range b.N {
 		r, c := spinRig(b, 50*time.Millisecond, 0)
@@ -158,11 +181,11 @@ func BenchmarkSpinQuickPeers(b *testing.B) {
 func TestSpinSkipsSlowVM(t *testing.T) {
 	needPolling(t)
 	spinCase(t, 200*time.Microsecond, 3*time.Millisecond, func(c *jdwp.Conn) { versions(t, c, 40, 0) }, func(s SpinStats) (why []string) {
-		if s.ReplyPolls != 0 {
-			why = append(why, fmt.Sprintf("replies take 3ms against a 200µs bound: %d polls, want none", s.ReplyPolls))
+		if s.ReplyPolls+s.ReplyPlain != 0 {
+			why = append(why, fmt.Sprintf("replies take 3ms against a 200µs bound: %d polls, %d decided against; want none considered", s.ReplyPolls, s.ReplyPlain))
 		}
-		if s.CommandPolls < 30 {
-			why = append(why, fmt.Sprintf("a debugger sending back to back: %d command polls, want most of 40", s.CommandPolls))
+		if s.CommandPolls+s.CommandPlain < 30 || s.CommandPolls < 1 {
+			why = append(why, fmt.Sprintf("a debugger sending back to back: %d command polls, %d not; want most of 40 considered, some polled", s.CommandPolls, s.CommandPlain))
 		}
 		return why
 	})
@@ -173,11 +196,11 @@ func TestSpinSkipsSlowVM(t *testing.T) {
 func TestSpinSkipsThinkingDebugger(t *testing.T) {
 	needPolling(t)
 	spinCase(t, 200*time.Microsecond, 0, func(c *jdwp.Conn) { versions(t, c, 40, 3*time.Millisecond) }, func(s SpinStats) (why []string) {
-		if s.CommandPolls != 0 {
-			why = append(why, fmt.Sprintf("3ms between commands against a 200µs bound: %d command polls, want none", s.CommandPolls))
+		if s.CommandPolls+s.CommandPlain != 0 {
+			why = append(why, fmt.Sprintf("3ms between commands against a 200µs bound: %d command polls, %d decided against; want none considered", s.CommandPolls, s.CommandPlain))
 		}
-		if s.ReplyPolls < 30 {
-			why = append(why, fmt.Sprintf("a VM answering at once: %d reply polls, want most of 40", s.ReplyPolls))
+		if s.ReplyPolls+s.ReplyPlain < 30 || s.ReplyPolls < 1 {
+			why = append(why, fmt.Sprintf("a VM answering at once: %d reply polls, %d not; want most of 40 considered, some polled", s.ReplyPolls, s.ReplyPlain))
 		}
 		return why
 	})
@@ -205,5 +228,88 @@ func TestSpinOff(t *testing.T) {
 	versions(t, c, 50, 0)
 	if s := r.proxy.SpinStats(); s != (SpinStats{}) {
 		t.Errorf("Spin < 0: got %+v, want no polls", s)
+	}
+}
+
+// The rule, fed waits as a fake clock would: polling stops when the waits
+// with a poll are longer than those without, probes the other way less
+// often while it keeps losing, and comes back when polling pays again.
+func TestSpinRule(t *testing.T) {
+	const bound = 200 * time.Microsecond
+	var r spinRule
+	// run decides n waits, feeding each the wait its mode takes, and
+	// returns how many were polled for.
+	run := func(n int, spun, plain time.Duration, preempted bool) (polled int) {
+		for range n {
+			s := r.decide()
+			d := plain
+			if s {
+				polled++
+				d = spun
+			}
+			r.observe(s, d, bound, preempted && s)
+		}
+		return polled
+	}
+	// Idle: polling wins (60 µs against 100 µs): every wait but the probes.
+	if got := run(100, 60*time.Microsecond, 100*time.Microsecond, false); got < 100-100/firstProbeGap || got == 100 {
+		t.Fatalf("polling pays: %d of 100 polled, want all but the probes (some probes)", got)
+	}
+	// Busy: a poll steals the peer's core (250 µs against 70 µs): polling
+	// stops within a few waits and is only probed.
+	if got := run(20, 250*time.Microsecond, 70*time.Microsecond, false); got > 6 {
+		t.Fatalf("polling does not pay: %d of the first 20 waits polled, want it to stop within a few", got)
+	}
+	if r.polling.Load() {
+		t.Fatal("polling does not pay: the rule still polls")
+	}
+	if got := run(1000, 250*time.Microsecond, 70*time.Microsecond, false); got < 1 || got > 1000/firstProbeGap {
+		t.Fatalf("polling does not pay: %d of 1000 polled, want a few probes (gap growing from %d to %d)", got, firstProbeGap, maxProbeGap)
+	}
+	if g := r.probeGap.Load(); g != maxProbeGap {
+		t.Fatalf("probes that confirm the choice: gap %d, want it grown to %d", g, maxProbeGap)
+	}
+	// Idle again: the next probe finds polling quicker, and polling
+	// comes back within a probe gap or two.
+	if run(2*maxProbeGap, 60*time.Microsecond, 100*time.Microsecond, false); !r.polling.Load() {
+		t.Fatal("polling pays again: the rule did not come back to it")
+	}
+	if got := run(100, 60*time.Microsecond, 100*time.Microsecond, false); got < 100-100/firstProbeGap {
+		t.Fatalf("polling pays again: %d of 100 polled", got)
+	}
+	// The scheduler's signal: polls preempted count as the whole bound,
+	// so quick-looking polls on a contested CPU stop too.
+	if got := run(20, 10*time.Microsecond, 100*time.Microsecond, true); got > 6 || r.polling.Load() {
+		t.Fatalf("polls preempted: %d of 20 polled (polling %v), want it to stop within a few", got, r.polling.Load())
+	}
+	// Coming back takes a clear gain: 5% is noise, 20% is not.
+	if run(2*maxProbeGap, 95*time.Microsecond, 100*time.Microsecond, false); r.polling.Load() {
+		t.Fatal("polling 5% quicker: the rule came back to it")
+	}
+	if run(2*maxProbeGap, 80*time.Microsecond, 100*time.Microsecond, false); !r.polling.Load() {
+		t.Fatal("polling 20% quicker: the rule did not come back to it")
+	}
+}
+
+// A live proxy whose polls are all preempted (the scheduler's signal
+// stubbed) stops polling and waits the ordinary way.
+func TestSpinStopsWhenPreempted(t *testing.T) {
+	needPolling(t)
+	old := pollSocks
+	pollSocks = func(d time.Duration, socks ...syscall.RawConn) busypoll.Result {
+		return busypoll.Result{Preempted: true}
+	}
+	defer func() { pollSocks = old }()
+	r, c := spinRig(t, 50*time.Millisecond, 0)
+	versions(t, c, 300, 0)
+	s := r.proxy.SpinStats()
+	t.Logf("%+v", s)
+	if s.ReplyPolls != s.ReplyPreempted || s.ReplyPolls == 0 {
+		t.Fatalf("every poll preempted: %d polls, %d preempted", s.ReplyPolls, s.ReplyPreempted)
+	}
+	// The first waits poll (nothing measured yet); once a wait without a
+	// poll is seen, only probes do.
+	if s.ReplyPolls > 40 || s.ReplyPlain < 250 {
+		t.Fatalf("replies: %d polled, %d not; want polling stopped (at most 40 of 300 polled)", s.ReplyPolls, s.ReplyPlain)
 	}
 }

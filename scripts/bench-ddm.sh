@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Heap segments (HPSG) and thread status (THST) into ddmtui's models, against the anchors in
 # ../shared/bench: Google's ddmlib 25.2.2 (DdmlibBench.java, Debian libandroid-ddms-java) and,
 # for the heap, the C limit (c/hpsg_expand.c, "decode + state histogram"). Anchors and ddmtui
@@ -9,6 +9,7 @@
 #        (default 5 rounds, data in /tmp/ddmtui-bench, both pairs)
 # Needs: go, python3, gcc, java 17 + javac, libandroid-ddms-java.
 set -eu
+. "$(dirname "$0")/lib/load.sh"
 rounds=${1:-5}
 dir=${2:-/tmp/ddmtui-bench}
 what=${3:-all}
@@ -39,7 +40,7 @@ gobench() {
 # "min median" from an anchor's "min A  median B  max C" line
 minmed() { awk -v pat="$1" '$0 ~ pat {for (i=1;i<NF;i++) {if ($i=="min") a=$(i+1); if ($i=="median") b=$(i+1)}; print a, b; exit}'; }
 
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load average; 2 cores)"
+load_report before
 : > hpsg.ratios; : > hpsgc.ratios; : > thst.ratios; : > model.ratios; : > every.ratios
 r=1
 while [ "$r" -le "$rounds" ]; do
@@ -68,7 +69,7 @@ while [ "$r" -le "$rounds" ]; do
 	fi
 	r=$((r + 1))
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+load_report after
 if [ "$what" != thst ]; then
 printf 'HPSG ddmtui/ddmlib time, median over rounds: of the mins %.3f, of the medians %.3f (target <= 0.5)\n' \
 	"$(cut -d' ' -f1 hpsg.ratios | median)" "$(cut -d' ' -f2 hpsg.ratios | median)"

@@ -11,6 +11,7 @@
 # Usage: scripts/bench-demo-start.sh [RUNS=7] [SIZE=120x40]
 #   BIN=path/to/ddmtui measures that binary instead of building this tree.
 set -euo pipefail
+. "$(dirname "$0")/lib/load.sh"
 cd "$(dirname "$0")/.."
 RUNS=${1:-7}
 SIZE=${2:-120x40}
@@ -62,6 +63,7 @@ printf 'VMs (1)\n%s\nThreads · x\n│  1 main  running\n' "$(head -c 3000 /dev/
 
 full=('VMs \([1-9][0-9]*\)' 'Threads · [^ ]' '│ *[0-9]+ .* (running|wait|sleeping|monitor|native|timed|vmwait|starting|init)( |$)')
 base=() demo=()
+load_report before
 for i in $(seq 1 "$RUNS"); do
   t0=$(now_us)
   tm respawn-pane -k -t b "cat $dir/frame; sleep 3600"
@@ -74,6 +76,7 @@ for i in $(seq 1 "$RUNS"); do
 done
 
 median() { printf '%s\n' "$@" | { grep -v timeout || true; } | sort -n | awk '{a[NR]=$1} END{if(NR==0){print "timeout"; exit} print a[int((NR+1)/2)]}'; }
+load_report after
 mb=$(median "${base[@]}")
 md=$(median "${demo[@]}")
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); tmux $SIZE; $RUNS runs each, interleaved"

@@ -6,6 +6,7 @@
 #
 # Usage: scripts/bench-farm.sh [VMS=200] [DURATION=30] [SCRAPE=1]
 set -euo pipefail
+. "$(dirname "$0")/lib/load.sh"
 cd "$(dirname "$0")/.."
 VMS=${1:-200}
 DUR=${2:-30}
@@ -43,8 +44,10 @@ run() { # run N: prints "cpu_seconds max_rss_kib vms_exported scrape_ms scrape_b
 }
 
 echo "machine: $(nproc) cores; $VMS VMs, THST every 1 s, scrape every ${SCRAPE}s, ${DUR}s"
+load_report before
 read -r bc br bn bms bb < <(run 1)
 read -r c r n ms b < <(run "$VMS")
+load_report after
 echo "baseline (1 VM):  cpu ${bc}s  peak RSS ${br} KiB  exported $bn VMs  scrape ${bms} ms, ${bb} bytes"
 echo "$VMS VMs:          cpu ${c}s  peak RSS ${r} KiB  exported $n VMs  scrape ${ms} ms, ${b} bytes"
 awk -v c="$c" -v bc="$bc" -v n="$VMS" -v d="$DUR" -v r="$r" -v br="$br" 'BEGIN{

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # `ddmtui hprof analyze --json` on an Android-like heap dump of about 1 M objects (80 MB),
 # against hprof-conv (Debian package hprof-conv) passing the same file in the same run:
 # wall time, CPU time and peak RSS under /usr/bin/time -v, round after round interleaved,
@@ -7,7 +7,10 @@
 #
 # Usage: scripts/bench-hprof-analyze.sh [ROUNDS] [DIR]   (default 5 rounds, /tmp/ddmtui-bench-hprof)
 # Targets (issue 24): 1 M ≤ 1.0 s wall, ≤ 100 MiB; 10 M ≤ 12 s, ≤ 1 GiB.
+# BUSY=1 runs it with a CPU burner on every core but one (scripts/lib/load.sh); the load is
+# printed before and after either way.
 set -eu
+. "$(dirname "$0")/lib/load.sh"
 rounds=${1:-5}
 dir=${2:-/tmp/ddmtui-bench-hprof}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +33,7 @@ run() {
 }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
+bench_begin
 for n in $sizes; do
 	f="$dir/app-$n.hprof"
 	echo "== $(basename "$f"): $(du -m "$f" | cut -f1) MB, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -46,3 +50,4 @@ for n in $sizes; do
 		"peak RSS $(cut -d' ' -f3 "$dir/ours.txt" | median) KiB (max $(cut -d' ' -f3 "$dir/ours.txt" | sort -g | tail -1));" \
 		"hprof-conv wall $(cut -d' ' -f1 "$dir/conv.txt" | median) s; ratio analyze/hprof-conv $(median < "$dir/ratio.txt")"
 done
+bench_end

@@ -14,6 +14,7 @@
 # Usage: scripts/bench-hprof.sh [INSTANCES]     (default 2100000)
 #        RUNS=9 HPROF_CONV=/path/to/hprof-conv scripts/bench-hprof.sh
 set -euo pipefail
+. "$(dirname "$0")/lib/load.sh"
 cd "$(dirname "$0")/.."
 
 instances=${1:-2100000}
@@ -49,6 +50,7 @@ measure() {
 
 echo "hprof: $instances instances, $size bytes, $(nproc) cores, best of $runs runs"
 printf '%-26s %10s %14s\n' tool "wall s" "max RSS KiB"
+load_report before
 for z in "" "-z"; do
 	read -r c_wall c_rss < <(measure conv.hprof "$hprofconv" $z "$work/in.hprof" "$work/conv.hprof")
 	read -r o_wall o_rss < <(measure ours.hprof "$work/hprofgen" -convert "$work/in.hprof" $z -o "$work/ours.hprof")
@@ -58,3 +60,4 @@ for z in "" "-z"; do
 		printf "%s: outputs byte-identical (%d bytes); wall-time ratio hprof-conv/Convert: %.2fx (Convert faster when > 1); peak-memory ratio Convert/hprof-conv: %.2f\n", (z == "" ? "no -z" : z), out, cw / ow, or / cr
 	}'
 done
+load_report after

@@ -26,6 +26,7 @@
 #        GC, as ddmlib's heap updates do), KEEP=1 keeps the outputs in the work directory.
 # Needs: go, adb, java 17 + javac, libandroid-ddms-java (and its common/guava jars).
 set -euo pipefail
+. "$(dirname "$0")/lib/load.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 VMS=${1:-200}
 DUR=${2:-60}
@@ -91,6 +92,7 @@ run_ddmlib() { # prints "cpu_s rss_kib clients"
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $VMS VMs, THST every $INTERVAL, ${DUR}s per run"
 declare -A cpu rss seen rep ev
+load_report before
 for n in 1 "$VMS"; do
 	device "$n"
 	read -r cpu[t$n] rss[t$n] seen[t$n] < <(run_ddmtui)
@@ -100,7 +102,7 @@ for n in 1 "$VMS"; do
 	echo "$n VM(s): ddmtui cpu ${cpu[t$n]}s rss ${rss[t$n]} KiB (saw ${seen[t$n]}); ddmlib cpu ${cpu[j$n]}s rss ${rss[j$n]} KiB (saw ${seen[j$n]}); ddmlib: $(cat "$work/ddmlib.out"); floor cpu ${cpu[f$n]}s (${rep[f$n]} replies and ${ev[f$n]} VM packets from ${seen[f$n]} VMs); polls-only floor cpu ${cpu[p$n]}s (${rep[p$n]} replies)"
 	cleanup_device
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+load_report after
 # A real adbd lists at most 1020 bytes of pids in track-jdwp (the simulator too): about 180 VMs of
 # 200 are visible through adb. Per-VM figures use the VMs each tool saw.
 awk -v n="$VMS" -v tn="${seen[t$VMS]}" -v jn="${seen[j$VMS]}" -v d="$DUR" -v tc1="${cpu[t1]}" -v tcn="${cpu[t$VMS]}" -v tr1="${rss[t1]}" -v trn="${rss[t$VMS]}" \

@@ -6,6 +6,7 @@
 #
 # Usage: scripts/bench-monitor.sh [VMS=200] [DURATION=30]
 set -euo pipefail
+. "$(dirname "$0")/lib/load.sh"
 cd "$(dirname "$0")/.."
 VMS=${1:-200}
 DUR=${2:-30}
@@ -30,8 +31,10 @@ run() { # run N: prints "cpu_seconds max_rss_kib vms_listed"
 }
 
 echo "machine: $(nproc) cores; $VMS VMs, THST every 500 ms, ${DUR}s"
+load_report before
 read -r base_cpu base_rss base_n < <(run 1)
 read -r cpu rss n < <(run "$VMS")
+load_report after
 echo "baseline (1 VM):  cpu ${base_cpu}s  peak RSS ${base_rss} KiB  listed $base_n"
 echo "$VMS VMs:          cpu ${cpu}s  peak RSS ${rss} KiB  listed $n"
 echo "THST replies decoded: about $((VMS * DUR * 2))"

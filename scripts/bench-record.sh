@@ -6,6 +6,7 @@
 #
 # Usage: scripts/bench-record.sh [VMS=200] [DURATION=30]
 set -euo pipefail
+. "$(dirname "$0")/lib/load.sh"
 cd "$(dirname "$0")/.."
 VMS=${1:-200}
 DUR=${2:-30}
@@ -30,8 +31,10 @@ run() { # run record|list: prints "cpu_seconds max_rss_kib"
 }
 
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); $VMS VMs, THST every 1 s, ${DUR}s"
+load_report before
 read -r cpu0 rss0 < <(run list)
 read -r cpu1 rss1 < <(run record)
+load_report after
 size=$(stat -c %s "$dir/rec")
 echo "without recording: cpu ${cpu0}s  peak RSS ${rss0} KiB  VMs listed $(grep -c '"debug_port"' "$dir/list" || true)"
 echo "recording:         cpu ${cpu1}s  peak RSS ${rss1} KiB  file ${size} bytes"

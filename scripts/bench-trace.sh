@@ -11,11 +11,17 @@
 # them) and their first level printed; its wall time against dmtracedump's (target <= 0.3)
 # and its peak RSS against plain --json's (the trees' memory) are the call-tree figures, with
 # its CPU time (user+sys) against dmtracedump's and over plain --json's, which a loaded
-# machine changes less than the wall times.
+# machine changes less than the wall times. And each round runs `ddmtui trace FILE --tree --json`
+# as a user would (issue 39 #2: the nodes under 0.1% folded into "(other)"): its wall time
+# against dmtracedump's (target <= 0.3) and its output's size (target <= 5 MB).
+#
+# BUSY=1 runs it all with a CPU burner on every core but one (scripts/lib/load.sh); the load
+# is printed before and after either way.
 #
 # Usage: scripts/bench-trace.sh [ROUNDS] [DIR]   (default 5 rounds, data in /tmp/ddmtui-bench)
 #        DMTRACEDUMP=/path/to/dmtracedump scripts/bench-trace.sh
 set -euo pipefail
+. "$(dirname "$0")/lib/load.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-5}
 dir=${2:-/tmp/ddmtui-bench}
@@ -49,8 +55,8 @@ EOF
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 run() { /usr/bin/time -f "%e %M %U %S" "$@" 2>&1 >/dev/null | tail -1; }
 
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-min load average; $(nproc) cores)"
-: > wall.ratios; : > rss.ratios; : > cpu.ratios; : > tree.ratios; : > tree.extra; : > tree.cpu; : > tree.cpuextra
+bench_begin
+: > wall.ratios; : > rss.ratios; : > cpu.ratios; : > tree.ratios; : > jtree.ratios; : > jtree.mb; : > tree.extra; : > tree.cpu; : > tree.cpuextra
 for ((r = 1; r <= rounds; r++)); do
 	if ((r % 2)); then
 		read -r dw dm du ds < <(run "$dmtracedump" t10m.trace)
@@ -60,6 +66,9 @@ for ((r = 1; r <= rounds; r++)); do
 		read -r dw dm du ds < <(run "$dmtracedump" t10m.trace)
 	fi
 	read -r tw tm tu ts < <(run build/ddmtui trace t10m.trace --json --tree --bottom-up --tree-depth 1)
+	read -r jw jm ju js < <(run sh -c 'build/ddmtui trace t10m.trace --tree --json 2>/dev/null > tree.json')
+	echo "$jw $dw" | awk '{print $1/$2}' >> jtree.ratios
+	echo "$(stat -c %s tree.json)" | awk '{print $1/1e6}' >> jtree.mb
 	echo "$tw $dw" | awk '{print $1/$2}' >> tree.ratios
 	echo "$tm $om" | awk '{print ($1-$2)/1024}' >> tree.extra
 	echo "$tu $ts $du $ds" | awk '{print ($1+$2)/($3+$4)}' >> tree.cpu
@@ -70,8 +79,9 @@ for ((r = 1; r <= rounds; r++)); do
 	printf 'round %d: dmtracedump %s s (user %s sys %s) %s KiB | ddmtui %s s (user %s sys %s) %s KiB\n' \
 		"$r" "$dw" "$du" "$ds" "$dm" "$ow" "$ou" "$os" "$om"
 	printf '         ddmtui with call trees %s s (user %s sys %s) %s KiB\n' "$tw" "$tu" "$ts" "$tm"
+	printf '         ddmtui --tree --json %s s (user %s sys %s) %s KiB, %s bytes of JSON\n' "$jw" "$ju" "$js" "$jm" "$(stat -c %s tree.json)"
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_end
 printf 'ddmtui/dmtracedump wall time: median %.3f (target <= 0.15)\n' "$(median < wall.ratios)"
 printf 'ddmtui/dmtracedump peak RSS:  median %.3f (target <= 0.4)\n' "$(median < rss.ratios)"
 printf 'ddmtui/dmtracedump CPU time (user+sys, both cores): median %.3f\n' "$(median < cpu.ratios)"
@@ -79,3 +89,4 @@ printf 'ddmtui with call trees/dmtracedump wall time: median %.3f (target <= 0.3
 printf 'ddmtui with call trees/dmtracedump CPU time (user+sys): median %.3f\n' "$(median < tree.cpu)"
 printf 'call trees: CPU time (user+sys) over plain --json: median %.2f s\n' "$(median < tree.cpuextra)"
 printf 'call trees: peak RSS over plain --json: median %.1f MiB (target <= 64)\n' "$(median < tree.extra)"
+printf 'ddmtui --tree --json/dmtracedump wall time: median %.3f (target <= 0.3); output %.2f MB (target <= 5)\n' "$(median < jtree.ratios)" "$(median < jtree.mb)"

@@ -62,7 +62,7 @@ func (vm *VM) traceBytesLocked() ([]byte, error) {
 	}
 	p.runs++
 	tr, err := trace.Synth{Seed: vm.spec.Seed*7919 + p.runs, Records: records, PID: vm.spec.PID,
-		NamedThreads: threads, Clocks: trace.Dual}.Trace()
+		NamedThreads: threads, Clocks: trace.Dual, EntersAtStart: true}.Trace()
 	if err != nil {
 		return nil, err
 	}

@@ -467,6 +467,11 @@ func TestMethodProfilingReturnsRealTrace(t *testing.T) {
 			if prof.Header.Version != 3 || prof.Header.Clocks != trace.Dual {
 				t.Fatalf("trace version %d clocks %v, want ART's v3 dual clock", prof.Header.Version, prof.Header.Clocks)
 			}
+			// ART writes an entry for every frame on the stack when tracing
+			// begins: no exit comes with an empty stack.
+			if n := prof.Warnings.Counts[trace.WarnUnmatchedExit]; n != 0 {
+				t.Fatalf("%d unmatched-exit warnings: the simulator writes exits of frames it never entered", n)
+			}
 			names := map[string]bool{}
 			for _, th := range prof.Header.Threads {
 				names[th.Name] = true

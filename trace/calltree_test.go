@@ -513,3 +513,21 @@ func checkLayout(t *testing.T, tr *CallTree) {
 		}
 	}
 }
+
+// TestSynthEntersAtStart: with EntersAtStart the frames on the stack when
+// tracing begins are entered first, as ART writes them, so no exit is
+// unmatched; the record count stays exact. Without it they are.
+func TestSynthEntersAtStart(t *testing.T) {
+	for _, at := range []bool{false, true} {
+		s := Synth{Seed: 41, Records: 20000, Threads: 5, EntersAtStart: at}
+		tr, err := s.Trace()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := profileOf(t, tr, BuildOptions{})
+		n := p.Warnings.Counts[WarnUnmatchedExit]
+		if len(tr.Events) != 20000 || (at && n != 0) || (!at && n == 0) {
+			t.Errorf("EntersAtStart %v: %d records, %d unmatched exits", at, len(tr.Events), n)
+		}
+	}
+}

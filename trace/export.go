@@ -16,16 +16,23 @@ import (
 // JSONProfile is the document WriteJSON writes. Clock fields are pointers so
 // that a clock the trace does not have is left out rather than written as 0.
 type JSONProfile struct {
-	Version       int               `json:"version"`
-	Clock         string            `json:"clock"` // "thread-cpu", "wall" or "dual"
-	Streaming     bool              `json:"streaming,omitempty"`
-	Records       int64             `json:"records"`
-	StartTimeUsec uint64            `json:"start_time_usec"`
-	TotalCPUUsec  *uint64           `json:"total_cpu_usec,omitempty"`
-	TotalWallUsec *uint64           `json:"total_wall_usec,omitempty"`
-	Options       map[string]string `json:"options,omitempty"`
-	Threads       []JSONThread      `json:"threads"`
-	Methods       []JSONMethod      `json:"methods"`
+	Version       int    `json:"version"`
+	Clock         string `json:"clock"` // "thread-cpu", "wall" or "dual"
+	Streaming     bool   `json:"streaming,omitempty"`
+	Records       int64  `json:"records"`
+	StartTimeUsec uint64 `json:"start_time_usec"`
+	// TotalCPUUsec and TotalWallUsec sum each thread's traced time (its
+	// last record − its first) over TotalThreads threads, as dmtracedump's
+	// "Total cycles": not the length of the trace, which is SpanWallUsec.
+	TotalCPUUsec  *uint64 `json:"total_cpu_usec,omitempty"`
+	TotalWallUsec *uint64 `json:"total_wall_usec,omitempty"`
+	TotalThreads  int     `json:"total_threads"`
+	// SpanWallUsec is the whole trace's wall time: first record of any
+	// thread to the last of any.
+	SpanWallUsec *uint64           `json:"span_wall_usec,omitempty"`
+	Options      map[string]string `json:"options,omitempty"`
+	Threads      []JSONThread      `json:"threads"`
+	Methods      []JSONMethod      `json:"methods"`
 	// Edges are caller → callee pairs; Caller is absent for calls made with
 	// an empty stack (the top level).
 	Edges            []JSONEdge    `json:"edges"`
@@ -124,6 +131,10 @@ func (p *Profile) jsonHead() *JSONProfile {
 	total := p.All.Total()
 	doc.TotalCPUUsec = clockValue(p, ClockCPU, total[ClockCPU])
 	doc.TotalWallUsec = clockValue(p, ClockWall, total[ClockWall])
+	doc.TotalThreads = p.ThreadsWithRecords()
+	if span, ok := p.Span(); ok {
+		doc.SpanWallUsec = &span
+	}
 	if len(h.Options) > 0 {
 		doc.Options = make(map[string]string, len(h.Options))
 		for _, o := range h.Options {
@@ -381,8 +392,34 @@ var ErrNoCallTree = fmt.Errorf("trace: profile has no call trees (build with Bui
 //
 // Lines are written from a stack as the tree is walked: memory grows with
 // the depth of the deepest path (and the callees along it), never with the
-// length of all paths together.
+// length of all paths together. Paths are cut at DefaultTreeJSONDepth frames
+// (WriteFoldedOptions changes it): the output of a path is its length, so
+// a 10,000-deep recursion would write 10,000 lines of up to 10,000 frames
+// (500 MB from a 280 KB trace).
 func WriteFolded(w io.Writer, p *Profile, c Clock) error {
+	return WriteFoldedOptions(w, p, FoldedOptions{Clock: c})
+}
+
+// FoldedOptions configure WriteFoldedOptions.
+type FoldedOptions struct {
+	Clock Clock
+	// MaxDepth cuts the paths at this many frames below the thread (0:
+	// DefaultTreeJSONDepth, negative: none). The self time of the frames
+	// below a cut frame goes on one line that ends with the frame
+	// "(truncated)", so every path's width is kept.
+	MaxDepth int
+	// Cut, when set, receives what was cut (TreeCut.Truncated: the frames
+	// cut).
+	Cut *TreeCut
+}
+
+// TruncatedFrame is the last frame of a folded line that holds the time
+// of the frames a cut left out.
+const TruncatedFrame = "(truncated)"
+
+// WriteFoldedOptions is WriteFolded with options.
+func WriteFoldedOptions(w io.Writer, p *Profile, opt FoldedOptions) error {
+	c := opt.Clock
 	bw := bufio.NewWriter(w)
 	names := make([]string, len(p.Methods))
 	for i := range names {
@@ -407,7 +444,11 @@ func WriteFolded(w io.Writer, p *Profile, c Clock) error {
 	}
 	slices.SortStableFunc(threads, func(a, b labelled) int { return strings.Compare(a.label, b.label) })
 	// Threads with the same label are one root, as they were one path.
-	fw := foldedWriter{bw: bw, names: names, c: c}
+	maxDepth := opt.MaxDepth
+	if maxDepth == 0 {
+		maxDepth = DefaultTreeJSONDepth
+	}
+	fw := foldedWriter{bw: bw, names: names, c: c, maxDepth: maxDepth}
 	for i := 0; i < len(threads); {
 		j := i + 1
 		for j < len(threads) && threads[j].label == threads[i].label {
@@ -419,6 +460,9 @@ func WriteFolded(w io.Writer, p *Profile, c Clock) error {
 		}
 		fw.thread(threads[i].label, roots)
 		i = j
+	}
+	if opt.Cut != nil {
+		*opt.Cut = TreeCut{Truncated: fw.cut}
 	}
 	return bw.Flush()
 }
@@ -438,12 +482,14 @@ type foldedLevel struct {
 }
 
 type foldedWriter struct {
-	bw     *bufio.Writer
-	names  []string
-	c      Clock
-	path   []byte
-	levels []foldedLevel // reused between threads; levels[d].kids keep their arrays
-	num    []byte
+	bw       *bufio.Writer
+	names    []string
+	c        Clock
+	maxDepth int   // frames below the thread (negative: no cut)
+	cut      int64 // frames cut
+	path     []byte
+	levels   []foldedLevel // reused between threads; levels[d].kids keep their arrays
+	num      []byte
 }
 
 // thread walks the frames under a thread's root nodes: a frame is a group
@@ -472,9 +518,34 @@ func (fw *foldedWriter) thread(label string, roots []foldedNode) {
 		fw.path = append(fw.path, ';')
 		fw.path = append(fw.path, name...)
 		fw.line(group)
+		if fw.maxDepth >= 0 && depth+1 >= fw.maxDepth {
+			fw.cutBelow(group)
+			continue
+		}
 		depth++
 		fw.push(depth, group)
 	}
+}
+
+// cutBelow writes the self time of everything below the group's nodes on
+// one line, the current path and TruncatedFrame.
+func (fw *foldedWriter) cutBelow(group []foldedNode) {
+	var v uint64
+	for _, g := range group {
+		for k := g.n + 1; k < g.t.End(g.n); k++ {
+			v += g.t.Self(k, fw.c)
+		}
+		if g.t.End(g.n) > g.n+1 {
+			fw.cut++
+		}
+	}
+	if v == 0 {
+		return
+	}
+	n := len(fw.path)
+	fw.path = append(fw.path, ";"+TruncatedFrame...)
+	fw.writeLine(v)
+	fw.path = fw.path[:n]
 }
 
 // push makes level d the callees of the nodes in group, in name order.
@@ -503,6 +574,11 @@ func (fw *foldedWriter) line(group []foldedNode) {
 	if v == 0 {
 		return
 	}
+	fw.writeLine(v)
+}
+
+// writeLine writes the current path with value v.
+func (fw *foldedWriter) writeLine(v uint64) {
 	fw.bw.Write(fw.path)
 	fw.bw.WriteByte(' ')
 	fw.num = strconv.AppendUint(fw.num[:0], v, 10)

@@ -209,6 +209,8 @@ thread 7;a.E.tie 20
   "start_time_usec": 1700000000000000,
   "total_cpu_usec": 125,
   "total_wall_usec": 148,
+  "total_threads": 3,
+  "span_wall_usec": 120,
   "options": {
     "clock": "dual",
     "pid": "4321",

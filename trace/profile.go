@@ -113,6 +113,9 @@ type ThreadProfile struct {
 	ID      uint32 // the key's id when the key names the thread, else the records' id
 	Name    string // from the key; empty when the key does not name it
 	Records int64
+	// First and Last are the times of its first and last records, µs on
+	// each clock (0 when it has none).
+	First, Last [2]uint64
 	Graph
 	// Tree is the calling-context tree, when BuildOptions.CallTree was set.
 	Tree *CallTree
@@ -144,6 +147,44 @@ func (p *Profile) Name(i int32) string {
 		return "(invalid)"
 	}
 	return p.Methods[i].FullName()
+}
+
+// Span is the whole trace's time on the wall clock: from the first record
+// of any thread to the last one of any thread (µs), and false when the
+// trace has no wall clock or no records. Graph.Total is a sum over the
+// threads, each from its own first record to its last: with 28 threads in
+// a 3.5 s capture it can say 98 s. The thread-CPU clock has no whole-trace
+// span (each thread's counter is its own).
+func (p *Profile) Span() (uint64, bool) {
+	if !p.Clocks.Has(ClockWall) {
+		return 0, false
+	}
+	var lo, hi uint64
+	seen := false
+	for i := range p.Threads {
+		tp := &p.Threads[i]
+		if tp.Records == 0 {
+			continue
+		}
+		if !seen || tp.First[ClockWall] < lo {
+			lo = tp.First[ClockWall]
+		}
+		hi = max(hi, tp.Last[ClockWall])
+		seen = true
+	}
+	return hi - lo, seen
+}
+
+// ThreadsWithRecords counts the threads that have records (those Total
+// sums over).
+func (p *Profile) ThreadsWithRecords() int {
+	n := 0
+	for i := range p.Threads {
+		if p.Threads[i].Records > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Thread returns the profile of the thread with key or record id id.

@@ -387,7 +387,7 @@ func (b *ProfileBuilder) closeOpen() {
 // ts.profile and lets its working state go; its tree is laid out through
 // layout.
 func (ts *threadState) finish(layout *layoutBuffer) {
-	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, Tree: ts.tree, Index: ts.index}
+	tp := ThreadProfile{ID: uint32(ts.id), Records: ts.records, First: ts.first, Last: ts.last, Tree: ts.tree, Index: ts.index}
 	if ts.tree != nil {
 		ts.tree.setInclusive(0, [2]uint64{ts.last[0] - ts.first[0], ts.last[1] - ts.first[1]})
 		ts.tree.done(layout)

@@ -27,10 +27,14 @@ type Reader struct {
 	methods    *methodTable
 	unknown    indexTable // distinct unknown method ids seen
 	unknownIDs []uint32
-	timeField  Clock // where a single time field goes
-	dual       bool
-	done       bool
-	err        error
+	// threadAt indexes Header.Threads by id for setThreadName, made from
+	// its first threadAtLen entries.
+	threadAt    map[uint32]int
+	threadAtLen int
+	timeField   Clock // where a single time field goes
+	dual        bool
+	done        bool
+	err         error
 	// provisional is set for streaming single-clock traces, whose clock is
 	// only named by the summary at the end (spec §5): records are read as
 	// thread CPU until then.

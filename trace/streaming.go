@@ -141,13 +141,24 @@ func (rd *Reader) readBytes(n int) ([]byte, bool) {
 }
 
 func (rd *Reader) setThreadName(id uint32, name string) {
-	for i := range rd.hdr.Threads {
-		if rd.hdr.Threads[i].ID == id {
-			rd.hdr.Threads[i].Name = name
-			return
+	if rd.threadAt == nil || rd.threadAtLen != len(rd.hdr.Threads) {
+		// Made (again) from the header's threads: a lookup per thread
+		// packet, not a scan (a scan was quadratic in the threads).
+		rd.threadAt = make(map[uint32]int, len(rd.hdr.Threads))
+		for i, t := range rd.hdr.Threads {
+			if _, dup := rd.threadAt[t.ID]; !dup {
+				rd.threadAt[t.ID] = i // the first, as the scan found
+			}
 		}
+		rd.threadAtLen = len(rd.hdr.Threads)
 	}
+	if i, ok := rd.threadAt[id]; ok {
+		rd.hdr.Threads[i].Name = name
+		return
+	}
+	rd.threadAt[id] = len(rd.hdr.Threads)
 	rd.hdr.Threads = append(rd.hdr.Threads, Thread{ID: id, Name: name})
+	rd.threadAtLen = len(rd.hdr.Threads)
 }
 
 // applySummary merges the trace summary (key text without methods): options,

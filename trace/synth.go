@@ -34,6 +34,13 @@ type Synth struct {
 	NamedThreads []Thread
 	// PID goes into the key's pid= option (default 4242).
 	PID int
+	// EntersAtStart writes, first, an entry for each frame on a thread's
+	// stack when tracing begins, as ART does (its instrumentation reports
+	// a method entry for every frame on the stack when method tracing is
+	// enabled), so that no exit is unmatched; without it those frames'
+	// exits come with an empty stack, as from a VM that does not (and as
+	// the tests of that case want). The records count towards Records.
+	EntersAtStart bool
 }
 
 func (s Synth) withDefaults() Synth {
@@ -236,8 +243,31 @@ func (s Synth) Generate(emit func(Event) error) error {
 		threads[i] = th
 	}
 	var wall uint32 = 5
+	n := 0
+	if s.EntersAtStart {
+		for _, th := range threads {
+			for _, m := range th.hidden {
+				if n == s.Records {
+					break
+				}
+				ev := Event{Thread: th.id, Action: Enter, MethodID: p.methods[m].ID, Time: [2]uint32{th.cpu, wall}}
+				if !s.Clocks.Has(ClockCPU) {
+					ev.Time[ClockCPU] = 0
+				}
+				if !s.Clocks.Has(ClockWall) {
+					ev.Time[ClockWall] = 0
+				}
+				if err := emit(ev); err != nil {
+					return err
+				}
+				th.stack = append(th.stack, m)
+				n++
+			}
+			th.hidden = nil
+		}
+	}
 	cur := threads[0]
-	for n := 0; n < s.Records; n++ {
+	for ; n < s.Records; n++ {
 		if len(threads) > 1 && rng.IntN(24) == 0 {
 			cur = threads[rng.IntN(len(threads))]
 			wall += uint32(rng.IntN(40)) // scheduling gap

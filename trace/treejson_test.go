@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +18,8 @@ type jsonTreeNode struct {
 	Exclusive uint64         `json:"exclusive_usec"`
 	Calls     int64          `json:"calls"`
 	Truncated bool           `json:"truncated"`
+	Unplaced  int64          `json:"unplaced_usec"`
+	Folded    int64          `json:"folded_nodes"`
 	Children  []jsonTreeNode `json:"children"`
 }
 
@@ -35,6 +39,12 @@ type jsonTrees struct {
 		FromStart int64          `json:"exits_from_start"`
 		Ignored   int64          `json:"exits_ignored"`
 	} `json:"merged"`
+	Cut *struct {
+		MinShare  float64 `json:"min_share"`
+		Folded    int64   `json:"folded_nodes"`
+		MaxDepth  int     `json:"max_depth"`
+		Truncated int64   `json:"truncated_nodes"`
+	} `json:"cut"`
 }
 
 func readTreeJSON(t *testing.T, p *Profile, opt TreeJSONOptions) jsonTrees {
@@ -58,9 +68,9 @@ func TestTreeJSONHandBuilt(t *testing.T) {
 	}
 	// Wall times are twice the CPU times of TestCallTreeHandBuilt.
 	want := `{"clock": "wall", "threads": [
-{"tid": 1, "name": "main", "top_down": [{"method": "x.A.a ()V", "inclusive_usec": 36, "exclusive_usec": 16, "calls": 1, "children": [{"method": "x.A.a ()V", "inclusive_usec": 12, "exclusive_usec": 4, "calls": 1, "children": [{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": []}]},{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": [{"method": "x.B.b ()V", "inclusive_usec": 0, "exclusive_usec": 0, "calls": 1, "children": []}]}]},{"method": "x.B.b ()V", "inclusive_usec": 20, "exclusive_usec": 0, "calls": 1, "children": []}], "exits_from_start": 1, "exits_ignored": 1},
+{"tid": 1, "name": "main", "top_down": [{"method": "x.A.a ()V", "inclusive_usec": 36, "exclusive_usec": 16, "calls": 1, "children": [{"method": "x.A.a ()V", "inclusive_usec": 12, "exclusive_usec": 4, "calls": 1, "children": [{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": []}]},{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": [{"method": "x.B.b ()V", "inclusive_usec": 0, "exclusive_usec": 0, "calls": 1, "children": []}]}]},{"method": "x.B.b ()V", "inclusive_usec": 20, "exclusive_usec": 0, "calls": 1, "unplaced_usec": 20, "children": []}], "exits_from_start": 1, "exits_ignored": 1},
 {"tid": 2, "name": "bg", "top_down": [{"method": "x.A.a ()V", "inclusive_usec": 20, "exclusive_usec": 12, "calls": 1, "children": [{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": []}]}]}],
-"merged": {"top_down": [{"method": "x.A.a ()V", "inclusive_usec": 56, "exclusive_usec": 28, "calls": 2, "children": [{"method": "x.C.c ()V", "inclusive_usec": 16, "exclusive_usec": 16, "calls": 2, "children": [{"method": "x.B.b ()V", "inclusive_usec": 0, "exclusive_usec": 0, "calls": 1, "children": []}]},{"method": "x.A.a ()V", "inclusive_usec": 12, "exclusive_usec": 4, "calls": 1, "children": [{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": []}]}]},{"method": "x.B.b ()V", "inclusive_usec": 20, "exclusive_usec": 0, "calls": 1, "children": []}], "exits_from_start": 1, "exits_ignored": 1}}
+"merged": {"top_down": [{"method": "x.A.a ()V", "inclusive_usec": 56, "exclusive_usec": 28, "calls": 2, "children": [{"method": "x.C.c ()V", "inclusive_usec": 16, "exclusive_usec": 16, "calls": 2, "children": [{"method": "x.B.b ()V", "inclusive_usec": 0, "exclusive_usec": 0, "calls": 1, "children": []}]},{"method": "x.A.a ()V", "inclusive_usec": 12, "exclusive_usec": 4, "calls": 1, "children": [{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": []}]}]},{"method": "x.B.b ()V", "inclusive_usec": 20, "exclusive_usec": 0, "calls": 1, "unplaced_usec": 20, "children": []}], "exits_from_start": 1, "exits_ignored": 1}}
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
@@ -195,7 +205,7 @@ func TestFoldedDeepTraceMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if err := WriteFolded(&out, p, ClockCPU); err != nil {
+	if err := WriteFoldedOptions(&out, p, FoldedOptions{Clock: ClockCPU, MaxDepth: -1}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -216,5 +226,160 @@ func TestFoldedDeepTraceMemory(t *testing.T) {
 	}
 	if levels != DefaultTreeJSONDepth || !n.Truncated || n.Inclusive != 1 {
 		t.Errorf("JSON cut at %d levels (truncated %v)", levels, n.Truncated)
+	}
+}
+
+// TestTreeJSONSums: top down, on every node of every tree, in the full
+// output and cut at several shares, inclusive = exclusive + unplaced +
+// the children's inclusive; every node kept is at least the share of its
+// tree's traced time, and only "(other)" nodes are under it; the "(other)"
+// nodes sum what they fold, so each level's total is the full output's.
+func TestTreeJSONSums(t *testing.T) {
+	for name, tr := range treeTestTraces(t) {
+		t.Run(name, func(t *testing.T) {
+			p := profileOf(t, tr, BuildOptions{CallTree: true})
+			c := p.Clocks.First()
+			total := func(i int) uint64 { // the traced time of thread i, or merged (-1)
+				var trees []*CallTree
+				for k := range p.Threads {
+					if (i < 0 || k == i) && p.Threads[k].Tree != nil {
+						trees = append(trees, p.Threads[k].Tree)
+					}
+				}
+				return NewTopDownView(trees, c).Nodes[0].Inclusive[c]
+			}
+			full := readTreeJSON(t, p, TreeJSONOptions{Clock: c, MaxDepth: -1})
+			if full.Cut != nil {
+				t.Errorf("full output: cut %+v", *full.Cut)
+			}
+			for _, share := range []float64{0, DefaultTreeMinShare, 0.05, 0.3} {
+				var cut TreeCut
+				doc := readTreeJSON(t, p, TreeJSONOptions{Clock: c, MaxDepth: -1, MinShare: share, Cut: &cut})
+				var folded int64
+				check := func(where string, roots, fullRoots []jsonTreeNode, traced uint64) {
+					minIncl := uint64(math.Ceil(share * float64(traced)))
+					if sumIncl(roots) != sumIncl(fullRoots) {
+						t.Errorf("share %g, %s: top level sums to %d, full output %d", share, where, sumIncl(roots), sumIncl(fullRoots))
+					}
+					stack := slices.Clone(roots)
+					for len(stack) > 0 {
+						n := stack[len(stack)-1]
+						stack = append(stack[:len(stack)-1], n.Children...)
+						if n.Method == OtherName {
+							folded += n.Folded
+							if n.Folded < 1 || n.Exclusive != n.Inclusive || len(n.Children) != 0 || n.Inclusive >= max(minIncl, 1) && n.Folded == 1 {
+								t.Errorf("share %g, %s: bad %s node %+v", share, where, OtherName, n)
+							}
+							continue
+						}
+						if n.Inclusive < minIncl {
+							t.Errorf("share %g, %s: %s kept with %d µs, under %d", share, where, n.Method, n.Inclusive, minIncl)
+						}
+						if got := int64(n.Exclusive) + n.Unplaced + int64(sumIncl(n.Children)); got != int64(n.Inclusive) {
+							t.Errorf("share %g, %s: %s: exclusive %d + unplaced %d + children %d = %d, inclusive %d", share, where, n.Method, n.Exclusive, n.Unplaced, sumIncl(n.Children), got, n.Inclusive)
+						}
+					}
+				}
+				k := 0
+				for i := range p.Threads {
+					if p.Threads[i].Records == 0 {
+						continue
+					}
+					check("thread "+p.Threads[i].Name, doc.Threads[k].TopDown, full.Threads[k].TopDown, total(i))
+					k++
+				}
+				check("merged", doc.Merged.TopDown, full.Merged.TopDown, total(-1))
+				if folded != cut.Folded || (share == 0) != (doc.Cut == nil) || doc.Cut != nil && doc.Cut.Folded != folded {
+					t.Errorf("share %g: %d nodes folded in the trees, reported %+v and %+v", share, folded, cut, doc.Cut)
+				}
+				t.Logf("share %g: %d nodes folded into %d", share, cut.Folded, cut.Others)
+			}
+		})
+	}
+}
+
+func sumIncl(ns []jsonTreeNode) (s uint64) {
+	for _, n := range ns {
+		s += n.Inclusive
+	}
+	return s
+}
+
+// TestFoldedDepthCap: the folded output of a deep recursion with time on
+// every frame is quadratic in its depth (a line per frame, each as long as
+// its path: 3,000 frames wrote 18 MB). By default paths are cut at
+// DefaultTreeJSONDepth frames, the time below on one "(truncated)" line, so
+// the values still sum to the thread's time; the cut is reported.
+func TestFoldedDepthCap(t *testing.T) {
+	const depth = 3000
+	p := profileOf(t, deepTrace(depth, true), BuildOptions{CallTree: true})
+	var out bytes.Buffer
+	var cut TreeCut
+	if err := WriteFoldedOptions(&out, p, FoldedOptions{Clock: ClockCPU, Cut: &cut}); err != nil {
+		t.Fatal(err)
+	}
+	var def bytes.Buffer
+	if err := WriteFolded(&def, p, ClockCPU); err != nil || def.String() != out.String() {
+		t.Fatalf("WriteFolded differs from its default options (%v)", err)
+	}
+	if out.Len() > 1<<20 {
+		t.Fatalf("%d-deep recursion: %d bytes of folded stacks, want them cut (under 1 MiB)", depth, out.Len())
+	}
+	var sum uint64
+	truncated := 0
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		sp := strings.LastIndexByte(l, ' ')
+		v, err := strconv.ParseUint(l[sp+1:], 10, 64)
+		if err != nil {
+			t.Fatalf("line %q", l)
+		}
+		sum += v
+		frames := strings.Count(l[:sp], ";")
+		if strings.HasSuffix(l[:sp], ";"+TruncatedFrame) {
+			truncated++
+			frames--
+		}
+		if frames > DefaultTreeJSONDepth {
+			t.Fatalf("a line of %d frames, over the cut at %d", frames, DefaultTreeJSONDepth)
+		}
+	}
+	if total := p.Threads[0].Tree.Inclusive(0, ClockCPU); sum != total {
+		t.Errorf("values sum to %d, the thread's time is %d", sum, total)
+	}
+	if truncated != 1 || cut.Truncated != 1 {
+		t.Errorf("%d truncated lines, %d cuts reported; want 1", truncated, cut.Truncated)
+	}
+	var full bytes.Buffer
+	if err := WriteFoldedOptions(&full, p, FoldedOptions{Clock: ClockCPU, MaxDepth: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(full.String(), "\n"); n != depth+1 || strings.Contains(full.String(), TruncatedFrame) {
+		t.Errorf("MaxDepth -1: %d lines, want %d and no cut", n, depth+1)
+	}
+}
+
+// TestFlatGraphOfBottomUp: a bottom-up view's FlatGraph has the flat
+// profile's calls and times on the view's clock; a range tree's is the
+// flat profile of the range.
+func TestFlatGraphOfBottomUp(t *testing.T) {
+	p := profileOf(t, handTreeTrace(), BuildOptions{CallTree: true})
+	for _, c := range []Clock{ClockCPU, ClockWall} {
+		var trees []*CallTree
+		for i := range p.Threads {
+			trees = append(trees, p.Threads[i].Tree)
+		}
+		g := NewBottomUpView(trees, c).FlatGraph()
+		for _, ms := range p.All.Methods {
+			s := g.Stats(ms.Index)
+			if s.Calls != ms.Calls || s.Inclusive[c] != ms.Inclusive[c] || s.Exclusive[c] != ms.Exclusive[c] {
+				t.Errorf("%v, method %d: flat graph %+v, profile %+v", c, ms.Index, s, ms.Stats)
+			}
+		}
+		if g.Total()[c] != p.All.Total()[c] {
+			t.Errorf("%v: total %d, profile %d", c, g.Total()[c], p.All.Total()[c])
+		}
+	}
+	if NewTopDownView(nil, ClockCPU).FlatGraph() != nil {
+		t.Error("a top-down view has a flat graph")
 	}
 }

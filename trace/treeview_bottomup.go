@@ -215,3 +215,31 @@ func (v *TreeView) sumRun(s *methodSums, run bottomUpRun, base int64) {
 type pathNode struct {
 	end, method int32
 }
+
+// FlatGraph is the flat profile of a bottom-up view's trees: per method
+// its calls and inclusive and exclusive time on the view's clock (the
+// root's children, which have the flat profile's numbers), and the top
+// level's (the root's); no edges and no recursive-call counts. It makes a
+// flat profile of a time range (CallIndex.RangeTree's trees) for the
+// method table. Nil for a top-down view.
+func (v *TreeView) FlatGraph() *Graph {
+	if !v.bottomUp {
+		return nil
+	}
+	v.Expand(0)
+	c := v.clock
+	g := &Graph{}
+	root := &v.Nodes[0]
+	top := MethodStats{Index: TopLevel}
+	top.Inclusive[c], top.Exclusive[c] = root.Inclusive[c], root.Self[c]
+	g.Methods = append(g.Methods, top)
+	for n := root.FirstChild; n >= 0; n = v.Nodes[n].NextSibling {
+		nd := &v.Nodes[n]
+		ms := MethodStats{Index: nd.Method}
+		ms.Calls = nd.Calls
+		ms.Inclusive[c], ms.Exclusive[c] = nd.Inclusive[c], nd.Self[c]
+		g.Methods = append(g.Methods, ms)
+	}
+	g.index()
+	return g
+}

@@ -61,6 +61,27 @@ type v2State struct {
 	prevPtr   uint64              // method pointer of the previous entry in the block
 	stacks    map[uint32][]uint64 // per thread: pointers of the entries not yet exited
 	stackLen  int                 // sum of the stacks' lengths
+
+	// threads are the thread ids seen in thread and entries packets, at
+	// most Limits.MaxThreads.
+	threads map[uint32]struct{}
+}
+
+// threadV2 notes thread tid, seen at off, and fails past
+// Limits.MaxThreads.
+func (rd *Reader) threadV2(tid uint32, off int64) error {
+	s := rd.v2
+	if s.threads == nil {
+		s.threads = map[uint32]struct{}{}
+	}
+	if _, ok := s.threads[tid]; ok {
+		return nil
+	}
+	if len(s.threads) >= rd.lim.MaxThreads {
+		return rd.dataFail(off, "thread", fmt.Errorf("%w: more than %d threads", ErrLimit, rd.lim.MaxThreads))
+	}
+	s.threads[tid] = struct{}{}
+	return nil
 }
 
 // V2Layout is one of the two record layouts ART has written under versions
@@ -219,6 +240,9 @@ func (rd *Reader) readPacketV2() error {
 		if !rd.src.fill(threadHeaderV2 + l) {
 			return io.ErrUnexpectedEOF
 		}
+		if err := rd.threadV2(tid, off); err != nil {
+			return err
+		}
 		name := string(rd.src.buffered()[threadHeaderV2 : threadHeaderV2+l])
 		rd.src.consume(threadHeaderV2 + l)
 		rd.setThreadName(tid, name)
@@ -271,6 +295,9 @@ func (rd *Reader) readPacketV2() error {
 		}
 		if size < int64(count)*minRec || size > int64(count)*maxRecordV2 {
 			return rd.dataFail(off, "entries block", fmt.Errorf("%w: %d records cannot take %d bytes", ErrMalformed, count, size))
+		}
+		if err := rd.threadV2(tid, off); err != nil {
+			return err
 		}
 		rd.src.consume(entriesHeaderV2)
 		s.tid, s.left, s.bytesLeft = tid, count, size

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -550,5 +551,75 @@ func TestV2SummaryWithoutLength(t *testing.T) {
 		if p.Clocks != WallOnly || p.Records != 4 {
 			t.Errorf("header % x: clocks %s, %d records", hdr, p.Clocks, p.Records)
 		}
+	}
+}
+
+// TestV2ThreadCap: a format V2 file names its threads with 32-bit ids, so
+// a small file can hold hundreds of thousands of threads of one record
+// each (500,000 in 7.5 MB took 1.57 GB as profiles and call trees). The
+// reader stops at Limits.MaxThreads (default 1<<16, the 16-bit ids of
+// versions 1-3) with ErrLimit; a file at the limit reads.
+func TestV2ThreadCap(t *testing.T) {
+	// One thread (id 7) with one record, cut into its packets and
+	// repeated with other ids (the model's events take 16-bit ids).
+	tr := &Trace{Header: Header{Version: 4, Clocks: Dual, Threads: []Thread{{ID: 7, Name: "t"}},
+		Methods: []Method{{ID: 4, Class: "a", Name: "f", Signature: "()V"}}}}
+	tr.Events = []Event{{Thread: 7, Action: Enter, MethodID: 4, Time: [2]uint32{5, 5}}}
+	var one bytes.Buffer
+	if err := EncodeV2(&one, tr, V2Options{Streaming: true}); err != nil {
+		t.Fatal(err)
+	}
+	b := one.Bytes()
+	const hdr = 32
+	thread := b[hdr : hdr+8] // 0, u4 tid, u2 length 1, "t"
+	if thread[0] != packetThreadV2 || binary.LittleEndian.Uint32(thread[1:]) != 7 {
+		t.Fatalf("thread packet not where expected: % x", b[:48])
+	}
+	es := bytes.Index(b[hdr+8:], []byte{packetEntriesV2, 7, 0, 0, 0}) + hdr + 8
+	ee := es + entriesHeaderV2 + int(binary.LittleEndian.Uint32(b[es+8:]))
+	encode := func(threads int) []byte {
+		out := append([]byte{}, b[:hdr]...)
+		out = append(out, b[hdr+8:es]...) // the method packet
+		for i := 1; i <= threads; i++ {
+			p := len(out)
+			out = append(out, thread...)
+			binary.LittleEndian.PutUint32(out[p+1:], uint32(i))
+			p = len(out)
+			out = append(out, b[es:ee]...)
+			binary.LittleEndian.PutUint32(out[p+1:], uint32(i))
+		}
+		return append(out, b[ee:]...) // the summary
+	}
+	read := func(b []byte, lim Limits) (records int, err error) {
+		rd, err := NewReader(bytes.NewReader(b), lim)
+		if err != nil {
+			return 0, err
+		}
+		buf := make([]Record, 512)
+		for {
+			n, err := rd.Read(buf)
+			records += n
+			if err == io.EOF {
+				return records, nil
+			}
+			if err != nil {
+				return records, err
+			}
+		}
+	}
+	over := encode(DefaultMaxThreads + 10)
+	_, err := read(over, Limits{})
+	var fe *FormatError
+	if !errors.Is(err, ErrLimit) || !errors.As(err, &fe) || fe.Offset <= 0 {
+		t.Fatalf("%d threads (%d bytes): got %v, want ErrLimit with an offset", DefaultMaxThreads+10, len(over), err)
+	}
+	if !strings.Contains(err.Error(), "more than 65536 threads") {
+		t.Errorf("error %q does not say what the limit is", err)
+	}
+	if n, err := read(encode(100), Limits{MaxThreads: 100}); err != nil || n != 100 {
+		t.Fatalf("100 threads at a limit of 100: %d records, %v", n, err)
+	}
+	if _, err := read(encode(101), Limits{MaxThreads: 100}); !errors.Is(err, ErrLimit) {
+		t.Fatalf("101 threads at a limit of 100: %v", err)
 	}
 }

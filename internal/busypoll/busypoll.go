@@ -11,6 +11,14 @@
 // blocks, yields the CPU to any other runnable thread between polls, and
 // gives up after its budget, when the caller goes back to waiting the
 // ordinary way (the Go netpoller).
+//
+// Poll also watches whether its thread is being preempted: on Linux the
+// thread's involuntary context switches (getrusage RUSAGE_THREAD,
+// ru_nivcsw), which grow when another runnable thread takes the CPU from
+// the poller (a yield that hands the CPU over counts too). A poll that sees
+// them grow ends at once and says so (Result.Preempted): the CPU it burns
+// is wanted elsewhere, perhaps by the very peer it waits for. Whether to
+// poll at all is the caller's rule (proxy/spin.go measures it).
 package busypoll
 
 import (
@@ -25,11 +33,35 @@ import (
 // non-positive d, no sockets or a socket that is already closed, it returns
 // false at once.
 func Readable(d time.Duration, socks ...syscall.RawConn) bool {
+	return pollSocks(d, false, socks).Ready
+}
+
+// Result is what one poll saw.
+type Result struct {
+	// Ready: a socket became readable (or was closed by its peer).
+	Ready bool
+	// Preempted: the poll ended early because its thread was switched out
+	// involuntarily (another thread wanted the CPU).
+	Preempted bool
+}
+
+// Poll is Readable that also ends, and says so, when its thread is
+// preempted.
+func Poll(d time.Duration, socks ...syscall.RawConn) Result {
+	return pollSocks(d, true, socks)
+}
+
+func pollSocks(d time.Duration, watch bool, socks []syscall.RawConn) Result {
 	if len(socks) == 0 || len(socks) > maxSocks {
-		return false
+		return Result{}
 	}
 	var fds [maxSocks]int32
-	return hold(socks, fds[:0], func(fds []int32) bool { return poll(fds, d) })
+	var r Result
+	hold(socks, fds[:0], func(fds []int32) bool {
+		r = poll(fds, d, watch)
+		return r.Ready
+	})
+	return r
 }
 
 // maxSocks bounds the sockets one call watches.

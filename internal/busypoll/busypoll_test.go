@@ -148,3 +148,40 @@ func TestReadableNothingToWatch(t *testing.T) {
 		t.Errorf("closed socket: took %v, want at once", d)
 	}
 }
+
+// A poll whose thread is switched out involuntarily ends at once and says
+// so (the scheduler's signal is stubbed: a count that grows on every look).
+func TestPollEndsWhenPreempted(t *testing.T) {
+	linuxOnly(t)
+	_, b := pair(t)
+	old := involuntarySwitches
+	var n int64
+	involuntarySwitches = func() int64 { n++; return n }
+	defer func() { involuntarySwitches = old }()
+	t0 := time.Now()
+	r := Poll(10*time.Second, raw(t, b))
+	if r.Ready || !r.Preempted {
+		t.Fatalf("switches growing: got %+v, want preempted and not ready", r)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Fatalf("took %v: the poll did not end when preempted", d)
+	}
+	// Not growing: the poll runs to its budget, not preempted.
+	involuntarySwitches = func() int64 { return 7 }
+	t0 = time.Now()
+	if r := Poll(5*time.Millisecond, raw(t, b)); r.Ready || r.Preempted {
+		t.Fatalf("switches steady: got %+v, want neither", r)
+	}
+	if d := time.Since(t0); d < 5*time.Millisecond {
+		t.Fatalf("switches steady: gave up after %v, before the 5ms budget", d)
+	}
+	// Readable does not watch them.
+	involuntarySwitches = func() int64 { n++; return n }
+	t0 = time.Now()
+	if Readable(5*time.Millisecond, raw(t, b)) {
+		t.Fatal("nothing sent: want not readable")
+	}
+	if d := time.Since(t0); d < 5*time.Millisecond {
+		t.Fatalf("Readable gave up after %v, before its budget: it must not watch preemption", d)
+	}
+}

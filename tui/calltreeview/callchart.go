@@ -45,17 +45,11 @@ func (c *callChart) reset() {
 }
 
 // sync follows the model's thread: the thread shown, or when all are
-// merged, the one with the most records.
+// merged, the app's main thread (mainThread).
 func (c *callChart) sync() *trace.CallIndex {
 	want := c.m.Thread()
 	if want < 0 {
-		best := int64(-1)
-		for i := range c.m.p.Threads {
-			tp := &c.m.p.Threads[i]
-			if tp.Index != nil && tp.Records > best {
-				want, best = i, tp.Records
-			}
-		}
+		want = mainThread(c.m.p)
 	}
 	if want >= 0 && c.m.p.Threads[want].Index == nil {
 		want = -1
@@ -356,3 +350,40 @@ func (c *callChart) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// mainThread is the thread the call chart opens on when all threads are
+// merged: the app's main thread, where a user looks first (its UI work),
+// known by its name "main" or, without names, by its id being the
+// process's (pid= in the trace's options); else the thread with the most
+// records. Only threads with a call index count; -1 if none has one.
+func mainThread(p *trace.Profile) int {
+	pid := uint32(0)
+	if v, ok := p.Header.Option("pid"); ok {
+		if n, err := strconv.ParseUint(v, 10, 32); err == nil {
+			pid = uint32(n)
+		}
+	}
+	best, bestRecords, named, byPid := -1, int64(-1), -1, -1
+	for i := range p.Threads {
+		tp := &p.Threads[i]
+		if tp.Index == nil || tp.Records == 0 {
+			continue
+		}
+		if named < 0 && tp.Name == "main" {
+			named = i
+		}
+		if byPid < 0 && pid != 0 && tp.ID == pid {
+			byPid = i
+		}
+		if tp.Records > bestRecords {
+			best, bestRecords = i, tp.Records
+		}
+	}
+	switch {
+	case named >= 0:
+		return named
+	case byPid >= 0:
+		return byPid
+	}
+	return best
+}

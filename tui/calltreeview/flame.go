@@ -219,7 +219,7 @@ func (f *flameChart) Status() string {
 		name = f.m.Name(nd.Method)
 	}
 	total := t.Nodes[0].Inclusive[c]
-	return style.Escape(name) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) + ")  self " +
+	return style.Escape(name) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) + f.m.ShareLabel() + ")  self " +
 		usec(nd.Self[c]) + "  calls " + itoa(nd.Calls) + "  depth " + itoa(int64(t.Depth(f.sel)))
 }
 

@@ -46,6 +46,8 @@ type Model struct {
 	names             []string
 	lower             []string // names in lower case, for the filter
 	listeners         []func()
+	flat              *trace.Graph // RangeFlat's, for flatKey
+	flatKey           rangeKey
 }
 
 // NewModel returns the model of p (built with trace.BuildOptions.CallTree,
@@ -89,8 +91,9 @@ func (m *Model) changed() {
 // Profile returns the profile shown.
 func (m *Model) Profile() *trace.Profile { return m.p }
 
-// Clock is the clock of every time shown.
-func (m *Model) Clock() trace.Clock { return m.clock }
+// Clock is the clock of every time shown: the chosen one, or while a time
+// range is in force the range's (its trees have only that clock).
+func (m *Model) Clock() trace.Clock { return m.treeClock() }
 
 // Name is method i's "class.method", safe for the terminal (not escaped
 // for tview).
@@ -251,6 +254,48 @@ func (m *Model) Range() (c trace.Clock, from, to uint32, ok bool) {
 	return m.rangeClock, m.from, m.to, m.ranged
 }
 
+// ShareLabel says what the footer's percentages are of within a time
+// range: the trees' root, the traced time inside the range (summed over
+// the threads when they are merged); "" without a range (the status line
+// says what is shown).
+func (m *Model) ShareLabel() string {
+	switch {
+	case m.ranged && m.thread < 0:
+		return " of the threads' time in the range"
+	case m.ranged:
+		return " of the range"
+	}
+	return ""
+}
+
+// RangeFlat is the flat profile of the time range in force, of thread i
+// (an index in Profile.Threads; -1: all threads merged), on the range's
+// clock; nil without a range. It is made once per range and thread.
+func (m *Model) RangeFlat(i int) *trace.Graph {
+	if !m.ranged {
+		return nil
+	}
+	key := rangeKey{i, m.rangeClock, m.from, m.to}
+	if m.flat != nil && m.flatKey == key {
+		return m.flat
+	}
+	var trees []*trace.CallTree
+	for k := range m.p.Threads {
+		if tp := &m.p.Threads[k]; (i < 0 || k == i) && tp.Index != nil {
+			trees = append(trees, tp.Index.RangeTree(m.rangeClock, m.from, m.to))
+		}
+	}
+	m.flat, m.flatKey = trace.NewBottomUpView(trees, m.rangeClock).FlatGraph(), key
+	return m.flat
+}
+
+// rangeKey is what RangeFlat's graph was made for.
+type rangeKey struct {
+	thread   int
+	clock    trace.Clock
+	from, to uint32
+}
+
 // Unplaced counts the records of the threads shown that the trees could
 // not place in time (exits with an empty stack, counted from the trace's
 // start) or at all (exits of methods not on the stack).
@@ -276,7 +321,10 @@ func (m *Model) Status() string {
 	var b strings.Builder
 	b.WriteString(m.ThreadLabel())
 	b.WriteString(" · ")
-	b.WriteString(clockName(m.clock))
+	b.WriteString(clockName(m.treeClock()))
+	if m.ranged && m.rangeClock != m.clock {
+		b.WriteString(" (the range's)")
+	}
 	if c, from, to, ok := m.Range(); ok {
 		b.WriteString(" · range ")
 		b.WriteString(usec(uint64(from)))

@@ -91,8 +91,21 @@ func (t *Tabs) nodeStatus(src *treeSource, n int) string {
 	c := v.Clock()
 	nd := &v.Nodes[n]
 	total := v.Nodes[0].Inclusive[c]
-	return style.Escape(t.M.Name(nd.Method)) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) +
+	of := t.M.ShareLabel()
+	s := style.Escape(t.M.Name(nd.Method)) + "  incl " + usec(nd.Inclusive[c]) + " (" + percent(nd.Inclusive[c], total) + of +
 		")  self " + usec(nd.Self[c]) + " (" + percent(nd.Self[c], total) + ")  calls " + itoa(nd.Calls)
+	if !v.BottomUp() {
+		// Top down, incl = self + the children's, but for a call that
+		// began before the trace: its callees are under the root.
+		d := int64(nd.Inclusive[c]) - int64(nd.Self[c])
+		for k := range v.Children(int32(n)) {
+			d -= int64(v.Nodes[k].Inclusive[c])
+		}
+		if d > 0 {
+			s += "  unplaced " + usec(uint64(d)) + " (in callees placed under the root: the call began before the trace)"
+		}
+	}
+	return s
 }
 
 // keys are the tabs' own keys, each bound in the scopes it acts in.

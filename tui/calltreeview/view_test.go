@@ -277,3 +277,67 @@ func TestDeepRecursionHotPath(t *testing.T) {
 	hs.key(tcell.KeyDown)
 	hs.has("call chart", "a.f  start 0 µs  duration 199.999 ms  self 2 µs  depth 0")
 }
+
+// TestCallChartOpensOnMain: with all threads merged the call chart opens on
+// the app's main thread, though another thread has more records; without
+// a "main" it is the thread whose id is the pid, else the busiest.
+func TestCallChartOpensOnMain(t *testing.T) {
+	build := func(names [2]string, pid string) *trace.Profile {
+		tr := &trace.Trace{Header: trace.Header{Version: 3, Clocks: trace.Dual,
+			Threads: []trace.Thread{{ID: 7, Name: names[0]}, {ID: 9, Name: names[1]}},
+			Methods: []trace.Method{{ID: 4, Class: "app.Main", Name: "run", Signature: "()V"}}}}
+		if pid != "" {
+			tr.Options = []trace.Option{{Key: "pid", Value: pid}}
+		}
+		ev := func(th uint16, a trace.Action, at uint32) {
+			tr.Events = append(tr.Events, trace.Event{Thread: th, Action: a, MethodID: 4, Time: [2]uint32{at, at}})
+		}
+		ev(7, trace.Enter, 0)
+		ev(7, trace.Exit, 5)
+		for i := range uint32(20) {
+			ev(9, trace.Enter, 10*i)
+			ev(9, trace.Exit, 10*i+5)
+		}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := trace.ReadProfile(bytes.NewReader(b), trace.BuildOptions{CallTree: true, CallIndex: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hs := newHarness(t, build([2]string{"main", "worker"}, ""), 100, 20)
+	hs.runes("4")
+	hs.has("the main thread, not the busiest", "main (7) · wall clock")
+	for _, c := range []struct {
+		names [2]string
+		pid   string
+		want  int
+	}{
+		{[2]string{"main", "worker"}, "", 0},
+		{[2]string{"a", "b"}, "7", 0},
+		{[2]string{"a", "b"}, "", 1},
+		{[2]string{"a", "b"}, "8", 1},
+	} {
+		if got := mainThread(build(c.names, c.pid)); got != c.want {
+			t.Errorf("threads %v, pid %q: chart on thread %d, want %d", c.names, c.pid, got, c.want)
+		}
+	}
+}
+
+// TestTopDownFooterShowsUnplaced: a call that began before the trace
+// (worker's compute, exited with an empty stack) has its callee under the
+// root: its footer says how much of its inclusive time that is, so incl =
+// self + children + unplaced can be read off the screen.
+func TestTopDownFooterShowsUnplaced(t *testing.T) {
+	hs := newHarness(t, testProfile(t), 160, 20)
+	hs.runes("1")
+	hs.runes("j") // run, then compute (12 µs, from the trace's start)
+	hs.has("compute selected", "app.Worker.compute  incl 12 µs", "self 2 µs", "unplaced 10 µs")
+	hs.runes("k")
+	if strings.Contains(hs.text(), "unplaced") {
+		t.Fatalf("run has all of its time placed, yet:\n%s", hs.text())
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/internal/pixbound"
 )
 
@@ -86,9 +86,9 @@ func (v *View) cancelBitmap() {
 
 // pngOrImage is what a save writes: dumpData's PNG bytes as they are
 // (checked to be a PNG within the bound), or the bitmap decoded.
-func pngOrImage(ctx context.Context, h *analysis.Heap, b analysis.Bitmap) (image.Image, []byte, error) {
+func pngOrImage(ctx context.Context, h *heapdump.Heap, b heapdump.Bitmap) (image.Image, []byte, error) {
 	if b.PixelsInDump && b.Format == "png" {
-		if data := h.BitmapPixels(b); data != nil {
+		if data := h.Bitmaps().Pixels(b); data != nil {
 			in, err := pixbound.Inspect(data, "png")
 			if err == nil {
 				err = in.Check(0)

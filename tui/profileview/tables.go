@@ -25,6 +25,9 @@ func (ml *methodList) clocks() []trace.Clock {
 	if ml.v.p == nil {
 		return nil
 	}
+	if _, c, ok := ml.v.rangeGraph(); ok {
+		return []trace.Clock{c} // a range has only its clock
+	}
 	return ml.v.p.Clocks.List()
 }
 
@@ -40,7 +43,7 @@ func (ml *methodList) Columns() []viewer.Column {
 	}
 	for _, c := range ml.clocks() {
 		incl, excl := "", ""
-		if c == ml.v.clock {
+		if _, mc := ml.v.methodGraph(); c == mc {
 			incl, excl = SortInclusive.String(), SortExclusive.String()
 		}
 		cols = append(cols,
@@ -58,7 +61,8 @@ func (ml *methodList) Update(q viewer.Query) int {
 		ml.rows = nil
 		return 0
 	}
-	ml.rows = methodRows(v.p, v.graph(), q.Filter, SortKey(q.Sort), v.clock, q.Reverse)
+	g, c := v.methodGraph()
+	ml.rows = methodRows(v.p, g, q.Filter, SortKey(q.Sort), c, q.Reverse)
 	return len(ml.rows)
 }
 
@@ -67,7 +71,8 @@ func (ml *methodList) Key(i int) string { return strconv.Itoa(int(ml.rows[i])) }
 func (ml *methodList) Cell(i, col int) *tview.TableCell {
 	v := ml.v
 	m := ml.rows[i]
-	s := v.graph().Stats(m)
+	g, _ := v.methodGraph()
+	s := g.Stats(m)
 	switch col {
 	case 0:
 		return tview.NewTableCell(style.Escape(v.p.Name(m)))
@@ -76,7 +81,7 @@ func (ml *methodList) Cell(i, col int) *tview.TableCell {
 	}
 	k := col - 2
 	c := ml.clocks()[k/4]
-	total := v.graph().Total()[c]
+	total := g.Total()[c]
 	switch k % 4 {
 	case 0:
 		return tview.NewTableCell(millis(s.Inclusive[c]))

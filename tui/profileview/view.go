@@ -143,6 +143,10 @@ func (v *View) setCallTrees(p *trace.Profile) {
 		v.trees.SetProfile(p, p.Clocks.First())
 	case m.HasTrees():
 		v.trees = calltreeview.AddTabs(v.Frame, m, v.opt.Palette)
+		m.OnChange(func() { // a time range narrows the method table too
+			v.methods.Refresh()
+			v.updateHeader()
+		})
 		v.treeStatus = m.Status()
 		v.trees.OnStatus = func(status string) {
 			v.treeStatus = status
@@ -164,6 +168,32 @@ func (v *View) Draw(screen tcell.Screen) {
 // Profile returns the profile shown.
 func (v *View) Profile() *trace.Profile { return v.p }
 
+// methodGraph is what the method table shows: the flat profile of the
+// thread shown, narrowed to the call trees' time range when one is in
+// force (`m` in the call chart narrows every tab), with the clock its
+// times are on (a range has only its own clock).
+func (v *View) methodGraph() (*trace.Graph, trace.Clock) {
+	if g, c, ok := v.rangeGraph(); ok {
+		return g, c
+	}
+	return v.graph(), v.clock
+}
+
+// rangeGraph is the flat profile of the trees' time range, when there is
+// one.
+func (v *View) rangeGraph() (*trace.Graph, trace.Clock, bool) {
+	if v.p == nil || v.trees == nil {
+		return nil, 0, false
+	}
+	c, _, _, ok := v.trees.M.Range()
+	if !ok {
+		return nil, 0, false
+	}
+	return v.trees.M.RangeFlat(v.thread), c, true
+}
+
+// graph is the whole trace's flat profile of the thread shown (the
+// callers and callees pages use its edges).
 func (v *View) graph() *trace.Graph {
 	if v.p == nil {
 		return nil
@@ -224,14 +254,28 @@ func (v *View) updateHeader() {
 		if q.Reverse {
 			order = "▲"
 		}
-		parts = append(parts, fmt.Sprintf("sort %s %s %s", v.sortKey(), clockLabel(v.clock), order))
+		_, mc := v.methodGraph()
+		parts = append(parts, fmt.Sprintf("sort %s %s %s", v.sortKey(), clockLabel(mc), order))
 		if q.Filter != "" {
 			parts = append(parts, fmt.Sprintf("filter %s (%d)", style.Escape(strconv.Quote(q.Filter)), v.methods.Len()))
 		}
 	}
-	total := v.graph().Total()
-	for _, c := range p.Clocks.List() {
-		parts = append(parts, fmt.Sprintf("%s %s ms", clockLabel(c), millis(total[c])))
+	if g, c, ok := v.rangeGraph(); ok && (v.trees == nil || v.Tab() == 0) {
+		_, from, to, _ := v.trees.M.Range()
+		parts = append(parts, fmt.Sprintf("range %s–%s ms %s (R: whole trace): %s ms", millis(uint64(from)), millis(uint64(to)), clockLabel(c), millis(g.Total()[c])))
+	} else {
+		total := v.graph().Total()
+		for _, c := range p.Clocks.List() {
+			parts = append(parts, fmt.Sprintf("%s %s ms", clockLabel(c), millis(total[c])))
+		}
+	}
+	if v.thread < 0 {
+		// A sum over the threads (each from its first record to its
+		// last), not the trace's length: say so, and give the length.
+		parts[len(parts)-1] += fmt.Sprintf(" over %d threads", p.ThreadsWithRecords())
+		if span, ok := p.Span(); ok {
+			parts = append(parts, "span "+millis(span)+" ms wall")
+		}
 	}
 	parts = append(parts, fmt.Sprintf("v%d %s, %d records", p.Header.Version, p.Clocks, p.Records))
 	if w := p.Warnings.Total(); w > 0 {

@@ -343,3 +343,33 @@ func TestCallTreeTabsBesideTheMethodTable(t *testing.T) {
 	plain := newHarness(t, testProfile(t, trace.Dual))
 	plain.lacks("Top Down", "Flame Chart")
 }
+
+// TestRangeNarrowsMethodTable: a time range chosen in the call chart (`m`)
+// narrows the Methods tab too, on the range's clock, and the header says
+// so; R gives the whole trace back.
+func TestRangeNarrowsMethodTable(t *testing.T) {
+	hs := newHarness(t, testProfileWith(t, trace.Dual, trace.BuildOptions{CallTree: true, CallIndex: true}))
+	hs.contains("app.Util.hash", "Incl CPU ms", "over 2 threads")
+	// Wall times are 1.5 × the CPU ones: [0, 40) µs wall holds the entry
+	// of run (1.5) and of compute (16.5) on main, nothing of hash (from
+	// 46.5 on main, 115.5 on worker).
+	hs.v.trees.M.SetRange(trace.ClockWall, 0, 40)
+	hs.contains("app.Main.run", "app.Worker.compute", "range 0.000–0.040 ms Wall", "Incl Wall ms")
+	hs.lacks("app.Util.hash", "Incl CPU ms")
+	g, c, ok := hs.v.rangeGraph()
+	compute := int32(-1)
+	for i := range hs.v.p.Methods {
+		if hs.v.p.Name(int32(i)) == "app.Worker.compute" {
+			compute = int32(i)
+		}
+	}
+	if s := g.Stats(compute); !ok || c != trace.ClockWall || s.Inclusive[c] == 0 || s.Inclusive[c] > 40 {
+		t.Fatalf("range graph: %v, clock %v, compute %+v", ok, c, s)
+	}
+	hs.runes("2") // the trees say the clock they are on
+	hs.contains("call trees: all threads · wall clock (the range's) · range")
+	hs.runes("1")
+	hs.v.trees.M.ClearRange()
+	hs.contains("app.Util.hash", "Incl CPU ms")
+	hs.lacks("range 0.000")
+}

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -179,8 +180,22 @@ func (tr *Tree) Cell(i, c int) *tview.TableCell {
 			mark = "▾ "
 		}
 	}
-	cell.Text = strings.Repeat("  ", r.depth) + mark + cell.Text
+	cell.Text = indent(r.depth) + mark + cell.Text
 	return cell
+}
+
+// maxIndent is the deepest indentation drawn, in levels. A deeper row is
+// drawn at it with its depth written out ("‹1234› "): a row of a 1 M-deep
+// call path indented by depth would start off screen, and measuring and
+// drawing its 2 MB of spaces cost seconds a key (issue 37 #14).
+const maxIndent = 32
+
+// indent is the text before a row's mark at depth.
+func indent(depth int) string {
+	if depth <= maxIndent {
+		return strings.Repeat("  ", depth)
+	}
+	return strings.Repeat("  ", maxIndent-4) + "‹" + strconv.Itoa(depth) + "› "
 }
 
 // Key implements Rows.

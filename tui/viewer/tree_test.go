@@ -162,6 +162,46 @@ func TestTreeDeep(t *testing.T) {
 	}
 }
 
+// A row deeper than maxIndent is drawn at that indentation with its depth
+// written out: after * on a 100,000-deep path the selected row's name is
+// on an 80-column screen, and no cell is longer than the indentation cap
+// allows (it was 2 × depth spaces: 131 KB for the last row, off screen).
+func TestTreeIndentCapped(t *testing.T) {
+	c := &callTree{}
+	for i := range 100000 {
+		c.nodes = append(c.nodes, node{name: "f" + strconv.Itoa(i), parent: i - 1, weight: 1})
+	}
+	hs := newHarness(t, 80, 20, FrameOptions{Palette: style.Palette{NoColor: true}})
+	tbl, tr := NewTree(&chain{c}, TableOptions{Title: "Calls", Scope: "calls"})
+	hs.f.AddTab(tbl)
+	hs.keys("*")
+	sel := tbl.Selected()
+	depth := tr.Depth(sel)
+	if depth < 50000 {
+		t.Fatalf("* went %d deep", depth)
+	}
+	name := c.nodes[tr.Node(sel)].name
+	cell := tr.Cell(sel, 0).Text
+	if len(cell) > 2*maxIndent+len(name)+16 {
+		t.Fatalf("row at depth %d: %d bytes of cell text", depth, len(cell))
+	}
+	want := "‹" + strconv.Itoa(depth) + "› "
+	found := false
+	for _, l := range hs.draw() {
+		if strings.Contains(l, want) && strings.Contains(l, " "+name+" ") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the selected row (%q) is not on screen:\n%s", want, strings.Join(hs.draw(), "\n"))
+	}
+	for d, want := range map[int]string{0: "", 3: "      ", maxIndent: strings.Repeat("  ", maxIndent)} {
+		if got := indent(d); got != want {
+			t.Errorf("indent(%d) = %q, want %q", d, got, want)
+		}
+	}
+}
+
 // chain answers a linear tree's questions in O(1).
 type chain struct{ *callTree }
 
