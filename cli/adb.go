@@ -27,8 +27,12 @@ func adbFromFlags(c *cli.Context) ([]monitor.Runner, error) {
 	if c.IsSet("adb-max-devices") && maxDev < 1 {
 		return nil, fmt.Errorf("--adb-max-devices %d: must be at least 1", maxDev)
 	}
+	maxProcs := c.Int("adb-max-processes")
+	if c.IsSet("adb-max-processes") && maxProcs < 1 {
+		return nil, fmt.Errorf("--adb-max-processes %d: must be at least 1", maxProcs)
+	}
 	if len(addrs) == 0 {
-		return []monitor.Runner{&scan.ADB{Client: &adb.Client{ADBPath: path}, StartServer: true, MaxDevices: maxDev}}, nil
+		return []monitor.Runner{&scan.ADB{Client: &adb.Client{ADBPath: path}, StartServer: true, MaxDevices: maxDev, MaxProcesses: maxProcs}}, nil
 	}
 	var out []monitor.Runner
 	for _, a := range addrs {
@@ -38,7 +42,7 @@ func adbFromFlags(c *cli.Context) ([]monitor.Runner, error) {
 		if !strings.Contains(a, ":") {
 			return nil, fmt.Errorf("--adb %q: want HOST:PORT or off", a)
 		}
-		d := &scan.ADB{Client: &adb.Client{Addr: a, ADBPath: path}, Required: true, MaxDevices: maxDev}
+		d := &scan.ADB{Client: &adb.Client{Addr: a, ADBPath: path}, Required: true, MaxDevices: maxDev, MaxProcesses: maxProcs}
 		ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)
 		_, err := d.Check(ctx)
 		cancel()

@@ -31,7 +31,7 @@ func NewApp() *cli.App {
 		Usage:                "a terminal Dalvik/ART debug monitor",
 		Version:              version,
 		EnableBashCompletion: true,
-		Flags:                append(append(discoveryFlags(), uiFlags()...), logFlag(), configFlag()),
+		Flags:                append(append(discoveryFlags(), uiFlags()...), logFlag(), configFlag(), memoryBudgetFlag()),
 		Before:               applyConfig,
 		After:                closeRunLog,
 		OnUsageError:         onUsageError,
@@ -61,6 +61,7 @@ func NewApp() *cli.App {
 		},
 	}
 	withLogFlag(app.Commands)
+	withMemoryBudgetFlag(app.Commands)
 	withConfig(app.Commands)
 	withUsageErrors(app.Commands)
 	return app

@@ -88,6 +88,9 @@ func applyConfig(c *cli.Context) error {
 			}
 		}
 	}
+	if defined["memory-budget"] {
+		return applyMemoryBudget(c)
+	}
 	return nil
 }
 

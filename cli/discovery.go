@@ -21,6 +21,7 @@ func discoveryFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "adb", Usage: "adb server HOST:PORT to follow (repeatable), or off (default: ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037, if it answers or can be started)"},
 		&cli.StringFlag{Name: "adb-path", Value: "adb", Usage: "adb binary used to start the server when none answers"},
 		&cli.IntFlag{Name: "adb-max-devices", Value: scan.DefaultMaxDevices, Usage: "most devices followed at once per adb server (more online: the first by serial; the status line says so)"},
+		&cli.IntFlag{Name: "adb-max-processes", Value: scan.DefaultMaxProcesses, Usage: "most processes followed at once per device (more listed: debuggable VMs first, then by pid; the status line says so)"},
 		&cli.DurationFlag{Name: "scan-interval", Value: 2 * time.Second, Usage: "how often local ports are probed"},
 		&cli.DurationFlag{Name: "thread-interval", Value: time.Second, Usage: "how often each VM's thread status (THST, or /proc where THST goes unanswered) is polled"},
 		&cli.DurationFlag{Name: "meminfo-interval", Value: 5 * time.Second, Usage: "how often a device VM's process memory (dumpsys meminfo) is read; 0 turns it off"},

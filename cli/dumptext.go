@@ -19,7 +19,7 @@ import (
 func showDump(c *cli.Context, cmd string, d *threaddump.Dump, title string, view dumpViewer, terminal func(io.Writer) bool) error {
 	if c.Bool("json") {
 		// Streamed: the JSON of a large dump is several times the dump.
-		return threaddump.NewStreamingReport(d).WriteJSON(c.App.Writer)
+		return threaddump.NewStreamingReport(d).WriteJSON(safetext.JSON(c.App.Writer))
 	}
 	if !terminal(c.App.Writer) {
 		return writeDumpText(c.App.Writer, threaddump.NewReport(d))

@@ -72,3 +72,29 @@ func TestProfileNamesVMEscaped(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+// Issue 37 #5: `views` in text prints each window's name and, for a dump
+// the VM refuses, the error, which repeats the name and carries the VM's
+// FAIL text: none of it reaches stdout raw.
+func TestViewsTextEscapesWindowAndFail(t *testing.T) {
+	leakcheck.Check(t)
+	vm := sim.NewVM(sim.VMSpec{PID: 6113, App: "com.evil", Package: "com.evil" + hostileEscapes, Family: sim.ART, API: 34,
+		ViewDumpFails: "no " + hostileEscapes, Seed: 5})
+	d := sim.NewDevice("t")
+	d.Add(vm)
+	defer d.Close()
+	base := freePorts(t, 1)
+	if _, err := d.ServeLocal("127.0.0.1", base); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runApp(t, "views", "--adb", "off", "--scan", fmt.Sprint(base), "--pid", "6113")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, `\x1b]52;c;`) || strings.Count(out, `\x1b]52;c;`) < 2 {
+		t.Fatalf("the window's name and the VM's FAIL text are not both in the output; the test would prove nothing:\n%q", out)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") || strings.ContainsRune(out, '\u009b') {
+		t.Fatalf("escape sequences reached stdout: %q", out)
+	}
+}

@@ -241,7 +241,7 @@ func (p *logcatPrinter) print(e *logcat.Entry) error {
 	}
 	if p.json {
 		if p.enc == nil {
-			p.enc = json.NewEncoder(p.out)
+			p.enc = json.NewEncoder(safetext.JSON(p.out))
 			p.enc.SetEscapeHTML(false)
 		}
 		return p.enc.Encode(logcatJSON{

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -54,9 +55,14 @@ func replayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			defer rec.Release() // its records' bytes, back to the memory budget
 			if rec.Tail != nil {
-				fmt.Fprintf(c.App.ErrWriter, "ddmtui: %s: %v; replaying up to its last whole block (%s)\n",
-					path, rec.Tail, rec.Duration().Round(time.Millisecond))
+				upTo := "up to its last whole block"
+				if errors.Is(rec.Tail, monitor.ErrRecordingTooLarge) {
+					upTo = "the records read"
+				}
+				fmt.Fprintf(c.App.ErrWriter, "ddmtui: %s: %v; replaying %s (%s)\n",
+					path, rec.Tail, upTo, rec.Duration().Round(time.Millisecond))
 			}
 			switch {
 			case c.IsSet("at") && c.IsSet("chrome"):
@@ -264,18 +270,26 @@ func (t *replayTimeline) Preload(ctx context.Context, add func(time.Duration, []
 
 // replaySeconds replays rec into a store of its own a second at a time and
 // hands add each second's events (coalesced within the second, as the
-// dashboard would draw them), stamped with the second's start.
+// dashboard would draw them), stamped with the second's start. Seconds
+// without a record are stepped over (issue 37 #11: a record at 2^62 ns
+// made it seek through 146 years of empty seconds, a core busy for an
+// hour), so it visits at most one second per record.
 func replaySeconds(ctx context.Context, rec *monitor.Recording, add func(time.Duration, []monitor.Event)) {
 	store := monitor.NewStore(monitor.NewBus())
 	sub := store.Bus().Subscribe()
 	defer sub.Close()
 	p := monitor.NewReplay(rec, store)
 	defer context.AfterFunc(ctx, p.Abort)() // a second of very many records ends with ctx too
-	for at := time.Duration(0); at <= rec.Duration() && ctx.Err() == nil; at += time.Second {
-		p.Seek(at + time.Second - 1) // everything in [at, at+1s)
+	recs := rec.Records
+	for i := 0; i < len(recs) && ctx.Err() == nil; {
+		at := recs[i].Time.Truncate(time.Second)
+		end := at + time.Second - 1
+		p.Seek(end) // everything in [at, at+1s)
 		if evs := sub.Drain(); len(evs) > 0 {
 			add(at, evs)
 		}
+		// the next second that has a record (records are in time order)
+		i += sort.Search(len(recs)-i, func(j int) bool { return recs[i+j].Time > end })
 	}
 }
 

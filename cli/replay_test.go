@@ -607,3 +607,26 @@ func testReplayPastTheEnd(t *testing.T, path string, last []headless.SnapshotEnt
 		}
 	}
 }
+
+// Issue 37 #11: the timeline's preload steps over seconds without a
+// record: a recording whose last record is at 2^62 ns (146 years) used to
+// be sought through second by second, a core busy for about an hour. The
+// guard context only keeps a failing run short: preload must reach the
+// last record's second, having visited the two seconds that have records.
+func TestReplaySecondsStepsOverGaps(t *testing.T) {
+	key := "local:8000"
+	hello := ddm.AppendMessage(nil, &ddm.Hello{ClientVersion: 1, PID: 1000, VMIdent: "Dalvik v2.1.0", AppName: "com.example.app"})
+	chunk := append(hello[:4:4], hello[ddm.ChunkHeaderLen:]...)
+	rec := &monitor.Recording{Records: []record.Record{
+		{Time: 0, Kind: record.KindEndpoint, Key: key, Data: []byte(`{"source":"` + key + `","pid":0}`)},
+		{Time: time.Millisecond, Kind: record.KindChunk, Key: key, Data: chunk},
+		{Time: 1 << 62, Kind: record.KindGone, Key: key, Data: []byte("connection closed")},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var seconds []time.Duration
+	replaySeconds(ctx, rec, func(at time.Duration, _ []monitor.Event) { seconds = append(seconds, at) })
+	if want := []time.Duration{0, time.Duration(1 << 62).Truncate(time.Second)}; !slices.Equal(seconds, want) || ctx.Err() != nil {
+		t.Fatalf("seconds with events %v (want %v), guard %v", seconds, want, ctx.Err())
+	}
+}

@@ -96,7 +96,11 @@ func runServe(c *cli.Context) error {
 		return err
 	}
 	defer waitMetrics()
-	out := &serveOutput{w: c.App.Writer, json: c.Bool("json"), keepVM: keep, vms: map[string]headless.ListEntry{}, portErr: map[string]string{}}
+	stdout := c.App.Writer
+	if c.Bool("json") {
+		stdout = safetext.JSON(stdout)
+	}
+	out := &serveOutput{w: stdout, json: c.Bool("json"), keepVM: keep, vms: map[string]headless.ListEntry{}, portErr: map[string]string{}}
 
 	// The engine outlives the proxy so that a debugger's cleanup can still
 	// reach its VM when serve stops.

@@ -133,7 +133,7 @@ func traceAction(c *cli.Context) error {
 		}
 		var cut trace.TreeCut
 		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth"), MinShare: share, Cut: &cut}
-		if err := trace.WriteTreeJSON(c.App.Writer, p, topt); err != nil {
+		if err := trace.WriteTreeJSON(safetext.JSON(c.App.Writer), p, topt); err != nil {
 			return fmt.Errorf("trace: --tree: %w", err)
 		}
 		if cut.Folded > 0 {
@@ -143,7 +143,7 @@ func traceAction(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --tree: %d nodes cut at depth %d (\"truncated\": true; --tree-depth -1 prints every level)\n", cut.Truncated, c.Int("tree-depth"))
 		}
 	} else if c.Bool("json") {
-		if err := trace.WriteJSON(c.App.Writer, p); err != nil {
+		if err := trace.WriteJSON(safetext.JSON(c.App.Writer), p); err != nil {
 			return fmt.Errorf("trace: --json: %w", err)
 		}
 	}

@@ -119,7 +119,9 @@ func viewsAction(c *cli.Context) error {
 		for _, name := range windows {
 			t, err := s.DumpWindow(ctx, name)
 			if err != nil {
-				fmt.Fprintf(w, "window %s: %v\n", safetext.Terminal(name), err)
+				// The error repeats the window's name and carries the VM's
+				// FAIL text: both are the VM's.
+				fmt.Fprintf(w, "window %s: %s\n", safetext.Terminal(name), safetext.Terminal(err.Error()))
 				continue
 			}
 			reportCoverage(c, "views", m, apply.ViewTree(m, t))
@@ -148,6 +150,9 @@ func writeTreeText(w io.Writer, name string, t *viewtree.Tree) {
 	note := ""
 	if t.Truncated {
 		note = ", cut short (the app's UI thread was busy)"
+	}
+	if t.NamesCut > 0 {
+		note += fmt.Sprintf(", %d property names not kept (past %d MiB of names)", t.NamesCut, viewtree.MaxNameBytes>>20)
 	}
 	fmt.Fprintf(w, "window %s (%d views, %s dump%s)\n", safetext.Terminal(name), t.Count(), t.Format, note)
 	for _, line := range strings.Split(strings.TrimSuffix(t.String(), "\n"), "\n") {

@@ -30,6 +30,7 @@ type File struct {
 	Debugger  Debugger  `toml:"debugger"`
 	UI        UI        `toml:"ui"`
 	Output    Output    `toml:"output"`
+	Limits    Limits    `toml:"limits"`
 	// Keys binds action names ("quit", "gc") to the keys that replace
 	// their defaults (tcell key names or single characters).
 	Keys map[string][]string `toml:"keys"`
@@ -50,6 +51,7 @@ type Discovery struct {
 	ADB             []string `toml:"adb"`
 	ADBPath         *string  `toml:"adb_path"`
 	ADBMaxDevices   *int     `toml:"adb_max_devices"`
+	ADBMaxProcesses *int     `toml:"adb_max_processes"`
 	ScanInterval    *string  `toml:"scan_interval"`
 	ThreadInterval  *string  `toml:"thread_interval"`
 	MeminfoInterval *string  `toml:"meminfo_interval"`
@@ -70,6 +72,12 @@ type Debugger struct {
 type UI struct {
 	Mouse *bool   `toml:"mouse"`
 	Log   *string `toml:"log"`
+}
+
+// Limits holds the bounds on what peers and files can make ddmtui hold.
+type Limits struct {
+	// MemoryBudget is the process-wide memory budget ("256M", "1G", "0").
+	MemoryBudget *string `toml:"memory_budget"`
 }
 
 // Output holds where saved files go.
@@ -222,6 +230,7 @@ func (f *File) Settings() []Setting {
 	}
 	str("discovery.adb_path", "adb-path", f.Discovery.ADBPath)
 	num("discovery.adb_max_devices", "adb-max-devices", f.Discovery.ADBMaxDevices)
+	num("discovery.adb_max_processes", "adb-max-processes", f.Discovery.ADBMaxProcesses)
 	str("discovery.scan_interval", "scan-interval", f.Discovery.ScanInterval)
 	str("discovery.thread_interval", "thread-interval", f.Discovery.ThreadInterval)
 	str("discovery.meminfo_interval", "meminfo-interval", f.Discovery.MeminfoInterval)
@@ -235,6 +244,7 @@ func (f *File) Settings() []Setting {
 	}
 	str("ui.log", "log", f.UI.Log)
 	str("output.dir", "out-dir", f.Output.Dir)
+	str("limits.memory_budget", "memory-budget", f.Limits.MemoryBudget)
 	return out
 }
 
@@ -281,6 +291,7 @@ var Keys = []Key{
 	{"discovery", "adb", "adb"},
 	{"discovery", "adb_path", "adb-path"},
 	{"discovery", "adb_max_devices", "adb-max-devices"},
+	{"discovery", "adb_max_processes", "adb-max-processes"},
 	{"discovery", "scan_interval", "scan-interval"},
 	{"discovery", "thread_interval", "thread-interval"},
 	{"discovery", "meminfo_interval", "meminfo-interval"},
@@ -292,4 +303,5 @@ var Keys = []Key{
 	{"ui", "mouse", "mouse"},
 	{"ui", "log", "log"},
 	{"output", "dir", "out-dir"},
+	{"limits", "memory_budget", "memory-budget"},
 }

@@ -69,6 +69,7 @@ scan = "a"
 adb = ["b"]
 adb_path = "c"
 adb_max_devices = 9
+adb_max_processes = 10
 scan_interval = "d"
 thread_interval = "e"
 meminfo_interval = "f"
@@ -83,6 +84,8 @@ mouse = false
 log = "h"
 [output]
 dir = "i"
+[limits]
+memory_budget = "l"
 `
 	f, err := Parse("all.toml", []byte(doc))
 	if err != nil {

@@ -251,9 +251,10 @@ func Snapshot(vms []monitor.VM) []SnapshotEntry {
 // WriteJSON writes v as indented JSON followed by a newline: the one JSON
 // document writer of the commands. <, > and & stay as they are (method
 // names such as <init> and generic types read as written); encoding/json
-// still escapes what JSON requires.
+// still escapes what JSON requires, and safetext.JSON the C1 and
+// bidirectional controls it leaves raw.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(safetext.JSON(w))
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)

@@ -3,7 +3,8 @@ package heap
 import (
 	"errors"
 	"sync"
-	"sync/atomic"
+
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 // Budget bounds the segment data held at once by every Assembler that
@@ -13,14 +14,12 @@ import (
 // packet budget never sees a map's total: without this, VMs cycling
 // HPST / thousands of HPSG / HPEN held their per-set bound each, twice
 // (the set being built and the last one kept). A nil Budget is no budget.
-type Budget struct {
-	limit int64
-	used  atomic.Int64
-	peak  atomic.Int64
-}
+// It is the one budget type (internal/budget); a monitor's is a share of
+// the process-wide budget.
+type Budget = budget.Budget
 
 // NewBudget returns a budget of limit bytes (≤ 0: no limit, only counted).
-func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
+func NewBudget(limit int64) *Budget { return budget.New(limit) }
 
 // DefaultProcessBudget is the budget a monitor gives the heap maps of all
 // its VMs together. Maps are asked of one VM at a time (the dashboard's
@@ -33,45 +32,6 @@ const DefaultProcessBudget = 32 << 20
 // ErrBudget is wrapped (beside ErrSetTooLarge) by the Assembler error for a
 // set dropped because the process-wide budget was spent.
 var ErrBudget = errors.New("heap: the process-wide budget for heap maps is spent")
-
-func (b *Budget) take(n uint64) bool {
-	if b == nil {
-		return true
-	}
-	for {
-		u := b.used.Load()
-		if b.limit > 0 && u+int64(n) > b.limit {
-			return false
-		}
-		if b.used.CompareAndSwap(u, u+int64(n)) {
-			for p := b.peak.Load(); u+int64(n) > p && !b.peak.CompareAndSwap(p, u+int64(n)); p = b.peak.Load() {
-			}
-			return true
-		}
-	}
-}
-
-func (b *Budget) give(n uint64) {
-	if b != nil && n > 0 {
-		b.used.Add(-int64(n))
-	}
-}
-
-// Used is the bytes held now.
-func (b *Budget) Used() int64 {
-	if b == nil {
-		return 0
-	}
-	return b.used.Load()
-}
-
-// Peak is the most bytes held at once.
-func (b *Budget) Peak() int64 {
-	if b == nil {
-		return 0
-	}
-	return b.peak.Load()
-}
 
 // charge is what a snapshot holds of a budget, given back once.
 type charge struct {
@@ -86,6 +46,6 @@ type charge struct {
 // keeps, and the model lets go of a released snapshot.
 func (s *Snapshot) Release() {
 	if s != nil && s.charge != nil {
-		s.charge.once.Do(func() { s.charge.b.give(s.charge.n) })
+		s.charge.once.Do(func() { s.charge.b.Give(int64(s.charge.n)) })
 	}
 }

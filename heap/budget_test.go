@@ -104,18 +104,18 @@ func TestAssemblerCopiesSegmentData(t *testing.T) {
 // one byte past it is not.
 func TestBudgetLimitEdges(t *testing.T) {
 	free := NewBudget(0)
-	if !free.take(1<<40) || free.Used() != 1<<40 || free.Peak() != 1<<40 {
+	if !free.Take(1<<40) || free.Used() != 1<<40 || free.Peak() != 1<<40 {
 		t.Fatalf("an unlimited budget refused, or miscounted: used %d", free.Used())
 	}
-	free.give(1 << 40)
+	free.Give(1 << 40)
 	if free.Used() != 0 || free.Peak() != 1<<40 {
 		t.Fatalf("after give: used %d peak %d", free.Used(), free.Peak())
 	}
 	b := NewBudget(100)
-	if !b.take(60) || !b.take(40) {
+	if !b.Take(60) || !b.Take(40) {
 		t.Fatal("takes up to the limit exactly were refused")
 	}
-	if b.take(1) {
+	if b.Take(1) {
 		t.Fatal("a take past the limit was allowed")
 	}
 	if b.Used() != 100 {

@@ -178,7 +178,7 @@ func (a *Assembler) reset() {
 		clear(a.segments)
 		a.segments = a.segments[:0]
 	}
-	a.Budget.give(a.bytes)
+	a.Budget.Give(int64(a.bytes))
 	a.units, a.bytes, a.droppedSegs = 0, 0, 0
 }
 
@@ -230,12 +230,12 @@ func (a *Assembler) Add(s *ddm.HeapSegment) error {
 		a.dropped = true
 		return fmt.Errorf("%w: heap %d: %d segments exceed %s; set dropped", ErrSetTooLarge, s.HeapID, n, over)
 	}
-	if !a.Budget.take(cost) {
+	if !a.Budget.Take(int64(cost)) {
 		n, held := len(a.segments)+1, a.bytes
 		a.reset()
 		a.dropped = true
 		return fmt.Errorf("%w: %w: heap %d: %d segments (%d bytes) would pass %d bytes for all VMs; set dropped",
-			ErrSetTooLarge, ErrBudget, s.HeapID, n, held+cost, a.Budget.limit)
+			ErrSetTooLarge, ErrBudget, s.HeapID, n, held+cost, a.Budget.Limit())
 	}
 	a.units += uint64(s.Units)
 	a.bytes += cost

@@ -1,6 +1,6 @@
 package jdwp
 
-import "sync/atomic"
+import "github.com/ddmtui/ddmtui/internal/budget"
 
 // Budget bounds the bytes of large packets held at once, over every reader
 // that shares it (a Conn per VM, a debugger connection): a peer that claims
@@ -9,15 +9,14 @@ import "sync/atomic"
 // them until it is consumed (Route returned, taken from Incoming, handed
 // to the request waiting for it). A packet that could not be read whole
 // within it fails its connection with ErrBudget before any of it is
-// allocated. The zero value and nil are no budget.
-type Budget struct {
-	limit int64
-	used  atomic.Int64
-	peak  atomic.Int64
-}
+// allocated. A nil Budget is no budget.
+//
+// It is the one budget type (internal/budget; a limit ≤ 0 bounds nothing
+// and only counts); a monitor's is a share of the process-wide budget.
+type Budget = budget.Budget
 
-// NewBudget returns a budget of limit bytes.
-func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
+// NewBudget returns a budget of limit bytes (≤ 0: no limit, only counted).
+func NewBudget(limit int64) *Budget { return budget.New(limit) }
 
 // DefaultProcessBudget is the budget ddmtui gives the ordinary traffic of
 // its monitor sessions together: room to read one packet of the 32 MiB a VM
@@ -31,51 +30,3 @@ const DefaultProcessBudget = 48 << 20
 // for (streamed heap dumps): one of the largest packets, read at 1.5 times
 // its size.
 const DefaultStreamBudget = DefaultMaxPacketLen * 3 / 2
-
-func (b *Budget) acquire(n int64) bool {
-	if b == nil || b.limit <= 0 {
-		return true
-	}
-	for {
-		u := b.used.Load()
-		if u+n > b.limit {
-			return false
-		}
-		if b.used.CompareAndSwap(u, u+n) {
-			for p := b.peak.Load(); u+n > p && !b.peak.CompareAndSwap(p, u+n); p = b.peak.Load() {
-			}
-			return true
-		}
-	}
-}
-
-// fits reports whether n bytes more would stay within the budget now,
-// without taking them: a reader checks that a packet can be read whole
-// before it allocates its first piece, so a packet that cannot be read
-// costs no memory.
-func (b *Budget) fits(n int64) bool {
-	return b == nil || b.limit <= 0 || b.used.Load()+n <= b.limit
-}
-
-func (b *Budget) release(n int64) {
-	if b == nil || b.limit <= 0 || n == 0 {
-		return
-	}
-	b.used.Add(-n)
-}
-
-// Used is the bytes held now.
-func (b *Budget) Used() int64 {
-	if b == nil {
-		return 0
-	}
-	return b.used.Load()
-}
-
-// Peak is the most bytes held at once.
-func (b *Budget) Peak() int64 {
-	if b == nil {
-		return 0
-	}
-	return b.peak.Load()
-}

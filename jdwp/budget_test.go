@@ -217,7 +217,7 @@ func TestBudgetHeldWhileQueued(t *testing.T) {
 // first, then refused: garbage by the tens of MiB under a flood).
 func TestBudgetRefusesBeforeAllocating(t *testing.T) {
 	b := NewBudget(48 << 20)
-	if !b.acquire(30 << 20) { // another connection's packet
+	if !b.Take(30 << 20) { // another connection's packet
 		t.Fatal("acquire")
 	}
 	in := bigPacket(16 << 20) // needs 24 MiB: 18 MiB are left
@@ -232,7 +232,7 @@ func TestBudgetRefusesBeforeAllocating(t *testing.T) {
 	if b.Used() != 30<<20 {
 		t.Errorf("budget after the refusal: %d", b.Used())
 	}
-	b.release(30 << 20)
+	b.Give(30 << 20)
 	if _, err := ReadPacketBudget(bytes.NewReader(in), 0, b); err != nil || b.Used() != 0 {
 		t.Fatalf("with room: %v, %d held", err, b.Used())
 	}

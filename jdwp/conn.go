@@ -438,7 +438,7 @@ func (c *Conn) readLoop() {
 		// Packets still waiting in Incoming keep no budget once the reader
 		// is gone (the connection is over).
 		for _, q := range c.queued {
-			q.b.release(int64(q.n))
+			q.b.Give(int64(q.n))
 		}
 		c.queued, c.queuedBytes = nil, 0
 	}()
@@ -477,7 +477,7 @@ func (c *Conn) readLoop() {
 func (c *Conn) dispatch(p *Packet, b *Budget, held int64) bool {
 	if p.IsReply() && c.OwnsID(p.ID) {
 		// The caller of Request owns the reply: it leaves the budget.
-		b.release(held)
+		b.Give(held)
 		c.mu.Lock()
 		w, ok := c.pending[p.ID]
 		delete(c.pending, p.ID)
@@ -495,7 +495,7 @@ func (c *Conn) dispatch(p *Packet, b *Budget, held int64) bool {
 	if c.opts.Route != nil {
 		taken := c.opts.Route(p)
 		if taken {
-			b.release(held)
+			b.Give(held)
 			return true
 		}
 	}
@@ -503,7 +503,7 @@ func (c *Conn) dispatch(p *Packet, b *Budget, held int64) bool {
 	q := queuedPacket{n: p.Len()}
 	if held > 0 {
 		q.b = b
-		b.release(held - int64(q.n))
+		b.Give(held - int64(q.n))
 		held = int64(q.n)
 	}
 	// Past MaxQueued bytes waiting in Incoming, stop reading the peer
@@ -511,7 +511,7 @@ func (c *Conn) dispatch(p *Packet, b *Budget, held int64) bool {
 	for !c.roomFor(p.Len()) {
 		select {
 		case <-c.done:
-			q.b.release(held)
+			q.b.Give(held)
 			return false
 		case <-time.After(time.Millisecond):
 		}
@@ -522,7 +522,7 @@ func (c *Conn) dispatch(p *Packet, b *Budget, held int64) bool {
 		c.queuedBytes += q.n
 		return true
 	case <-c.done:
-		q.b.release(held)
+		q.b.Give(held)
 		return false
 	}
 }
@@ -558,7 +558,7 @@ func (c *Conn) trimQueued() {
 	for len(c.queued) > waiting {
 		q := c.queued[0]
 		c.queuedBytes -= q.n
-		q.b.release(int64(q.n))
+		q.b.Give(int64(q.n))
 		c.queued = c.queued[1:]
 	}
 	if len(c.queued) == 0 {

@@ -175,7 +175,7 @@ func readPacket(r io.Reader, limit func() int, budget func(length int) *Budget) 
 	}
 	b := budget(l)
 	pk, held, err := readBody(r, p, l, b)
-	b.release(held) // the caller owns the packet now
+	b.Give(held) // the caller owns the packet now
 	return pk, err
 }
 
@@ -204,12 +204,12 @@ func readBody(r io.Reader, p Packet, l int, b *Budget) (pk *Packet, held int64, 
 	}
 	defer func() {
 		if err != nil {
-			b.release(held)
+			b.Give(held)
 			held = 0
 		}
 	}()
 	take := func(k int) error {
-		if !b.acquire(int64(k)) {
+		if !b.Take(int64(k)) {
 			return fmt.Errorf("%w (%d bytes more for a %d-byte packet)", ErrBudget, k, l)
 		}
 		held += int64(k)
@@ -217,8 +217,8 @@ func readBody(r io.Reader, p Packet, l int, b *Budget) (pk *Packet, held int64, 
 	}
 	// A packet that could not be read whole is refused before its first
 	// piece is allocated (its reading would be garbage).
-	if !b.fits(int64(n + n/2)) {
-		return nil, 0, fmt.Errorf("%w (%d bytes for a %d-byte packet, %d of %d in use)", ErrBudget, n+n/2, l, b.Used(), b.limit)
+	if !b.Fits(int64(n + n/2)) {
+		return nil, 0, fmt.Errorf("%w (%d bytes for a %d-byte packet, %d of %d in use)", ErrBudget, n+n/2, l, b.Used(), b.Limit())
 	}
 	var pieces [][]byte
 	got := 0

@@ -44,9 +44,28 @@ func TestLabelValue(t *testing.T) {
 		"a\xffb":        `a\xffb`,
 		`a\xffb`:        `a\\xffb`, // the text "\xff" never collides with the byte
 		"\xc3":          `\xc3`,
+		// issue 37 #16: control characters from an app name
+		"evil\x1b]0;pwned\x07": `evil\x1b]0;pwned\x07`,
+		"a\u009b2Jb\u202e":     `a\u009b2Jb\u202e`,
+		"tab\there":            `tab\x09here`,
 	} {
 		if got := LabelValue(in); got != want {
 			t.Errorf("LabelValue(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Issue 37 #16: an app name with OSC and CSI sequences reaches a scrape as
+// text: no ESC, BEL or C1 control is served.
+func TestControlLabelsEscapedInScrape(t *testing.T) {
+	m := newModel()
+	m.addVM("adb:emu:7", "adb:emu", 7, "evil\x1b]52;c;cm0=\x07\u009b2J\u202e", nil, nil)
+	srv := httpServer(t, Handler(Registry(NewCollector(m, "h"))))
+	body := get(t, srv+"/metrics", "text/plain")
+	if !strings.Contains(body, `app="evil\\x1b]52;c;cm0=\\x07\\u009b2J\\u202e"`) {
+		t.Fatalf("the app's label is not escaped as expected:\n%s", body)
+	}
+	if strings.ContainsAny(body, "\x1b\x07\u009b\u202e") {
+		t.Fatalf("a control character was served:\n%q", body)
 	}
 }

@@ -11,15 +11,14 @@
 package metrics
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 )
 
@@ -100,29 +99,16 @@ func Serial(vm monitor.VM) string {
 	return vm.Source
 }
 
-// LabelValue makes s a valid Prometheus label value: label values must be
-// UTF-8, and a device serial, an app name or a thread state comes from a
-// device or a VM, which may send any bytes. Each byte that is not part of
-// valid UTF-8 is written as \xNN, so distinct serials stay distinct, and a
-// backslash is doubled so that an escape can never be forged by the text.
+// LabelValue makes s a valid and harmless Prometheus label value: label
+// values must be UTF-8, and a device serial, an app name or a thread state
+// comes from a device or a VM, which may send any bytes. A backslash is
+// doubled, so that an escape can never be forged by the text; then, as
+// safetext.Terminal writes them, each byte that is not part of valid UTF-8
+// becomes \xNN (distinct serials stay distinct) and each control character
+// (ESC of an OSC or CSI sequence, C1, the bidirectional overrides) \xNN or
+// \uNNNN, so a scrape shown on a terminal (curl, a log) cannot drive it.
 func LabelValue(s string) string {
-	if utf8.ValidString(s) && !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\':
-			b.WriteString(`\\`)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return safetext.Terminal(strings.ReplaceAll(s, `\`, `\\`))
 }
 
 // send sends one series. A series whose labels the client library refuses

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/devshell"
 	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -29,14 +30,18 @@ type Engine struct {
 // NewEngine returns an engine writing into store.
 func NewEngine(store *Store, opts SessionOptions) *Engine {
 	opts.fill()
-	if opts.Budget == nil { // shared by every session
-		opts.Budget = jdwp.NewBudget(jdwp.DefaultProcessBudget)
+	// The budgets shared by every session are shares of the process-wide
+	// budget (internal/budget): VMs under attack in several ways at once
+	// stay within it together. The transfers a user asked for (streamed
+	// heap dumps, traces) have a budget of their own.
+	if opts.Budget == nil {
+		opts.Budget = budget.Process.Child(jdwp.DefaultProcessBudget)
 	}
 	if opts.StreamBudget == nil {
 		opts.StreamBudget = jdwp.NewBudget(jdwp.DefaultStreamBudget)
 	}
 	if opts.SegmentBudget == nil {
-		opts.SegmentBudget = heap.NewBudget(heap.DefaultProcessBudget)
+		opts.SegmentBudget = budget.Process.Child(heap.DefaultProcessBudget)
 	}
 	return &Engine{store: store, opts: opts, devices: devshell.NewCache(), sessions: map[string]*Session{}, failed: map[string]failure{}}
 }

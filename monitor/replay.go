@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devicelog"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -26,9 +27,37 @@ type Recording struct {
 	Records []record.Record
 	// Tail is record.ErrTruncated or record.ErrCorrupt (wrapped, with the
 	// offset) when the file did not end cleanly: the records are those of
-	// its whole blocks.
+	// its whole blocks. It is ErrRecordingTooLarge (wrapped) when the
+	// records did not fit the process's memory budget: those before are
+	// kept.
 	Tail error
+
+	held int64 // bytes taken from recordingBudget (Release gives them back)
 }
+
+// recordingBudget is what a recording's records are charged to (data, key
+// and 64 bytes a record): the process-wide budget, of which a recording
+// takes at most half (the replay's own model, the block being decompressed
+// and the Go heap's garbage need the rest). A recording is read whole, and
+// a 61 KB file of zstd blocks of zeros decompressed to 1.8 GB (issue 37
+// #8); a real session's records (a few VMs' HPIF, THST and log entries)
+// are a few MB a minute.
+var recordingBudget = budget.Process
+
+// Release gives the records' bytes back to the budget; the recording must
+// not be replayed afterwards.
+func (r *Recording) Release() {
+	recordingBudget.Give(r.held)
+	r.held, r.Records = 0, nil
+}
+
+// recordOverhead is what a record costs beyond its data and key: the
+// Record in the slice and the key's string header.
+const recordOverhead = 64
+
+// ErrRecordingTooLarge is the Tail of a recording whose records did not fit
+// the memory budget.
+var ErrRecordingTooLarge = errors.New("the recording's records pass the memory budget")
 
 // Duration is the time of the last record.
 func (r *Recording) Duration() time.Duration {
@@ -49,6 +78,15 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 	rec := &Recording{Header: rd.Header}
 	for {
 		x, err := rd.Next()
+		if err == nil {
+			n := int64(len(x.Data)+len(x.Key)) + recordOverhead
+			if l := recordingBudget.Limit(); (l <= 0 || rec.held+n <= l/2) && recordingBudget.Take(n) {
+				rec.held += n
+			} else {
+				err = fmt.Errorf("%w (%s held, %d MiB of records read): the records from %v on are not read",
+					ErrRecordingTooLarge, recordingBudget, rec.held>>20, x.Time)
+			}
+		}
 		if err != nil {
 			if err != io.EOF {
 				rec.Tail = err

@@ -105,7 +105,7 @@ func (d *deviceSources) runProcThreads(ctx context.Context) {
 		d.procOn = false
 		d.mu.Unlock()
 	}()
-	t := time.NewTimer(0)
+	t := time.NewTimer(pollPhase(d.entry.key, d.interval))
 	defer t.Stop()
 	for {
 		select {
@@ -200,7 +200,7 @@ func (d *deviceSources) runMeminfo(ctx context.Context) {
 	if interval <= 0 || d.dev == nil {
 		return
 	}
-	t := time.NewTimer(0)
+	t := time.NewTimer(pollPhase(d.entry.key, interval))
 	defer t.Stop()
 	for {
 		select {

@@ -1,14 +1,13 @@
 package monitor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"image/png"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/viewtree"
 )
@@ -251,15 +250,21 @@ func (s *ViewDebugger) viewOp(ctx context.Context, req *ddm.ViewOpRequest) ([]by
 	return d.Data, nil
 }
 
-// CaptureView asks for a view's picture (VUOP op 1): PNG bytes, checked to
-// decode as one.
+// CaptureView asks for a view's picture (VUOP op 1): PNG bytes whose
+// header is checked, before anyone decodes them, to be a PNG that decodes
+// within pixbound.DefaultMaxBytes (issue 37 #6): the CLI saves it, the
+// dashboard draws it, and both refuse a picture claiming 20000×20000.
 func (s *ViewDebugger) CaptureView(ctx context.Context, window, view string) ([]byte, error) {
 	data, err := s.viewOp(ctx, &ddm.ViewOpRequest{Op: ddm.ViewCapture, ViewRoot: window, View: view})
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", view, err)
 	}
-	if _, err := png.DecodeConfig(bytes.NewReader(data)); err != nil {
+	in, err := pixbound.Inspect(data, "png")
+	if err != nil {
 		return nil, fmt.Errorf("capture %s: the picture does not decode as PNG: %w", view, err)
+	}
+	if err := in.Check(0); err != nil {
+		return nil, fmt.Errorf("capture %s: %w", view, err)
 	}
 	return data, nil
 }

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/scan"
+	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/viewtree"
 )
@@ -123,6 +125,10 @@ func TestViewDebugBadInput(t *testing.T) {
 			}
 			return &ddm.ViewRootData{Data: []byte("\x00\x01garbage")}
 		case *ddm.ViewOpRequest:
+			if m.Op == ddm.ViewCapture && m.View == "a.Root@1" {
+				// issue 37 #6: a PNG claiming 20000×20000 (1.6 GiB decoded)
+				return &ddm.ViewOpData{Data: hostile.PNG(20000, 20000, 8, 6, false, 2)}
+			}
 			if m.Op == ddm.ViewCapture {
 				return &ddm.ViewOpData{Data: []byte("\x89PNG not really")}
 			}
@@ -141,6 +147,9 @@ func TestViewDebugBadInput(t *testing.T) {
 	}
 	if _, err := s.Views().CaptureView(ctx, "good/android.view.ViewRootImpl@1", "a.Child@2"); err == nil || !strings.Contains(err.Error(), "does not decode as PNG") {
 		t.Errorf("bad PNG: %v", err)
+	}
+	if _, err := s.Views().CaptureView(ctx, "good/android.view.ViewRootImpl@1", "a.Root@1"); !errors.Is(err, pixbound.ErrTooLarge) {
+		t.Errorf("a PNG claiming 20000×20000: %v", err)
 	}
 	l, err := s.Views().CaptureLayers(ctx, "good/android.view.ViewRootImpl@1")
 	if err != nil || !l.Truncated {

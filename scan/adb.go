@@ -39,11 +39,15 @@ type ADB struct {
 	// MaxDevices caps the devices followed at once (0: DefaultMaxDevices);
 	// see adbcap.go.
 	MaxDevices int
+	// MaxProcesses caps the processes followed at once per device (0:
+	// DefaultMaxProcesses); see adbcap.go.
+	MaxProcesses int
 
-	mu      sync.Mutex
-	state   string // "connecting", "connected", "unreachable: …"
-	devices int
-	skipped int // online devices not followed: over MaxDevices
+	mu           sync.Mutex
+	state        string // "connecting", "connected", "unreachable: …"
+	devices      int
+	skipped      int            // online devices not followed: over MaxDevices
+	skippedProcs map[string]int // per device, listed processes not followed: over MaxProcesses
 }
 
 func (a *ADB) setState(state string, devices int) {
@@ -61,13 +65,14 @@ func (a *ADB) Status() string {
 	case "":
 		return "adb " + a.Name() + ": connecting"
 	case "connected":
+		procs := a.skippedProcsNote()
 		if a.skipped > 0 {
-			return fmt.Sprintf("adb %s: %d devices, following %d (--adb-max-devices)", a.Name(), a.devices, a.devices-a.skipped)
+			return fmt.Sprintf("adb %s: %d devices, following %d (--adb-max-devices)", a.Name(), a.devices, a.devices-a.skipped) + procs
 		}
 		if a.devices == 1 {
-			return "adb " + a.Name() + ": 1 device"
+			return "adb " + a.Name() + ": 1 device" + procs
 		}
-		return fmt.Sprintf("adb %s: %d devices", a.Name(), a.devices)
+		return fmt.Sprintf("adb %s: %d devices", a.Name(), a.devices) + procs
 	}
 	return "adb " + a.Name() + ": " + a.state
 }
@@ -316,6 +321,7 @@ func follow[T any](a *ADB, ctx context.Context, serial string, updates <-chan T,
 		for _, r := range pids {
 			r.cancel()
 		}
+		a.forgetProcs(serial)
 	}()
 	// ended wakes the loop when a session ends by itself (the VM closed the
 	// stream, or the session re-opens after a debugger left): a pid still
@@ -356,10 +362,8 @@ func follow[T any](a *ADB, ctx context.Context, serial string, updates <-chan T,
 				r.process.Set(*e.app)
 			}
 		}
-		for _, e := range current {
-			if _, ok := pids[e.pid]; ok {
-				continue
-			}
+		isRunning := func(pid int) bool { _, ok := pids[pid]; return ok }
+		for _, e := range a.admitProcs(serial, current, isRunning, len(pids)) {
 			var nc net.Conn
 			if e.jdwp {
 				var err error

@@ -219,6 +219,10 @@ func (vm *VM) handleViewLocked(c *vmConn, p *jdwp.Packet, msg ddm.Message) {
 		}
 		switch m.Op {
 		case ddm.ViewDumpHierarchy:
+			if vm.spec.ViewDumpFails != "" {
+				c.replyChunk(p, fail(viewtree.FailThrew, vm.spec.ViewDumpFails))
+				return
+			}
 			c.replyChunk(p, &ddm.ViewRootData{Data: vm.dumpLocked(w, m)})
 		case ddm.ViewCaptureLayers:
 			c.replyChunk(p, &ddm.ViewRootData{Data: vm.captureLayersLocked(w)})

@@ -98,7 +98,10 @@ type VMSpec struct {
 	// NoWindows leaves the app without any window (a service-only
 	// process): VULW lists none.
 	NoWindows bool
-	Seed      uint64
+	// ViewDumpFails, when set, is the reason the VM gives (FAIL) for
+	// refusing every view hierarchy dump (tests use hostile text).
+	ViewDumpFails string
+	Seed          uint64
 }
 
 type thread struct {

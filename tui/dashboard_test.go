@@ -535,6 +535,8 @@ func TestProfilingKeySavesAndShowsTrace(t *testing.T) {
 func TestFileSafeNames(t *testing.T) {
 	for in, want := range map[string]string{
 		"com.example:remote": "com.example_remote", "a/b\\c": "a_b_c", "..": "vm", "": "vm", "ok.app": "ok.app",
+		// issue 37 #15: C1 controls and bidirectional overrides too
+		"evil\u009b2J": "evil_2J", "gpj.\u202eexe": "gpj._exe", "a\u2066b\u2069": "a_b_", "\xffx": "_x", "été": "été",
 	} {
 		if got := fileSafe(in); got != want {
 			t.Errorf("fileSafe(%q) = %q, want %q", in, got, want)

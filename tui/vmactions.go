@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/savefile"
@@ -283,12 +285,13 @@ func savePath(dir, app string, now time.Time, ext string) string {
 
 // fileSafe makes an app name usable as a file name on every system: path
 // separators, ':' (process names such as com.example:remote; Windows and
-// some tools refuse it), control characters and other reserved characters
-// become '_'.
+// some tools refuse it), control characters (C0, C1 such as U+009B, and the
+// bidirectional controls such as U+202E, which make a name read otherwise
+// than it is: safetext.IsControl) and other reserved characters become '_'.
 func fileSafe(app string) string {
 	name := strings.Map(func(r rune) rune {
 		switch {
-		case r < 0x20 || r == 0x7f:
+		case safetext.IsControl(r), r == utf8.RuneError:
 			return '_'
 		case strings.ContainsRune(`/\:*?"<>|`, r):
 			return '_'

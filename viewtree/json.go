@@ -23,12 +23,15 @@ type JSONNode struct {
 // JSONWindow is one window and its tree (nil when its dump failed, with
 // Error saying why).
 type JSONWindow struct {
-	Name      string    `json:"name"`
-	ViewCount int       `json:"view_count"`
-	Format    Format    `json:"format,omitempty"`
-	Truncated bool      `json:"truncated,omitempty"`
-	Tree      *JSONNode `json:"tree"`
-	Error     string    `json:"error,omitempty"`
+	Name      string `json:"name"`
+	ViewCount int    `json:"view_count"`
+	Format    Format `json:"format,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	// NamesCut counts the properties whose names were not kept (the
+	// tree's names passed MaxNameBytes).
+	NamesCut int       `json:"names_cut,omitempty"`
+	Tree     *JSONNode `json:"tree"`
+	Error    string    `json:"error,omitempty"`
 }
 
 // JSON is the tree as nested JSONNodes.
@@ -66,6 +69,6 @@ func JSONWindowOf(name string, t *Tree, err error) JSONWindow {
 		w.Error = err.Error()
 		return w
 	}
-	w.ViewCount, w.Format, w.Truncated, w.Tree = t.Count(), t.Format, t.Truncated, t.JSON()
+	w.ViewCount, w.Format, w.Truncated, w.NamesCut, w.Tree = t.Count(), t.Format, t.Truncated, t.NamesCut, t.JSON()
 	return w
 }

@@ -117,15 +117,20 @@ func (nm *textNames) lookup(t *Tree, raw []byte, pos int) (int32, field) {
 	}
 	i, ok := nm.index[string(raw)]
 	if !ok {
-		i = int32(len(t.names))
-		name := string(raw)
-		t.names = append(t.names, name)
-		nm.index[name] = i
-		short := name
-		if c := strings.IndexByte(short, ':'); c >= 0 {
-			short = short[c+1:]
+		if t.nameFits(len(raw)) {
+			name := string(raw)
+			i = t.addName(name)
+			nm.index[name] = i
+		} else {
+			i = t.namesCut() // neither the name nor its index entry is kept
 		}
-		nm.fields = append(nm.fields, textFields[short])
+		for len(nm.fields) < len(t.names) {
+			short := t.names[len(nm.fields)]
+			if c := strings.IndexByte(short, ':'); c >= 0 {
+				short = short[c+1:]
+			}
+			nm.fields = append(nm.fields, textFields[short])
+		}
 	}
 	nm.cur = append(nm.cur, i)
 	return i, nm.fields[i]

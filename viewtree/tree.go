@@ -33,7 +33,18 @@ const (
 	// maxMapDepth bounds property maps nested inside one view's map
 	// (layout params, the theme).
 	maxMapDepth = 8
+	// MaxNameBytes bounds the bytes of one tree's property names (issue 37
+	// #7). A real window's are a few KiB (a few hundred names of a few
+	// dozen bytes); a hostile dump names a nested map's properties per
+	// (map, property) pair out of 64 KiB names (a 6 MB reply made 1.2 GB of
+	// names), or a text dump gives every view new names (2.5 M of them made
+	// 470 MB). Past it, new names are not kept: their properties are named
+	// NamesCutName and counted in Tree.NamesCut.
+	MaxNameBytes = 4 << 20
 )
+
+// NamesCutName names the properties whose own name passed MaxNameBytes.
+const NamesCutName = "(name not kept: the dump's names pass the bound)"
 
 // Errors a decoder returns (wrapped with the place they were found).
 var (
@@ -110,11 +121,43 @@ type Tree struct {
 	// Unnamed counts properties whose id the v2 index does not name
 	// (named "#ID").
 	Unnamed int
+	// NamesCut counts properties named NamesCutName: the tree's names had
+	// passed MaxNameBytes.
+	NamesCut int
 
 	raw      []byte    // the dump: string values point into it
 	children []int32   // every node's children, each node a range
 	names    []string  // property names, by Property.name
 	index    nameTable // v2: what each property id means
+	// nameBytes counts the bytes of names; cutName is NamesCutName's
+	// index in names plus one (0: not used yet).
+	nameBytes int
+	cutName   int32
+}
+
+// nameFits reports whether a new name of n bytes stays within MaxNameBytes.
+func (t *Tree) nameFits(n int) bool { return t.nameBytes+n <= MaxNameBytes }
+
+// addName adds a property name, or, past MaxNameBytes, names the property
+// NamesCutName (added once).
+func (t *Tree) addName(name string) int32 {
+	if !t.nameFits(len(name)) {
+		return t.namesCut()
+	}
+	t.nameBytes += len(name)
+	t.names = append(t.names, name)
+	return int32(len(t.names) - 1)
+}
+
+// namesCut counts a property whose name is not kept and returns
+// NamesCutName's index.
+func (t *Tree) namesCut() int32 {
+	t.NamesCut++
+	if t.cutName == 0 {
+		t.names = append(t.names, NamesCutName)
+		t.cutName = int32(len(t.names))
+	}
+	return t.cutName - 1
 }
 
 // Node is one view.

@@ -112,6 +112,9 @@ func DecodeV2(data []byte) (*Tree, error) {
 		return nil, fmt.Errorf("v2 dump: property index: %w", err)
 	}
 	t.names = append([]string(nil), t.index.names...)
+	for _, n := range t.names {
+		t.nameBytes += len(n)
+	}
 	t.Props = make([]Property, 0, start/8) // a key and its value: 5 bytes at least, 8 for an int
 	d := v2Decoder{t: t, b: data[:start], nested: map[[2]int16]int32{}, unnamed: map[int16]int32{}}
 	if err := d.body(); err != nil {
@@ -414,7 +417,7 @@ func (d *v2Decoder) name(id, outer int16) int32 {
 		if i, ok := d.unnamed[id]; ok {
 			return i
 		}
-		i := d.add(fmt.Sprintf("#%d", id))
+		i := d.t.addName(fmt.Sprintf("#%d", id))
 		d.unnamed[id] = i
 		return i
 	}
@@ -427,14 +430,12 @@ func (d *v2Decoder) name(id, outer int16) int32 {
 	if !ok1 || !ok2 {
 		d.t.Unnamed++
 	}
-	i := d.add(o + "/" + in)
+	if !d.t.nameFits(len(o) + 1 + len(in)) {
+		return d.t.namesCut() // neither the name nor the pair is kept
+	}
+	i := d.t.addName(o + "/" + in)
 	d.nested[key] = i
 	return i
-}
-
-func (d *v2Decoder) add(name string) int32 {
-	d.t.names = append(d.t.names, name)
-	return int32(len(d.t.names) - 1)
 }
 
 // apply sets the node's own fields from a property.

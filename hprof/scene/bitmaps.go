@@ -45,6 +45,9 @@ func (b *builder) plantBitmaps() plantedBitmaps {
 	}
 	if b.opts.BitmapFormat != "" {
 		heroImg := b.encode(heroW/4, heroH/4)
+		if b.opts.HeroPicture != nil {
+			heroImg = b.opts.HeroPicture
+		}
 		garbageImg := b.encode(4, 4)
 		iconImg := b.encode(iconW, iconH)
 		bufs := []hprof.ID{m.prims(A, hprof.TypeByte, heroImg), m.prims(A, hprof.TypeByte, garbageImg), m.prims(A, hprof.TypeByte, iconImg)}

@@ -53,6 +53,10 @@ type Options struct {
 	// and up). The dump then holds Bitmap.dumpData with the compressed
 	// pixels of the bitmaps (all but one, which is past DumpData.count).
 	BitmapFormat string
+	// HeroPicture, with BitmapFormat, replaces the large bitmap's
+	// compressed pixels (tests give a hostile picture: a header claiming
+	// far more pixels than the bitmap's).
+	HeroPicture []byte
 	// Package is the app's package (default "com.example.mail").
 	Package string
 	// Filler adds app objects by class name: "java.lang.String" (unique

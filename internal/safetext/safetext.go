@@ -50,6 +50,13 @@ func hexByte(c byte) string {
 	return string([]byte{'\\', 'x', digits[c>>4], digits[c&0xf]})
 }
 
+// IsControl reports a rune Terminal escapes: a C0 or C1 control, DEL, or a
+// bidirectional control (U+202A–U+202E, U+2066–U+2069, LRM, RLM, ALM).
+// Names made from a VM's text (file names) replace such runes.
+func IsControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidiControl(r)
+}
+
 func isBidiControl(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }

@@ -181,7 +181,7 @@ func TestSoak(t *testing.T) {
 			servers: repeat(12, hostile.HelloVM(9001, bigChunks(30<<20)))},
 		{name: "THCR floods: 6 VMs with endless new thread ids", assertRSS: true,
 			servers: repeat(6, hostile.HelloVM(9002, thcrFlood))},
-		{name: "endless heap segments: 2 VMs, HPST then HPSG at 8 MB/s, no HPEN (heap.Assembler bounds the set)", assertRSS: true,
+		{name: "endless heap segments: 2 VMs, HPST then HPSG at 8 MB/s, no HPEN (heap.Assembler bounds the set)", assertRSS: true, bound: tightBound,
 			servers: repeat(2, hostile.HelloVM(9003, endlessSegments(8<<20)))},
 		{name: "ZLIB bombs: a VM sending 16 MiB packets of 160 ZLIB chunks, each inflating to 16 MiB", assertRSS: true, bound: tightBound,
 			servers: repeat(1, hostile.HelloVM(9004, zlibBombs(16<<20, 160)))},

@@ -1,29 +1,22 @@
 package heapview
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image"
 	"image/color"
-	"image/jpeg"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/rivo/tview"
-	"golang.org/x/image/webp"
 
 	"github.com/ddmtui/ddmtui/heapdump"
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
-
-// maxPixels bounds an image decoded from a dump (a claim in a file, not a
-// fact: 64 M pixels is a 256 MiB ARGB_8888 bitmap).
-const maxPixels = 64 << 20
 
 // bitmapRows is the bitmaps table (D14): every reachable Bitmap, those
 // whose pixels the dump holds first.
@@ -118,8 +111,9 @@ func (v *View) showBitmapInfo(int) {
 // decodeBitmap turns a bitmap's pixels in the dump into an image: raw
 // mBuffer pixels as ARGB_8888 (4 bytes a pixel, R G B A in memory,
 // alpha premultiplied), RGB_565 (2 bytes, little-endian) or ALPHA_8 (1
-// byte), by the bytes per pixel; dumpData as PNG, JPEG or WebP.
-func decodeBitmap(h *heapdump.Heap, b heapdump.Bitmap) (image.Image, error) {
+// byte), by the bytes per pixel; dumpData as PNG, JPEG or WebP. Either
+// within pixbound's bound on decoded bytes (bitmapjob.go), until ctx ends.
+func decodeBitmap(ctx context.Context, h *heapdump.Heap, b heapdump.Bitmap) (image.Image, error) {
 	if !b.PixelsInDump {
 		return nil, errors.New("the dump does not hold this bitmap's pixels")
 	}
@@ -131,40 +125,21 @@ func decodeBitmap(h *heapdump.Heap, b heapdump.Bitmap) (image.Image, error) {
 	case "raw":
 		return decodeRaw(data, b.Width, b.Height)
 	case "png", "jpeg", "webp":
-		return decodeCompressed(data, b.Format)
+		return decodeCompressed(ctx, data, b.Format)
 	}
 	return nil, fmt.Errorf("pixels in an unknown format %q", b.Format)
 }
 
-// decodeCompressed decodes dumpData's buffer, its size checked first.
-func decodeCompressed(data []byte, format string) (image.Image, error) {
-	var cfg image.Config
-	var err error
-	dec := map[string]struct {
-		config func([]byte) (image.Config, error)
-		decode func([]byte) (image.Image, error)
-	}{
-		"png":  {func(d []byte) (image.Config, error) { return png.DecodeConfig(bytes.NewReader(d)) }, func(d []byte) (image.Image, error) { return png.Decode(bytes.NewReader(d)) }},
-		"jpeg": {func(d []byte) (image.Config, error) { return jpeg.DecodeConfig(bytes.NewReader(d)) }, func(d []byte) (image.Image, error) { return jpeg.Decode(bytes.NewReader(d)) }},
-		"webp": {func(d []byte) (image.Config, error) { return webp.DecodeConfig(bytes.NewReader(d)) }, func(d []byte) (image.Image, error) { return webp.Decode(bytes.NewReader(d)) }},
-	}[format]
-	if cfg, err = dec.config(data); err != nil {
-		return nil, fmt.Errorf("%s: %w", format, err)
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxPixels {
-		return nil, fmt.Errorf("%s: %d×%d pixels: too large to draw", format, cfg.Width, cfg.Height)
-	}
-	img, err := dec.decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", format, err)
-	}
-	return img, nil
+// decodeCompressed decodes dumpData's buffer, its cost checked first.
+func decodeCompressed(ctx context.Context, data []byte, format string) (image.Image, error) {
+	img, _, err := pixbound.Decode(ctx, data, format, 0)
+	return img, err
 }
 
 // decodeRaw reads mBuffer's pixels.
 func decodeRaw(data []byte, w, hgt int) (image.Image, error) {
-	if w <= 0 || hgt <= 0 || w > maxPixels/hgt {
-		return nil, fmt.Errorf("raw pixels: a %d×%d bitmap cannot be drawn", w, hgt)
+	if w <= 0 || hgt <= 0 || pixbound.RawCost(w, hgt) > pixbound.DefaultMaxBytes {
+		return nil, fmt.Errorf("raw pixels: a %d×%d bitmap cannot be drawn (%w)", w, hgt, pixbound.ErrTooLarge)
 	}
 	n := w * hgt
 	bpp := len(data) / n
@@ -210,8 +185,8 @@ func (v *View) openBitmap() {
 		v.Push(viewer.NewMessage(title, label(h, b.Node)+fmt.Sprintf(" (%d × %d).\n\n", b.Width, b.Height)+noPixelsWhy))
 		return
 	}
-	v.Work("decoding the bitmap", func(context.Context, func(string)) func() {
-		img, err := decodeBitmap(h, b)
+	v.bitmapWork("decoding the bitmap", func(ctx context.Context) func() {
+		img, err := decodeBitmap(ctx, h, b)
 		return func() {
 			if err != nil {
 				v.Push(viewer.NewMessage(title, "The pixels cannot be drawn: "+err.Error()))
@@ -241,8 +216,8 @@ func (v *View) saveBitmap() {
 	}
 	base := strings.TrimSuffix(filepath.Base(v.m.File), filepath.Ext(v.m.File))
 	target := filepath.Join(dir, fmt.Sprintf("%s-bitmap-%s.png", base, heapdump.HexID(h.ID(b.Node))))
-	v.Work("saving the bitmap", func(context.Context, func(string)) func() {
-		err := savePNG(h, b, target)
+	v.bitmapWork("saving the bitmap", func(ctx context.Context) func() {
+		err := savePNG(ctx, h, b, target)
 		return func() {
 			if err != nil {
 				v.Notify("saving the bitmap: " + err.Error())
@@ -253,9 +228,10 @@ func (v *View) saveBitmap() {
 	})
 }
 
-// savePNG decodes b and writes it to target as PNG (temp file + rename).
-func savePNG(h *heapdump.Heap, b heapdump.Bitmap, target string) error {
-	img, err := decodeBitmap(h, b)
+// savePNG decodes b and writes it to target as PNG (temp file + rename);
+// a PNG in dumpData is written as it is, never decoded.
+func savePNG(ctx context.Context, h *heapdump.Heap, b heapdump.Bitmap, target string) error {
+	img, data, err := pngOrImage(ctx, h, b)
 	if err != nil {
 		return err
 	}
@@ -264,7 +240,7 @@ func savePNG(h *heapdump.Heap, b heapdump.Bitmap, target string) error {
 		return err
 	}
 	tmp := f.Name()
-	if err := png.Encode(f, img); err != nil {
+	if err := writePNG(ctx, f, img, data); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return err

@@ -2,6 +2,7 @@ package heapview
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -156,7 +157,7 @@ func TestDecodeRaw(t *testing.T) {
 			t.Errorf("565 pixel %d = %v, want %v", i, got, want)
 		}
 	}
-	if _, err := decodeCompressed([]byte("not a png"), "png"); err == nil {
+	if _, err := decodeCompressed(context.Background(), []byte("not a png"), "png"); err == nil {
 		t.Error("garbage decoded as png")
 	}
 }

@@ -2,16 +2,19 @@ package heapview
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"image/png"
 	"testing"
+
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 )
 
 // FuzzDecodeBitmap feeds the bitmap decoders what a dump may claim: pixel
 // bytes of any length for any width and height, and any bytes as a PNG,
 // JPEG or WebP. They return an image within bounds or an error, never
-// panic nor allocate past maxPixels. Seeds: testdata/fuzz/FuzzDecodeBitmap.
+// panic nor allocate past pixbound.DefaultMaxBytes. Seeds: testdata/fuzz/FuzzDecodeBitmap.
 func FuzzDecodeBitmap(f *testing.F) {
 	img := image.NewNRGBA(image.Rect(0, 0, 3, 2))
 	img.Set(1, 1, color.NRGBA{R: 9, G: 8, B: 7, A: 255})
@@ -30,17 +33,17 @@ func FuzzDecodeBitmap(f *testing.F) {
 		case 0:
 			got, err = decodeRaw(data, w, h)
 		case 1:
-			got, err = decodeCompressed(data, "png")
+			got, err = decodeCompressed(context.Background(), data, "png")
 		case 2:
-			got, err = decodeCompressed(data, "jpeg")
+			got, err = decodeCompressed(context.Background(), data, "jpeg")
 		case 3:
-			got, err = decodeCompressed(data, "webp")
+			got, err = decodeCompressed(context.Background(), data, "webp")
 		}
 		if err != nil {
 			return
 		}
 		b := got.Bounds()
-		if b.Dx() <= 0 || b.Dy() <= 0 || b.Dx()*b.Dy() > maxPixels {
+		if b.Dx() <= 0 || b.Dy() <= 0 || int64(b.Dx()*b.Dy()) > pixbound.DefaultMaxBytes/4 {
 			t.Fatalf("decoded %v", b)
 		}
 		if format%4 == 0 && (b.Dx() != w || b.Dy() != h) {

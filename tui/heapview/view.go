@@ -92,6 +92,8 @@ type View struct {
 	loaded *Model // what the analysis made, shown or not (Close closes it)
 	closed bool   // Close was called: a model analysed later is closed at once
 	busy   int    // background searches still reading loaded (Close leaves it to the last)
+
+	bitmapJob bitmapJob // the bitmap being decoded or saved (C, Close cancel it)
 }
 
 // New returns the viewer, saying it is waiting for the analysis; Load
@@ -224,6 +226,7 @@ func (v *View) Model() *Model { return v.m }
 // once the view is no longer shown. A search for the extras still running
 // keeps the dump until it ends, and releases it then.
 func (v *View) Close() error {
+	v.bitmapJob.stop()
 	v.mu.Lock()
 	v.closed = true
 	if v.busy > 0 {
@@ -358,6 +361,8 @@ func (v *View) addKeys() {
 		enter("bitmaps", "bitmaps: draw the bitmap (when the dump holds its pixels)", v.openBitmap),
 		b(tcell.KeyRune, 's', "s", "bitmaps: save the bitmap as PNG beside the dump", "Heap", v.saveBitmap).As("save-bitmap").In("bitmaps"),
 		keymap.Alias(tcell.KeyRune, 's', v.saveBitmap).As("save-bitmap").In("image"),
+		b(tcell.KeyRune, 'C', "C", "bitmaps: cancel the bitmap being decoded or saved", "Heap", v.cancelBitmap).As("cancel-bitmap").In("bitmaps"),
+		keymap.Alias(tcell.KeyRune, 'C', v.cancelBitmap).As("cancel-bitmap").In("image"),
 	)
 	if v.opt.Baseline != "" {
 		v.AddKeys(enter("diff", "diff: the class's instances in the newer dump", v.openDiffClass))

@@ -1,6 +1,7 @@
 package heapview
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
 )
@@ -53,7 +54,7 @@ func losslessWebP(w, h int, r, g, b, a byte) []byte {
 
 // dumpData may hold WebP (format 2–4): decoded with x/image/webp.
 func TestDecodeWebP(t *testing.T) {
-	img, err := decodeCompressed(losslessWebP(5, 3, 200, 100, 50, 255), "webp")
+	img, err := decodeCompressed(context.Background(), losslessWebP(5, 3, 200, 100, 50, 255), "webp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestDecodeWebP(t *testing.T) {
 	if r, g, b, a := img.At(4, 2).RGBA(); r>>8 != 200 || g>>8 != 100 || b>>8 != 50 || a>>8 != 255 {
 		t.Errorf("pixel %d %d %d %d, want 200 100 50 255", r>>8, g>>8, b>>8, a>>8)
 	}
-	if _, err := decodeCompressed(losslessWebP(5, 3, 1, 2, 3, 4)[:20], "webp"); err == nil {
+	if _, err := decodeCompressed(context.Background(), losslessWebP(5, 3, 1, 2, 3, 4)[:20], "webp"); err == nil {
 		t.Error("a cut WebP decoded")
 	}
 }

@@ -1,12 +1,11 @@
 package viewsview
 
 import (
-	"bytes"
 	"context"
 	"image"
-	"image/png"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/viewtree"
 )
 
@@ -31,12 +30,21 @@ func (v *View) fetchCapture(name string, then func()) {
 		return
 	}
 	win, src := v.window(), v.src
+	// What the pane keeps is what it can show: a cell is a pixel wide and
+	// two high (Picture), and a pane is never wider than the terminal.
+	_, _, pw, ph := v.pic.GetInnerRect()
+	pw, ph = max(pw, 320), max(2*ph, 200)
 	v.flash("capturing " + name + "…")
 	v.opt.Go("views-capture", func(ctx context.Context) func() {
 		data, err := src.Capture(ctx, win, name)
 		var img image.Image
 		if err == nil {
-			img, err = png.Decode(bytes.NewReader(data))
+			// Its size checked from the header before decoding (issue 37
+			// #6: a 1.5 MB PNG claiming 20000×20000 took 1.6 GiB here).
+			img, _, err = pixbound.Decode(ctx, data, "png", 0)
+		}
+		if err == nil {
+			img = pixbound.Fit(img, pw, ph)
 		}
 		return func() {
 			if v.src != src {

@@ -348,6 +348,9 @@ func (v *View) update() {
 		if v.t.Truncated {
 			s += ", [::b]cut short[::-] (UI thread busy)"
 		}
+		if v.t.NamesCut > 0 {
+			s += fmt.Sprintf(", [::b]%d property names not kept[::-] (past %d MiB of names)", v.t.NamesCut, viewtree.MaxNameBytes>>20)
+		}
 		parts = append(parts, s)
 	}
 	if w := v.window(); w != "" {

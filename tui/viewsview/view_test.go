@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/viewtree"
 )
@@ -59,6 +61,7 @@ type fakeApp struct {
 	winErr   error
 	invoked  []string
 	captures int
+	picture  []byte // the capture's PNG, when set
 }
 
 func (a *fakeApp) find(v *fakeView, name string) *fakeView {
@@ -86,6 +89,9 @@ func (a *fakeApp) Dump(_ context.Context, w string) (*viewtree.Tree, error) {
 
 func (a *fakeApp) Capture(_ context.Context, _, view string) ([]byte, error) {
 	a.captures++
+	if a.picture != nil {
+		return a.picture, nil
+	}
 	img := image.NewNRGBA(image.Rect(0, 0, 40, 20))
 	for y := 0; y < 20; y++ {
 		for x := 0; x < 40; x++ {
@@ -353,5 +359,35 @@ func TestPicture(t *testing.T) {
 	nc := Picture(img, 2, 1, style.Palette{NoColor: true})
 	if r := nc.At(0, 0).Rune; r == '▀' || r == ' ' {
 		t.Errorf("NO_COLOR cell %q", r)
+	}
+}
+
+// Issue 37 #6: a capture whose header claims more pixels than the bound
+// (8000×8000 RGBA: 256 MiB decoded, from a few KB of PNG) is refused
+// before it is decoded; one within it is kept at the pane's size, not the
+// picture's.
+func TestViewsPaneCaptureBounded(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	hs.keys("jj")
+	hs.app.picture = hostile.PNG(8000, 8000, 8, 6, false, 4)
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	hs.keys("c")
+	runtime.ReadMemStats(&b)
+	if got := b.TotalAlloc - a.TotalAlloc; got > 8<<20 {
+		t.Errorf("refusing the capture allocated %d MiB", got>>20)
+	}
+	hs.has("capture: png: 8000×8000 pixels need 245 MiB to decode")
+	if hs.v.capture != nil {
+		t.Fatal("the capture was kept")
+	}
+
+	hs.app.picture = hostile.PNG(3000, 2000, 8, 6, false, 2000)
+	hs.keys("c")
+	hs.has("Capture: TextView@c10c")
+	_, _, pw, ph := hs.v.pic.GetInnerRect()
+	if bd := hs.v.capture.Bounds(); bd.Dx() > max(pw, 320) || bd.Dy() > max(2*ph, 200) || bd.Dx() < 100 {
+		t.Errorf("kept the capture at %v for a %d×%d pane", bd, pw, ph)
 	}
 }
