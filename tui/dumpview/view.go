@@ -64,7 +64,7 @@ func New(opt Options) *View {
 	}
 	v.procBar = text().SetWrap(false)
 	v.banner = text()
-	v.banner.SetTextColor(tcell.ColorWhite)
+	v.banner.SetTextColor(tcell.ColorDefault) // the terminal's own, light or dark, on the warning colour
 	v.banner.SetBackgroundColor(opt.Palette.Warning())
 	if opt.Palette.NoColor {
 		v.banner.SetTextStyle(tcell.StyleDefault.Reverse(true).Bold(true))
