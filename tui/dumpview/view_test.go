@@ -516,3 +516,26 @@ func TestStackWrapsBetweenWords(t *testing.T) {
 		}
 	}
 }
+
+// The thread names show in a 120-column terminal, where the table has
+// half the width: the name comes right after the tid in the width budget
+// (issue 38 #3: `TID SYSTID STATE CPU PRIO` and blank columns, the
+// deadlocked threads indistinguishable).
+func TestNamesShowInAHalfWidthTable(t *testing.T) {
+	for _, tc := range []struct {
+		w, h int
+		want []string
+	}{
+		{120, 40, []string{"NAME", "⚠ DbWriter", "⚠ AuditLog", "⚠ SyncWorker", "STATE", "main Blocked"}},
+		{80, 24, []string{"NAME", "STATE", "main Blocked"}}, // four rows fit under the banner
+	} {
+		size := [2]int{tc.w, tc.h}
+		hs := newHarness(t, loadDump(t, "art14_deadlock3.txt"), colour, size[0], size[1])
+		table := hs.region(hs.v.tbl)
+		for _, want := range tc.want {
+			if !strings.Contains(table, want) {
+				t.Errorf("%dx%d: the thread table lacks %q:\n%s", size[0], size[1], want, hs.text())
+			}
+		}
+	}
+}
