@@ -2,7 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -27,8 +30,66 @@ func requireFlags(c *cli.Context, names ...string) error {
 // --json`, `ddmtui hprof convert IN OUT --max-output-ratio 16`): urfave/cli
 // v2 stops parsing a command's flags at its first operand. main and the
 // tests run the application through here.
+// A shell asking for completions never runs a command's action: urfave/cli
+// turns completion off when a "--" stands among the words (as it does when
+// the word being completed is "--": `ddmtui sim --<Tab>` started a
+// simulator), so those lines are answered here.
 func Run(app *cli.App, args []string) error {
+	if n := len(args); n > 1 && args[n-1] == completionFlag && slices.Contains(args[1:n-1], "--") {
+		return completeAfterDashes(app, args[1:n-1])
+	}
 	return app.Run(flagsFirst(app, args))
+}
+
+// completeAfterDashes answers a completion request whose words hold "--":
+// the long flags of the command they name when "--" is the word being
+// completed, nothing when it stands before it (operands only follow).
+func completeAfterDashes(app *cli.App, words []string) error {
+	if words[len(words)-1] != "--" || slices.Index(words, "--") != len(words)-1 {
+		return nil
+	}
+	flags, _, _ := commandPath(app, words)
+	w := app.Writer
+	if w == nil {
+		w = os.Stdout
+	}
+	for _, fl := range flags {
+		if v, ok := fl.(cli.VisibleFlag); ok && !v.IsVisible() {
+			continue
+		}
+		for _, n := range fl.Names() {
+			if utf8.RuneCountInString(n) > 1 {
+				fmt.Fprintln(w, "--"+n)
+			}
+		}
+	}
+	return nil
+}
+
+// commandPath walks words (without the program's name) along the command
+// tree: the application's flags, a command's name, its subcommand's, …
+// It returns the flags of the last command named (the application's when
+// none is), that command (nil for none), and how many words the path
+// takes. It stops at "--" and at the first word that names no command.
+func commandPath(app *cli.App, words []string) (flags []cli.Flag, cmd *cli.Command, n int) {
+	flags, commands := app.Flags, app.Commands
+	for n < len(words) {
+		a := words[n]
+		if a == "--" {
+			break
+		}
+		if isFlagWord(a) {
+			n += 1 + flagValueWords(flags, a, words[n+1:])
+			continue
+		}
+		next := findCommand(commands, a)
+		if next == nil {
+			break
+		}
+		cmd, flags, commands = next, next.Flags, next.Subcommands
+		n++
+	}
+	return flags, cmd, n
 }
 
 // completionFlag is the flag urfave/cli looks for as the last argument when
@@ -50,31 +111,14 @@ func flagsFirst(app *cli.App, args []string) []string {
 	if rest[len(rest)-1] == completionFlag {
 		rest, tail = rest[:len(rest)-1], []string{completionFlag}
 	}
-	out := append([]string{}, args[0])
-	flags, commands := app.Flags, app.Commands
-	var cmd *cli.Command
-	// The path to the command: the application's flags, the command's
-	// name, its subcommand's, … each level's flags in place.
-	for len(rest) > 0 {
-		a := rest[0]
-		if a == "--" {
-			break
-		}
-		if isFlagWord(a) {
-			n := 1 + flagValueWords(flags, a, rest[1:])
-			out, rest = append(out, rest[:n]...), rest[n:]
-			continue
-		}
-		next := findCommand(commands, a)
-		if next == nil {
-			break
-		}
-		cmd, flags, commands = next, next.Flags, next.Subcommands
-		out, rest = append(out, a), rest[1:]
-	}
+	// The path to the command stays as written, each level's flags in
+	// place.
+	flags, cmd, n := commandPath(app, rest)
 	if cmd == nil {
 		return args
 	}
+	out := append([]string{args[0]}, rest[:n]...)
+	rest = rest[n:]
 	var operands []string
 	for len(rest) > 0 {
 		a := rest[0]
