@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -110,6 +111,15 @@ func useTheme(f *config.File) error {
 	if err != nil {
 		return f.KeyError("theme."+role, err.Error())
 	}
+	name, ok := f.Theme[style.BackgroundKey].(string)
+	if v, set := f.Theme[style.BackgroundKey]; set && !ok {
+		return f.KeyError("theme."+style.BackgroundKey, fmt.Sprintf("%v: write \"light\", \"dark\" or \"auto\"", v))
+	}
+	isLight, err := style.Background(name, os.Getenv("COLORFGBG"))
+	if err != nil {
+		return f.KeyError("theme."+style.BackgroundKey, err.Error())
+	}
+	style.UseBackground(isLight)
 	style.UseTheme(t)
 	return nil
 }
@@ -124,6 +134,7 @@ func defaultKeysAndTheme() string {
 		"\n[theme]\n" +
 		"# Colour roles: " + strings.Join(style.RoleNames(), ", ") + ".\n" +
 		"# A colour name, a 256-colour index or \"#rrggbb\"; the defaults are the terminal's 16 colours.\n" +
+		"# background = \"auto\"   # light, dark, or auto (COLORFGBG): on light, no bright yellow, aqua or white\n" +
 		"# accent = \"blue\"\n"
 }
 
