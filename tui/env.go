@@ -127,10 +127,20 @@ func (e paneEnv) selectedDDM(what string) (monitor.VM, bool) {
 		return vm, false
 	}
 	if !vm.DDM {
-		e.flash(what + " needs a VM that speaks DDM (this one is a plain JDWP VM)")
+		e.flash(what + " needs a VM that speaks DDM (" + notDDMWhy(vm) + ")")
 		return vm, false
 	}
 	return vm, true
+}
+
+// notDDMWhy says why a VM speaks no DDM: a profileable release app has no
+// JDWP at all; any other is a plain JDWP VM (a JVM, or a VM that refused
+// HELO).
+func notDDMWhy(vm monitor.VM) string {
+	if vm.ProcessOnly() {
+		return "this one is a profileable process with no JDWP at all"
+	}
+	return "this one is a plain JDWP VM"
 }
 
 // unable reports whether vm was decided unable to do f, saying why on the

@@ -95,3 +95,22 @@ func TestArchOnDeviceRow(t *testing.T) {
 		}
 	}
 }
+
+// p, H and V on the profileable release app say why they cannot run: it
+// has no JDWP at all, not "a plain JDWP VM" (issue 38 #10).
+func TestProfileableProcessActionsSayNoJDWP(t *testing.T) {
+	hs := start(t, 160, 40, style.Palette{}, trackedVMs)
+	hs.waitText(" 4001 ")
+	hs.key(tcell.KeyRune, 'j') // select the release app
+	hs.waitText("release-main")
+	for _, k := range []rune{'p', 'H', 'V'} {
+		hs.key(tcell.KeyRune, k)
+		hs.waitText("profileable process with no JDWP at all")
+		for _, line := range hs.text() {
+			if strings.Contains(line, "plain JDWP") {
+				t.Errorf("%c: %q", k, line)
+			}
+		}
+		hs.key(tcell.KeyEscape, 0)
+	}
+}
