@@ -111,7 +111,7 @@ func completionCommand() *cli.Command {
 				}
 				script = s
 			default:
-				return fmt.Errorf("completion: want bash, zsh or fish, not %q", shell)
+				return badValue(c, fmt.Errorf("completion: want bash, zsh or fish, not %q", shell))
 			}
 			_, err := fmt.Fprint(c.App.Writer, script)
 			return err

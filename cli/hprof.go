@@ -133,7 +133,7 @@ func hprofConvertCommand() *cli.Command {
 		Flags: []cli.Flag{maxOutputRatioFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
-				return fmt.Errorf("hprof convert takes IN and OUT")
+				return badValue(c, fmt.Errorf("hprof convert takes IN and OUT"))
 			}
 			in, out := c.Args().Get(0), c.Args().Get(1)
 			f, err := os.Open(in)

@@ -42,7 +42,7 @@ func traceCommand() *cli.Command {
 func traceAction(c *cli.Context) error {
 	args := c.Args().Slice()
 	if len(args) != 1 {
-		return fmt.Errorf("trace: want one FILE, got %d arguments", len(args))
+		return badValue(c, fmt.Errorf("trace: want one FILE, got %d arguments", len(args)))
 	}
 	path := args[0]
 	// A profile's tables are most of the heap and stay live to the end:

@@ -63,10 +63,10 @@ func viewsAction(c *cli.Context) error {
 		acts++
 	}
 	if acts > 1 {
-		return errors.New("views: give one of --capture, --profile, --invoke, --set-layout, --theme, --layers")
+		return badValue(c, errors.New("views: give one of --capture, --profile, --invoke, --set-layout, --theme, --layers"))
 	}
 	if c.String("capture") != "" && c.String("output") == "" {
-		return errors.New("views: --capture needs -o FILE.png")
+		return badValue(c, errors.New("views: --capture needs -o FILE.png"))
 	}
 	if out := c.String("output"); c.String("capture") != "" {
 		if err := savefile.Check(out); err != nil {
