@@ -114,3 +114,18 @@ func TestProfileableProcessActionsSayNoJDWP(t *testing.T) {
 		hs.key(tcell.KeyEscape, 0)
 	}
 }
+
+// The viewers the dashboard shows over its panes say in help that q goes
+// back to it; run alone (ddmtui anr, trace, allocs) they say quit
+// (issue 38 #19).
+func TestOverlayViewersHelpSaysQGoesBack(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, trackedVMs)
+	hs.waitText(" 4001 ")
+	ov := hs.dash.ov
+	for name, help := range map[string]string{"profile": ov.profView.Keys().HelpText(), "dump": ov.dumpView.Keys().HelpText(),
+		"allocations": ov.allocV.Keys().HelpText(), "traffic": ov.spyView.Keys().HelpText()} {
+		if !strings.Contains(help, "back to the dashboard") || strings.Contains(help, " quit\n") {
+			t.Errorf("%s help:\n%s", name, help)
+		}
+	}
+}

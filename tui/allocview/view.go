@@ -321,7 +321,7 @@ func (v *View) updateStatus() {
 		keys += "  R refresh"
 	}
 	if v.opt.Quit != nil {
-		keys += "  q quit"
+		keys += "  " + v.QuitHint()
 	}
 	v.SetHints(keys)
 	msg := v.message

@@ -349,9 +349,9 @@ func (v *View) showSelected() {
 }
 
 func (v *View) setStatus(detail string) {
-	keys := "? help  / filter  d deadlock  m main  s/c/n/t/o sort  Tab stack  q quit"
+	keys := "? help  / filter  d deadlock  m main  s/c/n/t/o sort  Tab stack  " + v.QuitHint()
 	if v.d != nil && len(v.d.Processes) > 1 {
-		keys = "? help  [ ] process  / filter  d deadlock  m main  s/c/n/t/o sort  q quit"
+		keys = "? help  [ ] process  / filter  d deadlock  m main  s/c/n/t/o sort  " + v.QuitHint()
 	}
 	v.SetHints(keys)
 	v.SetStatus(detail)

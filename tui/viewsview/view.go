@@ -113,7 +113,7 @@ func (p *bodyPage) Draw(s tcell.Screen) { p.v.layout(); p.Flex.Draw(s) }
 func New(opt Options) *View {
 	v := &View{opt: opt, closed: map[string]bool{}}
 	v.Frame = viewer.NewFrame(viewer.FrameOptions{Palette: opt.Palette, HelpTitle: "Views keys", Item: "view",
-		FilterHelp: "filter the tree by class, id, text or hash (!text excludes)", Quit: opt.Quit})
+		FilterHelp: "filter the tree by class, id, text or hash (!text excludes)", Quit: opt.Quit, QuitHelp: viewer.BackToDashboard})
 	v.tree = &treeBox{Box: tview.NewBox(), v: v}
 	v.tree.SetBorder(true).SetBorderColor(opt.Palette.Accent()).SetTitle(" Views ")
 	v.pic = &picBox{Box: tview.NewBox(), v: v}

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -353,5 +354,15 @@ func TestPicture(t *testing.T) {
 	nc := Picture(img, 2, 1, style.Palette{NoColor: true})
 	if r := nc.At(0, 0).Rune; r == '▀' || r == ' ' {
 		t.Errorf("NO_COLOR cell %q", r)
+	}
+}
+
+// The views pane lives in the dashboard, where q goes back to it: its help
+// says so, as its footer does (issue 38 #19: the help said "q quit").
+func TestViewsHelpSaysQGoesBack(t *testing.T) {
+	v := New(Options{Palette: style.Palette{}, Quit: func() {}})
+	help := v.Keys().HelpText()
+	if !regexp.MustCompile(`(?m)^  q +back to the dashboard$`).MatchString(help) || regexp.MustCompile(`(?m)^  q +quit$`).MatchString(help) {
+		t.Errorf("help of q:\n%s", help)
 	}
 }
