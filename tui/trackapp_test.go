@@ -56,6 +56,18 @@ func TestProfileableProcessRow(t *testing.T) {
 	hs.waitText("debuggable only")
 	hs.waitGone(" 4001 ")
 	hs.waitText(" 4000 ")
+	// The hidden VM was the selected one: the selection moves to a row
+	// still listed, marked ▶, and the panes follow it (issue 38 #18).
+	hs.waitGone("release-main")
+	hs.waitFor("▶ on the debuggable VM's row", func(s string) bool {
+		for _, line := range strings.Split(s, "\n") {
+			if strings.Contains(line, " 4000 ") && strings.Contains(line, "▶") {
+				return true
+			}
+		}
+		return false
+	})
+	hs.waitText("selected: com.example.debug (4000)")
 	hs.key(tcell.KeyRune, 'P')
 	hs.waitText(" 4001 ")
 }
