@@ -148,10 +148,7 @@ func RowText(t *viewtree.Tree, i int, closed bool) string {
 			mark = "▸ "
 		}
 	}
-	cls := n.Class
-	if d := strings.LastIndexByte(cls, '.'); d >= 0 {
-		cls = cls[d+1:]
-	}
+	cls := viewtree.SimpleClass(n.Class)
 	var b strings.Builder
 	b.WriteString(mark + cls)
 	if n.ID != "" {

@@ -359,10 +359,7 @@ func (v *View) update() {
 	title := " Wireframe "
 	if v.showCapture {
 		cls, hash, _ := viewtree.SplitName(v.captureOf)
-		if d := strings.LastIndexByte(cls, '.'); d >= 0 {
-			cls = cls[d+1:]
-		}
-		title = fmt.Sprintf(" Capture: %s@%x ", style.Escape(cls), hash)
+		title = fmt.Sprintf(" Capture: %s@%x ", style.Escape(viewtree.SimpleClass(cls)), hash)
 	}
 	v.pic.SetTitle(title)
 	v.tree.SetTitle(fmt.Sprintf(" Views %d/%d ", len(v.rows), v.count()))
