@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -167,5 +168,29 @@ func TestCompletionNeverRunsAnAction(t *testing.T) {
 		if tc.want == "" && strings.Contains(out.String(), "--") {
 			t.Errorf("completing %q gave flags %q after --", tc.words, out.String())
 		}
+	}
+}
+
+// version reads the commit Go stamps into a build (vcs.revision, with
+// -dirty whatever the order of the settings), and where there is none it
+// says why rather than only "unknown" (issue 38 #22).
+func TestVersionFromBuildInfo(t *testing.T) {
+	oldV, oldC := Version, Commit
+	Version, Commit = "dev", ""
+	defer func() { Version, Commit = oldV, oldC }()
+	info := &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261207042831-a35ba6fbca5a"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.modified", Value: "true"}, {Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "a35ba6fbca5a10ec"}}}
+	if v, c := versionFrom(info); v != "v0.0.0-20261207042831-a35ba6fbca5a" || c != "a35ba6fbca5a10ec-dirty" {
+		t.Errorf("stamped build: %q %q", v, c)
+	}
+	if v, c := versionFrom(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}); v != "dev" || c != "" {
+		t.Errorf("unstamped build: %q %q", v, c)
+	}
+	out, err := runApp(t, "version")
+	if err != nil || !strings.HasPrefix(out, "ddmtui ") {
+		t.Fatalf("%q %v", out, err)
+	}
+	if strings.Contains(out, "(commit unknown)") || (strings.Contains(out, "unknown") && !strings.Contains(out, "-buildvcs=false")) {
+		t.Errorf("version of a test binary (never stamped): %q", out)
 	}
 }
