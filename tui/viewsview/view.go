@@ -356,6 +356,12 @@ func (v *View) update() {
 	v.SetHeader(strings.Join(parts, " │ "))
 	v.props.SetText(v.propsText())
 	v.props.ScrollToBeginning()
+	if v.showCapture && v.captureOf != v.selectedName() {
+		// The picture follows the selection: another view selected (or
+		// the captured one gone with a new dump) shows the wireframe
+		// again, not a capture titled with a view no longer selected.
+		v.showCapture = false
+	}
 	title := " Wireframe "
 	if v.showCapture {
 		cls, hash, _ := viewtree.SplitName(v.captureOf)

@@ -280,6 +280,14 @@ func TestViewsPaneActions(t *testing.T) {
 	hs.has("capture saved to /tmp/x.png")
 	hs.keys("c")
 	hs.has("Wireframe")
+	// Another view selected: the capture gives way to the wireframe, its
+	// title with it (issue 38 #22: the old capture's title stayed).
+	hs.keys("c")
+	hs.has("Capture: TextView@c10c")
+	hs.keys("k")
+	hs.has("Wireframe")
+	hs.lacks("Capture: TextView@c10c")
+	hs.keys("j")
 	hs.keys("P")
 	hs.has("profile", "1.500 0.250 timeout")
 }
