@@ -92,6 +92,34 @@ func useKeys(f *config.File) error {
 	return nil
 }
 
+// actionNamesComment lists every action name of every view's key table as
+// comment lines ("#   dashboard: copy, filter, …"), wrapped, for `config
+// default`: the names come from the same tables the rebinding checks.
+func actionNamesComment() string {
+	ctxs := keyContexts()
+	var b strings.Builder
+	for _, c := range sortedKeys(ctxs) {
+		known := map[string]bool{}
+		for _, bd := range ctxs[c] {
+			known[bd.Name] = true
+		}
+		line := "#   " + c + ":"
+		for i, n := range knownNames(known) {
+			word := " " + n
+			if i > 0 {
+				line += ","
+			}
+			if len(line)+len(word) > 110 {
+				b.WriteString(line + "\n")
+				line = "#    "
+			}
+			line += word
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
 func knownNames(known map[string]bool) []string {
 	out := make([]string, 0, len(known))
 	for n := range known {
@@ -129,7 +157,8 @@ func useTheme(f *config.File) error {
 func defaultKeysAndTheme() string {
 	return "\n[keys]\n" +
 		"# An action's name, set to the keys that replace its defaults (tcell names: Enter, Esc, Ctrl-G, F5, PgDn, ...,\n" +
-		"# or one character). Names: quit, help, filter, copy, gc, toggle-heap, down, up, ... (see the README).\n" +
+		"# or one character). The actions, by the view that has them:\n" +
+		actionNamesComment() +
 		"# gc = [\"g\"]\n" +
 		"\n[theme]\n" +
 		"# Colour roles: " + strings.Join(style.RoleNames(), ", ") + ".\n" +

@@ -72,3 +72,29 @@ func TestConfigLightBackground(t *testing.T) {
 		}
 	}
 }
+
+// config default names every action a [keys] entry may rebind, as the
+// key tables declare them (issue 38: it listed eight and "...").
+func TestConfigDefaultListsEveryAction(t *testing.T) {
+	out, err := runApp(t, "config", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := out[strings.Index(out, "[keys]"):strings.Index(out, "[theme]")]
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(keys, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' || r == '#' }) {
+		words[w] = true
+	}
+	n := 0
+	for _, bs := range keyContexts() {
+		for _, b := range bs {
+			if b.Name != "" && !words[b.Name] {
+				t.Errorf("config default does not name the action %q", b.Name)
+			}
+			n++
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d bindings declared", n)
+	}
+}
