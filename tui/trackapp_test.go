@@ -117,7 +117,7 @@ func TestProfileableProcessActionsSayNoJDWP(t *testing.T) {
 	hs.waitText("release-main")
 	for _, k := range []rune{'p', 'H', 'V'} {
 		hs.key(tcell.KeyRune, k)
-		hs.waitText("profileable process with no JDWP at all")
+		hs.waitText("a profileable app without JDWP has no DDM")
 		for _, line := range hs.text() {
 			if strings.Contains(line, "plain JDWP") {
 				t.Errorf("%c: %q", k, line)
