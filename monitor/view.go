@@ -19,7 +19,14 @@ import (
 type Found struct {
 	VM     VM     // the model; only Key, Source and PID for an endpoint that failed before HELO
 	Failed string // "" for a working VM
+	// Busy: the endpoint closed the connection before the handshake, as a
+	// VM does while another monitor or debugger holds its one JDWP
+	// connection (scan.ErrBusy); Failed then says so.
+	Busy bool
 }
+
+// BusyReason is a busy endpoint's Failed text.
+const BusyReason = "busy: another monitor or debugger holds it"
 
 // maxFailures bounds the failed endpoints an engine remembers.
 const maxFailures = 256
@@ -134,7 +141,7 @@ func wentAway(err error) bool {
 
 // recordEnd keeps (or, for a working VM, forgets) the failure of a session
 // that ended; e.mu is held.
-func (e *Engine) recordEndLocked(ep scan.Endpoint, s *Session, why string) {
+func (e *Engine) recordEndLocked(ep scan.Endpoint, s *Session, why string, busy bool) {
 	if why == "" {
 		delete(e.failed, ep.Key)
 		return
@@ -148,7 +155,10 @@ func (e *Engine) recordEndLocked(ep scan.Endpoint, s *Session, why string) {
 		}
 		delete(e.failed, oldest)
 	}
-	e.failed[ep.Key] = failure{found: Found{VM: s.endpointVM(), Failed: why}, at: time.Now()}
+	if busy {
+		why = BusyReason
+	}
+	e.failed[ep.Key] = failure{found: Found{VM: s.endpointVM(), Failed: why, Busy: busy}, at: time.Now()}
 }
 
 // Collect runs discovery for wait (or until ctx ends) and returns the view
