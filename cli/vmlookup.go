@@ -10,6 +10,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/scan"
 	"github.com/urfave/cli/v2"
 )
 
@@ -46,6 +47,11 @@ func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx contex
 	d, err := discoveryFromFlags(c)
 	if err != nil {
 		return err
+	}
+	for _, r := range d.ADB {
+		if a, ok := r.(*scan.ADB); ok {
+			a.PID = pid // connect to that VM only
+		}
 	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

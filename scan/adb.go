@@ -39,6 +39,10 @@ type ADB struct {
 	// MaxDevices caps the devices followed at once (0: DefaultMaxDevices);
 	// see adbcap.go.
 	MaxDevices int
+	// PID, when set, follows that process only: a command after one VM
+	// (views --pid) opens no other VM's JDWP connection, which a VM has
+	// one of, and which another monitor or debugger may want.
+	PID int
 
 	mu      sync.Mutex
 	state   string // "connecting", "connected", "unreachable: …"
@@ -357,7 +361,7 @@ func follow[T any](a *ADB, ctx context.Context, serial string, updates <-chan T,
 			}
 		}
 		for _, e := range current {
-			if _, ok := pids[e.pid]; ok {
+			if _, ok := pids[e.pid]; ok || a.PID != 0 && e.pid != a.PID {
 				continue
 			}
 			var nc net.Conn
