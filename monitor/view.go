@@ -39,10 +39,14 @@ type failure struct {
 // View returns every endpoint whose session runs and every endpoint that
 // failed (and has no working session since), ordered by source then pid. A
 // VM whose HELO was answered is in the view for as long as its session runs.
+// A busy endpoint of the pid of a working VM is that VM reached another way
+// (a simulator's VMs on local ports and through adbd: one JDWP connection
+// each, which the working session holds) and is left out.
 func (e *Engine) View() []Found {
 	e.mu.Lock()
 	out := make([]Found, 0, len(e.sessions)+len(e.failed))
 	have := make(map[string]bool, len(e.sessions))
+	working := map[int]bool{}
 	for key, s := range e.sessions {
 		f, ok := s.found()
 		if !ok {
@@ -53,9 +57,12 @@ func (e *Engine) View() []Found {
 		}
 		out = append(out, f)
 		have[key] = true
+		if f.Failed == "" && f.VM.PID > 0 {
+			working[f.VM.PID] = true
+		}
 	}
 	for key, f := range e.failed {
-		if !have[key] {
+		if !have[key] && !(f.found.Busy && working[f.found.VM.PID]) {
 			out = append(out, f.found)
 		}
 	}
