@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	if err := cli.NewApp().Run(os.Args); err != nil {
+	if err := cli.Run(cli.NewApp(), os.Args); err != nil {
 		cli.PrintError(os.Stderr, err)
 		os.Exit(cli.ExitStatus(err))
 	}

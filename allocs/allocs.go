@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/textfilter"
 )
 
 // Order is the order in which a VM lists REAL entries.
@@ -221,10 +222,10 @@ func (t *Table) Stacks() int { return len(t.stacks) }
 // "class.method" or file, or of "tid=N"; a leading "!" keeps the entries
 // that do not match instead. An empty filter keeps everything.
 func (t *Table) Filter(filter string) []int {
-	invert := strings.HasPrefix(filter, "!")
-	needle := strings.ToLower(strings.TrimPrefix(filter, "!"))
+	f := textfilter.Parse(filter)
+	needle := f.Needle()
 	rows := make([]int, 0, len(t.Entries))
-	if needle == "" {
+	if f.All() {
 		for i := range t.Entries {
 			rows = append(rows, i)
 		}
@@ -245,8 +246,8 @@ func (t *Table) Filter(filter string) []int {
 		if !hit {
 			if stackHit[e.stack] == 0 {
 				stackHit[e.stack] = 1
-				for _, f := range t.stacks[e.stack].frames {
-					if has(f.Class+"."+f.Method) || has(f.File) {
+				for _, fr := range t.stacks[e.stack].frames {
+					if has(fr.Class+"."+fr.Method) || has(fr.File) {
 						stackHit[e.stack] = 2
 						break
 					}
@@ -262,7 +263,7 @@ func (t *Table) Filter(filter string) []int {
 			}
 			hit = h
 		}
-		if hit != invert {
+		if f.Keep(hit) {
 			rows = append(rows, i)
 		}
 	}

@@ -25,7 +25,7 @@ func adbFromFlags(c *cli.Context) ([]monitor.Runner, error) {
 	}
 	maxDev := c.Int("adb-max-devices")
 	if c.IsSet("adb-max-devices") && maxDev < 1 {
-		return nil, fmt.Errorf("--adb-max-devices %d: must be at least 1", maxDev)
+		return nil, badValue(c, fmt.Errorf("--adb-max-devices %d: must be at least 1", maxDev))
 	}
 	maxProcs := c.Int("adb-max-processes")
 	if c.IsSet("adb-max-processes") && maxProcs < 1 {
@@ -37,10 +37,10 @@ func adbFromFlags(c *cli.Context) ([]monitor.Runner, error) {
 	var out []monitor.Runner
 	for _, a := range addrs {
 		if a == "off" {
-			return nil, fmt.Errorf("--adb off cannot be combined with servers")
+			return nil, badValue(c, fmt.Errorf("--adb off cannot be combined with servers"))
 		}
 		if !strings.Contains(a, ":") {
-			return nil, fmt.Errorf("--adb %q: want HOST:PORT or off", a)
+			return nil, badValue(c, fmt.Errorf("--adb %q: want HOST:PORT or off", a))
 		}
 		d := &scan.ADB{Client: &adb.Client{Addr: a, ADBPath: path}, Required: true, MaxDevices: maxDev, MaxProcesses: maxProcs}
 		ctx, cancel := context.WithTimeout(c.Context, 5*time.Second)

@@ -17,6 +17,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/tui/allocview"
 )
 
@@ -235,9 +236,9 @@ func writeAllocsText(w io.Writer, tab *allocs.Table, rows []int, name string, tr
 	if !tracking {
 		state = "off"
 	}
-	fmt.Fprintf(w, "%s: tracking %s; %d allocations, %d bytes", name, state, count, bytes)
+	fmt.Fprintf(w, "%s: tracking %s; %d allocations, %s", name, state, count, humanSize(bytes))
 	if count != tab.Len() {
-		fmt.Fprintf(w, " (of %d, %d bytes)", tab.Len(), tab.Bytes)
+		fmt.Fprintf(w, " (of %d, %s)", tab.Len(), humanSize(tab.Bytes))
 	}
 	fmt.Fprintf(w, "; grouped by %s, sorted by %s\n\n", by, key)
 	if count == 0 {
@@ -257,7 +258,7 @@ func writeAllocsText(w io.Writer, tab *allocs.Table, rows []int, name string, tr
 		}
 		for _, i := range rows {
 			e := &tab.Entries[i]
-			t.add(nil, strconv.Itoa(e.Index), strconv.FormatUint(uint64(e.Size), 10), strconv.Itoa(int(e.ThreadID)),
+			t.add(nil, strconv.Itoa(e.Index), humanSize(uint64(e.Size)), strconv.Itoa(int(e.ThreadID)),
 				cell(e.Class), cell(tab.Site(i)))
 		}
 	} else {
@@ -287,7 +288,7 @@ func writeAllocsText(w io.Writer, tab *allocs.Table, rows []int, name string, tr
 			case allocs.ByThread:
 				label = "tid " + g.Key
 			}
-			t.add(below, strconv.Itoa(g.Count), strconv.FormatUint(g.Bytes, 10), strconv.FormatFloat(g.Mean(), 'f', 1, 64),
+			t.add(below, strconv.Itoa(g.Count), humanSize(g.Bytes), savefile.MeanSize(g.Mean()),
 				strconv.FormatFloat(100*float64(g.Bytes)/float64(bytes), 'f', 1, 64), cell(label), cell(otherText))
 		}
 	}

@@ -302,33 +302,33 @@ func TestAllocsText(t *testing.T) {
 		top  int
 		want string
 	}{
-		{allocs.ByClass, allocs.SortBytes, 0, `app (pid 1): tracking on; 3 allocations, 132 bytes; grouped by class, sorted by bytes
+		{allocs.ByClass, allocs.SortBytes, 0, `app (pid 1): tracking on; 3 allocations, 132 B; grouped by class, sorted by bytes
 
-COUNT  BYTES   MEAN     %  CLASS             TOP SITE
-    1    100  100.0  75.8  byte[]            com.example.Buf.grow(Buf.java:10)
-    1     24   24.0  18.2  java.lang.String  com.example.Foo.bar(Foo.java:42)
-    1      8    8.0   6.1  [red]x\x1b[2J     (no stack)
+COUNT  BYTES     MEAN     %  CLASS             TOP SITE
+    1  100 B  100.0 B  75.8  byte[]            com.example.Buf.grow(Buf.java:10)
+    1   24 B   24.0 B  18.2  java.lang.String  com.example.Foo.bar(Foo.java:42)
+    1    8 B    8.0 B   6.1  [red]x\x1b[2J     (no stack)
 `},
-		{allocs.ByStack, allocs.SortName, 0, `app (pid 1): tracking on; 3 allocations, 132 bytes; grouped by stack, sorted by name
+		{allocs.ByStack, allocs.SortName, 0, `app (pid 1): tracking on; 3 allocations, 132 B; grouped by stack, sorted by name
 
-COUNT  BYTES   MEAN     %  STACK                              TOP CLASS
-    1      8    8.0   6.1  (no stack)                         [red]x\x1b[2J
-    1    100  100.0  75.8  com.example.Buf.grow(Buf.java:10)  byte[]
-    1     24   24.0  18.2  com.example.Foo.bar(Foo.java:42)   java.lang.String
-                             at com.example.Main.run(Main.java:7)
+COUNT  BYTES     MEAN     %  STACK                              TOP CLASS
+    1    8 B    8.0 B   6.1  (no stack)                         [red]x\x1b[2J
+    1  100 B  100.0 B  75.8  com.example.Buf.grow(Buf.java:10)  byte[]
+    1   24 B   24.0 B  18.2  com.example.Foo.bar(Foo.java:42)   java.lang.String
+                               at com.example.Main.run(Main.java:7)
 `},
-		{allocs.ByThread, allocs.SortCount, 1, `app (pid 1): tracking on; 3 allocations, 132 bytes; grouped by thread, sorted by count
+		{allocs.ByThread, allocs.SortCount, 1, `app (pid 1): tracking on; 3 allocations, 132 B; grouped by thread, sorted by count
 
-COUNT  BYTES  MEAN     %  THREAD  TOP CLASS
-    2    108  54.0  81.8  tid 2   [red]x\x1b[2J
+COUNT  BYTES    MEAN     %  THREAD  TOP CLASS
+    2  108 B  54.0 B  81.8  tid 2   [red]x\x1b[2J
 … 1 more rows (--top 0 shows all)
 `},
-		{allocs.Flat, allocs.SortOrder, 0, `app (pid 1): tracking on; 3 allocations, 132 bytes; grouped by flat, sorted by order
+		{allocs.Flat, allocs.SortOrder, 0, `app (pid 1): tracking on; 3 allocations, 132 B; grouped by flat, sorted by order
 
-#  SIZE  TID  CLASS             SITE
-3    24    1  java.lang.String  com.example.Foo.bar(Foo.java:42)
-2   100    2  byte[]            com.example.Buf.grow(Buf.java:10)
-1     8    2  [red]x\x1b[2J     (no stack)
+#   SIZE  TID  CLASS             SITE
+3   24 B    1  java.lang.String  com.example.Foo.bar(Foo.java:42)
+2  100 B    2  byte[]            com.example.Buf.grow(Buf.java:10)
+1    8 B    2  [red]x\x1b[2J     (no stack)
 `},
 	} {
 		var b bytes.Buffer
@@ -343,7 +343,7 @@ COUNT  BYTES  MEAN     %  THREAD  TOP CLASS
 	if err := writeAllocsText(&b, tab, tab.Filter("zzz"), "app", false, allocs.ByClass, allocs.SortCount, 0); err != nil {
 		t.Fatal(err)
 	}
-	if want := "app: tracking off; 0 allocations, 0 bytes (of 3, 132 bytes); grouped by class, sorted by count\n\nno allocations recorded\n"; b.String() != want {
+	if want := "app: tracking off; 0 allocations, 0 B (of 3, 132 B); grouped by class, sorted by count\n\nno allocations recorded\n"; b.String() != want {
 		t.Errorf("empty:\n%q\nwant\n%q", b.String(), want)
 	}
 }

@@ -42,12 +42,9 @@ func newANRCommand(view dumpViewer, terminal func(io.Writer) bool) *cli.Command 
 }
 
 func anrAction(c *cli.Context, view dumpViewer, terminal func(io.Writer) bool) error {
-	args, err := parseTrailingFlags(c)
-	if err != nil {
-		return fmt.Errorf("anr: %w", err)
-	}
+	args := c.Args().Slice()
 	if len(args) != 1 {
-		return fmt.Errorf("anr: want one FILE (- for standard input), got %d arguments", len(args))
+		return badValue(c, fmt.Errorf("anr: want one FILE (- for standard input), got %d arguments", len(args)))
 	}
 	path := args[0]
 	if c.Bool("json") || !terminal(c.App.Writer) {

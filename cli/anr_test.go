@@ -130,7 +130,7 @@ func TestANRStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	app, out := appWith(nil, string(data))
-	if err := app.Run([]string{"ddmtui", "anr", "-", "--json"}); err != nil {
+	if err := Run(app, []string{"ddmtui", "anr", "-", "--json"}); err != nil {
 		t.Fatal(err)
 	}
 	var r threaddump.Report
@@ -202,7 +202,7 @@ func TestDumpViewerErrorsNameTheCommand(t *testing.T) {
 
 func TestANRErrors(t *testing.T) {
 	app, _ := appWith(nil, "just some text\nwith no dump in it\n")
-	err := app.Run([]string{"ddmtui", "anr", "-", "--json"})
+	err := Run(app, []string{"ddmtui", "anr", "-", "--json"})
 	if err == nil || !strings.Contains(err.Error(), "no thread dump found") {
 		t.Errorf("non-dump input: %v", err)
 	}

@@ -8,7 +8,7 @@
 // replay's Chrome export of a recording). Helpers several commands share
 // live in files named for them: discovery.go (discovery and session flags,
 // collect, newEngine), vmlookup.go (withVM: one VM by pid) with pickvm.go,
-// flags.go (requireFlags, trailing flags), globalflags.go, logfile.go,
+// flags.go (requireFlags, and Run: flags after operands), globalflags.go, logfile.go,
 // config.go, keys.go, output.go (writeOutput, vmLabel), terminal.go,
 // ports.go, proxyflags.go, recording.go (--record), simflags.go,
 // validate.go and errors.go.

@@ -13,7 +13,7 @@ func runApp(t *testing.T, args ...string) (string, error) {
 	var out bytes.Buffer
 	app.Writer = &out
 	app.ErrWriter = &out
-	err := app.Run(append([]string{"ddmtui"}, args...))
+	err := Run(app, append([]string{"ddmtui"}, args...))
 	return out.String(), err
 }
 

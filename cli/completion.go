@@ -15,28 +15,44 @@ var Commit = ""
 // buildInfo returns the version and commit to print: the ldflags values,
 // else what `go build`/`go install` recorded (module version, vcs revision).
 func buildInfo() (version, commit string) {
-	version, commit = Version, Commit
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
+		info = nil
+	}
+	return versionFrom(info)
+}
+
+// versionFrom is buildInfo over the build information info (nil: none).
+func versionFrom(info *debug.BuildInfo) (version, commit string) {
+	version, commit = Version, Commit
+	if info == nil {
 		return version, commit
 	}
 	if version == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 		version = info.Main.Version
 	}
 	if commit == "" {
+		dirty := false
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":
 				commit = s.Value
 			case "vcs.modified":
-				if s.Value == "true" && commit != "" {
-					commit += "-dirty"
-				}
+				dirty = s.Value == "true"
 			}
+		}
+		if dirty && commit != "" {
+			commit += "-dirty"
 		}
 	}
 	return version, commit
 }
+
+// noCommit is what version says of a binary that carries no commit: Go
+// stamps one only when `go build` or `go install` runs in a git checkout
+// with -buildvcs on, which `go run`, GOFLAGS=-buildvcs=false and a git
+// worktree (whose .git is a file) all leave out.
+const noCommit = "commit unknown: built without VCS stamping (go run, -buildvcs=false or a git worktree); `make build` sets it"
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
@@ -44,10 +60,11 @@ func versionCommand() *cli.Command {
 		Usage: "print the ddmtui version and the commit it was built from",
 		Action: func(c *cli.Context) error {
 			v, commit := buildInfo()
+			what := "commit " + commit
 			if commit == "" {
-				commit = "unknown"
+				what = noCommit
 			}
-			_, err := fmt.Fprintf(c.App.Writer, "ddmtui %s (commit %s)\n", v, commit)
+			_, err := fmt.Fprintf(c.App.Writer, "ddmtui %s (%s)\n", v, what)
 			return err
 		},
 	}
@@ -111,7 +128,7 @@ func completionCommand() *cli.Command {
 				}
 				script = s
 			default:
-				return fmt.Errorf("completion: want bash, zsh or fish, not %q", shell)
+				return badValue(c, fmt.Errorf("completion: want bash, zsh or fish, not %q", shell))
 			}
 			_, err := fmt.Fprint(c.App.Writer, script)
 			return err

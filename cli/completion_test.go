@@ -4,8 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
@@ -112,5 +116,81 @@ func TestManPage(t *testing.T) {
 	cmd.Stdin = strings.NewReader(page)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("groff: %v\n%s", err, out)
+	}
+}
+
+// Completing never runs a command: `ddmtui sim --<Tab>` asks `ddmtui sim --
+// --generate-bash-completion`, and urfave/cli turns completion off when a
+// "--" stands among the words, so the simulator started and held the shell
+// (issue 38 #4). Every command's action is replaced by one that fails the
+// test.
+func TestCompletionNeverRunsAnAction(t *testing.T) {
+	for _, tc := range []struct {
+		words []string
+		want  string // a line of the answer; "" for none; "?" unchecked (urfave/cli answers from os.Args)
+	}{
+		{[]string{"sim", "--"}, "--local"},
+		{[]string{"list", "--"}, "--json"},
+		{[]string{"hprof", "analyze", "--"}, "--top"},
+		{[]string{"--adb", "off", "snapshot", "--"}, "--pid"},
+		{[]string{"trace", "--", "f"}, ""},
+		{[]string{"sim", "--lo"}, "?"},
+		{[]string{"list"}, "?"},
+		{[]string{"trace", "f", "--js"}, "?"},
+	} {
+		app := NewApp()
+		var out strings.Builder
+		app.Writer, app.ErrWriter = &out, &out
+		ran := ""
+		var stub func([]*cli.Command)
+		stub = func(cmds []*cli.Command) {
+			for _, cmd := range cmds {
+				name := cmd.Name
+				cmd.Action = func(*cli.Context) error { ran = name; return nil }
+				stub(cmd.Subcommands)
+			}
+		}
+		stub(app.Commands)
+		app.Action = func(*cli.Context) error { ran = "dashboard"; return nil }
+		args := append(append([]string{"ddmtui"}, tc.words...), "--generate-bash-completion")
+		if err := Run(app, args); err != nil {
+			t.Errorf("%q: %v", tc.words, err)
+		}
+		if ran != "" {
+			t.Errorf("completing %q ran %s", tc.words, ran)
+		}
+		if tc.want == "?" {
+			continue
+		}
+		if tc.want != "" && !slices.Contains(strings.Split(out.String(), "\n"), tc.want) {
+			t.Errorf("completing %q gave %q, want a line %q", tc.words, out.String(), tc.want)
+		}
+		if tc.want == "" && strings.Contains(out.String(), "--") {
+			t.Errorf("completing %q gave flags %q after --", tc.words, out.String())
+		}
+	}
+}
+
+// version reads the commit Go stamps into a build (vcs.revision, with
+// -dirty whatever the order of the settings), and where there is none it
+// says why rather than only "unknown" (issue 38 #22).
+func TestVersionFromBuildInfo(t *testing.T) {
+	oldV, oldC := Version, Commit
+	Version, Commit = "dev", ""
+	defer func() { Version, Commit = oldV, oldC }()
+	info := &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261207042831-a35ba6fbca5a"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.modified", Value: "true"}, {Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "a35ba6fbca5a10ec"}}}
+	if v, c := versionFrom(info); v != "v0.0.0-20261207042831-a35ba6fbca5a" || c != "a35ba6fbca5a10ec-dirty" {
+		t.Errorf("stamped build: %q %q", v, c)
+	}
+	if v, c := versionFrom(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}); v != "dev" || c != "" {
+		t.Errorf("unstamped build: %q %q", v, c)
+	}
+	out, err := runApp(t, "version")
+	if err != nil || !strings.HasPrefix(out, "ddmtui ") {
+		t.Fatalf("%q %v", out, err)
+	}
+	if strings.Contains(out, "(commit unknown)") || (strings.Contains(out, "unknown") && !strings.Contains(out, "-buildvcs=false")) {
+		t.Errorf("version of a test binary (never stamped): %q", out)
 	}
 }

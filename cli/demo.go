@@ -65,7 +65,7 @@ func demoCommand() *cli.Command {
 		),
 		Action: func(c *cli.Context) error {
 			if err := checkSimFlags(c); err != nil {
-				return err
+				return badValue(c, err)
 			}
 			// Before any port is taken: without a terminal, fail cleanly.
 			if err := tui.CheckTerminal(); err != nil {

@@ -52,7 +52,7 @@ func discoveryFromFlags(c *cli.Context) (monitor.Discovery, error) {
 	var d monitor.Discovery
 	r, on, err := scan.ParseRange(c.String("scan"))
 	if err != nil {
-		return d, &cmdError{msg: "--scan: " + strings.TrimPrefix(err.Error(), "scan: "), err: err}
+		return d, badValue(c, &cmdError{msg: "--scan: " + strings.TrimPrefix(err.Error(), "scan: "), err: err})
 	}
 	if on {
 		d.Local = &scan.Local{Ports: r, Interval: c.Duration("scan-interval")}

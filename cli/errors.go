@@ -57,6 +57,17 @@ func ExitStatus(err error) int {
 	return 1
 }
 
+// badValue makes err, a flag value that cannot work (a port range
+// backwards, a count below one, an address that is no address), a
+// command-line error: exit status 2, as for a flag that does not parse.
+// nil stays nil.
+func badValue(c *cli.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	return onUsageError(c, err, true)
+}
+
 // onUsageError replaces urfave/cli's reaction to a bad command line (the
 // error twice and the whole help text on stdout) with a UsageError.
 func onUsageError(c *cli.Context, err error, _ bool) error {
@@ -79,6 +90,10 @@ func withUsageErrors(cmds []*cli.Command) {
 		if cmd.OnUsageError == nil {
 			cmd.OnUsageError = onUsageError
 		}
+		if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+			// urfave/cli would print "No help topic for 'x'" and exit 3.
+			cmd.Action = unknownSubcommand
+		}
 		if required := takeRequired(cmd.Flags); len(required) > 0 {
 			prev := cmd.Before
 			cmd.Before = func(c *cli.Context) error {
@@ -92,6 +107,22 @@ func withUsageErrors(cmds []*cli.Command) {
 		}
 		withUsageErrors(cmd.Subcommands)
 	}
+}
+
+// unknownSubcommand is the action of a command that only has subcommands:
+// none named (or an unknown one) is a command-line error.
+func unknownSubcommand(c *cli.Context) error {
+	var names []string
+	for _, s := range c.Command.Subcommands {
+		if !s.Hidden && s.Name != "help" {
+			names = append(names, s.Name)
+		}
+	}
+	want := strings.Join(names, ", ")
+	if c.Args().Present() {
+		return onUsageError(c, fmt.Errorf("unknown subcommand %q (want one of %s)", c.Args().First(), want), false)
+	}
+	return onUsageError(c, fmt.Errorf("want a subcommand: one of %s", want), false)
 }
 
 // takeRequired clears the Required mark of flags and returns their names.

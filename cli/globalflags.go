@@ -49,7 +49,7 @@ func inheritGlobalFlags(c *cli.Context) error {
 			continue
 		}
 		if !defined[name] && !appWide[name] {
-			return fmt.Errorf("flag --%s given before %q, which does not take it (see ddmtui %s --help)", name, c.Command.Name, c.Command.Name)
+			return onUsageError(c, fmt.Errorf("flag --%s given before %q, which does not take it", name, c.Command.Name), true)
 		}
 		if !defined[name] || c.IsSet(name) {
 			continue // the command's own position wins

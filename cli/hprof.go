@@ -23,8 +23,8 @@ func hprofCommand() *cli.Command {
 		Name:  "hprof",
 		Usage: "dump a VM's heap to an HPROF file (standard HPROF, ready for desktop tools); analyse dumps",
 		Description: "Asks the VM for a heap dump — streamed (HPDS) when it can, otherwise written on the device\n" +
-			"(HPDU) and read back through adb; a VM that does not answer within 5s (recent Android)\n" +
-			"is dumped with the device's `am dumpheap` into /data/local/tmp (with -b png from Android 15,\n" +
+			"(HPDU) and read back through adb; a VM on Android 11 or later (known from the API level, at\n" +
+			"once), or one that does not answer within 5s, is dumped with the device's `am dumpheap` into /data/local/tmp (with -b png from Android 15,\n" +
 			"so bitmaps keep their pixels), pulled with adb sync and deleted — and converts Android's\n" +
 			"HPROF variant to standard HPROF in-process, as hprof-conv does (--android keeps the\n" +
 			"original). The dump streams into a temporary file beside FILE, and only a complete dump\n" +
@@ -150,7 +150,7 @@ func hprofConvertCommand() *cli.Command {
 		Flags: []cli.Flag{maxOutputRatioFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
-				return fmt.Errorf("hprof convert takes IN and OUT")
+				return badValue(c, fmt.Errorf("hprof convert takes IN and OUT"))
 			}
 			in, out := c.Args().Get(0), c.Args().Get(1)
 			f, err := os.Open(in)

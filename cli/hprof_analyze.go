@@ -85,7 +85,7 @@ func newHprofAnalyzeCommand(view heapViewer, terminal func(io.Writer) bool) *cli
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return fmt.Errorf("hprof analyze takes one FILE")
+				return badValue(c, fmt.Errorf("hprof analyze takes one FILE"))
 			}
 			return analyzeHeap(c, c.Args().First(), c.Args().First(), c.Bool("json"), c.Int("top"), view, terminal)
 		},
@@ -112,13 +112,13 @@ func hprofPathCommand() *cli.Command {
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"paths": [{"id", "path"}]}`}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
-				return fmt.Errorf("hprof path takes a FILE and one or more object IDs")
+				return badValue(c, fmt.Errorf("hprof path takes a FILE and one or more object IDs"))
 			}
 			var ids []uint64
 			for _, a := range c.Args().Slice()[1:] {
 				id, err := parseObjectID(a)
 				if err != nil {
-					return err
+					return badValue(c, err)
 				}
 				ids = append(ids, id)
 			}
@@ -148,7 +148,7 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 			&cli.IntFlag{Name: "top", Value: 40, Usage: "text: list the first `N` rows"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
-				return fmt.Errorf("hprof diff takes two files, OLD and NEW")
+				return badValue(c, fmt.Errorf("hprof diff takes two files, OLD and NEW"))
 			}
 			if !c.Bool("json") && terminal(c.App.Writer) {
 				return view(c, c.Args().Get(1), c.Args().Get(0))

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -91,6 +92,34 @@ func useKeys(f *config.File) error {
 	return nil
 }
 
+// actionNamesComment lists every action name of every view's key table as
+// comment lines ("#   dashboard: copy, filter, …"), wrapped, for `config
+// default`: the names come from the same tables the rebinding checks.
+func actionNamesComment() string {
+	ctxs := keyContexts()
+	var b strings.Builder
+	for _, c := range sortedKeys(ctxs) {
+		known := map[string]bool{}
+		for _, bd := range ctxs[c] {
+			known[bd.Name] = true
+		}
+		line := "#   " + c + ":"
+		for i, n := range knownNames(known) {
+			word := " " + n
+			if i > 0 {
+				line += ","
+			}
+			if len(line)+len(word) > 110 {
+				b.WriteString(line + "\n")
+				line = "#    "
+			}
+			line += word
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
 func knownNames(known map[string]bool) []string {
 	out := make([]string, 0, len(known))
 	for n := range known {
@@ -110,6 +139,15 @@ func useTheme(f *config.File) error {
 	if err != nil {
 		return f.KeyError("theme."+role, err.Error())
 	}
+	name, ok := f.Theme[style.BackgroundKey].(string)
+	if v, set := f.Theme[style.BackgroundKey]; set && !ok {
+		return f.KeyError("theme."+style.BackgroundKey, fmt.Sprintf("%v: write \"light\", \"dark\" or \"auto\"", v))
+	}
+	isLight, err := style.Background(name, os.Getenv("COLORFGBG"))
+	if err != nil {
+		return f.KeyError("theme."+style.BackgroundKey, err.Error())
+	}
+	style.UseBackground(isLight)
 	style.UseTheme(t)
 	return nil
 }
@@ -119,11 +157,13 @@ func useTheme(f *config.File) error {
 func defaultKeysAndTheme() string {
 	return "\n[keys]\n" +
 		"# An action's name, set to the keys that replace its defaults (tcell names: Enter, Esc, Ctrl-G, F5, PgDn, ...,\n" +
-		"# or one character). Names: quit, help, filter, copy, gc, toggle-heap, down, up, ... (see the README).\n" +
+		"# or one character). The actions, by the view that has them:\n" +
+		actionNamesComment() +
 		"# gc = [\"g\"]\n" +
 		"\n[theme]\n" +
 		"# Colour roles: " + strings.Join(style.RoleNames(), ", ") + ".\n" +
 		"# A colour name, a 256-colour index or \"#rrggbb\"; the defaults are the terminal's 16 colours.\n" +
+		"# background = \"auto\"   # light, dark, or auto (COLORFGBG): on light, no bright yellow, aqua or white\n" +
 		"# accent = \"blue\"\n" +
 		"\n[mappings]\n" +
 		"# The dashboard's mapping files of release builds, by package (relative to this file); --mapping PKG=FILE.\n" +

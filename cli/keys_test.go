@@ -22,6 +22,7 @@ func TestConfigKeysAndThemeErrors(t *testing.T) {
 		{"[keys]\nquit = [\"Exit\"]\nhelp = [\"Ctrl-C\"]\n", `:3: keys.help: key "Ctrl-C" always quits; it cannot be bound to another action`},
 		{"[theme]\naccent = \"blue\"\ncurser = \"red\"\n", ":3: theme.curser: unknown colour role"},
 		{"[theme]\ncursor = 300\n", ":2: theme.cursor: colour index 300 is not in 0..255"},
+		{"[theme]\nbackground = \"beige\"\n", `:2: theme.background: background "beige": write light, dark or auto`},
 	} {
 		cfg := writeConfig(t, tc.doc)
 		out, err := runApp(t, "--config", cfg, "config", "path")
@@ -45,5 +46,55 @@ func TestConfigKeysApplied(t *testing.T) {
 	}
 	if got := (style.Palette{}).Accent(); got != tcell.ColorTeal {
 		t.Errorf("accent = %v, want teal", got)
+	}
+}
+
+// TestConfigLightBackground: theme.background = "light", or COLORFGBG
+// naming a white background, gives the roles their light defaults (no
+// bright yellow for waiting threads); "dark" wins over COLORFGBG.
+func TestConfigLightBackground(t *testing.T) {
+	t.Cleanup(func() { style.UseBackground(false); style.UseTheme(nil) })
+	for _, tc := range []struct {
+		doc, colorfgbg string
+		want           tcell.Color
+	}{
+		{"[theme]\nbackground = \"light\"\n", "", tcell.ColorOlive},
+		{"", "0;15", tcell.ColorOlive},
+		{"[theme]\nbackground = \"dark\"\n", "0;15", tcell.ColorYellow},
+		{"", "", tcell.ColorYellow},
+	} {
+		t.Setenv("COLORFGBG", tc.colorfgbg)
+		if out, err := runApp(t, "--config", writeConfig(t, tc.doc), "config", "path"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if got := (style.Palette{}).ThreadState("wait"); got != tc.want {
+			t.Errorf("%q with COLORFGBG=%q: wait is %v, want %v", tc.doc, tc.colorfgbg, got, tc.want)
+		}
+	}
+}
+
+// config default names every action a [keys] entry may rebind, as the
+// key tables declare them (issue 38: it listed eight and "...").
+func TestConfigDefaultListsEveryAction(t *testing.T) {
+	out, err := runApp(t, "config", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := out[strings.Index(out, "[keys]"):strings.Index(out, "[theme]")]
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(keys, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' || r == '#' }) {
+		words[w] = true
+	}
+	n := 0
+	for _, bs := range keyContexts() {
+		for _, b := range bs {
+			if b.Name != "" && !words[b.Name] {
+				t.Errorf("config default does not name the action %q", b.Name)
+			}
+			n++
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d bindings declared", n)
 	}
 }

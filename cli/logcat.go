@@ -44,7 +44,7 @@ func logcatCommand() *cli.Command {
 			&cli.IntFlag{Name: "tail", Aliases: []string{"T"}, Usage: "with -f, start with the device's last N entries (0: all buffered)"},
 			&cli.BoolFlag{Name: "json", Usage: `JSON lines: {"time","pid","tid","level","tag","message","app"}`},
 			&cli.BoolFlag{Name: "text-only", Usage: "read threadtime text over shell: even where exec: exists"},
-			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look for the device's VMs (app names for --app and JSON; 0: none)"},
+			&cli.DurationFlag{Name: "wait", Value: 2 * time.Second, Usage: "how long to look for the device's VMs (app names for --app, JSON and the whole device's text; 0: none)"},
 			mappingFlag(),
 		),
 		Action: runLogcatCommand,
@@ -96,7 +96,10 @@ func runLogcatCommand(c *cli.Context) error {
 	}
 	var procs logcat.Processes
 	var vms []monitor.VM
-	if c.Duration("wait") > 0 && (app != "" || c.Bool("json") || strings.Contains(c.String("query"), "package") || strings.Contains(c.String("query"), "process")) {
+	// On a terminal the whole device's text gives each line its pid's app
+	// beside the pid; piped, it stays the threadtime adb prints.
+	wholeDevice := pid == 0 && app == "" && !c.Bool("json") && isTerminal(c.App.Writer)
+	if c.Duration("wait") > 0 && (app != "" || c.Bool("json") || wholeDevice || strings.Contains(c.String("query"), "package") || strings.Contains(c.String("query"), "process")) {
 		vms = deviceVMs(ctx, c, client, serial, c.Duration("wait"))
 		for _, vm := range vms {
 			procs.Set(int32(vm.PID), vm.App)
@@ -115,7 +118,7 @@ func runLogcatCommand(c *cli.Context) error {
 
 	out := bufio.NewWriter(c.App.Writer)
 	defer out.Flush()
-	p := logcatPrinter{out: out, json: c.Bool("json"), loc: stream.Location, app: app, mapping: m}
+	p := logcatPrinter{out: out, json: c.Bool("json"), loc: stream.Location, app: app, withApp: wholeDevice, mapping: m}
 	keep := func(e *logcat.Entry) bool {
 		if pid != 0 && e.PID != int32(pid) {
 			return false
@@ -193,7 +196,7 @@ func followLog(ctx context.Context, c *cli.Context, client *adb.Client, serial s
 	offset := deviceClockOffset(ctx, client, serial)
 	out := bufio.NewWriter(c.App.Writer)
 	defer out.Flush()
-	p := logcatPrinter{out: out, json: c.Bool("json"), loc: dl.Location(), app: f.App, mapping: m}
+	p := logcatPrinter{out: out, json: c.Bool("json"), loc: dl.Location(), app: f.App, withApp: f.App == "" && f.PID == 0 && isTerminal(c.App.Writer), mapping: m}
 	cur := dl.Cursor(f)
 	changed := cur.Changed()
 	entries, _ := cur.Read(nil, 0, time.Now().Add(offset))
@@ -227,8 +230,11 @@ type logcatPrinter struct {
 	enc  *json.Encoder
 	loc  *time.Location
 	app  string
-	pids map[int32]bool // the app's processes seen so far
-	buf  []byte
+	// withApp: the whole device's log on a terminal, each line with its
+	// pid's app.
+	withApp bool
+	pids    map[int32]bool // the app's processes seen so far
+	buf     []byte
 	// mapping, when set, retraces messages (crash stack traces, class names).
 	mapping *mapping.Mapping
 }
@@ -259,7 +265,12 @@ func (p *logcatPrinter) print(e *logcat.Entry) error {
 	}
 	safe := *e
 	safe.Tag, safe.Message = terminalKeepTabs(e.Tag), terminalKeepTabs(e.Message)
-	p.buf = logcat.AppendThreadtime(p.buf[:0], &safe, p.loc)
+	if p.withApp {
+		safe.App = safetext.Terminal(e.App)
+		p.buf = logcat.AppendThreadtimeApp(p.buf[:0], &safe, p.loc)
+	} else {
+		p.buf = logcat.AppendThreadtime(p.buf[:0], &safe, p.loc)
+	}
 	_, err := p.out.Write(p.buf)
 	return err
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -223,5 +225,27 @@ func TestLogcatFollow(t *testing.T) {
 	if !strings.Contains(got, " I T       : marker-1\n") || strings.Contains(got, "marker-old-3") || !strings.Contains(got, "marker-old-4\n") ||
 		strings.Index(got, "marker-old-5") > strings.Index(got, "marker-1\n") {
 		t.Errorf("output %q", got)
+	}
+}
+
+// On a terminal the whole device's text names each line's app beside its
+// pid, escaped (issue 38: the package was missing); piped it stays the
+// threadtime adb prints (TestLogcatAgreesWithADB).
+func TestLogcatTextNamesTheApp(t *testing.T) {
+	var b bytes.Buffer
+	out := bufio.NewWriter(&b)
+	p := logcatPrinter{out: out, loc: time.UTC, withApp: true}
+	at := time.Date(2026, 12, 7, 4, 30, 1, 0, time.UTC)
+	for _, e := range []logcat.Entry{
+		{Time: at, PID: 1881, TID: 1881, Priority: logcat.Info, Tag: "G", Message: "hi", App: "com.example.gallery"},
+		{Time: at, PID: 7, TID: 7, Priority: logcat.Warn, Tag: "X", Message: "m", App: "evil\x1b]0;x\a"},
+	} {
+		if err := p.print(&e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Flush()
+	if s := b.String(); !strings.Contains(s, " 1881 com.example.gallery  1881 I G       : hi\n") || strings.ContainsRune(s, 0x1b) {
+		t.Errorf("%q", s)
 	}
 }

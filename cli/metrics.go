@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -32,7 +33,7 @@ func startMetrics(ctx context.Context, c *cli.Context, engine *monitor.Engine, k
 	}
 	addr, err = metrics.ListenAddr(addr)
 	if err != nil {
-		return nil, err
+		return nil, badValue(c, &cmdError{msg: "--metrics: " + strings.TrimPrefix(err.Error(), "metrics: "), err: err})
 	}
 	host, _, _ := net.SplitHostPort(addr)
 	if !proxy.IsLoopback(host) {

@@ -30,7 +30,7 @@ func runAppSplit(t *testing.T, args ...string) (stdout, stderr string, err error
 	app := NewApp()
 	var out, errOut bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errOut
-	err = app.Run(append([]string{"ddmtui"}, args...))
+	err = Run(app, append([]string{"ddmtui"}, args...))
 	return out.String(), errOut.String(), err
 }
 

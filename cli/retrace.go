@@ -30,10 +30,7 @@ func retraceCommand() *cli.Command {
 }
 
 func retraceAction(c *cli.Context) error {
-	args, err := parseTrailingFlags(c)
-	if err != nil {
-		return fmt.Errorf("retrace: %w", err)
-	}
+	args := c.Args().Slice()
 	if err := requireFlags(c, "mapping"); err != nil {
 		return err
 	}

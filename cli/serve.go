@@ -248,7 +248,16 @@ type serveOutput struct {
 	vms      map[string]headless.ListEntry
 	portErr  map[string]string
 	selected string // the last selected-VM port line printed (text or JSON)
+	// unnamed holds when a profileable process without its name yet was
+	// first seen: it is printed once named (its /proc cmdline, read at
+	// once), or as "-" after processNameWait.
+	unnamed map[string]time.Time
+	now     func() time.Time // time.Now; tests replace it
 }
+
+// processNameWait is how long serve waits for a profileable process's
+// name before printing it without one.
+const processNameWait = 2 * time.Second
 
 // serveLine is one JSON line; Event says what it is.
 type serveLine struct {
@@ -276,6 +285,9 @@ func (o *serveOutput) vm(vm monitor.VM) {
 	if !o.keep(vm) {
 		return
 	}
+	if vm.ProcessOnly() && vm.App == "" && o.waitForName(vm.Key) {
+		return // its name comes from the device in a moment: one line, named
+	}
 	e := headless.List([]monitor.VM{vm})[0]
 	if prev, ok := o.vms[vm.Key]; ok && reflect.DeepEqual(prev, e) {
 		return
@@ -294,6 +306,24 @@ func (o *serveOutput) vm(vm monitor.VM) {
 	}
 	fmt.Fprintf(o.w, "%s  pid %d  %s  %s  %s  debugger %s\n", safetext.Terminal(vm.Key), e.PID,
 		orDash(safetext.Terminal(e.App)), orDash(safetext.Terminal(e.VM)), port, e.Debugger)
+}
+
+// waitForName reports whether an unnamed process seen first within
+// processNameWait is to wait for its name.
+func (o *serveOutput) waitForName(key string) bool {
+	now := time.Now
+	if o.now != nil {
+		now = o.now
+	}
+	if o.unnamed == nil {
+		o.unnamed = map[string]time.Time{}
+	}
+	first, ok := o.unnamed[key]
+	if !ok {
+		o.unnamed[key] = now()
+		return true
+	}
+	return now().Sub(first) < processNameWait
 }
 
 // keep says whether --processes shows vm.

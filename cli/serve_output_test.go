@@ -3,8 +3,10 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
 )
 
@@ -33,5 +35,27 @@ func TestServeSelectedPortLineOnce(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("json=%v: printed\n%s\nwant\n%s", js, b.String(), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// A profileable release app is printed once, with its name, rather than
+// first as "-" and again once /proc names it (issue 38 #22); one whose
+// name never comes is printed as "-" after processNameWait.
+func TestServeWaitsForAProcessName(t *testing.T) {
+	var b strings.Builder
+	clock := time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC)
+	o := &serveOutput{w: &b, vms: map[string]headless.ListEntry{}, portErr: map[string]string{}, now: func() time.Time { return clock }}
+	release := monitor.VM{Key: "adb:s/1", Source: "adb:s", PID: 1, Profileable: true}
+	o.vm(release)
+	clock = clock.Add(300 * time.Millisecond)
+	release.App = "com.example.release"
+	o.vm(release)
+	stuck := monitor.VM{Key: "adb:s/2", Source: "adb:s", PID: 2, Profileable: true}
+	o.vm(stuck)
+	clock = clock.Add(processNameWait)
+	o.vm(stuck)
+	got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(got) != 2 || !strings.Contains(got[0], "pid 1  com.example.release") || !strings.Contains(got[1], "pid 2  -") {
+		t.Errorf("printed:\n%s", b.String())
 	}
 }

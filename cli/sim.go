@@ -24,16 +24,16 @@ func simCommand() *cli.Command {
 		),
 		Action: func(c *cli.Context) error {
 			if err := checkSimFlags(c); err != nil {
-				return err
+				return badValue(c, err)
 			}
 			if c.Int("local") == 0 && c.Int("adbd") == 0 {
 				return fmt.Errorf("nothing to serve: give --local PORT and/or --adbd PORT")
 			}
 			if p, n := c.Int("local"), c.Int("vms"); p < 0 || p+n-1 > 65535 {
-				return fmt.Errorf("--local %d: the %d VMs need ports %d..%d, within 1..65535", p, n, p, p+n-1)
+				return badValue(c, fmt.Errorf("--local %d: the %d VMs need ports %d..%d, within 1..65535", p, n, p, p+n-1))
 			}
 			if p := c.Int("adbd"); p < 0 || p > 65535 {
-				return fmt.Errorf("--adbd %d: not a port (1..65535, or 0 for none)", p)
+				return badValue(c, fmt.Errorf("--adbd %d: not a port (1..65535, or 0 for none)", p))
 			}
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/ddmtui/ddmtui/headless"
@@ -42,6 +43,9 @@ func snapshotCommand() *cli.Command {
 					}
 				}
 				found = keep
+				if len(found) == 0 {
+					return fmt.Errorf("snapshot: no VM with pid %d found within --wait %s", pid, c.Duration("wait"))
+				}
 			}
 			entries := headless.SnapshotFound(found)
 			for i := range entries {

@@ -47,12 +47,9 @@ func traceCommand() *cli.Command {
 }
 
 func traceAction(c *cli.Context) error {
-	args, err := parseTrailingFlags(c)
-	if err != nil {
-		return fmt.Errorf("trace: %w", err)
-	}
+	args := c.Args().Slice()
 	if len(args) != 1 {
-		return fmt.Errorf("trace: want one FILE, got %d arguments", len(args))
+		return badValue(c, fmt.Errorf("trace: want one FILE, got %d arguments", len(args)))
 	}
 	path := args[0]
 	if isSampledFile(path) {

@@ -17,7 +17,7 @@ import (
 // durationAtLeast refuses --name below min.
 func durationAtLeast(c *cli.Context, name string, min time.Duration, what string) error {
 	if d := c.Duration(name); d < min {
-		return fmt.Errorf("--%s %v: %s", name, d, what)
+		return badValue(c, fmt.Errorf("--%s %v: %s", name, d, what))
 	}
 	return nil
 }
@@ -25,7 +25,7 @@ func durationAtLeast(c *cli.Context, name string, min time.Duration, what string
 // intIn refuses --name outside [lo, hi].
 func intIn(c *cli.Context, name string, lo, hi int) error {
 	if v := c.Int(name); v < lo || v > hi {
-		return fmt.Errorf("--%s %d: want %d to %d", name, v, lo, hi)
+		return badValue(c, fmt.Errorf("--%s %d: want %d to %d", name, v, lo, hi))
 	}
 	return nil
 }

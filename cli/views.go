@@ -30,7 +30,8 @@ func viewsCommand() *cli.Command {
 		Description: "Lists the app's windows (VULW) and dumps each one's view hierarchy (VURT): the framework's\n" +
 			"view debugging handler, which every Android release from 4.4 to 16 still registers for a\n" +
 			"debuggable app. Without --json: an indented tree with id, bounds (relative to the parent),\n" +
-			"visibility and text. A view is named CLASS@HASH as the tree prints it (or @HASH).\n" +
+			"visibility and text. A view is named CLASS@HASH as the tree prints it (or @HASH, or the\n" +
+			"simple class the dashboard shows, TextView@ff4018a, when one view fits it).\n" +
 			"--invoke VIEW METHOD [ARG...] calls a method on the UI thread; arguments are TYPE:VALUE with a\n" +
 			"JNI type (I:8, Z:true, F:0.5) or bare (true, 8, 0.5). Below Android 14 success has no reply.",
 		Flags: append(vmPickFlags(),
@@ -65,10 +66,10 @@ func viewsAction(c *cli.Context) error {
 		acts++
 	}
 	if acts > 1 {
-		return errors.New("views: give one of --capture, --profile, --invoke, --set-layout, --theme, --layers")
+		return badValue(c, errors.New("views: give one of --capture, --profile, --invoke, --set-layout, --theme, --layers"))
 	}
 	if c.String("capture") != "" && c.String("output") == "" {
-		return errors.New("views: --capture needs -o FILE.png")
+		return badValue(c, errors.New("views: --capture needs -o FILE.png"))
 	}
 	if out := c.String("output"); c.String("capture") != "" {
 		if err := savefile.Check(out); err != nil {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/scan"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,6 +21,23 @@ func withVM(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Con
 	return withVMStore(c, pid, wait, func(ctx context.Context, s *monitor.Session, vm monitor.VM, _ *monitor.Store) error {
 		return fn(ctx, s, vm)
 	})
+}
+
+// busyEndpoints says which endpoints that may be the VM with pid were
+// busy, another monitor or debugger holding their one JDWP connection: an
+// adb endpoint of that pid, or a local port (whose pid a busy VM never
+// told); "" when none was.
+func busyEndpoints(found []monitor.Found, pid int) string {
+	var keys []string
+	for _, f := range found {
+		if f.Busy && (f.VM.PID == pid || f.VM.PID == 0) {
+			keys = append(keys, safetext.Terminal(f.VM.Key))
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	return monitor.BusyReason + " (" + strings.Join(keys, ", ") + ")"
 }
 
 // withVMStore is withVM that also hands fn the model the session writes.
@@ -46,6 +65,11 @@ func withProcess(c *cli.Context, pid int, wait time.Duration, noJDWP bool, fn fu
 	if err != nil {
 		return err
 	}
+	for _, r := range d.ADB {
+		if a, ok := r.(*scan.ADB); ok {
+			a.PID = pid // connect to that VM only
+		}
+	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -69,6 +93,9 @@ func withProcess(c *cli.Context, pid int, wait time.Duration, noJDWP bool, fn fu
 			}
 		}
 		if time.Now().After(deadline) {
+			if busy := busyEndpoints(engine.View(), pid); busy != "" {
+				return fmt.Errorf("pid %d: %s", pid, busy)
+			}
 			if serial != "" {
 				return fmt.Errorf("no VM with pid %d on device %s found within %v", pid, safetext.Terminal(serial), wait)
 			}

@@ -86,15 +86,18 @@ func MemoryFromInfo(i meminfo.MemInfo) *Memory {
 		Objects: i.Objects}
 }
 
-// MarshalJSON leaves "status" out of threads from /proc: the kernel's
+// MarshalJSON leaves "status" and "daemon" out of threads from /proc: the kernel's
 // state letter (proc_state) is all there is.
 func (t Thread) MarshalJSON() ([]byte, error) {
 	type plain Thread
 	if t.Source != string(monitor.SourceProc) {
 		return json.Marshal(plain(t))
 	}
+	// /proc knows no VM status nor whether a thread is a daemon: both
+	// are left out rather than said false.
 	return json.Marshal(struct {
 		plain
-		Status *int `json:"status,omitempty"`
+		Status *int  `json:"status,omitempty"`
+		Daemon *bool `json:"daemon,omitempty"`
 	}{plain: plain(t)})
 }

@@ -18,7 +18,7 @@ func TestThreadJSON(t *testing.T) {
 			`{"id":2,"name":"w","status":1,"state":"running","systid":0,"utime":0,"stime":0,"daemon":false,"source":"jdwp","cpu_percent":12.3}`},
 		{monitor.Thread{ID: 77, Name: "Render) Thread ", Status: -1, State: "sleeping", SysTID: 77, UTime: 5, STime: 1,
 			Source: monitor.SourceProc, ProcState: "S", CPUKnown: true},
-			`{"id":77,"name":"Render) Thread ","state":"sleeping","systid":77,"utime":5,"stime":1,"daemon":false,"source":"proc","cpu_percent":0,"proc_state":"S"}`},
+			`{"id":77,"name":"Render) Thread ","state":"sleeping","systid":77,"utime":5,"stime":1,"source":"proc","cpu_percent":0,"proc_state":"S"}`}, // no status, and /proc does not know daemon
 		{monitor.Thread{ID: 3, Name: "old"}, // a thread from before sources existed reads as DDM's
 			`{"id":3,"name":"old","status":0,"state":"","systid":0,"utime":0,"stime":0,"daemon":false,"source":"ddm"}`},
 	} {

@@ -352,6 +352,17 @@ func (s *lineScanner) spaces() bool {
 // line of the message, each ending in "\n"; times are shown in loc (nil:
 // time.Local). Text is written as it is: escape it before a terminal.
 func AppendThreadtime(dst []byte, e *Entry, loc *time.Location) []byte {
+	return appendThreadtime(dst, e, loc, false)
+}
+
+// AppendThreadtimeApp is AppendThreadtime with the entry's App ("-" when
+// not known) after the pid, for a person reading a whole device's log;
+// ParseThreadtime does not read it back.
+func AppendThreadtimeApp(dst []byte, e *Entry, loc *time.Location) []byte {
+	return appendThreadtime(dst, e, loc, true)
+}
+
+func appendThreadtime(dst []byte, e *Entry, loc *time.Location, withApp bool) []byte {
 	if loc == nil {
 		loc = time.Local
 	}
@@ -360,7 +371,15 @@ func AppendThreadtime(dst []byte, e *Entry, loc *time.Location) []byte {
 	for {
 		line, more, found := strings.Cut(msg, "\n")
 		dst = t.AppendFormat(dst, "01-02 15:04:05.000")
-		dst = fmt.Appendf(dst, " %5d %5d %c %-8s: ", e.PID, e.TID, e.Priority.Letter(), e.Tag)
+		if withApp {
+			app := e.App
+			if app == "" {
+				app = "-"
+			}
+			dst = fmt.Appendf(dst, " %5d %s %5d %c %-8s: ", e.PID, app, e.TID, e.Priority.Letter(), e.Tag)
+		} else {
+			dst = fmt.Appendf(dst, " %5d %5d %c %-8s: ", e.PID, e.TID, e.Priority.Letter(), e.Tag)
+		}
 		dst = append(dst, line...)
 		dst = append(dst, '\n')
 		if !found {

@@ -198,3 +198,22 @@ func TestTextJoinAcrossReads(t *testing.T) {
 	}
 	pw.Close()
 }
+
+// AppendThreadtimeApp puts the pid's app beside it ("-" when unknown),
+// for a person reading a whole device's log.
+func TestAppendThreadtimeApp(t *testing.T) {
+	at := time.Date(2026, 12, 7, 4, 30, 1, 234e6, time.UTC)
+	e := Entry{Time: at, PID: 1881, TID: 1900, Priority: Info, Tag: "Gallery", Message: "one\ntwo", App: "com.example.gallery"}
+	want := "12-07 04:30:01.234  1881 com.example.gallery  1900 I Gallery : one\n" +
+		"12-07 04:30:01.234  1881 com.example.gallery  1900 I Gallery : two\n"
+	if got := string(AppendThreadtimeApp(nil, &e, time.UTC)); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	e.App = ""
+	if got := string(AppendThreadtimeApp(nil, &e, time.UTC)); !strings.HasPrefix(got, "12-07 04:30:01.234  1881 -  1900 I Gallery : one\n") {
+		t.Errorf("unknown app: %q", got)
+	}
+	if got := string(AppendThreadtime(nil, &e, time.UTC)); !strings.HasPrefix(got, "12-07 04:30:01.234  1881  1900 I Gallery : one\n") {
+		t.Errorf("threadtime changed: %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 
@@ -74,7 +75,7 @@ func (e *Engine) Handle(ctx context.Context, ep scan.Endpoint) error {
 	if e.sessions[ep.Key] == s {
 		delete(e.sessions, ep.Key)
 	}
-	e.recordEndLocked(ep, s, why)
+	e.recordEndLocked(ep, s, why, why != "" && errors.Is(err, scan.ErrBusy))
 	e.mu.Unlock()
 	return err
 }

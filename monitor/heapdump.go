@@ -57,6 +57,9 @@ func (d *heapDumper) dump(ctx context.Context, w io.Writer, progress func(receiv
 		err error
 	)
 	switch {
+	case d.amAtOnce():
+		d.log.Info("heap dump with am dumpheap at once: the device's API level says the VM has no DDM heap handler")
+		return d.am(ctx, w, progress)
 	case !d.conn.isDDM:
 		err = ErrNotDDM
 	case d.entry.hasFeature("hprof-heap-dump-streaming") && !d.onDevice():
@@ -90,6 +93,19 @@ func (d *heapDumper) dump(ctx context.Context, w io.Writer, progress func(receiv
 		return n, fmt.Errorf("%v; am dumpheap: %w", err, aerr)
 	}
 	return n, nil
+}
+
+// amAtOnce reports whether the heap dump goes to `am dumpheap` without
+// asking the VM first: the capability decision made it the source (a DDM
+// VM on a device whose API level lacks DdmHandleHeap, ddmThreadsGoneAPI on,
+// that has not answered HPIF), so waiting HeapDumpWait for an HPDS answer
+// would only delay it (issue 38 #9: 5 s on every `H` on Android 14).
+func (d *heapDumper) amAtOnce() bool {
+	if !d.onDevice() {
+		return false
+	}
+	vm, ok := d.entry.vm()
+	return ok && vm.Capabilities.Source(FeatHPROF) == SourceAm
 }
 
 // silentBytes is how much the VM may send within HeapDumpWait while still

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
@@ -16,6 +17,12 @@ import (
 // thstRequest is the THST request's packet data (an empty chunk), encoded
 // once.
 var thstRequest = ddm.AppendMessage(nil, &ddm.ThreadStatusRequest{})
+
+// hpifNowRequest is HPIF NOW's packet data: the heap summary, asked at each
+// poll of a VM that answers HPIF, so that the summary, the timeline's Java
+// heap and a recording are at most one poll old rather than as old as the
+// last GC (issue 38 #12). It is one small chunk each way.
+var hpifNowRequest = ddm.AppendMessage(nil, &ddm.HeapInfoRequest{When: ddm.HeapInfoNow})
 
 // errNoTHST: a reply to THST that holds no thread table (empty).
 var errNoTHST = errors.New("THST reply without a thread table")
@@ -38,6 +45,9 @@ type thstPoller struct {
 	unanswered chan struct{}
 	hpifAsked  time.Time // when HPIF NOW was asked (the probe of HPIF)
 	hpifKnown  bool
+	// hpifOut: an HPIF NOW of a poll awaits its (empty) reply; the next is
+	// asked once it came, so at most one is outstanding.
+	hpifOut atomic.Bool
 
 	mu      sync.Mutex
 	stopped bool
@@ -82,8 +92,17 @@ func (p *thstPoller) tick(now time.Time) {
 		wait = min(wait, p.probe) // the first ask decides quickly
 	}
 	hpifUnknown := caps.hpif == unknown
+	hpifPoll := caps.hpif == answered
 	p.waiting, p.sent, p.wait = true, now, wait
 	p.mu.Unlock()
+
+	if hpifPoll && p.hpifOut.CompareAndSwap(false, true) {
+		// The data comes as an unsolicited HPIF, applied by the reader.
+		if _, err := p.conn.jc.TryRequestFunc(jdwp.CmdSetDDM, jdwp.CmdDDMChunk, hpifNowRequest,
+			func(*jdwp.Packet, error) { p.hpifOut.Store(false) }); err != nil {
+			p.hpifOut.Store(false) // busy writing: asked at the next tick
+		}
+	}
 
 	// HPIF NOW is answered at once (an unsolicited HPIF) or never.
 	if !p.hpifKnown && now.Sub(p.hpifAsked) >= p.probe {

@@ -19,7 +19,14 @@ import (
 type Found struct {
 	VM     VM     // the model; only Key, Source and PID for an endpoint that failed before HELO
 	Failed string // "" for a working VM
+	// Busy: the endpoint closed the connection before the handshake, as a
+	// VM does while another monitor or debugger holds its one JDWP
+	// connection (scan.ErrBusy); Failed then says so.
+	Busy bool
 }
+
+// BusyReason is a busy endpoint's Failed text.
+const BusyReason = "busy: another monitor or debugger holds it"
 
 // maxFailures bounds the failed endpoints an engine remembers.
 const maxFailures = 256
@@ -32,10 +39,14 @@ type failure struct {
 // View returns every endpoint whose session runs and every endpoint that
 // failed (and has no working session since), ordered by source then pid. A
 // VM whose HELO was answered is in the view for as long as its session runs.
+// A busy endpoint of the pid of a working VM is that VM reached another way
+// (a simulator's VMs on local ports and through adbd: one JDWP connection
+// each, which the working session holds) and is left out.
 func (e *Engine) View() []Found {
 	e.mu.Lock()
 	out := make([]Found, 0, len(e.sessions)+len(e.failed))
 	have := make(map[string]bool, len(e.sessions))
+	working := map[int]bool{}
 	for key, s := range e.sessions {
 		f, ok := s.found()
 		if !ok {
@@ -46,9 +57,12 @@ func (e *Engine) View() []Found {
 		}
 		out = append(out, f)
 		have[key] = true
+		if f.Failed == "" && f.VM.PID > 0 {
+			working[f.VM.PID] = true
+		}
 	}
 	for key, f := range e.failed {
-		if !have[key] {
+		if !have[key] && !(f.found.Busy && working[f.found.VM.PID]) {
 			out = append(out, f.found)
 		}
 	}
@@ -134,7 +148,7 @@ func wentAway(err error) bool {
 
 // recordEnd keeps (or, for a working VM, forgets) the failure of a session
 // that ended; e.mu is held.
-func (e *Engine) recordEndLocked(ep scan.Endpoint, s *Session, why string) {
+func (e *Engine) recordEndLocked(ep scan.Endpoint, s *Session, why string, busy bool) {
 	if why == "" {
 		delete(e.failed, ep.Key)
 		return
@@ -148,7 +162,10 @@ func (e *Engine) recordEndLocked(ep scan.Endpoint, s *Session, why string) {
 		}
 		delete(e.failed, oldest)
 	}
-	e.failed[ep.Key] = failure{found: Found{VM: s.endpointVM(), Failed: why}, at: time.Now()}
+	if busy {
+		why = BusyReason
+	}
+	e.failed[ep.Key] = failure{found: Found{VM: s.endpointVM(), Failed: why, Busy: busy}, at: time.Now()}
 }
 
 // Collect runs discovery for wait (or until ctx ends) and returns the view

@@ -3,6 +3,7 @@ package savefile
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 )
 
@@ -38,6 +39,15 @@ func ProgressLine(w io.Writer, terminal bool, what string) (progress func(uint64
 		}
 	}
 	return progress, done
+}
+
+// MeanSize formats a mean byte count (an allocation table's MEAN): one
+// decimal below 1 KiB ("24.5 B"), as Size above.
+func MeanSize(m float64) string {
+	if m < 1<<10 {
+		return strconv.FormatFloat(m, 'f', 1, 64) + " B"
+	}
+	return Size(uint64(m))
 }
 
 // Size formats a byte count for progress lines and messages.

@@ -42,6 +42,10 @@ type ADB struct {
 	// MaxProcesses caps the processes followed at once per device (0:
 	// DefaultMaxProcesses); see adbcap.go.
 	MaxProcesses int
+	// PID, when set, follows that process only: a command after one VM
+	// (views --pid) opens no other VM's JDWP connection, which a VM has
+	// one of, and which another monitor or debugger may want.
+	PID int
 
 	mu           sync.Mutex
 	state        string // "connecting", "connected", "unreachable: …"
@@ -362,7 +366,9 @@ func follow[T any](a *ADB, ctx context.Context, serial string, updates <-chan T,
 				r.process.Set(*e.app)
 			}
 		}
-		isRunning := func(pid int) bool { _, ok := pids[pid]; return ok }
+		// A process already followed, or (with PID set) another one, is
+		// not admitted.
+		isRunning := func(pid int) bool { _, ok := pids[pid]; return ok || a.PID != 0 && pid != a.PID }
 		for _, e := range a.admitProcs(serial, current, isRunning, len(pids)) {
 			var nc net.Conn
 			if e.jdwp {

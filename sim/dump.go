@@ -82,7 +82,7 @@ func (vm *VM) ThreadDump(at time.Time) *threaddump.Process {
 	if vm.spec.Family == Dalvik {
 		style, kind = threaddump.StyleDalvik, threaddump.VMDalvik
 	}
-	p := &threaddump.Process{PID: vm.spec.PID, Date: threaddump.FormatDate(at, style), CmdLine: vm.app, ABI: "arm64", VM: kind}
+	p := &threaddump.Process{PID: vm.spec.PID, Date: threaddump.FormatDate(at, style), CmdLine: vm.app, ABI: Architecture, VM: kind}
 	ids := vm.sortedThreadIDs()
 	var deadlocked []*threaddump.Thread
 	for _, id := range ids {

@@ -154,7 +154,7 @@ func (vm *VM) hello() *ddm.Hello {
 	default:
 		h.VMIdent = "Dalvik v2.1.0"
 		h.Extent = ddm.HelloNativeDebuggable
-		h.ABI = "64-bit (arm64)"
+		h.ABI = "64-bit (" + Architecture + ")" // as track-app says of the same process
 		h.JVMFlags = "CheckJNI=false"
 		if vm.spec.Modern {
 			h.Extent = ddm.HelloPackageName

@@ -451,7 +451,7 @@ func TestHeapBitmapLegendAndToggle(t *testing.T) {
 	cells, _, _ := hs.contents()
 	found := false
 	for _, c := range cells {
-		if fg, _, _ := c.Style.Decompose(); fg == kindColors[ddm.KindArray1] && len(c.Runes) > 0 && c.Runes[0] == '█' {
+		if fg, _, _ := c.Style.Decompose(); fg == (style.Palette{}).HeapKind(int(ddm.KindArray1)) && len(c.Runes) > 0 && c.Runes[0] == '█' {
 			found = true
 		}
 	}

@@ -130,10 +130,20 @@ func (e paneEnv) selectedDDM(what string) (monitor.VM, bool) {
 		return vm, false
 	}
 	if !vm.DDM {
-		e.flash(what + " needs a VM that speaks DDM (this one is a plain JDWP VM)")
+		e.flash(notDDMWhy(what, vm))
 		return vm, false
 	}
 	return vm, true
+}
+
+// notDDMWhy says why what cannot be done on a VM that speaks no DDM: a
+// profileable release app has no JDWP at all; any other is a plain JDWP
+// VM (a JVM, or a VM that refused HELO). Short enough for 80 columns.
+func notDDMWhy(what string, vm monitor.VM) string {
+	if vm.ProcessOnly() {
+		return what + ": a profileable app without JDWP has no DDM"
+	}
+	return what + " needs a VM that speaks DDM (this one is a plain JDWP VM)"
 }
 
 // unable reports whether vm was decided unable to do f, saying why on the

@@ -11,28 +11,20 @@ import (
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/heap"
-	"github.com/ddmtui/ddmtui/tui/style"
 )
-
-// kindColors are the heap kinds' default colours: the heap-* roles of
-// style (DDMS's heap palette, spec/ddm-chunks.md §7.5, in the terminal's 16
-// colours); a theme may override them, so drawing asks the palette.
-var kindColors = func() (c [8]tcell.Color) {
-	for k := range c {
-		c[k] = style.Palette{}.HeapKind(k)
-	}
-	return c
-}()
 
 // kindGlyphs stand in for colours under NO_COLOR.
 var kindGlyphs = [8]rune{'o', 'c', '1', '2', '4', '8', '?', 'n'}
 
 var kindLabels = [8]string{"object", "class", "1-byte[]", "2-byte[]", "4-byte[]", "8-byte[]", "unknown", "native"}
 
+// solidColors are the solidity view's colours: ordinary ones that read on
+// a light background as on a dark one (no bright yellow, aqua or white);
+// the kind view's colours are the palette's heap-* roles.
 var solidColors = [8]tcell.Color{
-	ddm.SolidityHard: tcell.ColorGreen, ddm.SoliditySoft: tcell.ColorYellow, ddm.SolidityWeak: tcell.ColorOlive,
-	ddm.SolidityPhantom: tcell.ColorFuchsia, ddm.SolidityFinalizable: tcell.ColorRed, ddm.SoliditySweep: tcell.ColorGray,
-	7: tcell.ColorWhite,
+	ddm.SolidityHard: tcell.ColorGreen, ddm.SoliditySoft: tcell.ColorTeal, ddm.SolidityWeak: tcell.ColorOlive,
+	ddm.SolidityPhantom: tcell.ColorPurple, ddm.SolidityFinalizable: tcell.ColorRed, ddm.SoliditySweep: tcell.ColorGray,
+	7: tcell.ColorDefault,
 }
 
 var solidGlyphs = [8]rune{'·', 'H', 'S', 'W', 'P', 'F', 'x', '7'}

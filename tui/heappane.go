@@ -97,6 +97,8 @@ func (p *heapPane) render() {
 	v.SetMapReason(mapWhy)
 	v.SetTitle(heapTitle(vm, len(m.heaps[m.sel]) > 0, v.mem != nil))
 	switch {
+	case vm.ProcessOnly() && !vm.DDM:
+		v.SetWaiting(monitor.NoJDWPReason + "; g, b, n and i need DDM")
 	case !vm.DDM:
 		v.SetWaiting("a plain JDWP VM: it reports no heap (HPIF/HPSG are DDM); g, b, n and i need DDM")
 	case m.isGone(vm.Key):

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/tui/heapview"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
 // The heap dump viewer in the dashboard: H saves a dump, then the viewer
@@ -40,6 +41,7 @@ func (r heapRunner) Context() context.Context  { return r.j.bg() }
 func (o *overlays) showHeap(path, baseline string) {
 	o.closeHeap()
 	v := heapview.New(heapview.Options{File: path, Baseline: baseline, Palette: o.env.pal, Quit: o.closeHeap, Runner: heapRunner{o.env.work}})
+	v.SetQuitHelp(viewer.BackToDashboard)
 	o.heapV = v
 	o.pages.AddPage("heap", v, true, false)
 	o.show("heap", v)

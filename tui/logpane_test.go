@@ -116,6 +116,15 @@ func TestLogPaneFollowsAppAcrossRestart(t *testing.T) {
 	r.key(tcell.KeyRune, 'L')
 	r.waitText("other app line")
 	r.waitText("device sim:dev")
+	// There the app of each line stands beside its pid; "-" where the
+	// pid's app is not known (issue 38: the package was missing).
+	s = strings.Join(r.text(), "\n")
+	if l := lineWith(s, "second life"); !strings.Contains(l, "  200 com.a   200 I A: second life") {
+		t.Fatalf("whole-device line without its app: %q", l)
+	}
+	if l := lineWith(s, "other app line"); !strings.Contains(l, "  300 -   300 I B: other app line") {
+		t.Fatalf("a line of an unknown pid: %q", l)
+	}
 	// L again closes the pane (issue 29 #15), l then opens the app's log.
 	r.key(tcell.KeyRune, 'L')
 	r.waitGone("other app line")

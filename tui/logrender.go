@@ -26,7 +26,7 @@ func (p *logPane) rows(i int, width int) []logRow {
 	e := &p.all[i]
 	if p.wrap {
 		// wrapped rows continue under the message column
-		width = max(10, width-uniseg.StringWidth(prefix(e, p.narrow)))
+		width = max(10, width-uniseg.StringWidth(p.prefix(e)))
 	}
 	msg := e.Message
 	app := e.App
@@ -68,13 +68,31 @@ func cutWidth(s string, w int) int {
 	return n
 }
 
-// prefix is the columns before the message: time, pid, tid, level, tag.
-func prefix(e *logcat.Entry, narrow bool) string {
+// prefix is the columns before the message: time, pid, tid, level, tag;
+// in the whole device's log the app the pid belongs to follows the pid.
+func (p *logPane) prefix(e *logcat.Entry) string {
 	t := e.Time.Format("15:04:05.000")
-	if !narrow {
+	if !p.narrow {
 		t = e.Time.Format("01-02 ") + t
 	}
-	return fmt.Sprintf("%s %5d %5d %c %s: ", t, e.PID, e.TID, e.Priority.Letter(), safetext.Terminal(e.Tag))
+	app := ""
+	if p.device {
+		app = " " + appColumn(e.App)
+	}
+	return fmt.Sprintf("%s %5d%s %5d %c %s: ", t, e.PID, app, e.TID, e.Priority.Letter(), safetext.Terminal(e.Tag))
+}
+
+// appColumn is an entry's app in the whole device's log: escaped, "-"
+// when the pid's app is not known, the end of a long package kept.
+func appColumn(app string) string {
+	if app == "" {
+		return "-"
+	}
+	const w = 28
+	if r := []rune(app); len(r) > w {
+		app = "…" + string(r[len(r)-w+1:])
+	}
+	return safetext.Terminal(app)
 }
 
 func (p *logPane) levelStyle(pr logcat.Priority) tcell.Style {
@@ -128,7 +146,6 @@ func (p *logPane) draw(s tcell.Screen, x, y, w, h int) {
 		return
 	}
 	p.narrow = w < 100
-	narrow := p.narrow
 	gutter := 2
 	msgWidth := w - gutter
 	p.sel = max(0, min(p.sel, len(p.shown)-1))
@@ -189,11 +206,11 @@ func (p *logPane) draw(s tcell.Screen, x, y, w, h int) {
 				}
 				s.SetContent(cx, y+row, mark, nil, ms.Reverse(mark == '!'))
 				cx += gutter
-				cx = drawText(s, cx, y+row, x+w-cx, prefix(e, narrow), lvl, nil)
+				cx = drawText(s, cx, y+row, x+w-cx, p.prefix(e), lvl, nil)
 			} else {
 				cx += gutter
 				if p.wrap {
-					cx += uniseg.StringWidth(prefix(e, narrow))
+					cx += uniseg.StringWidth(p.prefix(e))
 				} else {
 					cx += 4
 				}

@@ -23,6 +23,7 @@ import (
 	"github.com/ddmtui/ddmtui/tui/profileview"
 	"github.com/ddmtui/ddmtui/tui/spyview"
 	"github.com/ddmtui/ddmtui/tui/style"
+	"github.com/ddmtui/ddmtui/tui/viewer"
 	"github.com/ddmtui/ddmtui/tui/viewsview"
 )
 
@@ -123,6 +124,10 @@ func newOverlays(env paneEnv, pages *tview.Pages, sh shell, history func() strin
 	pages.AddPage("spy", o.spyView, true, false)
 	o.allocV = allocview.New(allocview.Options{Palette: pal, Quit: o.closeAllocs, Refresh: o.refreshAllocs, Track: o.trackAllocs})
 	pages.AddPage("allocs", o.allocV, true, false)
+	// Over the dashboard, q goes back to it: their help says so.
+	for _, v := range []interface{ SetQuitHelp(string) }{o.profView, o.dumpView, o.allocV} {
+		v.SetQuitHelp(viewer.BackToDashboard)
+	}
 	o.timeline = newTimelineView(env, o.openTimeline, func() { o.close("timeline") })
 	pages.AddPage("timeline", o.timeline, true, false)
 	o.viewsV = newViewsPane(env, func() { o.close("views") })

@@ -1,10 +1,9 @@
 package tui
 
 import (
-	"strings"
-
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/internal/textfilter"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 )
 
@@ -74,26 +73,6 @@ const (
 	paneCount
 )
 
-// matchFilter applies a case-insensitive substring filter; a leading '!'
-// inverts it.
-func matchFilter(filter string, fields ...string) bool {
-	if filter == "" {
-		return true
-	}
-	invert := filter[0] == '!'
-	f := strings.ToLower(filter)
-	if invert {
-		f = f[1:]
-	}
-	if f == "" {
-		return true
-	}
-	hit := false
-	for _, s := range fields {
-		if strings.Contains(strings.ToLower(s), f) {
-			hit = true
-			break
-		}
-	}
-	return hit != invert
-}
+// matchFilter applies a pane's filter (textfilter: case-insensitive
+// substring, a leading '!' inverts) to a row's fields.
+func matchFilter(filter string, fields ...string) bool { return textfilter.Match(filter, fields...) }

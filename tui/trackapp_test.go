@@ -56,6 +56,18 @@ func TestProfileableProcessRow(t *testing.T) {
 	hs.waitText("debuggable only")
 	hs.waitGone(" 4001 ")
 	hs.waitText(" 4000 ")
+	// The hidden VM was the selected one: the selection moves to a row
+	// still listed, marked ▶, and the panes follow it (issue 38 #18).
+	hs.waitGone("release-main")
+	hs.waitFor("▶ on the debuggable VM's row", func(s string) bool {
+		for _, line := range strings.Split(s, "\n") {
+			if strings.Contains(line, " 4000 ") && strings.Contains(line, "▶") {
+				return true
+			}
+		}
+		return false
+	})
+	hs.waitText("selected: com.example.debug (4000)")
 	hs.key(tcell.KeyRune, 'P')
 	hs.waitText(" 4001 ")
 }
@@ -92,6 +104,40 @@ func TestArchOnDeviceRow(t *testing.T) {
 	for _, line := range hs.text() {
 		if strings.Contains(line, "Arch") {
 			t.Fatalf("Arch column shown: %q", line)
+		}
+	}
+}
+
+// p, H and V on the profileable release app say why they cannot run: it
+// has no JDWP at all, not "a plain JDWP VM" (issue 38 #10).
+func TestProfileableProcessActionsSayNoJDWP(t *testing.T) {
+	hs := start(t, 160, 40, style.Palette{}, trackedVMs)
+	hs.waitText(" 4001 ")
+	hs.key(tcell.KeyRune, 'j') // select the release app
+	hs.waitText("release-main")
+	for _, k := range []rune{'p', 'H', 'V'} {
+		hs.key(tcell.KeyRune, k)
+		hs.waitText("a profileable app without JDWP has no DDM")
+		for _, line := range hs.text() {
+			if strings.Contains(line, "plain JDWP") {
+				t.Errorf("%c: %q", k, line)
+			}
+		}
+		hs.key(tcell.KeyEscape, 0)
+	}
+}
+
+// The viewers the dashboard shows over its panes say in help that q goes
+// back to it; run alone (ddmtui anr, trace, allocs) they say quit
+// (issue 38 #19).
+func TestOverlayViewersHelpSaysQGoesBack(t *testing.T) {
+	hs := start(t, 120, 40, style.Palette{}, trackedVMs)
+	hs.waitText(" 4001 ")
+	ov := hs.dash.ov
+	for name, help := range map[string]string{"profile": ov.profView.Keys().HelpText(), "dump": ov.dumpView.Keys().HelpText(),
+		"allocations": ov.allocV.Keys().HelpText(), "traffic": ov.spyView.Keys().HelpText()} {
+		if !strings.Contains(help, "back to the dashboard") || strings.Contains(help, " quit\n") {
+			t.Errorf("%s help:\n%s", name, help)
 		}
 	}
 }

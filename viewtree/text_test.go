@@ -108,3 +108,27 @@ func TestDecodeTextRejects(t *testing.T) {
 		t.Errorf("deep: %v", err)
 	}
 }
+
+// Find takes the simple class name the views pane shows when one view
+// fits it (issue 38 #15: `views --capture TextView@ff4018a` failed).
+func TestFindBySimpleClassName(t *testing.T) {
+	tr, err := DecodeText([]byte("android.widget.FrameLayout@1\n android.widget.TextView@ff4018a\n com.example.TextView@77\n android.widget.TextView@77\nDONE.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{
+		"TextView@ff4018a":                1,
+		"android.widget.TextView@ff4018a": 1,
+		"TextView@77":                     -1, // two views fit: say none rather than pick one
+		"com.example.TextView@77":         2,
+		"android.widget.TextView@77":      3,
+		"@77":                             2,
+		"FrameLayout@1":                   0,
+		"Layout@1":                        -1,
+		"widget.TextView@ff4018a":         -1,
+	} {
+		if got := tr.Find(name); got != want {
+			t.Errorf("Find(%q) = %d, want %d", name, got, want)
+		}
+	}
+}

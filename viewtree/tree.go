@@ -206,19 +206,40 @@ func (t *Tree) Properties(i int) []Property {
 func (t *Tree) Value(p Property) string { return p.value(t.raw) }
 
 // Find returns the index of the view named class@hash (or by its hash
-// alone), -1 if none.
+// alone), -1 if none. The class may be the simple name the views pane
+// shows (TextView@ff4018a for android.widget.TextView@ff4018a) when one
+// view only fits it; a full name that matches wins.
 func (t *Tree) Find(name string) int {
 	cls, hash, ok := SplitName(name)
 	if !ok {
 		return -1
 	}
+	short, shorts := -1, 0
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
-		if n.Hash == hash && (cls == "" || n.Class == cls) {
+		if n.Hash != hash {
+			continue
+		}
+		if cls == "" || n.Class == cls {
 			return i
 		}
+		if SimpleClass(n.Class) == cls {
+			short, shorts = i, shorts+1
+		}
+	}
+	if shorts == 1 {
+		return short
 	}
 	return -1
+}
+
+// SimpleClass is a class name without its package: "TextView" for
+// "android.widget.TextView", as the views pane shows it.
+func SimpleClass(cls string) string {
+	if d := strings.LastIndexByte(cls, '.'); d >= 0 {
+		return cls[d+1:]
+	}
+	return cls
 }
 
 // SplitName splits class@hexhash; "@hexhash" leaves the class empty.

@@ -8,6 +8,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/allocs"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
@@ -21,21 +22,30 @@ type allocRows struct{ v *View }
 
 // Columns returns the column titles for the grouping.
 func (ar *allocRows) Columns() []viewer.Column {
-	r, text := tview.AlignRight, func(t string) viewer.Column { return viewer.Column{Title: t, MaxWidth: 80} }
+	// The key column is bounded and the last one is cut to the width
+	// left rather than left out: with class names of 50 columns or more
+	// the dashboard's table dropped TOP SITE once data arrived.
+	r := tview.AlignRight
+	text := func(t string) viewer.Column { return viewer.Column{Title: t, MaxWidth: keyWidth} }
+	last := func(t string) viewer.Column { return viewer.Column{Title: t, MaxWidth: 80, Clip: true} }
 	num := func(t string) viewer.Column { return viewer.Column{Title: t, Align: r} }
 	lead := []viewer.Column{num("COUNT"), num("BYTES"), num("MEAN"), num("%")}
 	switch ar.v.by {
 	case allocs.ByClass:
-		return append(lead, text("CLASS"), text("TOP SITE"))
+		return append(lead, text("CLASS"), last("TOP SITE"))
 	case allocs.BySite:
-		return append(lead, text("SITE"), text("TOP CLASS"))
+		return append(lead, text("SITE"), last("TOP CLASS"))
 	case allocs.ByStack:
-		return append(lead, text("STACK"), text("TOP CLASS"))
+		return append(lead, text("STACK"), last("TOP CLASS"))
 	case allocs.ByThread:
-		return append(lead, text("THREAD"), text("TOP CLASS"))
+		return append(lead, text("THREAD"), last("TOP CLASS"))
 	}
-	return []viewer.Column{num("#"), num("SIZE"), num("TID"), text("CLASS"), text("SITE")}
+	return []viewer.Column{num("#"), num("SIZE"), num("TID"), text("CLASS"), last("SITE")}
 }
+
+// keyWidth bounds a group's key column (a class, a site), so that the
+// column after it keeps room at 120 columns.
+const keyWidth = 48
 
 // Update filters and sorts (see allocs.Table.Filter, Groups, SortGroups).
 func (ar *allocRows) Update(q viewer.Query) int {
@@ -71,7 +81,7 @@ func (ar *allocRows) Cell(i, col int) *tview.TableCell {
 		case 0:
 			text = strconv.Itoa(e.Index)
 		case 1:
-			text = strconv.FormatUint(uint64(e.Size), 10)
+			text = savefile.Size(uint64(e.Size))
 		case 2:
 			text = strconv.Itoa(int(e.ThreadID))
 		case 3:
@@ -86,9 +96,9 @@ func (ar *allocRows) Cell(i, col int) *tview.TableCell {
 	case 0:
 		text = strconv.Itoa(g.Count)
 	case 1:
-		text = strconv.FormatUint(g.Bytes, 10)
+		text = savefile.Size(g.Bytes)
 	case 2:
-		text = formatMean(g.Mean())
+		text = savefile.MeanSize(g.Mean())
 	case 3:
 		text = "0.0"
 		if v.bytes > 0 {
@@ -105,24 +115,6 @@ func (ar *allocRows) Cell(i, col int) *tview.TableCell {
 	}
 	return tview.NewTableCell(text)
 }
-
-// humanBytes renders n as "512 B", "1.5 KiB", "12.0 MiB".
-func humanBytes(n uint64) string {
-	if n < 1024 {
-		return strconv.FormatUint(n, 10) + " B"
-	}
-	f, unit := float64(n)/1024, "KiB"
-	for _, u := range []string{"MiB", "GiB"} {
-		if f < 1024 {
-			break
-		}
-		f, unit = f/1024, u
-	}
-	return fmt.Sprintf("%.1f %s", f, unit)
-}
-
-// formatMean renders a mean size with one decimal.
-func formatMean(m float64) string { return strconv.FormatFloat(m, 'f', 1, 64) }
 
 // groupLabel is the text of a group's key column.
 func groupLabel(g *allocs.Group) string {
@@ -174,8 +166,8 @@ func (v *View) showStacks() {
 		}
 		v.stacks.SetTitle(" Stacks · " + label + " ")
 		sts := v.tab.StacksOf(rows)
-		fmt.Fprintf(&b, "[::b]%s[::-]: %s, %d bytes, mean %s; %s\n",
-			label, plural(g.Count, "allocation"), g.Bytes, formatMean(g.Mean()), plural(len(sts), "distinct stack"))
+		fmt.Fprintf(&b, "[::b]%s[::-]: %s, %s, mean %s; %s\n",
+			label, plural(g.Count, "allocation"), savefile.Size(g.Bytes), savefile.MeanSize(g.Mean()), plural(len(sts), "distinct stack"))
 		for i, st := range sts {
 			if i == maxStacksShown {
 				fmt.Fprintf(&b, "\n… %s more (filter to narrow)\n", plural(len(sts)-i, "stack"))

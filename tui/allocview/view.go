@@ -23,6 +23,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/allocs"
+	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -295,9 +296,9 @@ func (v *View) updateHeader() {
 	q := v.tbl.Query()
 	if q.Filter != "" {
 		parts = append(parts, fmt.Sprintf("filter %s: %d of %d allocations, %s", style.Escape(strconv.Quote(q.Filter)),
-			len(v.rows), total, humanBytes(v.bytes)))
+			len(v.rows), total, savefile.Size(v.bytes)))
 	} else {
-		parts = append(parts, fmt.Sprintf("%d allocations, %s", total, humanBytes(v.bytes)))
+		parts = append(parts, fmt.Sprintf("%d allocations, %s", total, savefile.Size(v.bytes)))
 	}
 	if v.by == allocs.Flat {
 		parts = append(parts, "not grouped")
@@ -321,7 +322,7 @@ func (v *View) updateStatus() {
 		keys += "  R refresh"
 	}
 	if v.opt.Quit != nil {
-		keys += "  q quit"
+		keys += "  " + v.QuitHint()
 	}
 	v.SetHints(keys)
 	msg := v.message

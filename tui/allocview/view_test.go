@@ -130,9 +130,9 @@ func (hs *harness) rowIs(n int, want string) {
 }
 
 const (
-	rowString = "3 88 29.3 17.5 java.lang.String com.example.Foo.bar(Foo.java:42)"
-	rowBytes  = "2 400 200.0 79.4 byte[] com.example.Buf.grow(Buf.java:10)"
-	rowInts   = "1 16 16.0 3.2 int[] (no stack)"
+	rowString = "3 88 B 29.3 B 17.5 java.lang.String com.example.Foo.bar(Foo.java:42)"
+	rowBytes  = "2 400 B 200.0 B 79.4 byte[] com.example.Buf.grow(Buf.java:10)"
+	rowInts   = "1 16 B 16.0 B 3.2 int[] (no stack)"
 )
 
 func TestContentByClass(t *testing.T) {
@@ -179,19 +179,19 @@ func TestGroupingCycles(t *testing.T) {
 	hs := newHarness(t, Options{}, sample())
 	hs.keys("g")
 	hs.has("by site: 3", "SITE", "TOP CLASS")
-	hs.rowIs(0, "3 88 29.3 17.5 com.example.Foo.bar(Foo.java:42) java.lang.String")
+	hs.rowIs(0, "3 88 B 29.3 B 17.5 com.example.Foo.bar(Foo.java:42) java.lang.String")
 	hs.keys("g")
 	hs.has("by stack: 4", "STACK")
-	hs.rowIs(0, "2 400 200.0 79.4 com.example.Buf.grow(Buf.java:10) byte[]")
-	hs.rowIs(1, "2 48 24.0 9.5 com.example.Foo.bar(Foo.java:42) (+1 frame) java.lang.String")
+	hs.rowIs(0, "2 400 B 200.0 B 79.4 com.example.Buf.grow(Buf.java:10) byte[]")
+	hs.rowIs(1, "2 48 B 24.0 B 9.5 com.example.Foo.bar(Foo.java:42) (+1 frame) java.lang.String")
 	hs.keys("g")
 	hs.has("by thread: 2", "THREAD")
-	hs.rowIs(0, "3 364 121.3 72.2 tid 1 java.lang.String")
+	hs.rowIs(0, "3 364 B 121.3 B 72.2 tid 1 java.lang.String")
 	hs.keys("g")
 	hs.has("not grouped", "Allocations: 6", "SIZE", "TID")
-	hs.rowIs(0, "6 24 1 java.lang.String com.example.Foo.bar(Foo.java:42)") // newest first
+	hs.rowIs(0, "6 24 B 1 java.lang.String com.example.Foo.bar(Foo.java:42)") // newest first
 	hs.keys("b")
-	hs.rowIs(0, "1 300 1 byte[] com.example.Buf.grow(Buf.java:10)")
+	hs.rowIs(0, "1 300 B 1 byte[] com.example.Buf.grow(Buf.java:10)")
 	hs.keys("g")
 	hs.has("by class: 3")
 	if hs.v.Grouping() != allocs.ByClass {
@@ -204,13 +204,13 @@ func TestFilterPrompt(t *testing.T) {
 	hs.keys("/Main.java")
 	hs.key(tcell.KeyEnter, 0)
 	hs.has(`filter "Main.java": 2 of 6 allocations, 48 B`, "by class: 1")
-	hs.rowIs(0, "2 48 24.0 100.0 java.lang.String com.example.Foo.bar(Foo.java:42)")
+	hs.rowIs(0, "2 48 B 24.0 B 100.0 java.lang.String com.example.Foo.bar(Foo.java:42)")
 	// "!" inverts; Esc in the prompt restores the filter from before.
 	hs.keys("/")
 	hs.key(tcell.KeyCtrlU, 0)
 	hs.keys("!foo")
 	hs.has(`filter "!foo": 3 of 6 allocations, 416 B`)
-	hs.rowIs(0, "2 400 200.0 96.2 byte[] com.example.Buf.grow(Buf.java:10)")
+	hs.rowIs(0, "2 400 B 200.0 B 96.2 byte[] com.example.Buf.grow(Buf.java:10)")
 	hs.key(tcell.KeyEscape, 0)
 	hs.has(`filter "Main.java"`)
 	// Esc outside the prompt clears it.
@@ -230,7 +230,7 @@ func TestFilterPrompt(t *testing.T) {
 func TestStacksOfTheSelectedRow(t *testing.T) {
 	hs := newHarness(t, Options{}, sample())
 	hs.key(tcell.KeyEnter, 0)
-	hs.has("Stacks · java.lang.String", "java.lang.String: 3 allocations, 88 bytes, mean 29.3; 2 distinct stacks",
+	hs.has("Stacks · java.lang.String", "java.lang.String: 3 allocations, 88 B, mean 29.3 B; 2 distinct stacks",
 		"2 allocations, 48 bytes", "at com.example.Foo.bar(Foo.java:42)", "at com.example.Main.run(Main.java:7)",
 		"1 allocation, 40 bytes", "at com.example.Other.go(Other.java:3)")
 	hs.lacks("COUNT")
@@ -255,7 +255,7 @@ func TestStacksOfTheSelectedRow(t *testing.T) {
 	hs.keys("gggg") // flat → class → site → stack → thread
 	hs.has("by thread: 2")
 	hs.key(tcell.KeyEnter, 0)
-	hs.has("Stacks · tid 1", "tid 1: 3 allocations, 364 bytes, mean 121.3; 3 distinct stacks", "at com.example.Other.go(Other.java:3)")
+	hs.has("Stacks · tid 1", "tid 1: 3 allocations, 364 B, mean 121.3 B; 3 distinct stacks", "at com.example.Other.go(Other.java:3)")
 }
 
 func TestSelectionSurvivesRefreshAndSort(t *testing.T) {
@@ -441,4 +441,20 @@ func TestRunWithFetchAndTrack(t *testing.T) {
 	waitFor(t, readScreen(t, app, s3), "java.lang.String")
 	s3.InjectKey(tcell.KeyCtrlC, 0, tcell.ModCtrl)
 	waitDone(t, done, "Ctrl-C did not end Run")
+}
+
+// With long class names the by-class table keeps its TOP SITE column at
+// the width the dashboard gives it (issue 38 #22: it went once data
+// arrived), and sizes read in human units (7.5 KiB, not 7680).
+func TestTopSiteStaysWithLongClassNames(t *testing.T) {
+	long := "Lcom/example/feature/gallery/internal/ThumbnailDecoderWorkerFactoryImpl$Request;"
+	tab := allocs.New(&ddm.Allocations{Entries: []ddm.Allocation{
+		{Size: 7680, ThreadID: 1, Class: long, Frames: []ddm.AllocFrame{bufGrow}},
+		{Size: 24, ThreadID: 1, Class: "Ljava/lang/String;", Frames: []ddm.AllocFrame{fooBar}},
+	}}, allocs.NewestFirst)
+	hs := newHarness(t, Options{}, tab)
+	hs.screen.SetSize(118, 24) // the dashboard's overlay at 120 columns
+	hs.v.SetRect(0, 0, 118, 24)
+	hs.draw()
+	hs.has("TOP SITE", "7.5 KiB", "com.example.Buf.gr")
 }

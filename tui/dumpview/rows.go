@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ddmtui/ddmtui/internal/textfilter"
 	"github.com/ddmtui/ddmtui/threaddump"
 )
 
@@ -50,16 +51,8 @@ func (k SortKey) String() string {
 // substring of its name, state, state class, tid or sysTid; a leading "!"
 // inverts the filter.
 func matches(t *threaddump.Thread, filter string) bool {
-	invert := strings.HasPrefix(filter, "!")
-	filter = strings.ToLower(strings.TrimPrefix(filter, "!"))
-	if filter == "" {
-		return true
-	}
 	info := t.StateInfo()
-	text := strings.ToLower(strings.Join([]string{
-		t.Name, info.Name, info.Class, "tid=" + strconv.Itoa(t.TID), "systid=" + strconv.Itoa(t.SysTID),
-	}, "\x00"))
-	return strings.Contains(text, filter) != invert
+	return textfilter.Match(filter, t.Name, info.Name, info.Class, "tid="+strconv.Itoa(t.TID), "systid="+strconv.Itoa(t.SysTID))
 }
 
 // threadRows returns the indices of p's threads to show, filtered and

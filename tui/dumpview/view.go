@@ -64,7 +64,7 @@ func New(opt Options) *View {
 	}
 	v.procBar = text().SetWrap(false)
 	v.banner = text()
-	v.banner.SetTextColor(tcell.ColorWhite)
+	v.banner.SetTextColor(tcell.ColorDefault) // the terminal's own, light or dark, on the warning colour
 	v.banner.SetBackgroundColor(opt.Palette.Warning())
 	if opt.Palette.NoColor {
 		v.banner.SetTextStyle(tcell.StyleDefault.Reverse(true).Bold(true))
@@ -349,9 +349,9 @@ func (v *View) showSelected() {
 }
 
 func (v *View) setStatus(detail string) {
-	keys := "? help  / filter  d deadlock  m main  s/c/n/t/o sort  Tab stack  q quit"
+	keys := "? help  / filter  d deadlock  m main  s/c/n/t/o sort  Tab stack  " + v.QuitHint()
 	if v.d != nil && len(v.d.Processes) > 1 {
-		keys = "? help  [ ] process  / filter  d deadlock  m main  s/c/n/t/o sort  q quit"
+		keys = "? help  [ ] process  / filter  d deadlock  m main  s/c/n/t/o sort  " + v.QuitHint()
 	}
 	v.SetHints(keys)
 	v.SetStatus(detail)
@@ -387,8 +387,31 @@ func (v *View) jumpToMain() {
 // filtered and sorted.
 type threadList struct{ v *View }
 
-var columns = []viewer.Column{{Title: "TID", Align: tview.AlignRight}, {Title: "SYSTID", Align: tview.AlignRight},
-	{Title: "STATE"}, {Title: "CPU", Align: tview.AlignRight}, {Title: "PRIO", Align: tview.AlignRight}, {Title: "NAME", Expand: 1}}
+// The thread table's columns, in the order they take the table's width:
+// the name comes right after the tid, so that on a terminal narrower than
+// every column (a dashboard pane at 120 columns) the threads can still be
+// told apart; SYSTID goes first when there is no room (issue 38 #3).
+const (
+	colTID = iota
+	colName
+	colState
+	colCPU
+	colPrio
+	colSysTID
+)
+
+var columns = []viewer.Column{
+	colTID:    {Title: "TID", Align: tview.AlignRight},
+	colName:   {Title: "NAME", MaxWidth: nameWidth},
+	colState:  {Title: "STATE"},
+	colCPU:    {Title: "CPU", Align: tview.AlignRight},
+	colPrio:   {Title: "PRIO", Align: tview.AlignRight},
+	colSysTID: {Title: "SYSTID", Align: tview.AlignRight, Expand: 1},
+}
+
+// nameWidth bounds the NAME column, so that a long name leaves the state
+// room in a 58-column pane; the stack pane's title shows it whole.
+const nameWidth = 28
 
 func (tl *threadList) Columns() []viewer.Column { return columns }
 
@@ -409,22 +432,22 @@ func (tl *threadList) Cell(r, c int) *tview.TableCell {
 	t := v.process().Threads[i]
 	info := t.StateInfo()
 	switch c {
-	case 0:
+	case colTID:
 		if t.Unattached {
 			return tview.NewTableCell("-")
 		}
 		return tview.NewTableCell(strconv.Itoa(t.TID))
-	case 1:
+	case colSysTID:
 		return tview.NewTableCell(strconv.Itoa(t.SysTID))
-	case 2:
+	case colState:
 		state := t.State
 		if t.Unattached {
 			state = info.Name
 		}
 		return tview.NewTableCell(style.Escape(state)).SetTextColor(v.opt.Palette.ThreadState(info.Class))
-	case 3:
+	case colCPU:
 		return tview.NewTableCell(strconv.Itoa(t.CPU()))
-	case 4:
+	case colPrio:
 		return tview.NewTableCell(strconv.Itoa(t.Priority))
 	}
 	name := style.Escape(t.Name)
@@ -432,7 +455,7 @@ func (tl *threadList) Cell(r, c int) *tview.TableCell {
 		name += " [::d](daemon)[::-]"
 	}
 	if _, dead := v.cycleOf[i]; dead {
-		name = "[::b]⚠ deadlock[::-] " + name
+		name = "[::b]⚠[::-] " + name
 	}
 	return tview.NewTableCell(name)
 }

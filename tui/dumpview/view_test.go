@@ -166,8 +166,8 @@ func TestThreadTableColouredByState(t *testing.T) {
 func TestDeadlockBannerAndJump(t *testing.T) {
 	hs := newHarness(t, loadDump(t, "art14_deadlock3.txt"), colour, 200, 50)
 	x, y := hs.mustFind("DEADLOCK (3 threads, press d to jump)")
-	if _, bg, _ := hs.style(x, y); bg != colour.Warning() {
-		t.Errorf("banner background %v, want %v", bg, colour.Warning())
+	if fg, bg, _ := hs.style(x, y); bg != colour.Warning() || fg != tcell.ColorDefault {
+		t.Errorf("banner in %v on %v, want the terminal's own text colour on %v (bright white fails on a light terminal)", fg, bg, colour.Warning())
 	}
 	// The chain in wait order from the lowest tid, wherever the banner wraps.
 	var banner []string
@@ -513,6 +513,29 @@ func TestStackWrapsBetweenWords(t *testing.T) {
 	for _, w := range shown {
 		if !words[w] && len(w) < 60 { // a word longer than the pane is cut where it must be
 			t.Errorf("%q is not a word of the stack: wrapped mid-word", w)
+		}
+	}
+}
+
+// The thread names show in a 120-column terminal, where the table has
+// half the width: the name comes right after the tid in the width budget
+// (issue 38 #3: `TID SYSTID STATE CPU PRIO` and blank columns, the
+// deadlocked threads indistinguishable).
+func TestNamesShowInAHalfWidthTable(t *testing.T) {
+	for _, tc := range []struct {
+		w, h int
+		want []string
+	}{
+		{120, 40, []string{"NAME", "⚠ DbWriter", "⚠ AuditLog", "⚠ SyncWorker", "STATE", "main Blocked"}},
+		{80, 24, []string{"NAME", "STATE", "main Blocked"}}, // four rows fit under the banner
+	} {
+		size := [2]int{tc.w, tc.h}
+		hs := newHarness(t, loadDump(t, "art14_deadlock3.txt"), colour, size[0], size[1])
+		table := hs.region(hs.v.tbl)
+		for _, want := range tc.want {
+			if !strings.Contains(table, want) {
+				t.Errorf("%dx%d: the thread table lacks %q:\n%s", size[0], size[1], want, hs.text())
+			}
 		}
 	}
 }

@@ -175,15 +175,23 @@ func LabelOf(b Binding) string {
 // HelpRow is one line of the help screen.
 type HelpRow struct{ Group, Keys, Help string }
 
-// Help lists the visible bindings in declaration order.
+// Help lists the visible bindings in declaration order, each row once: the
+// same key with the same help in the same group, bound in several scopes
+// (Tab to the detail pane of each table that has one), is one line.
 func (m *Map) Help() []HelpRow {
 	bs := m.effective()
 	rows := make([]HelpRow, 0, len(bs))
+	seen := make(map[HelpRow]bool, len(bs))
 	for _, b := range bs {
 		if b.Hidden || b.Help == "" {
 			continue
 		}
-		rows = append(rows, HelpRow{Group: b.Group, Keys: LabelOf(b), Help: b.Help})
+		r := HelpRow{Group: b.Group, Keys: LabelOf(b), Help: b.Help}
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		rows = append(rows, r)
 	}
 	return rows
 }

@@ -83,3 +83,24 @@ func TestActionNames(t *testing.T) {
 		t.Fatal("lookup of an unknown name succeeded")
 	}
 }
+
+// A key bound with the same help in several scopes (Tab to the detail
+// pane, in each table that has one) is one line of help, not one per
+// scope (issue 38 #19: the heap viewer's help printed it twice); bindings
+// that differ in key or help stay apart.
+func TestHelpListsARowOnce(t *testing.T) {
+	tab := func(scope string) Binding {
+		return Bind(tcell.KeyTab, 0, "Tab", "switch to the detail pane", "Move", func() {}).In(scope)
+	}
+	m := New(tab("classes"), tab("dominators"), tab(""),
+		Bind(tcell.KeyRune, 'r', "r", "reverse the order", "Sort", nil).In("classes"),
+		Bind(tcell.KeyRune, 'r', "r", "reverse the order", "Sort", nil).In("leaks"),
+		Bind(tcell.KeyRune, 'p', "p", "path of a list's object", "Heap", nil).In("list"),
+		Bind(tcell.KeyRune, 'p', "p", "path of the object", "Heap", nil).In("object"))
+	text := m.HelpText()
+	for line, want := range map[string]int{"switch to the detail pane": 1, "reverse the order": 1, "path of a list's object": 1, "path of the object": 1} {
+		if n := strings.Count(text, line); n != want {
+			t.Errorf("%q listed %d times:\n%s", line, n, text)
+		}
+	}
+}

@@ -2,11 +2,11 @@ package spyview
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/internal/textfilter"
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -43,15 +43,8 @@ func (rr *recordRows) Update(q viewer.Query) int {
 	return len(v.shown)
 }
 
-// passes applies a filter to a line already in lower case.
-func passes(lower, filter string) bool {
-	exclude := strings.HasPrefix(filter, "!")
-	filter = strings.ToLower(strings.TrimPrefix(filter, "!"))
-	if filter == "" {
-		return true
-	}
-	return strings.Contains(lower, filter) != exclude
-}
+// passes applies a filter (textfilter) to a line already in lower case.
+func passes(lower, filter string) bool { return textfilter.Parse(filter).MatchLower(lower) }
 
 // Key is the record's number in the view: stable while it is kept.
 func (rr *recordRows) Key(i int) string { return rr.v.recs[rr.v.shown[i]].key }

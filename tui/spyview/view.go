@@ -62,7 +62,7 @@ func New(opts Options) *View {
 	}
 	v := &View{opt: opts, max: opts.MaxRecords, follow: true}
 	v.Frame = viewer.NewFrame(viewer.FrameOptions{
-		Palette: opts.Palette, HelpTitle: "Debugger traffic keys", Item: "record", HomeEndOnly: true, Quit: opts.Quit,
+		Palette: opts.Palette, HelpTitle: "Debugger traffic keys", Item: "record", HomeEndOnly: true, Quit: opts.Quit, QuitHelp: viewer.BackToDashboard,
 		FilterHelp: "filter the records by any text of their line: name, VM, port, error (!text excludes)",
 		Copy:       v.copyText, CopyHelp: "copy the selected record and its detail to the clipboard (OSC 52)",
 	})

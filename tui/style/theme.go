@@ -12,37 +12,66 @@ import (
 
 // Roles are the colour roles a theme can set, with their defaults: the
 // terminal's own 16 colours (palette indexes, never RGB), so that light and
-// dark schemes and the user's choice of colours are respected.
+// dark schemes and the user's choice of colours are respected. Light is a
+// role's default on a light background (see UseBackground): there bright
+// yellow, aqua and white (\e[93m, 96m, 97m) barely show, so their roles
+// take the ordinary colours instead.
 var Roles = []Role{
-	{"state-running", tcell.ColorGreen, "thread running or runnable"},
-	{"state-native", tcell.ColorTeal, "thread in native code"},
-	{"state-sleeping", tcell.ColorOlive, "thread sleeping or in a timed wait"},
-	{"state-wait", tcell.ColorYellow, "thread waiting"},
-	{"state-blocked", tcell.ColorRed, "thread blocked on a monitor"},
-	{"state-suspended", tcell.ColorFuchsia, "thread suspended by a debugger"},
-	{"state-zombie", tcell.ColorGray, "thread terminated"},
-	{"state-starting", tcell.ColorAqua, "thread starting"},
-	{"heap-object", tcell.ColorBlue, "heap map: objects"},
-	{"heap-class", tcell.ColorGreen, "heap map: class objects"},
-	{"heap-array1", tcell.ColorRed, "heap map: 1-byte arrays"},
-	{"heap-array2", tcell.ColorMaroon, "heap map: 2-byte arrays"},
-	{"heap-array4", tcell.ColorYellow, "heap map: 4-byte arrays"},
-	{"heap-array8", tcell.ColorAqua, "heap map: 8-byte arrays"},
-	{"heap-unknown", tcell.ColorFuchsia, "heap map: unknown kind"},
-	{"heap-native", tcell.ColorGray, "heap map: native allocations"},
-	{"accent", tcell.ColorBlue, "titles, the focused pane's frame, highlights"},
-	{"warning", tcell.ColorRed, "banners such as a found deadlock"},
-	{"text", tcell.ColorDefault, "ordinary text: rows, labels (default: the terminal's own foreground, so light and dark backgrounds both read)"},
-	{"border", tcell.ColorDefault, "pane borders (default: the terminal's text colour)"},
-	{"title", tcell.ColorDefault, "pane titles"},
-	{"cursor", tcell.ColorDefault, "the cursor row's background (default: reverse video)"},
+	{"state-running", tcell.ColorGreen, tcell.ColorGreen, "thread running or runnable"},
+	{"state-native", tcell.ColorTeal, tcell.ColorTeal, "thread in native code"},
+	{"state-sleeping", tcell.ColorOlive, tcell.ColorNavy, "thread sleeping or in a timed wait"},
+	{"state-wait", tcell.ColorYellow, tcell.ColorOlive, "thread waiting"},
+	{"state-blocked", tcell.ColorRed, tcell.ColorRed, "thread blocked on a monitor"},
+	{"state-suspended", tcell.ColorFuchsia, tcell.ColorPurple, "thread suspended by a debugger"},
+	{"state-zombie", tcell.ColorGray, tcell.ColorGray, "thread terminated"},
+	{"state-starting", tcell.ColorAqua, tcell.ColorTeal, "thread starting"},
+	{"heap-object", tcell.ColorBlue, tcell.ColorBlue, "heap map: objects"},
+	{"heap-class", tcell.ColorGreen, tcell.ColorGreen, "heap map: class objects"},
+	{"heap-array1", tcell.ColorRed, tcell.ColorRed, "heap map: 1-byte arrays"},
+	{"heap-array2", tcell.ColorMaroon, tcell.ColorMaroon, "heap map: 2-byte arrays"},
+	{"heap-array4", tcell.ColorYellow, tcell.ColorOlive, "heap map: 4-byte arrays"},
+	{"heap-array8", tcell.ColorAqua, tcell.ColorTeal, "heap map: 8-byte arrays"},
+	{"heap-unknown", tcell.ColorFuchsia, tcell.ColorPurple, "heap map: unknown kind"},
+	{"heap-native", tcell.ColorGray, tcell.ColorGray, "heap map: native allocations"},
+	{"accent", tcell.ColorBlue, tcell.ColorBlue, "titles, the focused pane's frame, highlights"},
+	{"warning", tcell.ColorRed, tcell.ColorRed, "banners such as a found deadlock"},
+	{"text", tcell.ColorDefault, tcell.ColorDefault, "ordinary text: rows, labels (default: the terminal's own foreground, so light and dark backgrounds both read)"},
+	{"border", tcell.ColorDefault, tcell.ColorDefault, "pane borders (default: the terminal's text colour)"},
+	{"title", tcell.ColorDefault, tcell.ColorDefault, "pane titles"},
+	{"cursor", tcell.ColorDefault, tcell.ColorDefault, "the cursor row's background (default: reverse video)"},
 }
 
-// Role is one colour role and its default.
+// Role is one colour role and its defaults.
 type Role struct {
 	Name    string
-	Default tcell.Color
+	Default tcell.Color // on a dark background
+	Light   tcell.Color // on a light background
 	Help    string
+}
+
+var light atomic.Bool
+
+// UseBackground makes the roles' light defaults (light true) or dark ones
+// the defaults every Palette applies from now on; a theme's colours still
+// win. Call it once at start, before building views.
+func UseBackground(isLight bool) { light.Store(isLight) }
+
+// Background names the background the defaults are chosen for: "light",
+// "dark" or "auto" (the configuration's theme.background). auto reads
+// COLORFGBG, which many terminals set to "FG;BG" (a background of 7 or 15,
+// white, is light); without it the background is taken as dark.
+func Background(name, colorfgbg string) (isLight bool, err error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "light":
+		return true, nil
+	case "dark":
+		return false, nil
+	case "auto", "":
+		parts := strings.Split(colorfgbg, ";")
+		bg := parts[len(parts)-1]
+		return bg == "7" || bg == "15", nil
+	}
+	return false, fmt.Errorf("background %q: write light, dark or auto", name)
 }
 
 // Theme overrides roles: role name to colour.
@@ -114,12 +143,19 @@ func ParseColour(v any) (tcell.Color, error) {
 	return 0, fmt.Errorf("a colour is a name, an index 0..255 or \"#rrggbb\", not %v", v)
 }
 
-// ParseTheme reads the configuration's [theme] table. The error names the
-// role (the first bad one in sorted order).
+// BackgroundKey is the [theme] key that chooses the roles' defaults
+// ("light", "dark", "auto"); every other key names a role.
+const BackgroundKey = "background"
+
+// ParseTheme reads the configuration's [theme] table but its background
+// key (see Background). The error names the role (the first bad one in
+// sorted order).
 func ParseTheme(m map[string]any) (Theme, string, error) {
 	names := make([]string, 0, len(m))
 	for n := range m {
-		names = append(names, n)
+		if n != BackgroundKey {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	t := Theme{}
@@ -149,6 +185,9 @@ func (p Palette) Role(name string) tcell.Color {
 	}
 	for _, r := range Roles {
 		if r.Name == name {
+			if light.Load() {
+				return r.Light
+			}
 			return r.Default
 		}
 	}

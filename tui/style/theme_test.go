@@ -113,3 +113,58 @@ func TestParseThemeErrors(t *testing.T) {
 		}
 	}
 }
+
+// On a light background no role defaults to bright yellow, aqua or white
+// (\e[93m, 96m, 97m), which barely show on white (issue 38 #6: thread state
+// wait and heap-map cells); the light defaults stay the terminal's 16
+// colours, keep the states apart, and a theme still wins.
+func TestLightBackgroundDefaults(t *testing.T) {
+	UseTheme(nil)
+	UseBackground(true)
+	t.Cleanup(func() { UseBackground(false) })
+	p := Palette{}
+	states := map[tcell.Color]string{}
+	for _, r := range Roles {
+		c := p.Role(r.Name)
+		if c != r.Light {
+			t.Errorf("%s = %v, want its light default %v", r.Name, c, r.Light)
+		}
+		switch c {
+		case tcell.ColorYellow, tcell.ColorAqua, tcell.ColorWhite, tcell.ColorSilver:
+			t.Errorf("%s is %v on a light background", r.Name, c)
+		}
+		if c != tcell.ColorDefault && (c&tcell.ColorIsRGB != 0 || c-tcell.ColorValid > 15) {
+			t.Errorf("%s defaults to %v: not one of the terminal's 16 colours", r.Name, c)
+		}
+	}
+	for _, s := range []string{"running", "native", "sleeping", "wait", "blocked", "suspended", "zombie"} {
+		c := p.ThreadState(s)
+		if other, ok := states[c]; ok {
+			t.Errorf("states %s and %s share %v", other, s, c)
+		}
+		states[c] = s
+	}
+	UseTheme(Theme{"state-wait": tcell.ColorYellow})
+	defer UseTheme(nil)
+	if got := p.ThreadState("wait"); got != tcell.ColorYellow {
+		t.Errorf("a theme's colour lost to the light default: %v", got)
+	}
+}
+
+func TestBackground(t *testing.T) {
+	for _, tc := range []struct {
+		name, colorfgbg string
+		light           bool
+	}{
+		{"light", "", true}, {"dark", "0;15", false}, {"auto", "0;15", true}, {"", "0;default;15", true},
+		{"auto", "15;0", false}, {"", "", false}, {"AUTO", "0;7", true},
+	} {
+		got, err := Background(tc.name, tc.colorfgbg)
+		if err != nil || got != tc.light {
+			t.Errorf("Background(%q, %q) = %v, %v; want %v", tc.name, tc.colorfgbg, got, err, tc.light)
+		}
+	}
+	if _, err := Background("beige", ""); err == nil {
+		t.Error("background beige accepted")
+	}
+}

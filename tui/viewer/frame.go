@@ -25,6 +25,10 @@ type FrameOptions struct {
 	// Quit is called by q; nil leaves q without effect (an embedding
 	// decides itself when to leave).
 	Quit func()
+	// QuitHelp is what q says in help: "quit" when empty; a view the
+	// dashboard shows over its panes, where q goes back to them, says so
+	// (BackToDashboard, or SetQuitHelp from the embedding).
+	QuitHelp string
 	// Copy, when set, is what y copies: a description and the text.
 	Copy func() (what, text string)
 	// CopyHelp describes y in help.

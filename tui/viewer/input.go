@@ -46,8 +46,36 @@ func (f *Frame) rebuildKeys() {
 	}
 	bs = append(bs,
 		b(tcell.KeyRune, '?', "?", "this help", gen, f.ToggleHelp).As("help"),
-		b(tcell.KeyRune, 'q', "q", "quit", gen, f.quit).As("quit"))
+		b(tcell.KeyRune, 'q', "q", f.quitHelp(), gen, f.quit).As("quit"))
 	f.keys.Set(bs...)
+}
+
+// BackToDashboard is the help of q in a view the dashboard shows over its
+// panes.
+const BackToDashboard = "back to the dashboard"
+
+func (f *Frame) quitHelp() string {
+	if f.opt.QuitHelp == "" {
+		return "quit"
+	}
+	return f.opt.QuitHelp
+}
+
+// SetQuitHelp sets what q says in help (FrameOptions.QuitHelp): the
+// dashboard, which embeds the viewers the standalone commands also run,
+// says that q goes back to it.
+func (f *Frame) SetQuitHelp(help string) {
+	f.opt.QuitHelp = help
+	f.rebuildKeys()
+}
+
+// QuitHint is q's word in a footer's key hints: "q quit", or "q back" when
+// q leaves the view for the one beneath.
+func (f *Frame) QuitHint() string {
+	if f.opt.QuitHelp == "" || f.opt.QuitHelp == "quit" {
+		return "q quit"
+	}
+	return "q back"
 }
 
 func (f *Frame) move(delta int) {

@@ -31,9 +31,15 @@ type Host struct {
 }
 
 // NewRun builds the shell Run runs around the view that build returns.
+// tview's global styles are set for the palette first (style.ApplyTview),
+// as the dashboard does: left at tview's defaults, a standalone viewer
+// would draw its rows in bright white on forced black, which a light
+// terminal cannot show.
 func NewRun[V tview.Primitive](opt RunOptions, build func(Host) V) (*Shell, V) {
+	pal := PaletteOr(opt.Palette)
+	style.ApplyTview(pal)
 	sh := New(Options{Screen: opt.Screen, Context: opt.Context})
-	v := build(Host{Title: opt.Title, Palette: PaletteOr(opt.Palette), Quit: sh.Quit, Runner: sh, Shell: sh})
+	v := build(Host{Title: opt.Title, Palette: pal, Quit: sh.Quit, Runner: sh, Shell: sh})
 	sh.SetRoot(v)
 	return sh, v
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/ddmtui/ddmtui/internal/textfilter"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/viewtree"
 )
@@ -58,13 +59,8 @@ func (v *View) relist() {
 // matches reports whether node i passes the filter: its class, id, text or
 // hash contains it (case-insensitive), or with a leading '!' does not.
 func (v *View) matches(i int) bool {
-	f := strings.ToLower(v.filter)
-	invert := strings.HasPrefix(f, "!")
-	f = strings.TrimPrefix(f, "!")
 	n := &v.t.Nodes[i]
-	hit := strings.Contains(strings.ToLower(n.Class), f) || strings.Contains(strings.ToLower(n.ID), f) ||
-		strings.Contains(strings.ToLower(n.Text), f) || strings.Contains(n.HashString(), f)
-	return hit != invert
+	return textfilter.Match(v.filter, n.Class, n.ID, n.Text, n.HashString())
 }
 
 // reveal selects node i, opening its collapsed parents.
@@ -152,10 +148,7 @@ func RowText(t *viewtree.Tree, i int, closed bool) string {
 			mark = "▸ "
 		}
 	}
-	cls := n.Class
-	if d := strings.LastIndexByte(cls, '.'); d >= 0 {
-		cls = cls[d+1:]
-	}
+	cls := viewtree.SimpleClass(n.Class)
 	var b strings.Builder
 	b.WriteString(mark + cls)
 	if n.ID != "" {

@@ -113,7 +113,7 @@ func (p *bodyPage) Draw(s tcell.Screen) { p.v.layout(); p.Flex.Draw(s) }
 func New(opt Options) *View {
 	v := &View{opt: opt, closed: map[string]bool{}}
 	v.Frame = viewer.NewFrame(viewer.FrameOptions{Palette: opt.Palette, HelpTitle: "Views keys", Item: "view",
-		FilterHelp: "filter the tree by class, id, text or hash (!text excludes)", Quit: opt.Quit})
+		FilterHelp: "filter the tree by class, id, text or hash (!text excludes)", Quit: opt.Quit, QuitHelp: viewer.BackToDashboard})
 	v.tree = &treeBox{Box: tview.NewBox(), v: v}
 	v.tree.SetBorder(true).SetBorderColor(opt.Palette.Accent()).SetTitle(" Views ")
 	v.pic = &picBox{Box: tview.NewBox(), v: v}
@@ -359,13 +359,16 @@ func (v *View) update() {
 	v.SetHeader(strings.Join(parts, " │ "))
 	v.props.SetText(v.propsText())
 	v.props.ScrollToBeginning()
+	if v.showCapture && v.captureOf != v.selectedName() {
+		// The picture follows the selection: another view selected (or
+		// the captured one gone with a new dump) shows the wireframe
+		// again, not a capture titled with a view no longer selected.
+		v.showCapture = false
+	}
 	title := " Wireframe "
 	if v.showCapture {
 		cls, hash, _ := viewtree.SplitName(v.captureOf)
-		if d := strings.LastIndexByte(cls, '.'); d >= 0 {
-			cls = cls[d+1:]
-		}
-		title = fmt.Sprintf(" Capture: %s@%x ", style.Escape(cls), hash)
+		title = fmt.Sprintf(" Capture: %s@%x ", style.Escape(viewtree.SimpleClass(cls)), hash)
 	}
 	v.pic.SetTitle(title)
 	v.tree.SetTitle(fmt.Sprintf(" Views %d/%d ", len(v.rows), v.count()))

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -285,6 +286,14 @@ func TestViewsPaneActions(t *testing.T) {
 	hs.has("capture saved to /tmp/x.png")
 	hs.keys("c")
 	hs.has("Wireframe")
+	// Another view selected: the capture gives way to the wireframe, its
+	// title with it (issue 38 #22: the old capture's title stayed).
+	hs.keys("c")
+	hs.has("Capture: TextView@c10c")
+	hs.keys("k")
+	hs.has("Wireframe")
+	hs.lacks("Capture: TextView@c10c")
+	hs.keys("j")
 	hs.keys("P")
 	hs.has("profile", "1.500 0.250 timeout")
 }
@@ -389,5 +398,15 @@ func TestViewsPaneCaptureBounded(t *testing.T) {
 	_, _, pw, ph := hs.v.pic.GetInnerRect()
 	if bd := hs.v.capture.Bounds(); bd.Dx() > max(pw, 320) || bd.Dy() > max(2*ph, 200) || bd.Dx() < 100 {
 		t.Errorf("kept the capture at %v for a %d×%d pane", bd, pw, ph)
+	}
+}
+
+// The views pane lives in the dashboard, where q goes back to it: its help
+// says so, as its footer does (issue 38 #19: the help said "q quit").
+func TestViewsHelpSaysQGoesBack(t *testing.T) {
+	v := New(Options{Palette: style.Palette{}, Quit: func() {}})
+	help := v.Keys().HelpText()
+	if !regexp.MustCompile(`(?m)^  q +back to the dashboard$`).MatchString(help) || regexp.MustCompile(`(?m)^  q +quit$`).MatchString(help) {
+		t.Errorf("help of q:\n%s", help)
 	}
 }
