@@ -14,6 +14,7 @@ import (
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/perfetto/heapgraph"
 	"github.com/ddmtui/ddmtui/savefile"
 )
 
@@ -27,7 +28,10 @@ func hprofCommand() *cli.Command {
 			"so bitmaps keep their pixels), pulled with adb sync and deleted — and converts Android's\n" +
 			"HPROF variant to standard HPROF in-process, as hprof-conv does (--android keeps the\n" +
 			"original). The dump streams into a temporary file beside FILE, and only a complete dump\n" +
-			"that parses takes FILE's name. --analyze then analyses the dump as `ddmtui hprof analyze` does:\n" +
+			"that parses takes FILE's name. An app that is profileable but not debuggable (Android 11+; or\n" +
+			"with --format heapgraph) is dumped as a Java heap graph instead: the device's perfetto with the\n" +
+			"android.java_hprof data source writes a Perfetto trace under /data/misc/perfetto-traces, pulled\n" +
+			"and deleted likewise. --analyze then analyses the dump as `ddmtui hprof analyze` does:\n" +
 			"the dump as the VM sent it, for conversion loses Android's heaps and turns objects Android\n" +
 			"marks unreachable into GC roots (false leaks, wrong retained sizes).",
 		ArgsUsage:   " ",
@@ -41,12 +45,17 @@ func hprofCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "with --analyze: print the analysis as JSON"},
 			topFlag,
 			&cli.BoolFlag{Name: "android", Usage: "keep Android's HPROF variant (JAVA PROFILE 1.0.3) instead of converting"},
+			heapFormatFlag,
 			maxOutputRatioFlag,
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second, Usage: "how long to look for the VM"},
 			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "how long the dump may take"},
 		),
 		Action: func(c *cli.Context) error {
 			if err := requireFlags(c, "pid", "output"); err != nil {
+				return err
+			}
+			format, err := heapFormat(c)
+			if err != nil {
 				return err
 			}
 			// Through the one save path (savefile): the output's directory
@@ -74,7 +83,12 @@ func hprofCommand() *cli.Command {
 			}
 			progress, done := savefile.ProgressLine(c.App.ErrWriter, isTerminal(c.App.ErrWriter), fmt.Sprintf("heap dump of pid %d", pid))
 			opts.Progress = progress
-			err := withVM(c, pid, c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
+			var graph *heapgraph.Graph
+			err = withVMOrProcess(c, pid, c.Duration("wait"), func(ctx context.Context, s *monitor.Session, vm monitor.VM) error {
+				if format == formatHeapGraph || format == formatAuto && monitor.HeapGraphPreferred(vm) {
+					graph, err = saveHeapGraph(ctx, s, vm, out, opts.Timeout, progress)
+					return err
+				}
 				_, err := savefile.Save(ctx, out, opts, func(ctx context.Context, w *savefile.Writer) error {
 					if _, err := s.HeapDumpTo(ctx, w, w.Progress); err != nil {
 						return fmt.Errorf("heap dump of pid %d: %w", vm.PID, err)
@@ -86,6 +100,9 @@ func hprofCommand() *cli.Command {
 			done()
 			if err != nil {
 				return err
+			}
+			if graph != nil {
+				return reportHeapGraph(c, out, graph)
 			}
 			fmt.Fprintf(c.App.Writer, "wrote %s: %s, %s\n", out, humanSize(uint64(sum.Size)), sum.Header.Version)
 			for _, h := range sum.Heaps {

@@ -22,6 +22,19 @@ func withVM(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Con
 
 // withVMStore is withVM that also hands fn the model the session writes.
 func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error) error {
+	return lookupVM(c, pid, wait, false, fn)
+}
+
+// withVMOrProcess is withVM that also hands fn a profileable process
+// without JDWP (whose session answers only what the device shell gives,
+// e.g. a heap graph).
+func withVMOrProcess(c *cli.Context, pid int, wait time.Duration, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM) error) error {
+	return lookupVM(c, pid, wait, true, func(ctx context.Context, s *monitor.Session, vm monitor.VM, _ *monitor.Store) error {
+		return fn(ctx, s, vm)
+	})
+}
+
+func lookupVM(c *cli.Context, pid int, wait time.Duration, processes bool, fn func(ctx context.Context, s *monitor.Session, vm monitor.VM, store *monitor.Store) error) error {
 	if pid <= 0 {
 		return fmt.Errorf("--pid is required")
 	}
@@ -44,7 +57,7 @@ func withVMStore(c *cli.Context, pid int, wait time.Duration, fn func(ctx contex
 	for {
 		if vm, ok := pickVM(store.VMs(), pid, serial, c.App.ErrWriter, warned); ok {
 			if s := engine.Session(vm.Key); s != nil {
-				if _, err := s.Link().IsDDM(ctx); err != nil {
+				if _, err := s.Link().IsDDM(ctx); err != nil && (!processes || s.HasJDWP()) {
 					return err
 				}
 				vm, _ = store.VM(vm.Key)

@@ -2,10 +2,12 @@ package savefile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/perfetto/heapgraph"
 	"github.com/ddmtui/ddmtui/trace"
 )
 
@@ -60,6 +62,29 @@ func Trace(prof **trace.Profile) Options {
 		}
 		if prof != nil {
 			*prof = p
+		}
+		return nil
+	}}
+}
+
+// HeapGraph is how a Java heap graph (a Perfetto trace of the
+// android.java_hprof data source, spec/perfetto-heapgraph.md) is saved:
+// as received, validated by decoding it with heapgraph.Read, which must
+// find a complete heap graph of pid (0: of any process); the dump is
+// stored in *g when g is not nil. A trace without one says why it may
+// be so: perfetto skips an app that is neither debuggable nor profileable
+// without a word.
+func HeapGraph(pid int32, g **heapgraph.Graph) Options {
+	return Options{Validate: func(r io.Reader, size int64) error {
+		tr, err := heapgraph.Read(r, heapgraph.Options{PID: pid, SizeHint: size})
+		if errors.Is(err, heapgraph.ErrNoHeapGraph) {
+			return fmt.Errorf("the heap graph: %w (perfetto skips an app that is neither debuggable nor profileable, and Android before 11 has no Java heap graphs)", err)
+		}
+		if err != nil {
+			return fmt.Errorf("the heap graph: %w", err)
+		}
+		if g != nil {
+			*g = tr.Dumps[len(tr.Dumps)-1]
 		}
 		return nil
 	}}

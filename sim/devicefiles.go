@@ -31,6 +31,9 @@ type deviceFiles struct {
 	// dumpheapReturnsEarly: `am dumpheap` returns before the file is
 	// complete, as on Android 9 and older.
 	dumpheapReturnsEarly bool
+	// perfetto are the background perfetto sessions by pid (perfetto.go).
+	perfetto     map[int]chan struct{}
+	perfettoPIDs int
 }
 
 type deviceFile struct {
@@ -51,7 +54,7 @@ func (d *Device) SetDumpheapReturnsEarly(early bool) {
 }
 
 // deviceDirs always exist on the simulated device.
-var deviceDirs = []string{"data/local/tmp", "sdcard", "data/anr"}
+var deviceDirs = []string{"data/local/tmp", "sdcard", "data/anr", "data/misc/perfetto-traces"}
 
 // Files is the device's file system for sync: — the ANR dump, the files
 // VMs wrote (MPRS traces, HPDU dumps), and those `am dumpheap` wrote — as

@@ -131,10 +131,16 @@ func (vm *VM) ThreadDump(at time.Time) *threaddump.Process {
 // Shell runs a device shell command for the simulated adbd: echo, getprop,
 // cat (the ANR file and files VMs wrote), kill (-3/SIGQUIT makes the VM
 // write its thread dump to ANRPath; kill -9 ends it), rm, and the modern
-// commands of devicefiles.go: am dumpheap and debuggerd -j.
+// commands of devicefiles.go: am dumpheap and debuggerd -j, and perfetto
+// (perfetto.go).
 func (d *Device) Shell(ctx context.Context, cmd string, out io.Writer) (int, error) {
 	sh := adbd.BasicShell{Properties: d.Properties, ReadFile: d.readFile, Signal: d.signal, Remove: d.removeFile,
-		Extra: d.procAndDumpsys,
+		Extra: func(words []string, out io.Writer) (int, bool) {
+			if code, ok := d.perfettoCommand(words, out); ok {
+				return code, true
+			}
+			return d.procAndDumpsys(words, out)
+		},
 		Commands: map[string]func(context.Context, []string, io.Writer) int{
 			"am": d.amCommand, "debuggerd": d.debuggerdCommand,
 		}}
@@ -165,6 +171,9 @@ func (d *Device) readFile(path string) ([]byte, error) {
 }
 
 func (d *Device) signal(pid int, sig syscall.Signal) error {
+	if d.perfettoSignal(pid, sig) {
+		return nil
+	}
 	vm := d.VM(pid)
 	if vm == nil {
 		return adbd.ErrNoProcess
