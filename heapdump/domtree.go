@@ -1,7 +1,5 @@
 package heapdump
 
-import "slices"
-
 // DominatorTree is the query over the dominator tree (D7, D10).
 type DominatorTree struct{ h *Heap }
 
@@ -37,20 +35,42 @@ func (d DominatorTree) Top(max int) []Node {
 	if max <= 0 || len(kids) <= max {
 		return d.Children(SuperRoot)
 	}
-	// The max-th largest retained size bounds the candidates, so only
-	// they are sorted (a dump has hundreds of thousands of roots).
-	sizes := make([]uint64, len(kids))
-	for i, k := range kids {
-		sizes[i] = h.Retained(Node(k))
+	// A dump has hundreds of thousands of roots: keep the max largest in
+	// a heap whose top is the least of them, rather than sort them all.
+	before := func(a, b Node) bool { // a comes before b in D10's order
+		ra, rb := h.Retained(a), h.Retained(b)
+		return ra > rb || ra == rb && h.ID(a) < h.ID(b)
 	}
-	slices.Sort(sizes)
-	bound := sizes[len(sizes)-max]
-	var out []Node
-	for _, k := range kids {
-		if h.Retained(Node(k)) >= bound {
-			out = append(out, Node(k))
+	top := make([]Node, 0, max)
+	down := func(i int) {
+		for {
+			least, l, r := i, 2*i+1, 2*i+2
+			if l < len(top) && before(top[least], top[l]) {
+				least = l
+			}
+			if r < len(top) && before(top[least], top[r]) {
+				least = r
+			}
+			if least == i {
+				return
+			}
+			top[i], top[least] = top[least], top[i]
+			i = least
 		}
 	}
-	byRetained(h, out)
-	return out[:max]
+	for _, k := range kids {
+		x := Node(k)
+		switch {
+		case len(top) < max:
+			top = append(top, x)
+			for i := len(top) - 1; i > 0 && before(top[(i-1)/2], top[i]); i = (i - 1) / 2 {
+				top[i], top[(i-1)/2] = top[(i-1)/2], top[i]
+			}
+		case before(x, top[0]):
+			top[0] = x
+			down(0)
+		}
+	}
+	byRetained(h, top)
+	return top
 }

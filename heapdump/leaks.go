@@ -63,6 +63,7 @@ func (l Leaks) Find() []Leak {
 		out[i].Path = h.Paths().ToRoot(out[i].Node)
 		out[i].Depth = len(out[i].Path)
 	}
+	h.vals.released() // the pages of the leaks' fields and paths
 	slices.SortFunc(out, func(a, b Leak) int {
 		return cmp.Or(cmp.Compare(h.Retained(Node(b.Node)), h.Retained(Node(a.Node))), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
 	})
