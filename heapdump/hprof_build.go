@@ -22,6 +22,13 @@ type hprofFile struct {
 	classes  []hprofClass     // CLASS DUMPs; classes[i] is type i of the heap
 	classByI map[uint64]int32 // class id -> classes (and types) index
 
+	// The STRING records' texts as names, interned by string id: however
+	// many classes, fields and heap marks name one record, its text is
+	// held once (a 1 MiB name named by 65,535 fields is 1 MiB).
+	namesMu sync.Mutex
+	names   map[uint64]string // string id -> text
+	sources map[uint64]string // string id -> the text as a class name in source form (D3)
+
 	reads      atomic.Uint32 // see touch
 	buildParts int
 }
@@ -187,14 +194,52 @@ func radixSortInt32(v []int32) {
 	copy(v, out)
 }
 
-// className returns the source-form name of class id from its LOAD CLASS.
-func (r *hprofFile) className(id uint64) string {
-	if sid, ok := r.s.loads[id]; ok {
-		if name, ok := r.s.str(sid); ok {
-			return SourceName(name)
-		}
+// name returns the text of STRING record id, interned.
+func (r *hprofFile) name(id uint64) (string, bool) {
+	r.namesMu.Lock()
+	defer r.namesMu.Unlock()
+	return r.nameLocked(id)
+}
+
+func (r *hprofFile) nameLocked(id uint64) (string, bool) {
+	if s, ok := r.names[id]; ok {
+		return s, true
 	}
-	return fmt.Sprintf(unknownClassFmt, id)
+	s, ok := r.s.str(id)
+	if !ok {
+		return "", false
+	}
+	if r.names == nil {
+		r.names = map[uint64]string{}
+	}
+	r.names[id] = s
+	return s, true
+}
+
+// className returns the source-form name of class id from its LOAD CLASS,
+// interned by the name's string id.
+func (r *hprofFile) className(id uint64) string {
+	sid, ok := r.s.loads[id]
+	if !ok {
+		return fmt.Sprintf(unknownClassFmt, id)
+	}
+	r.namesMu.Lock()
+	defer r.namesMu.Unlock()
+	if s, ok := r.sources[sid]; ok {
+		return s
+	}
+	name, ok := r.nameLocked(sid)
+	if !ok {
+		return fmt.Sprintf(unknownClassFmt, id)
+	}
+	if src := SourceName(name); src != name {
+		name = src
+	}
+	if r.sources == nil {
+		r.sources = map[uint64]string{}
+	}
+	r.sources[sid] = name
+	return name
 }
 
 // classSetup builds the class table (the first types of the heap) and the
@@ -495,7 +540,7 @@ func (r *hprofFile) heapMarks() {
 	idx := map[string]uint8{"default": 0}
 	marks := r.s.heaps
 	for k, mk := range marks {
-		name, ok := r.s.str(mk.name)
+		name, ok := r.name(mk.name)
 		if !ok {
 			name = heapNameByID(mk.heap)
 		}

@@ -64,7 +64,7 @@ func (r *hprofFile) fields(n Node) []Field {
 }
 
 func (r *hprofFile) fieldName(id uint64) string {
-	if s, ok := r.s.str(id); ok {
+	if s, ok := r.name(id); ok {
 		return s
 	}
 	return fmt.Sprintf("field %#x", id)

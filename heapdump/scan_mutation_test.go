@@ -288,7 +288,7 @@ func TestGraphProgressAtExactly8MiB(t *testing.T) {
 	}
 }
 
-// TopDominators with max 0 or below lists them all, as DominatorChildren of
+// Top with max 0 or below lists them all, as Children of
 // the super-root does; with max at their count too.
 func TestTopDominatorsAll(t *testing.T) {
 	data := dump(t, 4, "", func(b *scene.Builder) {
@@ -303,10 +303,10 @@ func TestTopDominatorsAll(t *testing.T) {
 	}
 	for _, max := range []int{0, -1, 5, 6} {
 		if got := h.Dominators().Top(max); !slices.Equal(got, all) {
-			t.Errorf("TopDominators(%d) = %v, want %v", max, got, all)
+			t.Errorf("Top(%d) = %v, want %v", max, got, all)
 		}
 	}
 	if got := h.Dominators().Top(2); !slices.Equal(got, all[:2]) || h.Shallow(got[0]) != 40 {
-		t.Errorf("TopDominators(2) = %v, want %v", got, all[:2])
+		t.Errorf("Top(2) = %v, want %v", got, all[:2])
 	}
 }
