@@ -111,7 +111,7 @@ func (r *hprofFile) bitmaps() []Bitmap {
 	h := r.h
 	dd, haveDD := r.bitmapDumpData()
 	var out []Bitmap
-	for _, x := range instancesOf(h, func(t int32) bool { return subclassOf(h, t, nameBitmap) }) {
+	for _, x := range instancesOf(h, subclassesOf(h, nameBitmap)) {
 		b := Bitmap{Node: x, Pixels: -1}
 		if v, t, ok := r.field(x, "", "mWidth"); ok && t == typeInt {
 			b.Width = int(int32(v))

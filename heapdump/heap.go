@@ -54,6 +54,7 @@ package heapdump
 
 import (
 	"runtime/debug"
+	"slices"
 	"sync"
 )
 
@@ -301,28 +302,44 @@ func (h *Heap) Outgoing(n Node) []int32 { return h.outTgt[h.outOff[n]:h.outOff[n
 
 func setRoot(h *Heap, n int32) { h.roots[n>>6] |= 1 << (n & 63) }
 
-// subclassOf reports whether type t or a superclass is named name (D3).
-func subclassOf(h *Heap, t int32, name string) bool {
-	for steps := 0; t >= 0 && steps <= len(h.types); steps++ {
-		if h.types[t].name == name {
-			return true
+// subclassesOf tells for each type whether it or a superclass is named
+// name (D3), each type's chain followed once (a chain of n classes costs
+// n, not n² as asking each class would); a chain that loops ends there.
+func subclassesOf(h *Heap, name string) []bool {
+	const unknown, busy, yes, no = 0, 1, 2, 3
+	state := make([]uint8, len(h.types))
+	var path []int32
+	for i := range h.types {
+		path = path[:0]
+		t := int32(i)
+		for t >= 0 && state[t] == unknown {
+			if h.types[t].name == name {
+				state[t] = yes
+				break
+			}
+			state[t] = busy
+			path = append(path, t)
+			t = h.types[t].super
 		}
-		t = h.types[t].super
+		answer := uint8(no)
+		if t >= 0 && state[t] == yes {
+			answer = yes
+		}
+		for _, p := range path {
+			state[p] = answer
+		}
 	}
-	return false
+	out := make([]bool, len(h.types))
+	for i, s := range state {
+		out[i] = s == yes
+	}
+	return out
 }
 
-// instancesOf returns the reachable instance nodes whose type satisfies
-// match (asked once per type).
-func instancesOf(h *Heap, match func(t int32) bool) []Node {
-	ok := make([]bool, len(h.types))
-	found := false
-	for i := range h.types {
-		if match(int32(i)) {
-			ok[i], found = true, true
-		}
-	}
-	if !found {
+// instancesOf returns the reachable instance nodes whose type is marked
+// in ok (by type index).
+func instancesOf(h *Heap, ok []bool) []Node {
+	if !slices.Contains(ok, true) {
 		return nil
 	}
 	var out []Node

@@ -37,11 +37,27 @@ type hprofFile struct {
 // first of its id): a few thousand per file.
 type hprofClass struct {
 	dump    *classDump
-	refOffs []uint32 // offsets of strong object fields in instance data (D4)
 	fields  []string // names of dump.fields
-	dataLen int      // bytes of instance data the field chain describes
 	statics uint64   // shallow size of the class object (D2)
+	// The class's own strong object fields (D4): their offsets in its own
+	// part of the instance data, and that part's size.
+	ownRefs []uint32
+	ownSize int
+	// next is the nearest superclass whose own part is not empty (-1 at
+	// the end): a walk of the chain along next consumes a byte of instance
+	// data at least each step.
+	next int32
+	// refOffs are the offsets of the strong object fields over the whole
+	// chain, when they are few (maxFlatRefs); else walk is set and the
+	// chain is walked for each instance. Flattening a long chain in each of
+	// its classes would cost its length squared.
+	refOffs []uint32
+	walk    bool
 }
+
+// maxFlatRefs bounds the offsets a class keeps over its chain, and the
+// classes looked at to find them.
+const maxFlatRefs = 64
 
 // Open analyses the HPROF file at path. A file cut short is analysed up to
 // its last complete record (see Truncated); malformed input gives a
@@ -279,31 +295,77 @@ func (r *hprofFile) classSetup() {
 	}
 	for i := range r.classes {
 		c := &r.classes[i]
-		off := 0
-		r.eachField(int32(i), func(ci int32, f fieldDecl, name string) bool {
-			size := typeSize(f.typ, r.idSize)
-			if isObjectType(f.typ) && !isReferent(h, ci, name) {
-				c.refOffs = append(c.refOffs, uint32(off))
+		for k, f := range c.dump.fields {
+			if isObjectType(f.typ) && !isReferent(h, int32(i), c.fields[k]) {
+				c.ownRefs = append(c.ownRefs, uint32(c.ownSize))
 			}
-			off += size
-			return true
-		})
-		c.dataLen = off
+			c.ownSize += typeSize(f.typ, r.idSize)
+		}
+	}
+	r.linkChains()
+	for i := range r.classes {
+		c := &r.classes[i]
+		base, steps := 0, 0
+		for k := int32(i); k >= 0; k = r.classes[k].next {
+			kc := &r.classes[k]
+			if steps++; steps > maxFlatRefs || len(c.refOffs)+len(kc.ownRefs) > maxFlatRefs {
+				c.refOffs, c.walk = nil, true
+				break
+			}
+			for _, fo := range kc.ownRefs {
+				c.refOffs = append(c.refOffs, uint32(base)+fo)
+			}
+			base += kc.ownSize
+		}
+	}
+}
+
+// linkChains sets each class's next: its nearest superclass with fields of
+// its own, -1 at the end of the chain or where the chain loops.
+func (r *hprofFile) linkChains() {
+	const unknown, busy = -2, -3
+	for i := range r.classes {
+		r.classes[i].next = unknown
+	}
+	var path []int32
+	for i := range r.classes {
+		// Walk up to a class whose next is known, then set the path's.
+		path = path[:0]
+		k := int32(i)
+		for k >= 0 && r.classes[k].next == unknown {
+			r.classes[k].next = busy
+			path = append(path, k)
+			k = r.h.types[k].super
+		}
+		// k is -1, a class already linked, or one on this path (a loop).
+		end := int32(-1)
+		if k >= 0 && r.classes[k].next != busy {
+			end = k
+			if r.classes[k].ownSize == 0 {
+				end = r.classes[k].next
+			}
+		}
+		for j := len(path) - 1; j >= 0; j-- {
+			r.classes[path[j]].next = end
+			if r.classes[path[j]].ownSize > 0 {
+				end = path[j]
+			}
+		}
 	}
 }
 
 // eachField calls fn for the instance fields of class ci and its
 // superclasses in data order (the class's own first), with the declaring
-// class and the field's name, until fn returns false.
+// class and the field's name, until fn returns false. Superclasses
+// without fields are skipped (next).
 func (r *hprofFile) eachField(ci int32, fn func(decl int32, f fieldDecl, name string) bool) {
-	for steps := 0; ci >= 0 && int(ci) < len(r.classes) && steps <= len(r.classes); steps++ {
+	for ; ci >= 0; ci = r.classes[ci].next {
 		c := &r.classes[ci]
 		for i, f := range c.dump.fields {
 			if !fn(ci, f, c.fields[i]) {
 				return
 			}
 		}
-		ci = r.h.types[ci].super
 	}
 }
 
@@ -442,6 +504,24 @@ func (w *buildWorker) undumped(id uint64, seen map[uint64]int32) int32 {
 	return t
 }
 
+// walkEdges adds an instance's edges by walking its class chain: each step
+// past the first consumes a byte of data at least, so the walk is bounded
+// by the instance's size.
+func (w *buildWorker) walkEdges(ci int32, data []byte) {
+	r := w.r
+	base := 0
+	for k := ci; k >= 0 && base < len(data); k = r.classes[k].next {
+		c := &r.classes[k]
+		for _, fo := range c.ownRefs {
+			if base+int(fo)+r.idSize > len(data) {
+				return
+			}
+			w.edge(readID(data[base+int(fo):], r.idSize))
+		}
+		base += c.ownSize
+	}
+}
+
 func (w *buildWorker) run(reportProgress bool) {
 	r := w.r
 	h := r.h
@@ -480,6 +560,10 @@ func (w *buildWorker) run(reportProgress bool) {
 			c := &r.classes[w.lastCI]
 			h.typ[i] = w.lastCI
 			w.setSize(i, uint64(c.dump.instSize))
+			if c.walk {
+				w.walkEdges(w.lastCI, data)
+				break
+			}
 			for _, fo := range c.refOffs {
 				if int(fo)+idSize > len(data) {
 					break

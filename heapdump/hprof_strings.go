@@ -120,7 +120,11 @@ func (r *hprofFile) duplicateStrings() []DuplicateString {
 	h := r.h
 	progress := phase(h, "strings")
 	layouts := map[int32]stringFields{}
-	strs := instancesOf(h, func(t int32) bool { return h.types[t].name == nameString })
+	isString := make([]bool, len(h.types))
+	for t := range h.types {
+		isString[t] = h.types[t].name == nameString
+	}
+	strs := instancesOf(h, isString)
 	all := make([]strContent, 0, len(strs))
 	seq := r.sequential()
 	d, idSize := r.s.d, r.idSize

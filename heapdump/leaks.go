@@ -38,7 +38,7 @@ func (l Leaks) Unavailable() string {
 func (l Leaks) Find() []Leak {
 	h := l.h
 	var out []Leak
-	activities := instancesOf(h, func(t int32) bool { return subclassOf(h, t, nameActivity) })
+	activities := instancesOf(h, subclassesOf(h, nameActivity))
 	if l.Unavailable() != "" {
 		activities = nil
 	}
@@ -53,7 +53,7 @@ func (l Leaks) Find() []Leak {
 		}
 	}
 	for _, base := range []string{nameFragment, nameXFragment} {
-		for _, x := range instancesOf(h, func(t int32) bool { return subclassOf(h, t, base) }) {
+		for _, x := range instancesOf(h, subclassesOf(h, base)) {
 			if fm, typ, ok := h.vals.field(x, base, "mFragmentManager"); ok && isObjectType(typ) && fm == 0 {
 				out = append(out, Leak{Node: x, Kind: "fragment", Reason: "detached"})
 			}

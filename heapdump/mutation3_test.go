@@ -133,9 +133,9 @@ func TestStringOffsetFirst(t *testing.T) {
 	}
 }
 
-// A cyclic superclass chain (A extends B extends A) ends: the fields are
-// read over one class more than the dump has classes (A, B, A), the leak and
-// bitmap searches finish, and no class is taken for an Activity.
+// A cyclic superclass chain (A extends B extends A) ends where it loops:
+// the fields are read over each class of the loop once (A, B), the leak
+// and bitmap searches finish, and no class is taken for an Activity.
 func TestCyclicSuperclasses(t *testing.T) {
 	var x uint64
 	data := dump(t, 4, "", func(b *scene.Builder) {
@@ -154,7 +154,7 @@ func TestCyclicSuperclasses(t *testing.T) {
 	for _, f := range h.Fields(node(t, h, x)) {
 		got = append(got, f.Declarer+"."+f.Name+"="+string(rune('0'+f.Bits)))
 	}
-	if want := []string{"com.example.A.a=1", "com.example.B.b=2", "com.example.A.a=3"}; !slices.Equal(got, want) {
+	if want := []string{"com.example.A.a=1", "com.example.B.b=2"}; !slices.Equal(got, want) {
 		t.Errorf("fields %v, want %v", got, want)
 	}
 	if l := h.Leaks().Find(); len(l) != 0 {
