@@ -1,6 +1,7 @@
 package heapdump
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -123,5 +124,125 @@ func TestLongSuperclassChain(t *testing.T) {
 	fs := h.Fields(leaf)
 	if len(fs) != depth*perClass || fs[len(fs)-1].Bits != 0 || fs[len(fs)-2].Ref != node(t, h, target) {
 		t.Errorf("%d fields", len(fs))
+	}
+}
+
+// leakScene writes Activities (mDestroyed) under a GC root: chains of
+// chainLen Links ending in one Activity each (chains of them), and
+// inArray more held by one Object[].
+func leakScene(t *testing.T, chains, chainLen, inArray int) (data []byte, arrayID uint64, held []uint64) {
+	t.Helper()
+	data = dump(t, 4, "", func(b *scene.Builder) {
+		object := b.Class("java.lang.Object", nil)
+		activity := b.Class("android.app.Activity", object, scene.F("mDestroyed", hprof.TypeBoolean))
+		link := b.Class("com.example.Link", object, scene.F("next", hprof.TypeObject))
+		objArr := b.Class("java.lang.Object[]", object)
+		for _, c := range []*scene.ClassDecl{object, activity, link, objArr} {
+			c.Dump()
+		}
+		for range chains {
+			next := b.Instance(activity, scene.V{"mDestroyed": 1})
+			for range chainLen - 1 {
+				next = b.Instance(link, scene.V{"next": next})
+			}
+			b.Root(hprof.SubRootJNIGlobal, next)
+		}
+		if inArray > 0 {
+			held = make([]uint64, inArray)
+			for i := range held {
+				held[i] = b.Instance(activity, scene.V{"mDestroyed": 1})
+			}
+			arrayID = b.ObjectArray(objArr, held...)
+			b.Root(hprof.SubRootJNIGlobal, arrayID)
+		}
+	})
+	return data, arrayID, held
+}
+
+// Issue 37 #3: a path lists at most MaxPathSteps steps — the first and the
+// last halves, the step after the gap saying how many it leaves out —
+// while its depth stays the true one; the JSON and the text say so.
+func TestLongLeakPathsAreCut(t *testing.T) {
+	const depth = 600
+	data, _, _ := leakScene(t, 3, depth, 0)
+	h := analyseBytes(t, data)
+	leaks := h.Leaks().Find()
+	if len(leaks) != 3 {
+		t.Fatalf("%d leaks", len(leaks))
+	}
+	for _, l := range leaks {
+		if l.Depth != depth || len(l.Path) != MaxPathSteps {
+			t.Fatalf("depth %d with %d steps listed, want %d with %d", l.Depth, len(l.Path), depth, MaxPathSteps)
+		}
+		half := MaxPathSteps / 2
+		if l.Path[half].Omitted != depth-MaxPathSteps || l.Path[half-1].Omitted != 0 || l.Path[half].Field != "next" {
+			t.Errorf("step %d: %+v", half, l.Path[half])
+		}
+		if last := l.Path[len(l.Path)-1]; last.Node != l.Node || h.Paths().Depth(l.Node) != depth {
+			t.Errorf("the path does not end at the leak")
+		}
+	}
+	r := h.Report(0)
+	if r.Leaks[0].Depth != depth || len(r.Leaks[0].Path) != MaxPathSteps || r.Leaks[0].Path[MaxPathSteps/2].OmittedBefore != depth-MaxPathSteps {
+		t.Errorf("JSON: depth %d, %d steps", r.Leaks[0].Depth, len(r.Leaks[0].Path))
+	}
+	var text strings.Builder
+	if err := WriteText(&text, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(text.String(), "… 344 objects left out"); n != 3 {
+		t.Errorf("the text says %d times that objects are left out:\n%.2000s", n, text.String())
+	}
+}
+
+// Issue 37 #3: paths are listed for the MaxLeakPaths largest leaks only;
+// every leak is still listed, with its depth; the array hops are named by
+// one scan of the array for all the paths through it, not one each.
+func TestLeakPathsAreCapped(t *testing.T) {
+	n := MaxLeakPaths + 200
+	data, arrayID, held := leakScene(t, 0, 0, n)
+	h := analyseBytes(t, data)
+	r := h.vals.(*hprofFile)
+	before := r.scanned.Load()
+	leaks := h.Leaks().Find()
+	scanned := r.scanned.Load() - before
+	if len(leaks) != n {
+		t.Fatalf("%d leaks, want %d", len(leaks), n)
+	}
+	withPath := 0
+	index := map[uint64]int{}
+	for i, id := range held {
+		index[id] = i
+	}
+	for _, l := range leaks {
+		if l.Depth != 2 {
+			t.Fatalf("depth %d", l.Depth)
+		}
+		if l.Path == nil {
+			continue
+		}
+		withPath++
+		if h.ID(l.Path[0].Node) != arrayID || l.Path[1].Field != fmt.Sprintf("[%d]", index[h.ID(l.Node)]) {
+			t.Fatalf("path %+v", l.Path)
+		}
+	}
+	if withPath != MaxLeakPaths {
+		t.Errorf("%d leaks with a path, want %d", withPath, MaxLeakPaths)
+	}
+	if scanned > uint64(2*n) {
+		t.Errorf("%d array elements read to name the hops of %d paths through one array of %d", scanned, withPath, n)
+	}
+	rep := h.Report(0)
+	omitted := 0
+	for _, l := range rep.Leaks {
+		if l.PathOmitted {
+			omitted++
+			if len(l.Path) != 0 {
+				t.Errorf("a leak without a path lists %d steps", len(l.Path))
+			}
+		}
+	}
+	if omitted != 200 || len(rep.Leaks) != n {
+		t.Errorf("JSON: %d leaks, %d without their path", len(rep.Leaks), omitted)
 	}
 }

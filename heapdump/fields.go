@@ -19,6 +19,10 @@ type values interface {
 	arrayElements(n Node, from, max int) []Field
 	// refName names what in a holds b (a strong edge a -> b).
 	refName(a, b Node) string
+	// elementIndexes sets, for each id in want, the index of the first
+	// element of object array a that holds it (left as it is when none),
+	// in one pass over the array.
+	elementIndexes(a Node, want map[uint64]int32)
 	// unavailable says what the dump cannot tell ("" when nothing).
 	unavailable() string
 	released()

@@ -172,6 +172,22 @@ func (g *graphValues) arrayElements(n Node, from, max int) []Field {
 	return out
 }
 
+func (g *graphValues) elementIndexes(a Node, want map[uint64]int32) {
+	if g.h.kinds[a] != subObjectArray {
+		return
+	}
+	lo, hi := g.refOff[a], g.refOff[a+1]
+	left := len(want)
+	for k := lo; k < hi && left > 0; k++ {
+		if t := g.refTgt[k]; t >= 0 {
+			if at, ok := want[g.h.ID(Node(t))]; ok && at < 0 {
+				want[g.h.ID(Node(t))] = int32(k - lo)
+				left--
+			}
+		}
+	}
+}
+
 func (g *graphValues) refName(a, b Node) string {
 	lo, hi := g.refOff[a], g.refOff[a+1]
 	for k := lo; k < hi; k++ {

@@ -30,6 +30,7 @@ type hprofFile struct {
 	sources map[uint64]string // string id -> the text as a class name in source form (D3)
 
 	reads      atomic.Uint32 // see touch
+	scanned    atomic.Uint64 // array elements read to find an element's index (tests)
 	buildParts int
 }
 

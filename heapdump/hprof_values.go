@@ -150,17 +150,33 @@ func (r *hprofFile) primitiveData(n Node) (byte, []byte, bool) {
 	return t, d[p+5 : p+5+count*typeSize(t, r.idSize)], true
 }
 
+func (r *hprofFile) elementIndexes(a Node, want map[uint64]int32) {
+	count, ok := r.arrayLength(a)
+	off := r.offs.at(int(a))
+	if !ok || r.s.d[off] != subObjectArray {
+		return
+	}
+	p := off + 1 + r.idSize + 8 + r.idSize
+	left := len(want)
+	i := 0
+	for ; i < count && left > 0; i++ {
+		id := readID(r.s.d[p+i*r.idSize:], r.idSize)
+		if at, ok := want[id]; ok && at < 0 {
+			want[id] = int32(i)
+			left--
+		}
+	}
+	r.scanned.Add(uint64(i))
+}
+
 func (r *hprofFile) refName(a, b Node) string {
 	id := r.h.ID(b)
 	r.touch()
 	off := r.offs.at(int(a))
 	if r.s.d[off] == subObjectArray {
-		count, _ := r.arrayLength(a)
-		p := off + 1 + r.idSize + 8 + r.idSize
-		for i := range count {
-			if readID(r.s.d[p+i*r.idSize:], r.idSize) == id {
-				return elementName(i)
-			}
+		want := map[uint64]int32{id: -1}
+		if r.elementIndexes(a, want); want[id] >= 0 {
+			return elementName(int(want[id]))
 		}
 		return ""
 	}

@@ -37,6 +37,10 @@ type StepJSON struct {
 	ID    string  `json:"id"`
 	Field *string `json:"field"`
 	Of    string  `json:"of,omitempty"` // for a class object: the class it is
+	// OmittedBefore counts the elements of a long path left out just
+	// before this one (MaxPathSteps); Field names the hop from the last of
+	// them.
+	OmittedBefore int `json:"omitted_before,omitempty"`
 }
 
 // LeakJSON is one leak (D12).
@@ -51,6 +55,9 @@ type LeakJSON struct {
 	// Blame is the index in Path of the hop most likely to blame
 	// (Leaks.BlameStep): a heuristic beside D12, not part of it.
 	Blame int `json:"blame"`
+	// PathOmitted: the leak is beyond the MaxLeakPaths largest, whose
+	// paths alone are listed (Path is empty; Depth is its path's length).
+	PathOmitted bool `json:"path_omitted,omitempty"`
 }
 
 // DuplicateJSON is one group of duplicate strings (D13).
@@ -78,10 +85,12 @@ type PathsJSON struct {
 	Paths []PathJSON `json:"paths"`
 }
 
-// PathJSON is one object's path; Path is empty when it is unreachable.
+// PathJSON is one object's path; Path is empty when it is unreachable,
+// cut to MaxPathSteps elements when longer (Depth is the whole path's).
 type PathJSON struct {
 	ID        string     `json:"id"`
 	Reachable bool       `json:"reachable"`
+	Depth     int        `json:"depth"`
 	Path      []StepJSON `json:"path"`
 }
 
@@ -125,7 +134,8 @@ func (h *Heap) Report(top int) *Report {
 	}
 	for _, l := range leaks.Find() {
 		r.Leaks = append(r.Leaks, LeakJSON{ID: HexID(h.ID(l.Node)), Class: h.ClassName(l.Node), Kind: l.Kind,
-			Reason: l.Reason, Retained: h.Retained(l.Node), Depth: l.Depth, Path: paths.JSON(l.Path), Blame: leaks.BlameStep(l.Path)})
+			Reason: l.Reason, Retained: h.Retained(l.Node), Depth: l.Depth, Path: paths.JSON(l.Path), Blame: leaks.BlameStep(l.Path),
+			PathOmitted: l.Path == nil})
 	}
 	<-done
 	for _, d := range dups[:min(top, len(dups))] {

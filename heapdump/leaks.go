@@ -9,11 +9,15 @@ import (
 // Leak is a leaked Activity or Fragment (D12).
 type Leak struct {
 	Node   Node
-	Kind   string // "activity" or "fragment"
-	Reason string // "destroyed", "finished" or "detached"
-	Depth  int
-	Path   []PathStep
+	Kind   string     // "activity" or "fragment"
+	Reason string     // "destroyed", "finished" or "detached"
+	Depth  int        // the length of its shortest path
+	Path   []PathStep // that path (cut as MaxPathSteps says); nil past MaxLeakPaths
 }
+
+// MaxLeakPaths bounds the leaks listed with their path: the largest by
+// retained size. Every leak is listed, with its depth.
+const MaxLeakPaths = 1000
 
 // Leaks is the query of leaked Activities and Fragments (D12).
 type Leaks struct{ h *Heap }
@@ -59,14 +63,21 @@ func (l Leaks) Find() []Leak {
 			}
 		}
 	}
+	slices.SortFunc(out, func(a, b Leak) int {
+		return cmp.Or(cmp.Compare(h.Retained(b.Node), h.Retained(a.Node)), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
+	})
+	paths := h.Paths()
+	listed := make([]Node, 0, min(len(out), MaxLeakPaths))
 	for i := range out {
-		out[i].Path = h.Paths().ToRoot(out[i].Node)
-		out[i].Depth = len(out[i].Path)
+		out[i].Depth = paths.Depth(out[i].Node)
+		if i < MaxLeakPaths {
+			listed = append(listed, out[i].Node)
+		}
+	}
+	for i, p := range paths.toRoots(listed) {
+		out[i].Path = p
 	}
 	h.vals.released() // the pages of the leaks' fields and paths
-	slices.SortFunc(out, func(a, b Leak) int {
-		return cmp.Or(cmp.Compare(h.Retained(Node(b.Node)), h.Retained(Node(a.Node))), cmp.Compare(h.ID(a.Node), h.ID(b.Node)))
-	})
 	return out
 }
 

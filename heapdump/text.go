@@ -71,10 +71,17 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	}
 	for _, l := range r.Leaks {
 		p("  %s %s: %s %s, retains %s\n", esc(l.Class), l.ID, l.Kind, l.Reason, Size(l.Retained))
+		if l.PathOmitted {
+			p("    depth %d; its path is not listed (only the %d largest leaks' are)\n", l.Depth, MaxLeakPaths)
+			continue
+		}
 		for i, s := range l.Path {
 			if i == 0 {
 				p("    %s (GC root)\n", label(s.Class, s.Of, s.ID))
 				continue
+			}
+			if s.OmittedBefore > 0 {
+				p("    %s… %d objects left out\n", strings.Repeat(" ", min(i-1, 12)), s.OmittedBefore)
 			}
 			blame := ""
 			if i == l.Blame {
@@ -168,11 +175,14 @@ func WritePathText(w io.Writer, ps *PathsJSON) error {
 			fmt.Fprintf(bw, "%s: not reachable from a GC root (garbage, or held only through Reference.referent)\n", p.ID)
 			continue
 		}
-		fmt.Fprintf(bw, "%s: depth %d\n", p.ID, len(p.Path))
+		fmt.Fprintf(bw, "%s: depth %d\n", p.ID, p.Depth)
 		for i, s := range p.Path {
 			if i == 0 {
 				fmt.Fprintf(bw, "  %s (GC root)\n", label(s.Class, s.Of, s.ID))
 				continue
+			}
+			if s.OmittedBefore > 0 {
+				fmt.Fprintf(bw, "  %s… %d objects left out\n", strings.Repeat(" ", min(i-1, 12)), s.OmittedBefore)
 			}
 			fmt.Fprintf(bw, "  %s└─ %s → %s\n", strings.Repeat(" ", min(i-1, 12)), safetext.Terminal(*s.Field), label(s.Class, s.Of, s.ID))
 		}

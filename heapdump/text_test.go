@@ -155,7 +155,7 @@ func TestWriteDiffText(t *testing.T) {
 func TestWritePathText(t *testing.T) {
 	ps := &PathsJSON{Paths: []PathJSON{
 		{ID: "0x5", Reachable: false},
-		{ID: "0x20", Reachable: true, Path: []StepJSON{{Class: "java.lang.Class", Of: "com.example.S", ID: "0x10"},
+		{ID: "0x20", Reachable: true, Depth: 3, Path: []StepJSON{{Class: "java.lang.Class", Of: "com.example.S", ID: "0x10"},
 			{Class: "java.util.ArrayList", ID: "0x21", Field: strp("sList")},
 			{Class: "com.example.[b]Main\x1b", ID: "0x20", Field: strp("[0]")}}},
 	}}

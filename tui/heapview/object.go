@@ -199,6 +199,9 @@ func pathRows(m *Model, path []heapdump.PathStep, blame int, warn tcell.Color) *
 	items := make([]nodeItem, len(path))
 	for i, st := range path {
 		items[i] = nodeItem{node: st.Node, via: st.Field}
+		if st.Omitted > 0 {
+			items[i].via = fmt.Sprintf("%s (after %d objects left out)", st.Field, st.Omitted)
+		}
 		if i == 0 {
 			items[i].via = "GC root"
 			if m.Heap.ClassObjectName(st.Node) != "" {
