@@ -3,11 +3,13 @@ package heapdump
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/scene"
+	"github.com/ddmtui/ddmtui/testkit/hprofref"
 )
 
 // allocated returns the bytes fn allocates.
@@ -244,5 +246,41 @@ func TestLeakPathsAreCapped(t *testing.T) {
 	}
 	if omitted != 200 || len(rep.Leaks) != n {
 		t.Errorf("JSON: %d leaks, %d without their path", len(rep.Leaks), omitted)
+	}
+}
+
+// Issue 38 #5: copies of a String that share one value array (Java's
+// new String(s)) waste nothing: a value array counts once in a group's
+// waste. Five copies share one char[] of "shared!", two more have arrays
+// of their own with the same text: the group has 7 members and wastes two
+// arrays, and the reference (testkit/hprofref) agrees.
+func TestDuplicateStringsCountASharedArrayOnce(t *testing.T) {
+	var arr uint64
+	data := dump(t, 4, "", func(b *scene.Builder) {
+		str := b.Class("java.lang.String", nil, scene.F("value", hprof.TypeObject), scene.F("count", hprof.TypeInt))
+		str.Dump()
+		arr = b.Chars(units("shared!"))
+		var held []uint64
+		for range 5 {
+			held = append(held, b.Instance(str, scene.V{"value": arr, "count": 7}))
+		}
+		for range 2 {
+			held = append(held, b.Instance(str, scene.V{"value": b.Chars(units("shared!")), "count": 7}))
+		}
+		objArr := b.Class("java.lang.String[]", nil)
+		objArr.Dump()
+		b.Root(hprof.SubRootJNIGlobal, b.ObjectArray(objArr, held...))
+	})
+	h := analyseBytes(t, data)
+	dups := h.Strings().Duplicates()
+	size := h.Shallow(node(t, h, arr))
+	if len(dups) != 1 || dups[0].Count != 7 || dups[0].Wasted != 2*size || dups[0].Value != "shared!" {
+		t.Fatalf("duplicates %+v, want 7 members wasting %d", dups, 2*size)
+	}
+	var got hprofref.Result
+	viaJSON(t, h.Report(0), &got)
+	want := reference(t, data).Result()
+	if !slices.Equal(got.DuplicateStrings, want.DuplicateStrings) {
+		t.Errorf("duplicates %v, reference %v", got.DuplicateStrings, want.DuplicateStrings)
 	}
 }

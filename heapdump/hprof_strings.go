@@ -187,21 +187,30 @@ func (r *hprofFile) duplicateStrings() []DuplicateString {
 	})
 	var out []DuplicateString
 	var firsts []strContent // each group's first member, for its content
+	var arrays []Node
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].hash == all[i].hash && all[j].hash2 == all[i].hash2 && all[j].count == all[i].count {
 			j++
 		}
 		if j-i >= 2 {
-			var total, least uint64
+			// The waste is the value arrays' but the smallest, each array
+			// once: copies that share one array (new String(s)) waste
+			// nothing.
 			members := make([]Node, j-i)
+			arrays = arrays[:0]
 			for k := i; k < j; k++ {
-				size := h.Shallow(all[k].arr)
+				members[k-i] = all[k].node
+				arrays = append(arrays, all[k].arr)
+			}
+			slices.Sort(arrays)
+			var total, least uint64
+			for k, a := range slices.Compact(arrays) {
+				size := h.Shallow(a)
 				total += size
-				if k == i || size < least {
+				if k == 0 || size < least {
 					least = size
 				}
-				members[k-i] = all[k].node
 			}
 			slices.Sort(members)
 			out = append(out, DuplicateString{Count: j - i, Wasted: total - least, Members: members})
