@@ -23,7 +23,10 @@ const sortInline = 2000
 
 // classRows is the classes table: the histogram of the heap selected, in
 // the order chosen (sorted once when the dump was loaded), filtered by
-// name.
+// name. Instances and shallow sizes are the reachable objects' (D9's
+// reachable_instances and reachable_shallow), so that no row shows less
+// retained than shallow; the objects no GC root holds are a column of
+// their own.
 type classRows struct {
 	m     *Model
 	hist  *histogram // the heap selection wanted
@@ -37,6 +40,7 @@ func (r *classRows) Columns() []viewer.Column {
 		{Title: "INSTANCES", Align: tview.AlignRight, Sort: "instances"},
 		{Title: "SHALLOW", Align: tview.AlignRight, Sort: "shallow"},
 		{Title: "RETAINED", Align: tview.AlignRight, Sort: "retained"},
+		{Title: "UNREACHABLE", Align: tview.AlignRight},
 	}
 }
 
@@ -74,11 +78,16 @@ func (r *classRows) Cell(i, c int) *tview.TableCell {
 	case 0:
 		return cell(row.Name)
 	case 1:
-		return cell(count(row.Instances))
+		return cell(count(row.ReachableInstances))
 	case 2:
-		return cell(size(row.Shallow))
+		return cell(size(row.ReachableShallow))
 	case 3:
 		return cell(size(row.Retained))
+	case 4:
+		if n := row.Instances - row.ReachableInstances; n > 0 {
+			return cell(count(n) + " · " + size(row.Shallow-row.ReachableShallow))
+		}
+		return cell("")
 	}
 	return nil
 }

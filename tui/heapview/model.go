@@ -199,9 +199,9 @@ func (hg *histogram) sort() {
 		case byRetained:
 			return r.Retained
 		case byShallow:
-			return r.Shallow
+			return r.ReachableShallow
 		case byInstances:
-			return uint64(r.Instances)
+			return uint64(r.ReachableInstances)
 		}
 		return 0
 	}
