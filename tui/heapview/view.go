@@ -193,6 +193,12 @@ func (v *View) extrasShown() {
 	v.leaks.SetEmpty("no leaked Activity or Fragment: none is destroyed, finished or detached and still reachable")
 	v.strings.SetEmpty("no duplicate strings: every reachable String's content is unique")
 	v.bitmaps.SetEmpty("no reachable android.graphics.Bitmap")
+	if v.m != nil && v.m.Heap.Unavailable() != "" {
+		h := v.m.Heap // a heap graph: said where it empties a tab
+		v.leaks.SetEmpty("no detached Fragment; " + style.Escape(h.Leaks().Unavailable()))
+		v.strings.SetEmpty("not in this dump: " + style.Escape(h.Strings().Unavailable()))
+		v.bitmaps.SetEmpty("not in this dump: " + style.Escape(h.Bitmaps().Unavailable()))
+	}
 	for _, t := range []*viewer.Table{v.leaks, v.strings, v.bitmaps} {
 		t.Refresh()
 	}
