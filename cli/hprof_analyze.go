@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/headless"
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/heapview"
 )
@@ -45,9 +45,9 @@ func hprofSubcommands() []*cli.Command {
 // openHeap analyses a file. The arrays of an analysis hold no pointers,
 // so collecting garbage often costs little, and this one-shot command's
 // peak memory stays near what the analysis holds (docs/PERFORMANCE.md).
-func openHeap(file string) (*analysis.Heap, error) {
+func openHeap(file string) (*heapdump.Heap, error) {
 	debug.SetGCPercent(50)
-	h, err := analysis.Open(file, analysis.Options{})
+	h, err := heapdump.Open(file, heapdump.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", safetext.Terminal(file), err)
 	}
@@ -68,7 +68,7 @@ func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view
 	if jsonOut {
 		return headless.WriteJSON(c.App.Writer, h.Report(top))
 	}
-	return analysis.WriteText(c.App.Writer, h.Report(top), analysis.TextOptions{File: label, Top: top})
+	return heapdump.WriteText(c.App.Writer, h.Report(top), heapdump.TextOptions{File: label, Top: top})
 }
 
 var topFlag = &cli.IntFlag{Name: "top", Usage: "list the `N` largest dominators and duplicate strings (JSON default 100, text 20)"}
@@ -81,7 +81,7 @@ func newHprofAnalyzeCommand(view heapViewer, terminal func(io.Writer) bool) *cli
 		Description: "Reads an HPROF file (Android's or standard, converted or not) and reports its heaps, the\n" +
 			"classes by retained size, the top dominators, leaked Activities and Fragments with their\n" +
 			"paths from a GC root, duplicate strings and bitmaps (definitions: docs/ARCHITECTURE.md,\n" +
-			"hprof/analysis). --json prints the whole analysis; a terminal opens the viewer.",
+			"heapdump). --json prints the whole analysis; a terminal opens the viewer.",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -127,14 +127,14 @@ func hprofPathCommand() *cli.Command {
 				return err
 			}
 			defer h.Close()
-			ps, err := h.Paths(ids)
+			ps, err := h.Paths().Of(ids)
 			if err != nil {
 				return err
 			}
 			if c.Bool("json") {
 				return headless.WriteJSON(c.App.Writer, ps)
 			}
-			return analysis.WritePathText(c.App.Writer, ps)
+			return heapdump.WritePathText(c.App.Writer, ps)
 		},
 	}
 }
@@ -153,7 +153,7 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 			if !c.Bool("json") && terminal(c.App.Writer) {
 				return view(c, c.Args().Get(1), c.Args().Get(0))
 			}
-			var hist [2][]analysis.ClassRow
+			var hist [2][]heapdump.ClassRow
 			for i, file := range c.Args().Slice() {
 				h, err := openHeap(file)
 				if err != nil {
@@ -162,11 +162,11 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 				hist[i] = h.Histogram()
 				h.Close() // one dump mapped at a time
 			}
-			rows := analysis.DiffHistograms(hist[0], hist[1])
+			rows := heapdump.Diff(hist[0], hist[1])
 			if c.Bool("json") {
-				return headless.WriteJSON(c.App.Writer, analysis.DiffJSON{Diff: rows})
+				return headless.WriteJSON(c.App.Writer, heapdump.DiffJSON{Diff: rows})
 			}
-			return analysis.WriteDiffText(c.App.Writer, rows, c.Int("top"))
+			return heapdump.WriteDiffText(c.App.Writer, rows, c.Int("top"))
 		},
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
@@ -189,7 +189,7 @@ func TestHprofPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ps analysis.PathsJSON
+	var ps heapdump.PathsJSON
 	if err := json.Unmarshal([]byte(out), &ps); err != nil {
 		t.Fatal(err)
 	}
@@ -233,13 +233,13 @@ func TestHprofDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d analysis.DiffJSON
+	var d heapdump.DiffJSON
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}
 	// The small dump has 1 class object (statics 0) and one unreachable
 	// MainActivity of 120 bytes: A's MainActivity row, less that one.
-	ha, err := analysis.Open(a, analysis.Options{})
+	ha, err := heapdump.Open(a, heapdump.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,11 +323,11 @@ func TestHprofDumpThenAnalyze(t *testing.T) {
 	if !strings.Contains(text[:max(i, 0)], "wrote "+out) || i < 0 {
 		t.Fatalf("output:\n%s", text)
 	}
-	var r analysis.Report
+	var r heapdump.Report
 	if err := json.Unmarshal([]byte(text[i:]), &r); err != nil {
 		t.Fatalf("%v\n%s", err, text[i:])
 	}
-	h, err := analysis.Open(out, analysis.Options{})
+	h, err := heapdump.Open(out, heapdump.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestHprofDumpThenAnalyze(t *testing.T) {
 		t.Errorf("leaks %q", leaks)
 	}
 	var converted []string
-	for _, l := range h.Leaks() {
+	for _, l := range h.Leaks().Find() {
 		converted = append(converted, h.ClassName(l.Node))
 	}
 	if len(converted) != len(leaks)+1 || !slices.Contains(converted, history) {
@@ -418,7 +418,7 @@ func TestHprofAnalyzeTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r analysis.Report
+	var r heapdump.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ if [ -z "${GREMLINS:-}" ]; then
 fi
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./jdwp ./ddm ./adb ./scan ./heap ./trace ./threaddump ./hprof ./allocs ./proxy ./internal/wire
-  ./viewtree ./logcat ./android/meminfo ./android/procfs ./jdwpspy ./chrometrace ./hprof/analysis ./record ./heappng ./config)
+  ./viewtree ./logcat ./android/meminfo ./android/procfs ./jdwpspy ./chrometrace ./heapdump ./record ./heappng ./config)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 status=0

@@ -13,8 +13,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/sim"
@@ -147,7 +147,7 @@ func TestCancelSaveKey(t *testing.T) {
 func checkViewerLeaks(hs *harness, file, pkg string) {
 	t := hs.t
 	t.Helper()
-	var shown []analysis.Leak
+	var shown []heapdump.Leak
 	hs.waitLong("the viewer's leaks", 30*time.Second, func(string) bool {
 		hs.dash.App().QueueUpdate(func() {
 			if v := hs.dash.ov.heapV; v != nil && v.Model() != nil {
@@ -156,7 +156,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 		})
 		return shown != nil
 	})
-	h, err := analysis.Open(file, analysis.Options{})
+	h, err := heapdump.Open(file, heapdump.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 		depth               int
 		retained            uint64
 	}
-	list := func(h *analysis.Heap, ls []analysis.Leak) []leak {
+	list := func(h *heapdump.Heap, ls []heapdump.Leak) []leak {
 		var out []leak
 		for _, l := range ls {
 			out = append(out, leak{h.ID(l.Node), h.ClassName(l.Node), l.Kind, l.Reason, l.Depth, h.Retained(l.Node)})
@@ -175,7 +175,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 		sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 		return out
 	}
-	viewer, analyzed := list(hs.dash.ov.heapV.Model().Heap, shown), list(h, h.Leaks())
+	viewer, analyzed := list(hs.dash.ov.heapV.Model().Heap, shown), list(h, h.Leaks().Find())
 	if !reflect.DeepEqual(viewer, analyzed) {
 		t.Errorf("the viewer's leaks %+v\nhprof analyze's %+v", viewer, analyzed)
 	}
@@ -195,7 +195,7 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("leaks %q, planted %q", got, want)
 	}
-	history := h.Instances(pkg + ".HistoryActivity")
+	history := h.Instances(pkg+".HistoryActivity", "")
 	if len(history) != 1 || h.Reachable(history[0]) || h.Retained(history[0]) != 0 {
 		t.Fatalf("HistoryActivity (ROOT UNREACHABLE only): %v", history)
 	}
@@ -214,12 +214,12 @@ func checkViewerLeaks(hs *harness, file, pkg string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc, err := analysis.Analyze(std, analysis.Options{})
+	hc, err := heapdump.Analyze(std, heapdump.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hc.Close()
-	if got := list(hc, hc.Leaks()); len(got) != len(analyzed)+1 {
+	if got := list(hc, hc.Leaks().Find()); len(got) != len(analyzed)+1 {
 		t.Errorf("converted: %d leaks, want the %d and HistoryActivity", len(got), len(analyzed))
 	}
 }

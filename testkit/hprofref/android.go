@@ -110,6 +110,7 @@ func (a *Analysis) duplicateStrings() []DuplicateString {
 	type group struct {
 		count        int
 		total, least uint64
+		arrays       map[uint64]bool // value arrays counted: each once
 	}
 	groups := map[string]*group{}
 	for _, id := range d.Order {
@@ -124,18 +125,21 @@ func (a *Analysis) duplicateStrings() []DuplicateString {
 		size := d.Shallow(arr)
 		g := groups[s]
 		if g == nil {
-			g = &group{least: size}
+			g = &group{least: size, arrays: map[uint64]bool{}}
 			groups[s] = g
 		}
 		g.count++
-		g.total += size
-		g.least = min(g.least, size)
+		if !g.arrays[arr.ID] { // copies sharing one array waste nothing
+			g.arrays[arr.ID] = true
+			g.total += size
+			g.least = min(g.least, size)
+		}
 	}
 	var out []DuplicateString
 	for s, g := range groups {
 		if g.count >= 2 {
-			// (count-1) x size when the arrays are alike; in general the
-			// total minus the smallest.
+			// (count-1) x size when the arrays are alike and distinct; in
+			// general the distinct arrays' total minus the smallest.
 			out = append(out, DuplicateString{Value: s, Count: g.count, Wasted: g.total - g.least})
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/rivo/tview"
 	"golang.org/x/image/webp"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
@@ -52,7 +52,7 @@ func (r *bitmapRows) Update(q viewer.Query) int {
 }
 
 // pixelsText says where a bitmap's pixels are.
-func pixelsText(b analysis.Bitmap) string {
+func pixelsText(b heapdump.Bitmap) string {
 	if !b.PixelsInDump {
 		return "not in the dump"
 	}
@@ -76,14 +76,14 @@ func (r *bitmapRows) Cell(i, c int) *tview.TableCell {
 }
 
 func (r *bitmapRows) Key(i int) string {
-	return analysis.HexID(r.m.Heap.ID(r.m.bitmaps[r.shown[i]].Node))
+	return heapdump.HexID(r.m.Heap.ID(r.m.bitmaps[r.shown[i]].Node))
 }
 
 // selectedBitmap is the bitmap selected in the bitmaps table.
-func (v *View) selectedBitmap() (analysis.Bitmap, bool) {
+func (v *View) selectedBitmap() (heapdump.Bitmap, bool) {
 	i := v.bitmaps.Selected()
 	if i < 0 || i >= len(v.bitmapRows.shown) {
-		return analysis.Bitmap{}, false
+		return heapdump.Bitmap{}, false
 	}
 	return v.m.bitmaps[v.bitmapRows.shown[i]], true
 }
@@ -119,11 +119,11 @@ func (v *View) showBitmapInfo(int) {
 // mBuffer pixels as ARGB_8888 (4 bytes a pixel, R G B A in memory,
 // alpha premultiplied), RGB_565 (2 bytes, little-endian) or ALPHA_8 (1
 // byte), by the bytes per pixel; dumpData as PNG, JPEG or WebP.
-func decodeBitmap(h *analysis.Heap, b analysis.Bitmap) (image.Image, error) {
+func decodeBitmap(h *heapdump.Heap, b heapdump.Bitmap) (image.Image, error) {
 	if !b.PixelsInDump {
 		return nil, errors.New("the dump does not hold this bitmap's pixels")
 	}
-	data := h.BitmapPixels(b)
+	data := h.Bitmaps().Pixels(b)
 	if data == nil {
 		return nil, errors.New("the pixel array is missing")
 	}
@@ -240,7 +240,7 @@ func (v *View) saveBitmap() {
 		dir = filepath.Dir(v.m.File)
 	}
 	base := strings.TrimSuffix(filepath.Base(v.m.File), filepath.Ext(v.m.File))
-	target := filepath.Join(dir, fmt.Sprintf("%s-bitmap-%s.png", base, analysis.HexID(h.ID(b.Node))))
+	target := filepath.Join(dir, fmt.Sprintf("%s-bitmap-%s.png", base, heapdump.HexID(h.ID(b.Node))))
 	v.Work("saving the bitmap", func(context.Context, func(string)) func() {
 		err := savePNG(h, b, target)
 		return func() {
@@ -254,7 +254,7 @@ func (v *View) saveBitmap() {
 }
 
 // savePNG decodes b and writes it to target as PNG (temp file + rename).
-func savePNG(h *analysis.Heap, b analysis.Bitmap, target string) error {
+func savePNG(h *heapdump.Heap, b heapdump.Bitmap, target string) error {
 	img, err := decodeBitmap(h, b)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
@@ -23,7 +23,10 @@ const sortInline = 2000
 
 // classRows is the classes table: the histogram of the heap selected, in
 // the order chosen (sorted once when the dump was loaded), filtered by
-// name.
+// name. Instances and shallow sizes are the reachable objects' (D9's
+// reachable_instances and reachable_shallow), so that no row shows less
+// retained than shallow; the objects no GC root holds are a column of
+// their own.
 type classRows struct {
 	m     *Model
 	hist  *histogram // the heap selection wanted
@@ -37,6 +40,7 @@ func (r *classRows) Columns() []viewer.Column {
 		{Title: "INSTANCES", Align: tview.AlignRight, Sort: "instances"},
 		{Title: "SHALLOW", Align: tview.AlignRight, Sort: "shallow"},
 		{Title: "RETAINED", Align: tview.AlignRight, Sort: "retained"},
+		{Title: "UNREACHABLE", Align: tview.AlignRight},
 	}
 }
 
@@ -49,7 +53,7 @@ func (r *classRows) Update(q viewer.Query) int {
 	if r.hist == nil {
 		return 0
 	}
-	r.shown = appendOrdered(r.shown, r.hist.orders[classOrder[q.Sort]], q, func(i int32) string { return r.hist.rows[i].name })
+	r.shown = appendOrdered(r.shown, r.hist.orders[classOrder[q.Sort]], q, func(i int32) string { return r.hist.rows[i].Name })
 	return len(r.shown)
 }
 
@@ -72,18 +76,23 @@ func (r *classRows) Cell(i, c int) *tview.TableCell {
 	row := &r.laid.rows[r.shown[i]]
 	switch c {
 	case 0:
-		return cell(row.name)
+		return cell(row.Name)
 	case 1:
-		return cell(count(row.instances))
+		return cell(count(row.ReachableInstances))
 	case 2:
-		return cell(size(row.shallow))
+		return cell(size(row.ReachableShallow))
 	case 3:
-		return cell(size(row.retained))
+		return cell(size(row.Retained))
+	case 4:
+		if n := row.Instances - row.ReachableInstances; n > 0 {
+			return cell(count(n) + " · " + size(row.Shallow-row.ReachableShallow))
+		}
+		return cell("")
 	}
 	return nil
 }
 
-func (r *classRows) Key(i int) string { return r.laid.rows[r.shown[i]].name }
+func (r *classRows) Key(i int) string { return r.laid.rows[r.shown[i]].Name }
 
 // openClass lists the selected class's instances in the heap shown.
 func (v *View) openClass() {
@@ -97,7 +106,7 @@ func (v *View) openClass() {
 // sorted in the background.
 func (v *View) showInstances(name, heap string) {
 	m := v.m
-	show := func(nodes []analysis.Node, total int) {
+	show := func(nodes []heapdump.Node, total int) {
 		items := make([]nodeItem, len(nodes))
 		for i, n := range nodes {
 			items[i] = nodeItem{node: n}
@@ -111,11 +120,11 @@ func (v *View) showInstances(name, heap string) {
 		v.Push(v.table(rows, viewer.TableOptions{Title: title, Scope: "objects", Empty: "no instance in " + heapTitle(heap)}))
 	}
 	if m.classSize(name) <= sortInline {
-		show(m.instances(name, heap, maxListed))
+		show(m.classInstances(name, heap, maxListed))
 		return
 	}
 	v.Work("sorting "+name, func(_ context.Context, _ func(string)) func() {
-		nodes, total := m.instances(name, heap, maxListed)
+		nodes, total := m.classInstances(name, heap, maxListed)
 		return func() { show(nodes, total) }
 	})
 }
@@ -140,15 +149,15 @@ func (r *diffRows) Columns() []viewer.Column {
 // sortDiff lays the diff out in each order once: [0] is D16's own.
 func (r *diffRows) sortDiff() {
 	rows := r.m.diff
-	keys := [4]func(a, b *analysis.DiffRow) int{
-		func(a, b *analysis.DiffRow) int { return 0 }, // D16 order as given
-		func(a, b *analysis.DiffRow) int {
+	keys := [4]func(a, b *heapdump.DiffRow) int{
+		func(a, b *heapdump.DiffRow) int { return 0 }, // D16 order as given
+		func(a, b *heapdump.DiffRow) int {
 			return cmp.Or(cmp.Compare(b.InstancesDelta, a.InstancesDelta), strings.Compare(a.Name, b.Name))
 		},
-		func(a, b *analysis.DiffRow) int {
+		func(a, b *heapdump.DiffRow) int {
 			return cmp.Or(cmp.Compare(b.RetainedDelta, a.RetainedDelta), strings.Compare(a.Name, b.Name))
 		},
-		func(a, b *analysis.DiffRow) int { return strings.Compare(a.Name, b.Name) },
+		func(a, b *heapdump.DiffRow) int { return strings.Compare(a.Name, b.Name) },
 	}
 	for s, key := range keys {
 		idx := make([]int32, len(rows))

@@ -2,12 +2,11 @@ package heapview
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
@@ -68,25 +67,11 @@ func (d *domTree) Children(parent int, q viewer.Query) []int {
 			out = d.addMore(out, all-len(out), parent)
 		}
 	} else {
-		h := d.m.Heap
-		ks := d.m.domKids[d.m.domOff[parent]:d.m.domOff[parent+1]]
+		ks := d.m.Heap.Dominators().Children(heapdump.Node(parent))
 		nodes := make([]int, len(ks))
 		for i, k := range ks {
 			nodes[i] = int(k)
 		}
-		slices.SortFunc(nodes, func(a, b int) int {
-			ra, rb := h.Retained(analysis.Node(a)), h.Retained(analysis.Node(b))
-			if ra != rb {
-				if ra > rb {
-					return -1
-				}
-				return 1
-			}
-			if h.ID(analysis.Node(a)) < h.ID(analysis.Node(b)) {
-				return -1
-			}
-			return 1
-		})
 		out = nodes
 		if len(nodes) > maxChildrenShown {
 			out = d.addMore(nodes[:maxChildrenShown:maxChildrenShown], len(nodes)-maxChildrenShown, parent)
@@ -100,12 +85,14 @@ func (d *domTree) Children(parent int, q viewer.Query) []int {
 func (d *domTree) addMore(out []int, rest int, parent int) []int {
 	h := d.m.Heap
 	var bytes uint64
-	var total uint64
-	for _, k := range d.m.domKids[d.m.domOff[slot(analysis.Node(parent), h.NumNodes())]:d.m.domOff[slot(analysis.Node(parent), h.NumNodes())+1]] {
-		total += h.Retained(analysis.Node(k))
+	// The children of a node retain all it retains but itself; those of
+	// the super-root, every reachable byte.
+	total := d.m.reachable
+	if parent != viewer.Root {
+		total = h.Retained(heapdump.Node(parent)) - h.Shallow(heapdump.Node(parent))
 	}
 	for _, n := range out {
-		bytes += h.Retained(analysis.Node(n))
+		bytes += h.Retained(heapdump.Node(n))
 	}
 	id := h.NumNodes() + len(d.more)
 	d.more[id] = moreRow{count: rest, bytes: total - bytes}
@@ -114,8 +101,7 @@ func (d *domTree) addMore(out []int, rest int, parent int) []int {
 
 // count is the number of nodes parent immediately dominates.
 func (d *domTree) count(parent int) int {
-	s := slot(analysis.Node(parent), d.m.Heap.NumNodes())
-	return int(d.m.domOff[s+1] - d.m.domOff[s])
+	return d.m.Heap.Dominators().NumChildren(heapdump.Node(parent))
 }
 
 func (d *domTree) HasChildren(n int) bool {
@@ -136,7 +122,7 @@ func (d *domTree) Cell(n, c int) *tview.TableCell {
 		}
 		return nil
 	}
-	x := analysis.Node(n)
+	x := heapdump.Node(n)
 	switch c {
 	case 0:
 		return cell(label(h, x))
@@ -163,7 +149,7 @@ func (d *domTree) Match(n int, filter string) bool {
 	if n >= d.m.Heap.NumNodes() {
 		return false
 	}
-	return passes(label(d.m.Heap, analysis.Node(n)), filter)
+	return passes(label(d.m.Heap, heapdump.Node(n)), filter)
 }
 
 // HotChild follows the largest retained child (*).

@@ -8,7 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
@@ -78,7 +78,7 @@ func (r *leakRows) Cell(i, c int) *tview.TableCell {
 	return nil
 }
 
-func (r *leakRows) Key(i int) string { return analysis.HexID(r.m.Heap.ID(r.m.leaks[r.shown[i]].Node)) }
+func (r *leakRows) Key(i int) string { return heapdump.HexID(r.m.Heap.ID(r.m.leaks[r.shown[i]].Node)) }
 
 // detailPane is a bordered text pane for a table's detail.
 func detailPane(title string) *tview.TextView {
@@ -107,7 +107,13 @@ func chainText(m *Model, k int, pal style.Palette) string {
 	h := m.Heap
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s (%s), retains %s\n\n", style.Escape(label(h, l.Node)), l.Kind, l.Reason, size(h.Retained(l.Node)))
+	if l.Path == nil {
+		fmt.Fprintf(&b, "   depth %d; its path is not kept: only the %d largest leaks' are (Enter finds it)\n", l.Depth, heapdump.MaxLeakPaths)
+	}
 	for i, st := range l.Path {
+		if st.Omitted > 0 {
+			fmt.Fprintf(&b, "   … %d objects left out\n", st.Omitted)
+		}
 		line := style.Escape(label(h, st.Node))
 		if i > 0 {
 			hop := "." + st.Field
@@ -138,6 +144,10 @@ func (v *View) openLeak() {
 	}
 	k := v.leakRows.shown[i]
 	l := v.m.leaks[k]
+	if l.Path == nil { // past MaxLeakPaths: the path of this one object
+		v.openPath(l.Node)
+		return
+	}
 	rows := pathRows(v.m, l.Path, v.m.blame[k], v.opt.Palette.Warning())
 	v.Push(v.table(rows, viewer.TableOptions{Title: "Chain to " + shortLabel(v.m.Heap, l.Node), Scope: "objects"}))
 	if t, ok := v.Current().(*viewer.Table); ok {

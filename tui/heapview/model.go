@@ -6,63 +6,44 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 )
 
 // allHeaps is the heap selection that counts every heap.
 const allHeaps = ""
 
-// classRow is one class of the histogram as the classes table shows it,
-// over the heap selected.
-type classRow struct {
-	name      string
-	class     int32 // index into Model.names
-	instances int
-	shallow   uint64
-	retained  uint64
-}
-
-// histogram is the class table of one heap selection, with its rows
+// histogram is the class table of one heap selection (the model's
+// Histogram, the rows the JSON and the diff take too), with its rows
 // sorted once in each order the table offers.
 type histogram struct {
 	heap   string // allHeaps, or a heap's name
-	rows   []classRow
+	rows   []heapdump.ClassRow
 	orders [numClassSorts][]int32 // indices into rows, per classSort
 	bytes  uint64                 // shallow bytes of the selection's nodes
 	count  int                    // its nodes
 }
 
-// Model is what the viewer shows of one analysed dump. Everything a key
-// needs is computed here once, off the UI goroutine: the histograms of
-// every heap selection in every order, each class's instances, the leaks
-// with their blamed hops, the duplicate strings, the bitmaps, the top
-// dominators and, with a baseline, the diff. The UI goroutine only reads
-// it (the analysis.Heap is safe for concurrent reads).
+// Model is what the viewer shows of one analysed dump: tables over the
+// queries of heapdump. What a key needs is computed here once, off the UI
+// goroutine: the histograms of every heap selection in every order, the
+// leaks with their blamed hops, the duplicate strings, the bitmaps, the
+// top dominators and, with a baseline, the diff. The UI goroutine only
+// reads it (the heapdump.Heap is safe for concurrent reads).
 type Model struct {
-	Heap     *analysis.Heap
+	Heap     *heapdump.Heap
 	File     string
 	Baseline string // the earlier dump the diff compares with ("" none)
 
-	names     []string         // class names, by class index
-	nameIndex map[string]int32 // name -> class index
-	hists     []histogram      // [0] all heaps, then each heap in file order
-	// The nodes of each class in node order: classNodes[classOff[c]:classOff[c+1]].
-	classOff   []int32
-	classNodes []int32
-
-	// The dominator tree's children lists in node order (slot NumNodes is
-	// the super-root): domKids[domOff[x]:domOff[x+1]].
-	domOff  []int32
-	domKids []int32
-
-	heapRows  []analysis.HeapRow
+	hists     []histogram    // [0] all heaps, then each heap in file order
+	instances map[string]int // class name -> its nodes over every heap
+	heapRows  []heapdump.HeapRow
 	reachable uint64 // shallow bytes of the reachable nodes: 100% of the dominator tree
-	top       []analysis.Node
-	leaks     []analysis.Leak
+	top       []heapdump.Node
+	leaks     []heapdump.Leak
 	blame     []int
-	dups      []analysis.DuplicateString
-	bitmaps   []analysis.Bitmap
-	diff      []analysis.DiffRow
+	dups      []heapdump.DuplicateString
+	bitmaps   []heapdump.Bitmap
+	diff      []heapdump.DiffRow
 	extras    bool // leaks, bitmaps and strings are known (SetExtras)
 }
 
@@ -83,16 +64,16 @@ func Load(file, baseline string, progress Progress) (*Model, error) {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
-	var base []analysis.ClassRow
+	var base []heapdump.ClassRow
 	if baseline != "" {
-		old, err := analysis.Open(baseline, analysis.Options{Progress: func(p string, f float64) { progress("baseline "+p, f) }})
+		old, err := heapdump.Open(baseline, heapdump.Options{Progress: func(p string, f float64) { progress("baseline "+p, f) }})
 		if err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", baseline, err)
 		}
 		base = old.Histogram()
 		old.Close() // one dump mapped at a time
 	}
-	h, err := analysis.Open(file, analysis.Options{Progress: func(p string, f float64) { progress(p, f) }})
+	h, err := heapdump.Open(file, heapdump.Options{Progress: func(p string, f float64) { progress(p, f) }})
 	if err != nil {
 		return nil, err
 	}
@@ -106,16 +87,14 @@ func Load(file, baseline string, progress Progress) (*Model, error) {
 // NewModel computes what the first screen of the viewer needs of an
 // analysed heap (which the model then owns: Close closes it): the
 // histograms and the top dominators. The rest follows with FindExtras.
-func NewModel(h *analysis.Heap, file string, progress Progress) *Model {
+func NewModel(h *heapdump.Heap, file string, progress Progress) *Model {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
-	m := &Model{Heap: h, File: file, nameIndex: map[string]int32{}}
+	m := &Model{Heap: h, File: file}
 	progress("classes", 0)
-	cls := m.classify()
-	progress("classes", 0.5)
-	m.histograms(cls)
-	m.top = h.TopDominators(maxTopDominators)
+	m.histograms(progress)
+	m.top = h.Dominators().Top(maxTopDominators)
 	return m
 }
 
@@ -123,28 +102,28 @@ func NewModel(h *analysis.Heap, file string, progress Progress) *Model {
 // after it is drawn: the leaks with their blamed hops, the bitmaps, the
 // duplicate strings, and the reverse edges (referrers).
 type Extras struct {
-	leaks   []analysis.Leak
+	leaks   []heapdump.Leak
 	blame   []int
-	bitmaps []analysis.Bitmap
-	dups    []analysis.DuplicateString
+	bitmaps []heapdump.Bitmap
+	dups    []heapdump.DuplicateString
 }
 
 // FindExtras computes the extras of a heap; it only reads the heap, so it
 // may run beside a view of its model.
-func FindExtras(h *analysis.Heap, progress Progress) Extras {
+func FindExtras(h *heapdump.Heap, progress Progress) Extras {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
 	var x Extras
 	progress("leaks", 0)
-	x.leaks = h.Leaks()
+	x.leaks = h.Leaks().Find()
 	x.blame = make([]int, len(x.leaks))
 	for i, l := range x.leaks {
-		x.blame[i] = h.BlameStep(l.Path)
+		x.blame[i] = h.Leaks().BlameStep(l.Path)
 	}
-	x.bitmaps = h.Bitmaps()
+	x.bitmaps = h.Bitmaps().List()
 	progress("strings", 0)
-	x.dups = h.DuplicateStrings()
+	x.dups = h.Strings().Duplicates()
 	progress("referrers", 0)
 	if h.NumNodes() > 0 {
 		h.Referrers(0) // builds the reverse edges now rather than on a key
@@ -163,172 +142,42 @@ func (m *Model) Complete() { m.SetExtras(FindExtras(m.Heap, nil)) }
 
 // SetBaseline makes the model's diff (D16) against an earlier dump's
 // histogram.
-func (m *Model) SetBaseline(file string, old []analysis.ClassRow) {
+func (m *Model) SetBaseline(file string, old []heapdump.ClassRow) {
 	m.Baseline = file
-	m.diff = analysis.DiffHistograms(old, m.hists[0].histRows())
+	m.diff = heapdump.Diff(old, m.hists[0].rows)
 }
 
 // Leaks are the leaks the viewer lists (nil until the extras are known).
-func (m *Model) Leaks() []analysis.Leak { return m.leaks }
+func (m *Model) Leaks() []heapdump.Leak { return m.leaks }
 
 // Close releases the dump.
 func (m *Model) Close() error { return m.Heap.Close() }
 
-// histRows is the all-heaps histogram as analysis.ClassRow (for the diff).
-func (hg *histogram) histRows() []analysis.ClassRow {
-	out := make([]analysis.ClassRow, len(hg.rows))
-	for i, r := range hg.rows {
-		out[i] = analysis.ClassRow{Name: r.name, Instances: r.instances, Shallow: r.shallow, Retained: r.retained}
-	}
-	return out
-}
-
-// classify gives every node its class index and groups the nodes by
-// class (a counting sort: two passes, no per-node allocation).
-func (m *Model) classify() []int32 {
+// histograms computes the histogram of every heap selection: all heaps
+// (D9), and each heap's own (a file that names more than maxHeapTables
+// heaps gets the all-heaps table only).
+func (m *Model) histograms(progress Progress) {
 	h := m.Heap
-	n := h.NumNodes()
-	cls := make([]int32, n)
-	for x := range n {
-		name := h.ClassName(analysis.Node(x))
-		c, ok := m.nameIndex[name]
-		if !ok {
-			c = int32(len(m.names))
-			m.nameIndex[name] = c
-			m.names = append(m.names, name)
-		}
-		cls[x] = c
-	}
-	off := make([]int32, len(m.names)+1)
-	for _, c := range cls {
-		off[c+1]++
-	}
-	for i := 1; i < len(off); i++ {
-		off[i] += off[i-1]
-	}
-	pos := slices.Clone(off[:len(m.names)])
-	nodes := make([]int32, n)
-	for x, c := range cls {
-		nodes[pos[c]] = int32(x)
-		pos[c]++
-	}
-	m.classOff, m.classNodes = off, nodes
-	m.heapRows = h.HeapsByName()
-	return cls
-}
-
-// histograms computes the histogram of every heap selection. The
-// retained size of a class over one heap follows D9 with the nodes of
-// that heap: the retained sizes of its reachable nodes in the heap that
-// have no strict dominator of the same class name (in any heap), found by
-// one walk of the dominator tree counting the classes on the path.
-func (m *Model) histograms(cls []int32) {
-	h := m.Heap
-	n := h.NumNodes()
-	heapIdx := map[string]int{}
-	for i, r := range m.heapRows {
-		heapIdx[r.Name] = i
-	}
-	// One histogram per heap (ART writes three); a file that names more
-	// heaps gets the all-heaps table only, so that memory stays bounded by
-	// heaps × classes.
-	nh := len(m.heapRows)
-	if nh > maxHeapTables {
-		nh = 0
-		heapIdx = map[string]int{}
-	}
-	heapOf := make([]int32, n)
-	for x := range n {
-		heapOf[x] = int32(heapIdx[h.HeapName(analysis.Node(x))])
-	}
-	// Per heap and class: instances, shallow, retained.
-	type acc struct {
-		instances int
-		shallow   uint64
-		retained  uint64
-	}
-	per := make([][]acc, max(nh, 1)) // [0] absorbs every node when nh is 0
-	for i := range per {
-		per[i] = make([]acc, len(m.names))
-	}
-	for x := range n {
-		a := &per[heapOf[x]][cls[x]]
-		a.instances++
-		a.shallow += h.Shallow(analysis.Node(x))
-		if h.Reachable(analysis.Node(x)) {
-			m.reachable += h.Shallow(analysis.Node(x))
-		}
-	}
-	// The dominator tree as children lists (CSR over int32; slot n is the
-	// super-root), then a depth-first walk counting classes on the path.
-	kidOff := make([]int32, n+2)
-	for x := range n {
-		if d, ok := h.Dominator(analysis.Node(x)); ok {
-			kidOff[slot(d, n)+1]++
-		}
-	}
-	for i := 1; i < len(kidOff); i++ {
-		kidOff[i] += kidOff[i-1]
-	}
-	kids := make([]int32, kidOff[n+1])
-	pos := slices.Clone(kidOff[:n+1])
-	for x := range n {
-		if d, ok := h.Dominator(analysis.Node(x)); ok {
-			s := slot(d, n)
-			kids[pos[s]] = int32(x)
-			pos[s]++
-		}
-	}
-	m.domOff, m.domKids = kidOff, kids
-	onPath := make([]int32, len(m.names))
-	type frame struct{ node, next int32 }
-	stack := []frame{{node: int32(n), next: kidOff[n]}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next == kidOff[top.node+1] {
-			if top.node != int32(n) {
-				onPath[cls[top.node]]--
-			}
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		x := kids[top.next]
-		top.next++
-		c := cls[x]
-		if onPath[c] == 0 {
-			per[heapOf[x]][c].retained += h.Retained(analysis.Node(x))
-		}
-		onPath[c]++
-		stack = append(stack, frame{node: x, next: kidOff[x]})
-	}
-	// All heaps: D9 exactly, as the analysis computes it.
-	all := histogram{heap: allHeaps}
-	for _, r := range h.Histogram() {
-		all.rows = append(all.rows, classRow{name: r.Name, class: m.nameIndex[r.Name], instances: r.Instances, shallow: r.Shallow, retained: r.Retained})
+	m.heapRows = h.Heaps()
+	all := histogram{heap: allHeaps, rows: h.Histogram()}
+	m.instances = make(map[string]int, len(all.rows))
+	for _, r := range all.rows {
 		all.bytes += r.Shallow
 		all.count += r.Instances
+		m.reachable += r.ReachableShallow
+		m.instances[r.Name] = r.Instances
 	}
 	all.sort()
 	m.hists = append(m.hists, all)
-	for hi, hr := range m.heapRows[:nh] {
-		hg := histogram{heap: hr.Name, bytes: hr.Bytes, count: hr.Objects}
-		for c, a := range per[hi] {
-			if a.instances > 0 {
-				hg.rows = append(hg.rows, classRow{name: m.names[c], class: int32(c), instances: a.instances, shallow: a.shallow, retained: a.retained})
-			}
-		}
+	if len(m.heapRows) > maxHeapTables {
+		return
+	}
+	for i, hr := range m.heapRows {
+		progress("classes", float64(i+1)/float64(len(m.heapRows)+1))
+		hg := histogram{heap: hr.Name, bytes: hr.Bytes, count: hr.Objects, rows: h.Histogram(hr.Name)}
 		hg.sort()
 		m.hists = append(m.hists, hg)
 	}
-}
-
-// slot is a dominator's index in the children lists: n for the
-// super-root.
-func slot(d analysis.Node, n int) int {
-	if d == analysis.SuperRoot {
-		return n
-	}
-	return int(d)
 }
 
 // classSort is an order of the classes table.
@@ -345,14 +194,14 @@ const (
 // sort lays the rows out once in every order (ties by name).
 func (hg *histogram) sort() {
 	rows := hg.rows
-	key := func(s classSort, r *classRow) uint64 {
+	key := func(s classSort, r *heapdump.ClassRow) uint64 {
 		switch s {
 		case byRetained:
-			return r.retained
+			return r.Retained
 		case byShallow:
-			return r.shallow
+			return r.ReachableShallow
 		case byInstances:
-			return uint64(r.instances)
+			return uint64(r.ReachableInstances)
 		}
 		return 0
 	}
@@ -364,9 +213,9 @@ func (hg *histogram) sort() {
 		slices.SortFunc(idx, func(a, b int32) int {
 			ra, rb := &rows[a], &rows[b]
 			if s == byName {
-				return strings.Compare(ra.name, rb.name)
+				return strings.Compare(ra.Name, rb.Name)
 			}
-			return cmp.Or(cmp.Compare(key(s, rb), key(s, ra)), strings.Compare(ra.name, rb.name))
+			return cmp.Or(cmp.Compare(key(s, rb), key(s, ra)), strings.Compare(ra.Name, rb.Name))
 		})
 		hg.orders[s] = idx
 	}
@@ -408,24 +257,11 @@ func (m *Model) heapCycle() []string {
 	return out
 }
 
-// instances returns the nodes of a class, in the heap selected (allHeaps:
-// every heap), by retained size descending (unreachable ones last), then
-// id; at most limit of them (0: all) and how many there are.
-func (m *Model) instances(name, heap string, limit int) ([]analysis.Node, int) {
-	c, ok := m.nameIndex[name]
-	if !ok {
-		return nil, 0
-	}
-	h := m.Heap
-	var out []analysis.Node
-	for _, x := range m.classNodes[m.classOff[c]:m.classOff[c+1]] {
-		if heap == allHeaps || h.HeapName(analysis.Node(x)) == heap {
-			out = append(out, analysis.Node(x))
-		}
-	}
-	slices.SortFunc(out, func(a, b analysis.Node) int {
-		return cmp.Or(cmp.Compare(h.Retained(b), h.Retained(a)), cmp.Compare(h.ID(a), h.ID(b)))
-	})
+// classInstances returns the nodes of a class, in the heap selected
+// (allHeaps: every heap), by retained size descending (unreachable ones
+// last), then id; at most limit of them (0: all) and how many there are.
+func (m *Model) classInstances(name, heap string, limit int) ([]heapdump.Node, int) {
+	out := m.Heap.Instances(name, heap)
 	total := len(out)
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
@@ -434,10 +270,4 @@ func (m *Model) instances(name, heap string, limit int) ([]analysis.Node, int) {
 }
 
 // classSize is how many nodes a class has over every heap.
-func (m *Model) classSize(name string) int {
-	c, ok := m.nameIndex[name]
-	if !ok {
-		return 0
-	}
-	return int(m.classOff[c+1] - m.classOff[c])
-}
+func (m *Model) classSize(name string) int { return m.instances[name] }

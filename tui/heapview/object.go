@@ -7,7 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
 
@@ -21,20 +21,20 @@ type objectItem struct {
 	name    string // field name, "[i]", or (referrer) the field holding the object
 	typ     string
 	value   string
-	ref     analysis.Node // the object named, -1 for none
+	ref     heapdump.Node // the object named, -1 for none
 }
 
 // objectRows is an object page: a summary, its fields (or elements), then
 // its referrers; Enter opens the object a row names.
 type objectRows struct {
 	m     *Model
-	node  analysis.Node // the object shown
+	node  heapdump.Node // the object shown
 	items []objectItem
 	shown []int
 }
 
 // newObjectRows lays out node n's page.
-func newObjectRows(m *Model, n analysis.Node) *objectRows {
+func newObjectRows(m *Model, n heapdump.Node) *objectRows {
 	h := m.Heap
 	r := &objectRows{m: m, node: n}
 	head := func(s string) { r.items = append(r.items, objectItem{heading: s, ref: -1}) }
@@ -43,12 +43,12 @@ func newObjectRows(m *Model, n analysis.Node) *objectRows {
 	kv("shallow", size(h.Shallow(n)))
 	if h.Reachable(n) {
 		kv("retained", size(h.Retained(n)))
-		kv("depth", strconv.Itoa(h.Depth(n))+" (p: the path from its GC root)")
+		kv("depth", strconv.Itoa(h.Paths().Depth(n))+" (p: the path from its GC root)")
 	} else {
 		kv("retained", "unreachable: no strong path from a GC root")
 	}
 	kv("heap", h.HeapName(n))
-	if d, ok := h.Dominator(n); ok && d != analysis.SuperRoot {
+	if d, ok := h.Dominator(n); ok && d != heapdump.SuperRoot {
 		r.items = append(r.items, objectItem{name: "dominator", value: label(h, d), ref: d})
 	} else if ok {
 		kv("dominator", "none: a GC root or a class object")
@@ -92,13 +92,13 @@ func newObjectRows(m *Model, n analysis.Node) *objectRows {
 			head(fmt.Sprintf("… %s more referrers", count(len(refs)-i)))
 			break
 		}
-		r.items = append(r.items, objectItem{name: "← " + h.RefName(x, n), value: label(h, x), ref: x})
+		r.items = append(r.items, objectItem{name: "← " + h.Paths().RefName(x, n), value: label(h, x), ref: x})
 	}
 	return r
 }
 
 // field is the row of a field or element.
-func (r *objectRows) field(f analysis.Field) objectItem {
+func (r *objectRows) field(f heapdump.Field) objectItem {
 	it := objectItem{name: f.Name, typ: f.Type, value: f.Value(), ref: f.Ref}
 	if f.Static {
 		it.name = "static " + f.Name
@@ -162,7 +162,7 @@ func (r *objectRows) Key(i int) string {
 }
 
 // selected is the object row i names (-1 for none).
-func (r *objectRows) selected(i int) analysis.Node {
+func (r *objectRows) selected(i int) heapdump.Node {
 	if i < 0 || i >= len(r.shown) {
 		return -1
 	}
@@ -170,7 +170,7 @@ func (r *objectRows) selected(i int) analysis.Node {
 }
 
 // openObject pushes node n's page.
-func (v *View) openObject(n analysis.Node) {
+func (v *View) openObject(n heapdump.Node) {
 	if n < 0 || v.m == nil {
 		return
 	}
@@ -180,12 +180,12 @@ func (v *View) openObject(n analysis.Node) {
 }
 
 // openPath pushes the shortest path from a GC root to node n.
-func (v *View) openPath(n analysis.Node) {
+func (v *View) openPath(n heapdump.Node) {
 	if n < 0 || v.m == nil {
 		return
 	}
 	h := v.m.Heap
-	path := h.PathToRoot(n)
+	path := h.Paths().ToRoot(n)
 	if path == nil {
 		v.Push(viewer.NewMessage("Path to "+shortLabel(h, n), label(h, n)+" is unreachable: no strong path from a GC root holds it (only weak or soft references, or nothing)."))
 		return
@@ -195,10 +195,13 @@ func (v *View) openPath(n analysis.Node) {
 }
 
 // pathRows lists a path root first; blame >= 0 marks that hop.
-func pathRows(m *Model, path []analysis.PathStep, blame int, warn tcell.Color) *nodeRows {
+func pathRows(m *Model, path []heapdump.PathStep, blame int, warn tcell.Color) *nodeRows {
 	items := make([]nodeItem, len(path))
 	for i, st := range path {
 		items[i] = nodeItem{node: st.Node, via: st.Field}
+		if st.Omitted > 0 {
+			items[i].via = fmt.Sprintf("%s (after %d objects left out)", st.Field, st.Omitted)
+		}
 		if i == 0 {
 			items[i].via = "GC root"
 			if m.Heap.ClassObjectName(st.Node) != "" {
@@ -213,7 +216,7 @@ func pathRows(m *Model, path []analysis.PathStep, blame int, warn tcell.Color) *
 }
 
 // shortLabel names a node for a tab title: its simple class name and id.
-func shortLabel(h *analysis.Heap, n analysis.Node) string {
+func shortLabel(h *heapdump.Heap, n heapdump.Node) string {
 	name, prefix := h.ClassName(n), ""
 	if of := h.ClassObjectName(n); of != "" {
 		name, prefix = of, "class "
@@ -221,7 +224,7 @@ func shortLabel(h *analysis.Heap, n analysis.Node) string {
 	if i := lastDot(name); i >= 0 {
 		name = name[i+1:]
 	}
-	return prefix + name + "@" + analysis.HexID(h.ID(n))
+	return prefix + name + "@" + heapdump.HexID(h.ID(n))
 }
 
 func lastDot(s string) int {

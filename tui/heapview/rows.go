@@ -8,7 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
@@ -18,15 +18,15 @@ const maxStringShown = 60
 
 // label names a node as the viewer writes it: class@id, a class object as
 // "class NAME", a String with its value. Not escaped.
-func label(h *analysis.Heap, n analysis.Node) string {
-	id := analysis.HexID(h.ID(n))
+func label(h *heapdump.Heap, n heapdump.Node) string {
+	id := heapdump.HexID(h.ID(n))
 	if of := h.ClassObjectName(n); of != "" {
 		return "class " + of + "@" + id
 	}
 	name := h.ClassName(n)
 	s := name + "@" + id
 	if name == "java.lang.String" {
-		if v, ok := h.StringValue(n); ok {
+		if v, ok := h.Strings().Value(n); ok {
 			s += " " + quote(v)
 		}
 	}
@@ -43,7 +43,7 @@ func quote(v string) string {
 }
 
 // size formats a byte count for a cell.
-func size(n uint64) string { return analysis.Size(n) }
+func size(n uint64) string { return heapdump.Size(n) }
 
 // count formats a number with thousands separators.
 func count(n int) string {
@@ -98,7 +98,7 @@ func passes(s, filter string) bool {
 // nodeItem is one object of a list: the node, what holds it (a field in
 // a path, the field a referrer holds it by), and a mark (the blamed hop).
 type nodeItem struct {
-	node analysis.Node
+	node heapdump.Node
 	via  string
 	mark string
 }
@@ -187,7 +187,7 @@ func (r *nodeRows) Key(i int) string {
 }
 
 // selected returns the node of row i (-1 for none).
-func (r *nodeRows) selected(i int) analysis.Node {
+func (r *nodeRows) selected(i int) heapdump.Node {
 	if i < 0 || i >= len(r.shown) {
 		return -1
 	}

@@ -1,6 +1,6 @@
 // Package heapview is the heap dump viewer: what holds the memory of an
 // HPROF dump, on the shared viewer base (tui/viewer), over the analysis of
-// hprof/analysis (spec/hprof-analysis.md D1–D16).
+// heapdump (spec/hprof-analysis.md D1–D16).
 //
 // Tabs: Classes (the histogram of the app heap by default, z steps to all
 // heaps, zygote and image; sorted by retained size, shallow size,
@@ -8,7 +8,7 @@
 // Dominators (the dominator tree, expandable, with retained size and its
 // share of the reachable heap), Leaks (leaked Activities and Fragments with
 // the chain from their GC root and the hop most likely to blame marked,
-// see analysis.Heap.BlameStep), Strings (duplicate strings), Bitmaps (drawn with
+// see heapdump.Heap.BlameStep), Strings (duplicate strings), Bitmaps (drawn with
 // half-block cells when the dump holds their pixels, saved as PNG with s)
 // and, given an earlier dump, Diff (what grew, by class, D16).
 //
@@ -31,7 +31,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"github.com/ddmtui/ddmtui/hprof/analysis"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -193,6 +193,12 @@ func (v *View) extrasShown() {
 	v.leaks.SetEmpty("no leaked Activity or Fragment: none is destroyed, finished or detached and still reachable")
 	v.strings.SetEmpty("no duplicate strings: every reachable String's content is unique")
 	v.bitmaps.SetEmpty("no reachable android.graphics.Bitmap")
+	if v.m != nil && v.m.Heap.Unavailable() != "" {
+		h := v.m.Heap // a heap graph: said where it empties a tab
+		v.leaks.SetEmpty("no detached Fragment; " + style.Escape(h.Leaks().Unavailable()))
+		v.strings.SetEmpty("not in this dump: " + style.Escape(h.Strings().Unavailable()))
+		v.bitmaps.SetEmpty("not in this dump: " + style.Escape(h.Bitmaps().Unavailable()))
+	}
 	for _, t := range []*viewer.Table{v.leaks, v.strings, v.bitmaps} {
 		t.Refresh()
 	}
@@ -407,7 +413,7 @@ func (v *View) nextHeap() {
 
 // selectedNode is the object the current page's selection names (-1 for
 // none).
-func (v *View) selectedNode() analysis.Node {
+func (v *View) selectedNode() heapdump.Node {
 	t, ok := v.Current().(*viewer.Table)
 	if !ok {
 		return -1
@@ -420,14 +426,14 @@ func (v *View) selectedNode() analysis.Node {
 		return r.selected(i)
 	case *viewer.Tree:
 		if n := r.Node(i); n >= 0 && n < v.m.Heap.NumNodes() {
-			return analysis.Node(n)
+			return heapdump.Node(n)
 		}
 	}
 	return -1
 }
 
 // pageObject is the object the object page shown is about (-1 if none).
-func (v *View) pageObject() analysis.Node {
+func (v *View) pageObject() heapdump.Node {
 	if t, ok := v.Current().(*viewer.Table); ok {
 		if r, ok := v.rowsOf(t).(*objectRows); ok {
 			return r.node

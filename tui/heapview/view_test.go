@@ -1,6 +1,8 @@
 package heapview
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -9,13 +11,14 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/hprof"
-	"github.com/ddmtui/ddmtui/hprof/analysis"
 	"github.com/ddmtui/ddmtui/hprof/scene"
+	"github.com/ddmtui/ddmtui/testkit/hprofref"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
-func hex(id hprof.ID) string { return analysis.HexID(uint64(id)) }
+func hex(id hprof.ID) string { return heapdump.HexID(uint64(id)) }
 
 // fields splits a table line into its cells (two or more spaces apart,
 // or one before a right-aligned number).
@@ -87,28 +90,47 @@ func TestClassesSortFilterAndInstances(t *testing.T) {
 	hs.must("1 Classes (heap app)")
 	hs.keys("z")
 
-	byInst := slices.Clone(e.Classes)
-	slices.SortStableFunc(byInst, func(a, b scene.Class) int {
-		if a.Instances != b.Instances {
-			return b.Instances - a.Instances
-		}
-		return strings.Compare(a.Name, b.Name)
+	// Instances and shallow sizes are the reachable objects' (D9's
+	// reachable_instances, reachable_shallow, from the reference), the
+	// unreachable ones a column of their own.
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := hprofref.Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := d.Analyze().Result().Classes
+	byInst := slices.Clone(ref)
+	slices.SortStableFunc(byInst, func(a, b hprofref.Class) int {
+		return cmp.Or(b.ReachableInstances-a.ReachableInstances, strings.Compare(a.Name, b.Name))
 	})
 	hs.keys("i")
 	hs.key(tcell.KeyHome, 0)
-	hs.must("INSTANCES ▼")
+	hs.must("INSTANCES ▼", "UNREACHABLE")
 	first := fields(hs.line(3))
-	if first[0] != byInst[0].Name || first[1] != count(byInst[0].Instances) {
-		t.Errorf("first by instances %q, want %s %d", hs.line(3), byInst[0].Name, byInst[0].Instances)
+	if first[0] != byInst[0].Name || first[1] != count(byInst[0].ReachableInstances) {
+		t.Errorf("first by instances %q, want %s %d", hs.line(3), byInst[0].Name, byInst[0].ReachableInstances)
+	}
+	if c := byInst[0]; c.Instances > c.ReachableInstances {
+		want := count(c.Instances-c.ReachableInstances) + " · " + size(c.Shallow-c.ReachableShallow)
+		if !strings.HasSuffix(hs.line(3), want) {
+			t.Errorf("first by instances %q, want %s unreachable", hs.line(3), want)
+		}
+	} else {
+		t.Errorf("test setup: %s has no unreachable instance", c.Name)
+	}
+	for _, c := range ref {
+		if c.Retained < c.ReachableShallow {
+			t.Errorf("%s retains %d < its reachable shallow %d", c.Name, c.Retained, c.ReachableShallow)
+		}
 	}
 	hs.keys("i") // the same key again reverses
 	hs.must("INSTANCES ▲")
-	bySh := slices.Clone(e.Classes)
-	slices.SortStableFunc(bySh, func(a, b scene.Class) int {
-		if a.Shallow != b.Shallow {
-			return int(b.Shallow) - int(a.Shallow)
-		}
-		return strings.Compare(a.Name, b.Name)
+	bySh := slices.Clone(ref)
+	slices.SortStableFunc(bySh, func(a, b hprofref.Class) int {
+		return cmp.Or(cmp.Compare(b.ReachableShallow, a.ReachableShallow), strings.Compare(a.Name, b.Name))
 	})
 	hs.keys("s")
 	hs.key(tcell.KeyHome, 0)
@@ -327,7 +349,7 @@ func TestLeaksBlameTheRightHop(t *testing.T) {
 // Heap.BlameStep on paths of every shape the scene plants, and the edge cases.
 func TestBlameHopRule(t *testing.T) {
 	file, e := writeScene(t, scene.Options{API: 24})
-	h, err := analysis.Open(file, analysis.Options{})
+	h, err := heapdump.Open(file, heapdump.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,13 +359,13 @@ func TestBlameHopRule(t *testing.T) {
 		"com.example.mail.ComposeActivity":  "mCallback",
 		"com.example.mail.SettingsActivity": "target",
 	}
-	for _, l := range h.Leaks() {
-		b := h.BlameStep(l.Path)
+	for _, l := range h.Leaks().Find() {
+		b := h.Leaks().BlameStep(l.Path)
 		if w, ok := want[h.ClassName(l.Node)]; ok && l.Path[b].Field != w {
 			t.Errorf("%s: blamed %q, want %q", h.ClassName(l.Node), l.Path[b].Field, w)
 		}
 	}
-	if h.BlameStep(nil) != 0 || h.BlameStep([]analysis.PathStep{{Node: 0}}) != 0 {
+	if h.Leaks().BlameStep(nil) != 0 || h.Leaks().BlameStep([]heapdump.PathStep{{Node: 0}}) != 0 {
 		t.Error("a path of one node has no hop to blame")
 	}
 	_ = e
