@@ -3,6 +3,7 @@ package heapdump
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -81,6 +82,22 @@ type fieldName struct {
 func NewBuilder(format string, opts Options) *Builder {
 	return &Builder{format: format, opts: opts, typeOf: map[uint64]int32{}, heapIdx: map[string]uint8{},
 		classOf: map[int32]uint64{}, fieldIx: map[fieldName]int32{}, refOff: []uint32{0}}
+}
+
+// Grow makes room for about objects more objects with refs references in
+// all, so that a reader knowing its counts (a decoded heap graph) does not
+// make the builder's arrays grow by doubling.
+func (b *Builder) Grow(objects, refs int) {
+	if objects <= 0 || refs < 0 {
+		return
+	}
+	b.ids = slices.Grow(b.ids, objects)
+	b.objType = slices.Grow(b.objType, objects)
+	b.kinds = slices.Grow(b.kinds, objects)
+	b.sizes = slices.Grow(b.sizes, objects)
+	b.heapOf = slices.Grow(b.heapOf, objects)
+	b.refOff = slices.Grow(b.refOff, objects)
+	b.refs = slices.Grow(b.refs, refs)
 }
 
 func (b *Builder) fail(format string, args ...any) {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ddmtui/ddmtui/heapdump"
@@ -210,6 +211,11 @@ func Feed(g *heapgraph.Graph, opts heapdump.Options) (*heapdump.Builder, error) 
 		}
 		chain[i] = c
 	}
+	b.Grow(len(g.ID), len(g.Refs))
+	if perType && disjointRuns(g.ID) {
+		feedColumns(b, g, m, classType, chain)
+		return b, nil
+	}
 	var (
 		refs  []uint64
 		laid  []uint64
@@ -257,6 +263,92 @@ func Feed(g *heapgraph.Graph, opts heapdump.Options) (*heapdump.Builder, error) 
 		b.Root(r.ID)
 	}
 	return b, nil
+}
+
+// disjointRuns reports whether the ids, in file order, are a few runs of
+// increasing ids whose ranges do not overlap (ART writes each heap's
+// objects by address): then no id repeats.
+func disjointRuns(ids []uint64) bool {
+	type run struct{ lo, hi uint64 }
+	var runs []run
+	for i, id := range ids {
+		if i == 0 || id <= ids[i-1] {
+			if len(runs) == 64 {
+				return false
+			}
+			runs = append(runs, run{id, id})
+		}
+		runs[len(runs)-1].hi = id
+	}
+	for i := range runs {
+		for j := range i {
+			if runs[i].lo <= runs[j].hi && runs[j].lo <= runs[i].hi {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// feedColumns is Feed's loop over the graph's columns for a graph whose
+// ids do not repeat and whose instances are named by their class chains
+// (API 31+): an object's references go to the Builder as the graph holds
+// them, names only for class objects and the rare others.
+func feedColumns(b *heapdump.Builder, g *heapgraph.Graph, m *heapgraph.Model, classType uint64, chain [][]heapgraph.Edge) {
+	// The iids of each type's chain, to compare with an object's.
+	iids := make([][]uint32, len(g.Types))
+	for i := range g.Types {
+		for s := int32(i); s >= 0; s = g.Types[s].Super {
+			iids[i] = append(iids[i], g.Types[s].RefFields...)
+		}
+	}
+	var names []string
+	nameOf := func(f uint32) string {
+		s := g.FieldName(f)
+		if k := strings.IndexByte(s, ' '); k >= 0 {
+			s = s[k+1:] // "Decl.name", as the Builder takes it
+		}
+		return s
+	}
+	for i, id := range g.ID {
+		t := g.Type[i]
+		c := &m.Classes[t]
+		from, to := g.RefRange(i)
+		o := heapdump.Object{ID: id, Type: uint64(t) + 1, Kind: heapdump.KindInstance, Size: uint64(g.Size[i]),
+			Heap: g.Heap[i].Name(), Refs: g.Refs[from:to]}
+		switch {
+		case c.ClassObject:
+			o.Kind, o.Type = heapdump.KindClass, classType
+			if c.ClassOf >= 0 {
+				o.ClassOf = uint64(c.ClassOf) + 1
+			}
+			names = names[:0]
+			for _, f := range g.FieldOf[from:to] {
+				names = append(names, nameOf(f))
+			}
+			o.RefFields = names
+		case c.Kind == heapgraph.KindArray:
+			if to == from && isPrimitiveArray(c.Name) {
+				o.Kind = heapdump.KindPrimitiveArray
+			} else {
+				o.Kind = heapdump.KindObjectArray
+			}
+		case !slices.Equal(g.FieldOf[from:to], iids[t]):
+			names = names[:0]
+			for k, f := range g.FieldOf[from:to] {
+				if f == 0 {
+					names = append(names, "["+strconv.Itoa(k)+"]")
+				} else {
+					names = append(names, nameOf(f))
+				}
+			}
+			o.RefFields = names
+		}
+		b.Object(o)
+	}
+	for _, r := range m.Roots {
+		b.Root(r.ID)
+	}
 }
 
 // fragmentBases declare mFragmentManager (spec/hprof-analysis.md D12).

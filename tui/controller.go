@@ -35,6 +35,10 @@ type VMControl interface {
 	// arrives, through the same fallbacks as `ddmtui hprof` (monitor's
 	// HeapDumpTo), and returns the bytes written.
 	HeapDumpTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error)
+	// HeapGraphTo writes the VM's Java heap as a Perfetto heap graph (the
+	// device's perfetto: profileable apps too, Android 11+) to w as it is
+	// pulled, and returns the bytes written.
+	HeapGraphTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error)
 }
 
 var _ VMControl = (*monitor.Session)(nil)
@@ -75,5 +79,8 @@ func (u unavailable) AllocTracking(context.Context) (bool, error)           { re
 func (u unavailable) SetAllocTracking(context.Context, bool) error          { return u.err }
 func (u unavailable) Allocations(context.Context) (*ddm.Allocations, error) { return nil, u.err }
 func (u unavailable) HeapDumpTo(context.Context, io.Writer, func(uint64)) (int64, error) {
+	return 0, u.err
+}
+func (u unavailable) HeapGraphTo(context.Context, io.Writer, func(uint64)) (int64, error) {
 	return 0, u.err
 }
