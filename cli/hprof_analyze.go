@@ -55,6 +55,12 @@ func hprofSubcommands() []*cli.Command {
 // peak memory stays near what the analysis holds (docs/PERFORMANCE.md).
 func openHeap(c *cli.Context, file string) (*heapdump.Heap, error) {
 	debug.SetGCPercent(50)
+	if f, _ := heapfile.SniffFile(file); f == heapfile.FormatHeapGraph {
+		// A heap graph is decoded before the model is built from it: the
+		// two overlap for a moment, and a soft limit has the collector
+		// reclaim the decoder's garbage in time (docs/PERFORMANCE.md).
+		debug.SetMemoryLimit(heapGraphMemoryLimit)
+	}
 	h, err := heapfile.Open(file, heapfile.Options{PID: int32(c.Int("pid"))})
 	if err != nil {
 		err = fmt.Errorf("%s: %w", safetext.Terminal(file), err)
@@ -83,6 +89,11 @@ func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view
 	}
 	return heapdump.WriteText(c.App.Writer, h.Report(top), heapdump.TextOptions{File: label, Top: top})
 }
+
+// heapGraphMemoryLimit is the Go heap's soft limit while a heap graph is
+// analysed: about what the model and the graph hold at once at 1 M
+// objects; above it the collector runs more often, nothing fails.
+const heapGraphMemoryLimit = 80 << 20
 
 var topFlag = &cli.IntFlag{Name: "top", Usage: "list the `N` largest dominators and duplicate strings (JSON default 100, text 20)"}
 

@@ -100,6 +100,18 @@ func (b *Builder) Grow(objects, refs int) {
 	b.refs = slices.Grow(b.refs, refs)
 }
 
+// Reuse gives an empty Builder arrays to keep its ids and references in:
+// a reader's own, which it gives up (a decoded heap graph's). Objects then
+// given in the same order with the same ids and references are written
+// onto themselves, and no copy is made. The arrays' contents are
+// overwritten as objects arrive, so a reader may use Reuse only when it
+// never gives more ids or references than it has read from them.
+func (b *Builder) Reuse(ids, refs []uint64) {
+	if len(b.ids) == 0 && len(b.refs) == 0 {
+		b.ids, b.refs = ids[:0], refs[:0]
+	}
+}
+
 func (b *Builder) fail(format string, args ...any) {
 	if b.err == nil {
 		b.err = fmt.Errorf(format, args...)

@@ -149,9 +149,11 @@ func ReadHeapGraph(r io.Reader, opts Options) (*heapdump.Heap, error) {
 // chain where the graph's names are that chain's, else by the graph's own
 // names), and the roots of Graph.Model: the root records, every class
 // object and every zygote and boot-image object. Call Finish on the
-// Builder; g may be dropped before.
+// Builder. Feed consumes g: where its ids do not repeat (the usual case)
+// the Builder keeps the graph's id and reference arrays rather than
+// copying them (Builder.Reuse), and its field ids are dropped; g must
+// not be used afterwards.
 func Feed(g *heapgraph.Graph, opts heapdump.Options) (*heapdump.Builder, error) {
-	m := g.Model()
 	b := heapdump.NewBuilder(Version, opts)
 	classType := uint64(0) // the type of class objects: java.lang.Class
 	for i, t := range g.Types {
@@ -211,11 +213,12 @@ func Feed(g *heapgraph.Graph, opts heapdump.Options) (*heapdump.Builder, error) 
 		}
 		chain[i] = c
 	}
-	b.Grow(len(g.ID), len(g.Refs))
-	if perType && disjointRuns(g.ID) {
-		feedColumns(b, g, m, classType, chain)
+	if perType && noRepeats(g.ID) {
+		feedColumns(b, g, classType, chain)
 		return b, nil
 	}
+	b.Grow(len(g.ID), len(g.Refs))
+	m := g.Model()
 	var (
 		refs  []uint64
 		laid  []uint64
@@ -265,27 +268,28 @@ func Feed(g *heapgraph.Graph, opts heapdump.Options) (*heapdump.Builder, error) 
 	return b, nil
 }
 
-// disjointRuns reports whether the ids, in file order, are a few runs of
-// increasing ids whose ranges do not overlap (ART writes each heap's
-// objects by address): then no id repeats.
-func disjointRuns(ids []uint64) bool {
-	type run struct{ lo, hi uint64 }
-	var runs []run
-	for i, id := range ids {
-		if i == 0 || id <= ids[i-1] {
-			if len(runs) == 64 {
-				return false
+// noRepeats reports whether no id repeats, with a bitmap of the ids in
+// pages of 64 Ki ids (ART's ids are addresses divided by the alignment,
+// dense within a few regions: about one bit an object).
+func noRepeats(ids []uint64) bool {
+	pages := map[uint64]*[1024]uint64{}
+	var (
+		lastKey  = ^uint64(0)
+		lastPage *[1024]uint64
+	)
+	for _, id := range ids {
+		if k := id >> 16; k != lastKey {
+			if lastPage = pages[k]; lastPage == nil {
+				lastPage = new([1024]uint64)
+				pages[k] = lastPage
 			}
-			runs = append(runs, run{id, id})
+			lastKey = k
 		}
-		runs[len(runs)-1].hi = id
-	}
-	for i := range runs {
-		for j := range i {
-			if runs[i].lo <= runs[j].hi && runs[j].lo <= runs[i].hi {
-				return false
-			}
+		w, bit := (id&0xffff)>>6, uint64(1)<<(id&63)
+		if lastPage[w]&bit != 0 {
+			return false
 		}
+		lastPage[w] |= bit
 	}
 	return true
 }
@@ -294,7 +298,14 @@ func disjointRuns(ids []uint64) bool {
 // ids do not repeat and whose instances are named by their class chains
 // (API 31+): an object's references go to the Builder as the graph holds
 // them, names only for class objects and the rare others.
-func feedColumns(b *heapdump.Builder, g *heapgraph.Graph, m *heapgraph.Model, classType uint64, chain [][]heapgraph.Edge) {
+//
+// The graph's ids and references become the Builder's (Reuse): each object
+// is given where the graph holds it, so nothing is copied, and the roots
+// are given as Graph.Model finds them (root records, class objects,
+// zygote and boot-image objects) without its sets of ids: the Builder
+// takes a root twice or an id that names no object as Model does.
+func feedColumns(b *heapdump.Builder, g *heapgraph.Graph, classType uint64, chain [][]heapgraph.Edge) {
+	classes := modelClasses(g)
 	// The iids of each type's chain, to compare with an object's.
 	iids := make([][]uint32, len(g.Types))
 	for i := range g.Types {
@@ -302,7 +313,6 @@ func feedColumns(b *heapdump.Builder, g *heapgraph.Graph, m *heapgraph.Model, cl
 			iids[i] = append(iids[i], g.Types[s].RefFields...)
 		}
 	}
-	var names []string
 	nameOf := func(f uint32) string {
 		s := g.FieldName(f)
 		if k := strings.IndexByte(s, ' '); k >= 0 {
@@ -310,45 +320,80 @@ func feedColumns(b *heapdump.Builder, g *heapgraph.Graph, m *heapgraph.Model, cl
 		}
 		return s
 	}
+	// The objects that need names of their own (class objects' statics,
+	// the rare others) get them first, so the graph's field ids can go
+	// before the Builder's arrays grow.
+	own := map[int][]string{}
+	for i := range g.ID {
+		t := g.Type[i]
+		c := &classes[t]
+		from, to := g.RefRange(i)
+		if c.Kind == heapgraph.KindArray && !c.ClassObject || slices.Equal(g.FieldOf[from:to], iids[t]) && !c.ClassObject {
+			continue
+		}
+		names := make([]string, 0, to-from)
+		for k, f := range g.FieldOf[from:to] {
+			if f == 0 && !c.ClassObject {
+				names = append(names, "["+strconv.Itoa(k)+"]")
+			} else {
+				names = append(names, nameOf(f))
+			}
+		}
+		own[i] = names
+	}
+	g.FieldOf = nil // the caller gives the graph up (Feed)
+	b.Reuse(g.ID, g.Refs)
+	b.Grow(len(g.ID), 0)
+	for _, r := range g.Roots {
+		b.Root(r.ID)
+	}
 	for i, id := range g.ID {
 		t := g.Type[i]
-		c := &m.Classes[t]
+		c := &classes[t]
 		from, to := g.RefRange(i)
+		if c.ClassObject || g.Heap[i] == heapgraph.HeapZygote || g.Heap[i] == heapgraph.HeapBootImage {
+			b.Root(id)
+		}
 		o := heapdump.Object{ID: id, Type: uint64(t) + 1, Kind: heapdump.KindInstance, Size: uint64(g.Size[i]),
-			Heap: g.Heap[i].Name(), Refs: g.Refs[from:to]}
+			Heap: g.Heap[i].Name(), Refs: g.Refs[from:to], RefFields: own[i]}
 		switch {
 		case c.ClassObject:
 			o.Kind, o.Type = heapdump.KindClass, classType
 			if c.ClassOf >= 0 {
 				o.ClassOf = uint64(c.ClassOf) + 1
 			}
-			names = names[:0]
-			for _, f := range g.FieldOf[from:to] {
-				names = append(names, nameOf(f))
-			}
-			o.RefFields = names
 		case c.Kind == heapgraph.KindArray:
 			if to == from && isPrimitiveArray(c.Name) {
 				o.Kind = heapdump.KindPrimitiveArray
 			} else {
 				o.Kind = heapdump.KindObjectArray
 			}
-		case !slices.Equal(g.FieldOf[from:to], iids[t]):
-			names = names[:0]
-			for k, f := range g.FieldOf[from:to] {
-				if f == 0 {
-					names = append(names, "["+strconv.Itoa(k)+"]")
-				} else {
-					names = append(names, nameOf(f))
-				}
-			}
-			o.RefFields = names
 		}
 		b.Object(o)
 	}
-	for _, r := range m.Roots {
-		b.Root(r.ID)
+}
+
+// modelClasses is Graph.Model's class table (which type is a class
+// object's, and of which class), without its root sets.
+func modelClasses(g *heapgraph.Graph) []heapgraph.ModelClass {
+	out := make([]heapgraph.ModelClass, len(g.Types))
+	byName := make(map[string]int32, len(g.Types))
+	for i, t := range g.Types {
+		if _, ok := byName[t.Name]; !ok {
+			byName[t.Name] = int32(i)
+		}
 	}
+	for i, t := range g.Types {
+		c := heapgraph.ModelClass{Name: t.Name, Super: t.Super, Kind: t.Kind, ClassOf: -1}
+		if strings.HasPrefix(t.Name, heapgraph.ClassObjectPrefix) && strings.HasSuffix(t.Name, ">") {
+			c.ClassObject = true
+			if x, ok := byName[t.Name[len(heapgraph.ClassObjectPrefix):len(t.Name)-1]]; ok {
+				c.ClassOf = x
+			}
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // fragmentBases declare mFragmentManager (spec/hprof-analysis.md D12).
