@@ -85,12 +85,13 @@ func NewBuilder(format string, opts Options) *Builder {
 }
 
 // Grow makes room for about objects more objects with refs references in
-// all, so that a reader knowing its counts (a decoded heap graph) does not
-// make the builder's arrays grow by doubling.
-func (b *Builder) Grow(objects, refs int) {
-	if objects <= 0 || refs < 0 {
+// all, and roots more roots, so that a reader knowing its counts (a
+// decoded heap graph) does not make the builder's arrays grow by doubling.
+func (b *Builder) Grow(objects, refs, roots int) {
+	if objects < 0 || refs < 0 || roots < 0 {
 		return
 	}
+	b.roots = slices.Grow(b.roots, roots)
 	b.ids = slices.Grow(b.ids, objects)
 	b.objType = slices.Grow(b.objType, objects)
 	b.kinds = slices.Grow(b.kinds, objects)

@@ -217,8 +217,8 @@ func Feed(g *heapgraph.Graph, opts heapdump.Options) (*heapdump.Builder, error) 
 		feedColumns(b, g, classType, chain)
 		return b, nil
 	}
-	b.Grow(len(g.ID), len(g.Refs))
 	m := g.Model()
+	b.Grow(len(g.ID), len(g.Refs), len(m.Roots))
 	var (
 		refs  []uint64
 		laid  []uint64
@@ -343,7 +343,13 @@ func feedColumns(b *heapdump.Builder, g *heapgraph.Graph, classType uint64, chai
 	}
 	g.FieldOf = nil // the caller gives the graph up (Feed)
 	b.Reuse(g.ID, g.Refs)
-	b.Grow(len(g.ID), 0)
+	roots := len(g.Roots)
+	for i := range g.ID {
+		if classes[g.Type[i]].ClassObject || g.Heap[i] == heapgraph.HeapZygote || g.Heap[i] == heapgraph.HeapBootImage {
+			roots++
+		}
+	}
+	b.Grow(len(g.ID), 0, roots)
 	for _, r := range g.Roots {
 		b.Root(r.ID)
 	}
