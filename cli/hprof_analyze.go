@@ -13,6 +13,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/heapdump"
+	"github.com/ddmtui/ddmtui/heapfile"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/tui/heapview"
 )
@@ -20,6 +21,10 @@ import (
 // heapViewer shows a dump to a user at a terminal: the viewer analyses
 // file itself, in the background, and compares it with baseline when set.
 type heapViewer func(c *cli.Context, file, baseline string) error
+
+// heapPIDFlag chooses the dump of a Perfetto trace holding heap graphs of
+// several processes.
+var heapPIDFlag = &cli.IntFlag{Name: "pid", Usage: "in a Perfetto trace with heap graphs of several processes: the `PID` whose dump to read"}
 
 // openHeapViewer is where `hprof analyze` and `hprof diff` on a terminal
 // open the heap dump viewer (tui/heapview), at once: the analysis runs
@@ -33,7 +38,7 @@ func openHeapViewer(c *cli.Context, file, baseline string) error {
 			return fmt.Errorf("%s: %w", safetext.Terminal(f), errors.Unwrap(err))
 		}
 	}
-	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context})
+	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context, PID: int32(c.Int("pid"))})
 }
 
 // hprofSubcommands are `hprof analyze`, `hprof path`, `hprof diff` and
@@ -42,14 +47,28 @@ func hprofSubcommands() []*cli.Command {
 	return []*cli.Command{newHprofAnalyzeCommand(openHeapViewer, isTerminal), hprofPathCommand(), newHprofDiffCommand(openHeapViewer, isTerminal), hprofConvertCommand()}
 }
 
-// openHeap analyses a file. The arrays of an analysis hold no pointers,
+// openHeap analyses a file of either form (HPROF, or a Perfetto trace's
+// heap graph: heapfile sniffs which); --pid chooses among a trace's
+// processes, and a trace with several dumps and none chosen is a usage
+// error listing them (exit status 2). The arrays of an analysis hold no pointers,
 // so collecting garbage often costs little, and this one-shot command's
 // peak memory stays near what the analysis holds (docs/PERFORMANCE.md).
-func openHeap(file string) (*heapdump.Heap, error) {
+func openHeap(c *cli.Context, file string) (*heapdump.Heap, error) {
 	debug.SetGCPercent(50)
-	h, err := heapdump.Open(file, heapdump.Options{})
+	if f, _ := heapfile.SniffFile(file); f == heapfile.FormatHeapGraph {
+		// A heap graph is decoded before the model is built from it: the
+		// two overlap for a moment, and a soft limit has the collector
+		// reclaim the decoder's garbage in time (docs/PERFORMANCE.md).
+		debug.SetMemoryLimit(heapGraphMemoryLimit)
+	}
+	h, err := heapfile.Open(file, heapfile.Options{PID: int32(c.Int("pid"))})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", safetext.Terminal(file), err)
+		err = fmt.Errorf("%s: %w", safetext.Terminal(file), err)
+		var dumps *heapfile.DumpsError
+		if errors.As(err, &dumps) {
+			return nil, &UsageError{Command: c.Command.HelpName, Err: err}
+		}
+		return nil, err
 	}
 	return h, nil
 }
@@ -60,7 +79,7 @@ func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view
 	if !jsonOut && terminal(c.App.Writer) {
 		return view(c, file, "")
 	}
-	h, err := openHeap(file)
+	h, err := openHeap(c, file)
 	if err != nil {
 		return err
 	}
@@ -71,6 +90,11 @@ func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view
 	return heapdump.WriteText(c.App.Writer, h.Report(top), heapdump.TextOptions{File: label, Top: top})
 }
 
+// heapGraphMemoryLimit is the Go heap's soft limit while a heap graph is
+// analysed: about what the model and the graph hold at once at 1 M
+// objects; above it the collector runs more often, nothing fails.
+const heapGraphMemoryLimit = 80 << 20
+
 var topFlag = &cli.IntFlag{Name: "top", Usage: "list the `N` largest dominators and duplicate strings (JSON default 100, text 20)"}
 
 func newHprofAnalyzeCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Command {
@@ -78,11 +102,14 @@ func newHprofAnalyzeCommand(view heapViewer, terminal func(io.Writer) bool) *cli
 		Name:      "analyze",
 		Usage:     "analyse a heap dump: what holds the memory, leaked Activities and Fragments",
 		ArgsUsage: "FILE",
-		Description: "Reads an HPROF file (Android's or standard, converted or not) and reports its heaps, the\n" +
+		Description: "Reads an HPROF file (Android's or standard, converted or not) or a Perfetto trace holding a\n" +
+			"Java heap graph (--pid chooses among several processes' dumps), told apart by content, and reports its heaps, the\n" +
 			"classes by retained size, the top dominators, leaked Activities and Fragments with their\n" +
 			"paths from a GC root, duplicate strings and bitmaps (definitions: docs/ARCHITECTURE.md,\n" +
-			"heapdump). --json prints the whole analysis; a terminal opens the viewer.",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag},
+			"heapdump). A heap graph holds references only: duplicate strings, bitmaps and destroyed\n" +
+			"Activities are said unavailable, detached Fragments are found. --json prints the whole\n" +
+			"analysis; a terminal opens the viewer.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag, heapPIDFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return badValue(c, fmt.Errorf("hprof analyze takes one FILE"))
@@ -109,7 +136,7 @@ func hprofPathCommand() *cli.Command {
 		Name:      "path",
 		Usage:     "the shortest strong path from a GC root to objects of a heap dump",
 		ArgsUsage: "FILE ID...",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"paths": [{"id", "path"}]}`}},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"paths": [{"id", "path"}]}`}, heapPIDFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return badValue(c, fmt.Errorf("hprof path takes a FILE and one or more object IDs"))
@@ -122,7 +149,7 @@ func hprofPathCommand() *cli.Command {
 				}
 				ids = append(ids, id)
 			}
-			h, err := openHeap(c.Args().First())
+			h, err := openHeap(c, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -145,7 +172,7 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 		Usage:     "what grew between two heap dumps of an app, by class",
 		ArgsUsage: "OLD NEW",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"diff": [{"name", "instances_delta", "shallow_delta", "retained_delta"}]}`},
-			&cli.IntFlag{Name: "top", Value: 40, Usage: "text: list the first `N` rows"}},
+			&cli.IntFlag{Name: "top", Value: 40, Usage: "text: list the first `N` rows"}, heapPIDFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return badValue(c, fmt.Errorf("hprof diff takes two files, OLD and NEW"))
@@ -155,7 +182,7 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 			}
 			var hist [2][]heapdump.ClassRow
 			for i, file := range c.Args().Slice() {
-				h, err := openHeap(file)
+				h, err := openHeap(c, file)
 				if err != nil {
 					return err
 				}

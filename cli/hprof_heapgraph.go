@@ -57,9 +57,8 @@ func saveHeapGraph(ctx context.Context, s *monitor.Session, vm monitor.VM, out s
 	return g, err
 }
 
-// reportHeapGraph prints what a saved heap graph holds. The analysis of
-// heap graphs (`hprof analyze`, --analyze) comes with the heap model that
-// reads both forms; until then --analyze says so.
+// reportHeapGraph prints what a saved heap graph holds, and with
+// --analyze its analysis (as `hprof analyze` does on the trace).
 func reportHeapGraph(c *cli.Context, out string, g *heapgraph.Graph) error {
 	fmt.Fprintf(c.App.Writer, "wrote %s: Java heap graph (Perfetto trace) of pid %d: %d objects, %d classes, %d roots in %d packets\n",
 		safetext.Terminal(out), g.PID, g.NumObjects(), len(g.Types), len(g.Roots), g.Packets)
@@ -74,7 +73,8 @@ func reportHeapGraph(c *cli.Context, out string, g *heapgraph.Graph) error {
 		}
 	}
 	if c.Bool("analyze") {
-		return errors.New("--analyze: this build does not analyse heap graphs yet (the heap model that reads them is coming); the trace is saved")
+		fmt.Fprintln(c.App.Writer)
+		return analyzeHeap(c, out, out, c.Bool("json"), c.Int("top"), openHeapViewer, isTerminal)
 	}
 	return nil
 }

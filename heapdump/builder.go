@@ -3,6 +3,7 @@ package heapdump
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -81,6 +82,35 @@ type fieldName struct {
 func NewBuilder(format string, opts Options) *Builder {
 	return &Builder{format: format, opts: opts, typeOf: map[uint64]int32{}, heapIdx: map[string]uint8{},
 		classOf: map[int32]uint64{}, fieldIx: map[fieldName]int32{}, refOff: []uint32{0}}
+}
+
+// Grow makes room for about objects more objects with refs references in
+// all, and roots more roots, so that a reader knowing its counts (a
+// decoded heap graph) does not make the builder's arrays grow by doubling.
+func (b *Builder) Grow(objects, refs, roots int) {
+	if objects < 0 || refs < 0 || roots < 0 {
+		return
+	}
+	b.roots = slices.Grow(b.roots, roots)
+	b.ids = slices.Grow(b.ids, objects)
+	b.objType = slices.Grow(b.objType, objects)
+	b.kinds = slices.Grow(b.kinds, objects)
+	b.sizes = slices.Grow(b.sizes, objects)
+	b.heapOf = slices.Grow(b.heapOf, objects)
+	b.refOff = slices.Grow(b.refOff, objects)
+	b.refs = slices.Grow(b.refs, refs)
+}
+
+// Reuse gives an empty Builder arrays to keep its ids and references in:
+// a reader's own, which it gives up (a decoded heap graph's). Objects then
+// given in the same order with the same ids and references are written
+// onto themselves, and no copy is made. The arrays' contents are
+// overwritten as objects arrive, so a reader may use Reuse only when it
+// never gives more ids or references than it has read from them.
+func (b *Builder) Reuse(ids, refs []uint64) {
+	if len(b.ids) == 0 && len(b.refs) == 0 {
+		b.ids, b.refs = ids[:0], refs[:0]
+	}
 }
 
 func (b *Builder) fail(format string, args ...any) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/ddmtui/ddmtui/devshell"
 )
 
 // Feature names a thing the monitor shows or does for a VM.
@@ -40,7 +42,10 @@ const (
 	SourceDumpsys Source = "dumpsys" // dumpsys meminfo PID
 	SourceAm      Source = "am"      // am dumpheap / am profile
 	SourceShell   Source = "shell"   // other device shell commands (kill -3, logcat)
-	SourceNone    Source = "none"
+	// SourcePerfetto: the device's perfetto (a Java heap graph of a
+	// profileable or debuggable app, Android 11+).
+	SourcePerfetto Source = "perfetto"
+	SourceNone     Source = "none"
 )
 
 // Capability is the source chosen for one feature, and why there is none.
@@ -165,6 +170,12 @@ func decideCapabilities(in capInput) Capabilities {
 		}
 		if in.device && !in.memOff && in.memory != unanswered {
 			c[FeatHeapSummary] = Capability{Source: SourceDumpsys}
+		}
+		// Its Java heap as a heap graph (HeapGraphPreferred): perfetto
+		// dumps profileable apps from Android 11; an unknown level is
+		// taken as recent (such a process is known from track-app, 12+).
+		if in.device && (in.api == 0 || in.api >= devshell.HeapGraphAPI) {
+			c[FeatHPROF] = Capability{Source: SourcePerfetto}
 		}
 		return c
 	case "jdwp":

@@ -101,7 +101,9 @@ func TestTrackAppThroughRealADB(t *testing.T) {
 			t.Errorf("release app %s: %+v", f, c)
 		}
 	}
-	if rel.Capabilities.Source(FeatThreads) != SourceProc || rel.Capabilities.Source(FeatMemory) != SourceDumpsys {
+	// Its Java heap comes through perfetto (Android 11+), not "none".
+	if rel.Capabilities.Source(FeatThreads) != SourceProc || rel.Capabilities.Source(FeatMemory) != SourceDumpsys ||
+		rel.Capabilities.Source(FeatHPROF) != SourcePerfetto {
 		t.Errorf("release app sources: %v", rel.Capabilities)
 	}
 	if s := engine.Session(rel.Key); s == nil || s.HasJDWP() {

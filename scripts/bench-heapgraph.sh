@@ -2,8 +2,9 @@
 # Java heap graphs (perfetto/heapgraph): one plain decoding pass over a heap graph of about
 # 1 M objects (heapgraphgen -read: packets joined, types and names resolved), and in the same
 # run `ddmtui hprof analyze --json` on the same heap as HPROF (the file the heap graph was
-# converted from) and, once the heap model reads heap graphs, on the trace itself: wall time,
-# CPU time and peak RSS under /usr/bin/time -v, round after round interleaved.
+# converted from) and on the trace itself (heapfile: the heap graph fed to heapdump.Builder):
+# wall time, CPU time (user+sys) and peak RSS under /usr/bin/time -v, round after round
+# interleaved, with the load average before each round (the machine may be shared).
 # The heap is scene.Large's (go run ./perfetto/internal/heapgraphgen -objects N -hprof F).
 #
 # Usage: scripts/bench-heapgraph.sh [ROUNDS] [DIR]   (default 5 rounds, /tmp/ddmtui-bench-heapgraph)
@@ -35,10 +36,11 @@ for r in $(seq "$rounds"); do
 	g=$(run "$dir/ddmtui" hprof analyze --json "$t")
 	echo "$d" >> "$dir/decode.txt"; echo "$a" >> "$dir/hprof.txt"
 	[ "$g" = "-" ] || echo "$g" >> "$dir/graph.txt"
-	echo "  round $r: decode [$d]  analyze HPROF [$a]  analyze heap graph [$g]   (wall s, cpu s, RSS KiB)"
+	echo "  round $r (load $(cut -d' ' -f1 /proc/loadavg)): decode [$d]  analyze HPROF [$a]  analyze heap graph [$g]   (wall s, cpu s, RSS KiB)"
 done
 for k in decode hprof graph; do
 	f="$dir/$k.txt"
-	[ -s "$f" ] || { echo "  $k: not run (hprof analyze does not read heap graphs in this build)"; continue; }
+	[ -s "$f" ] || { echo "  $k: every run failed"; continue; }
 	echo "  median $k: wall $(cut -d' ' -f1 "$f" | median) s, cpu $(cut -d' ' -f2 "$f" | median) s, peak RSS $(cut -d' ' -f3 "$f" | median) KiB"
 done
+echo "  load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -40,6 +40,8 @@ func sourceLabel(s monitor.Source) string {
 		return "am"
 	case monitor.SourceShell:
 		return "device shell"
+	case monitor.SourcePerfetto:
+		return "perfetto"
 	}
 	return ""
 }

@@ -38,6 +38,10 @@ type VMControl interface {
 	// RecordSamples samples the process's CPU with simpleperf on its
 	// device and writes report-sample's stream to w (monitor's).
 	RecordSamples(ctx context.Context, o monitor.SampleOptions, w io.Writer) (int64, error)
+	// HeapGraphTo writes the VM's Java heap as a Perfetto heap graph (the
+	// device's perfetto: profileable apps too, Android 11+) to w as it is
+	// pulled, and returns the bytes written.
+	HeapGraphTo(ctx context.Context, w io.Writer, progress func(received uint64)) (int64, error)
 }
 
 var _ VMControl = (*monitor.Session)(nil)
@@ -81,5 +85,8 @@ func (u unavailable) HeapDumpTo(context.Context, io.Writer, func(uint64)) (int64
 	return 0, u.err
 }
 func (u unavailable) RecordSamples(context.Context, monitor.SampleOptions, io.Writer) (int64, error) {
+	return 0, u.err
+}
+func (u unavailable) HeapGraphTo(context.Context, io.Writer, func(uint64)) (int64, error) {
 	return 0, u.err
 }

@@ -24,6 +24,7 @@ type keyedFake interface {
 	SetAllocTracking(ctx context.Context, key string, on bool) error
 	Allocations(ctx context.Context, key string) (*ddm.Allocations, error)
 	HeapDumpTo(ctx context.Context, key string, w io.Writer, progress func(uint64)) (int64, error)
+	HeapGraphTo(ctx context.Context, key string, w io.Writer, progress func(uint64)) (int64, error)
 }
 
 // perKey is a keyedFake's VMControl for one VM.
@@ -74,6 +75,9 @@ func (p perKey) RecordSamples(ctx context.Context, o monitor.SampleOptions, w io
 
 func (p perKey) HeapDumpTo(ctx context.Context, w io.Writer, progress func(uint64)) (int64, error) {
 	return p.f.HeapDumpTo(ctx, p.key, w, progress)
+}
+func (p perKey) HeapGraphTo(ctx context.Context, w io.Writer, progress func(uint64)) (int64, error) {
+	return p.f.HeapGraphTo(ctx, p.key, w, progress)
 }
 
 // Each fake's VM method hands its own requests (with its overrides) to

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,9 @@ import (
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/heap"
 	"github.com/ddmtui/ddmtui/hprof"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/perfetto/heapgraph"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -138,6 +141,20 @@ func (f *fakeController) HeapDumpTo(_ context.Context, key string, w io.Writer, 
 	f.record("hpds " + key)
 	progress(1234)
 	b, err := hprof.Synth{Seed: 1}.Bytes()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// HeapGraphTo writes the planted scene's heap as an Android 14 heap graph
+// of the process the key ends with.
+func (f *fakeController) HeapGraphTo(_ context.Context, key string, w io.Writer, progress func(uint64)) (int64, error) {
+	f.record("heapgraph " + key)
+	progress(1234)
+	pid, _ := strconv.Atoi(key[strings.LastIndexByte(key, ':')+1:])
+	b, _, _, err := heapgraph.Scene(scene.Options{Seed: 1, API: 34}, heapgraph.WriterOptions{API: 34, PID: int32(pid)})
 	if err != nil {
 		return 0, err
 	}

@@ -141,3 +141,31 @@ func TestOverlayViewersHelpSaysQGoesBack(t *testing.T) {
 		}
 	}
 }
+
+// H on a profileable-only row (no JDWP, Android 11+) takes a Java heap
+// graph through the device's perfetto, saves it as a .pftrace and opens
+// the heap viewer on it, which says once what a heap graph lacks; a
+// second H opens the diff against the first.
+func TestHeapGraphKeyOnProfileableRow(t *testing.T) {
+	hs := start(t, 140, 40, style.Palette{}, func(s *monitor.Store) {
+		trackedVMs(s)
+		s.UpdateVM("adb:emulator-5554:4001", func(vm *monitor.VM) {
+			vm.Capabilities[monitor.FeatHPROF] = monitor.Capability{Source: monitor.SourcePerfetto}
+		})
+	})
+	hs.waitText("arm64")
+	hs.key(tcell.KeyRune, 'j') // select the release app
+	hs.waitText("release-main")
+	hs.key(tcell.KeyRune, 'H')
+	hs.waitFor("the heap graph", func(string) bool { return hs.ctrl.called("heapgraph adb:emulator-5554:4001") })
+	hs.waitText(".pftrace — perfetto heap graph · ")
+	hs.waitText("references only: no strings' text")
+	hs.waitText("com.example.mail")
+	if hs.ctrl.called("hpds adb:emulator-5554:4001") {
+		t.Error("HPROF asked of a profileable-only app")
+	}
+	hs.key(tcell.KeyRune, 'q')
+	hs.waitText("release-main")
+	hs.key(tcell.KeyRune, 'H')
+	hs.waitText(".pftrace vs com.example.release-")
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
+	"github.com/ddmtui/ddmtui/perfetto/heapgraph"
 	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/threaddump"
 	"github.com/ddmtui/ddmtui/trace"
@@ -207,6 +208,12 @@ const heapDumpTimeout = 5 * time.Minute
 // timeout end it, leaving nothing behind.
 func (p *vmPane) heapDump() {
 	e := p.env
+	// A profileable app that is not debuggable (no JDWP) on Android 11+:
+	// its heap comes as a Perfetto heap graph, through the same save path.
+	if vm, ok := e.m.selected(); ok && monitor.HeapGraphPreferred(vm) {
+		p.heapGraph(vm)
+		return
+	}
 	vm, ok := e.selectedDDM("a heap dump")
 	if !ok || e.unable(vm, monitor.FeatHPROF, "heap dump") {
 		return
@@ -226,33 +233,88 @@ func (p *vmPane) heapDump() {
 		var sum *hprof.Summary
 		opts := savefile.HPROF(true, 0, &sum)
 		opts.Timeout = heapDumpTimeout
-		opts.Progress = func(n uint64) {
-			msg := fmt.Sprintf("heap dump of %s: %s received…", app, savefile.Size(n))
-			if n == 0 {
-				msg = fmt.Sprintf("heap dump of %s: waiting for the VM…", app)
-			}
-			e.work.post(func() { e.status.show(msg) })
-		}
+		opts.Progress = p.heapProgress(app)
 		res, err := savefile.Save(ctx, path, opts, func(ctx context.Context, w *savefile.Writer) error {
 			_, err := ctrl.VM(vm.Key).HeapDumpTo(ctx, w, w.Progress)
 			return err
 		})
-		if e.work.bg().Err() != nil {
-			return // quitting
-		}
-		e.work.post(func() {
-			switch {
-			case errors.Is(err, context.Canceled):
-				e.flash(fmt.Sprintf("heap dump of %s cancelled; nothing saved", app))
-			case err != nil:
-				e.flash("heap dump of " + app + ": " + err.Error())
-			default:
-				e.flash(heapSavedLine(path, res.Size, sum))
-				e.views.heapSaved(app, path)
-			}
+		p.heapDone(app, path, err, func() string { return heapSavedLine(path, res.Size, sum) })
+	})
+	e.work.markSaving(name, "the heap dump of "+app)
+}
+
+// heapGraph takes vm's Java heap as a Perfetto heap graph (monitor's
+// HeapGraphTo: the device's perfetto), saves it as a .pftrace and opens
+// it in the heap viewer; a second one opens the diff with the first.
+func (p *vmPane) heapGraph(vm monitor.VM) {
+	e := p.env
+	if e.cfg.Controller == nil {
+		return
+	}
+	if e.m.isGone(vm.Key) {
+		e.flash("a heap dump: the VM's session ended; waiting for it to return")
+		return
+	}
+	if e.unable(vm, monitor.FeatHPROF, "heap dump") {
+		return
+	}
+	ctrl, app, name := e.cfg.Controller, appLabel(vm), "heap-dump:"+vm.Key
+	if e.work.busy(name) {
+		e.flash(fmt.Sprintf("busy: a heap dump of %s is under way", app))
+		return
+	}
+	path := savePath(e.cfg.TraceDir, app, e.now(), ".pftrace")
+	if err := savefile.Check(path); err != nil {
+		e.flash("heap dump: " + err.Error())
+		return
+	}
+	e.flash(fmt.Sprintf("taking a Java heap graph of %s with perfetto… (%s: cancel)", app, e.keyHint("cancel-save")))
+	e.work.job(name, jobBusy, heapDumpTimeout+time.Minute, func(ctx context.Context) {
+		var g *heapgraph.Graph
+		opts := savefile.HeapGraph(int32(vm.PID), &g)
+		opts.Timeout = heapDumpTimeout
+		opts.Progress = p.heapProgress(app)
+		res, err := savefile.Save(ctx, path, opts, func(ctx context.Context, w *savefile.Writer) error {
+			_, err := ctrl.VM(vm.Key).HeapGraphTo(ctx, w, w.Progress)
+			return err
+		})
+		p.heapDone(app, path, err, func() string {
+			return fmt.Sprintf("heap graph saved to %s (%s, Perfetto trace: references only, no values)", path, savefile.Size(uint64(res.Size)))
 		})
 	})
 	e.work.markSaving(name, "the heap dump of "+app)
+}
+
+// heapProgress reports a heap dump's bytes on the status line.
+func (p *vmPane) heapProgress(app string) func(uint64) {
+	e := p.env
+	return func(n uint64) {
+		msg := fmt.Sprintf("heap dump of %s: %s received…", app, savefile.Size(n))
+		if n == 0 {
+			msg = fmt.Sprintf("heap dump of %s: waiting for the VM…", app)
+		}
+		e.work.post(func() { e.status.show(msg) })
+	}
+}
+
+// heapDone ends a heap dump: cancelled, failed, or saved and opened in the
+// viewer (against the previous dump of the app, when there is one).
+func (p *vmPane) heapDone(app, path string, err error, saved func() string) {
+	e := p.env
+	if e.work.bg().Err() != nil {
+		return // quitting
+	}
+	e.work.post(func() {
+		switch {
+		case errors.Is(err, context.Canceled):
+			e.flash(fmt.Sprintf("heap dump of %s cancelled; nothing saved", app))
+		case err != nil:
+			e.flash("heap dump of " + app + ": " + err.Error())
+		default:
+			e.flash(saved())
+			e.views.heapSaved(app, path)
+		}
+	})
 }
 
 // heapSavedLine is the status line for a saved dump: an Android one says

@@ -219,7 +219,7 @@ func Large(w io.Writer, o LargeOptions) error {
 		}
 		for i := start; i < k; i++ {
 			switch {
-			case i < zygoteEnd:
+			case heap < 2: // every image and zygote object (a group may run past zygoteEnd)
 				b.Root(hprof.SubRootVMInternal, id(i))
 			case r.IntN(4) == 0:
 				b.Root(hprof.SubRootJNIGlobal, id(i))

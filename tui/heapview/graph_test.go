@@ -38,7 +38,7 @@ func TestHeapWithoutValues(t *testing.T) {
 	hs.v.SetModel(NewModel(h, "graph", nil))
 	hs.r.run()
 	hs.draw()
-	hs.must("1 Classes (heap app)", "com.example.Cache")
+	hs.must("1 Classes (heap app)", "com.example.Cache", unavailableNote)
 	hs.keys("4")
 	hs.must("not in this dump: the dump holds references only")
 	hs.keys("5")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ddmtui/ddmtui/heapdump"
+	"github.com/ddmtui/ddmtui/heapfile"
 )
 
 // allHeaps is the heap selection that counts every heap.
@@ -61,19 +62,26 @@ type Progress func(phase string, fraction float64)
 // earlier dump for the diff) and computes what the first screen shows
 // (NewModel). Call Close on the model when done.
 func Load(file, baseline string, progress Progress) (*Model, error) {
+	return LoadPID(file, baseline, 0, progress)
+}
+
+// LoadPID is Load for a file of either form (heapfile.Open: HPROF or a
+// Perfetto trace's heap graph); pid chooses the dump of a trace with
+// several processes' heap graphs.
+func LoadPID(file, baseline string, pid int32, progress Progress) (*Model, error) {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
 	var base []heapdump.ClassRow
 	if baseline != "" {
-		old, err := heapdump.Open(baseline, heapdump.Options{Progress: func(p string, f float64) { progress("baseline "+p, f) }})
+		old, err := heapfile.Open(baseline, heapfile.Options{PID: pid, Progress: func(p string, f float64) { progress("baseline "+p, f) }})
 		if err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", baseline, err)
 		}
 		base = old.Histogram()
 		old.Close() // one dump mapped at a time
 	}
-	h, err := heapdump.Open(file, heapdump.Options{Progress: func(p string, f float64) { progress(p, f) }})
+	h, err := heapfile.Open(file, heapfile.Options{PID: pid, Progress: func(p string, f float64) { progress(p, f) }})
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,9 @@ type RunOptions struct {
 	Context context.Context
 	// SaveDir is where bitmaps are saved ("": beside the dump).
 	SaveDir string
+	// PID chooses the dump in a trace with heap graphs of several
+	// processes.
+	PID int32
 }
 
 // Run shows the heap dump file full screen at once and analyses it in the
@@ -37,7 +40,7 @@ func Run(file string, opt RunOptions) error {
 func newRun(file string, opt RunOptions) (*viewer.Shell, *View) {
 	sh, v := viewer.NewRun(viewer.RunOptions{Title: file, Screen: opt.Screen, Palette: opt.Palette, Context: opt.Context},
 		func(h viewer.Host) *View {
-			return New(Options{File: file, Baseline: opt.Baseline, Palette: h.Palette, Quit: h.Quit, Runner: h.Runner, SaveDir: opt.SaveDir})
+			return New(Options{File: file, Baseline: opt.Baseline, Palette: h.Palette, Quit: h.Quit, Runner: h.Runner, SaveDir: opt.SaveDir, PID: opt.PID})
 		})
 	v.Load()
 	return sh, v

@@ -51,6 +51,9 @@ type Options struct {
 	Runner viewer.Runner
 	// SaveDir is where bitmaps are saved ("": beside the dump).
 	SaveDir string
+	// PID chooses the dump in a Perfetto trace with heap graphs of
+	// several processes (heapfile.Options.PID).
+	PID int32
 }
 
 // Tab indices once the dump is loaded.
@@ -119,7 +122,7 @@ func New(opt Options) *View {
 func (v *View) Load() bool {
 	file, base := v.opt.File, v.opt.Baseline
 	return v.Work("analysing", func(ctx context.Context, progress func(string)) func() {
-		m, err := Load(file, base, func(phase string, f float64) {
+		m, err := LoadPID(file, base, v.opt.PID, func(phase string, f float64) {
 			progress(fmt.Sprintf("%s %d%%", phase, int(f*100)))
 		})
 		if err == nil {
@@ -206,6 +209,10 @@ func (v *View) extrasShown() {
 	}
 	v.updateHeader()
 }
+
+// unavailableNote is the footer's line on a dump without values (a heap
+// graph).
+const unavailableNote = "references only: no strings' text, bitmap pixels or Activities' mDestroyed"
 
 // Fail shows why the dump could not be analysed.
 func (v *View) Fail(err error) {
@@ -330,6 +337,8 @@ func (v *View) SetModel(m *Model) {
 	v.updateHeader()
 	if trunc, at := m.Heap.Truncated(); trunc {
 		v.SetMessage(fmt.Sprintf("the file is cut short: analysed up to byte %d", at))
+	} else if m.Heap.Unavailable() != "" {
+		v.SetMessage(unavailableNote) // said once; the tabs it empties say why
 	}
 	if m.extras {
 		v.extrasShown()
