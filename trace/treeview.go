@@ -72,10 +72,26 @@ func NewBottomUpView(trees []*CallTree, c Clock) *TreeView {
 // true (its callers and its callees); bottom up, the methods for which it
 // is true, with all their callers.
 func NewFilteredView(trees []*CallTree, bottomUp bool, c Clock, match func(method int32) bool) *TreeView {
-	return newTreeView(trees, bottomUp, c, match)
+	return newTreeView(trees, bottomUp, c, func(t *CallTree) []bool { return keepPaths(t, match, bottomUp) })
 }
 
-func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bool) *TreeView {
+// NewExcludingView is NewFilteredView's inverse (a filter's leading "!"):
+// top down, the nodes with no match on their path (a matching method's
+// node goes, and its callees with it; its time stays in its callers'
+// inclusive time); bottom up, the methods for which match is false.
+func NewExcludingView(trees []*CallTree, bottomUp bool, c Clock, match func(method int32) bool) *TreeView {
+	unmatched := func(m int32) bool { return !match(m) }
+	return newTreeView(trees, bottomUp, c, func(t *CallTree) []bool {
+		if bottomUp {
+			return keepPaths(t, unmatched, true)
+		}
+		return keepWholePaths(t, unmatched)
+	})
+}
+
+// newTreeView makes a view of trees; keep, when set, marks each tree's
+// nodes the view keeps.
+func newTreeView(trees []*CallTree, bottomUp bool, c Clock, keep func(*CallTree) []bool) *TreeView {
 	v := &TreeView{bottomUp: bottomUp, clock: c}
 	for _, t := range trees {
 		if t != nil && t.Len() > 0 {
@@ -92,10 +108,10 @@ func newTreeView(trees []*CallTree, bottomUp bool, c Clock, match func(int32) bo
 			root.members = append(root.members, member{int32(k), 0, 0})
 		}
 	}
-	if match != nil {
+	if keep != nil {
 		v.keep = make([][]bool, len(v.src))
 		for k, t := range v.src {
-			v.keep[k] = keepPaths(t, match, bottomUp)
+			v.keep[k] = keep(t)
 		}
 	}
 	v.Nodes = []ViewNode{root}
@@ -126,6 +142,17 @@ func keepPaths(t *CallTree, match func(int32) bool, bottomUp bool) []bool {
 		keep[n] = above[n] || below[n]
 	}
 	keep[0] = true
+	return keep
+}
+
+// keepWholePaths marks the top-down nodes whose whole path matches: a
+// node that does not is left out with its subtree.
+func keepWholePaths(t *CallTree, match func(int32) bool) []bool {
+	keep := make([]bool, t.Len())
+	keep[0] = true
+	for n := int32(1); int(n) < t.Len(); n++ {
+		keep[n] = keep[t.Parent(n)] && match(t.Method(n))
+	}
 	return keep
 }
 

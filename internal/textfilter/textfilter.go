@@ -22,6 +22,10 @@ func Parse(s string) Filter {
 // All reports whether the filter keeps every row (it is empty).
 func (f Filter) All() bool { return f.needle == "" }
 
+// Inverted reports whether the filter keeps what does not match (a
+// leading "!").
+func (f Filter) Inverted() bool { return f.invert }
+
 // Needle is the text searched for, in lower case.
 func (f Filter) Needle() string { return f.needle }
 

@@ -18,6 +18,7 @@
 package calltreeview
 
 import (
+	"github.com/ddmtui/ddmtui/internal/textfilter"
 	"strconv"
 	"strings"
 
@@ -153,20 +154,26 @@ func (m *Model) BottomUp() *trace.TreeView {
 }
 
 // Filtered returns the tree (bottom up or top down) keeping only the
-// paths through a method whose name contains filter (case-insensitive).
+// paths through a method whose name contains filter (case-insensitive);
+// with a leading ! (textfilter's rule), the paths through none (bottom
+// up: the methods whose name does not contain it).
 func (m *Model) Filtered(bottomUp bool, filter string) *trace.TreeView {
-	if filter == "" {
+	f := textfilter.Parse(filter)
+	if f.All() {
 		if bottomUp {
 			return m.BottomUp()
 		}
 		return m.TopDown()
 	}
 	if m.filtered == nil || m.filter != filter || m.filteredBU != bottomUp {
-		f := strings.ToLower(filter)
 		m.filter, m.filteredBU = filter, bottomUp
-		m.filtered = trace.NewFilteredView(m.trees(), bottomUp, m.treeClock(), func(i int32) bool {
-			return strings.Contains(m.lower[i], f)
-		})
+		needle := f.Needle()
+		match := func(i int32) bool { return strings.Contains(m.lower[i], needle) }
+		if f.Inverted() {
+			m.filtered = trace.NewExcludingView(m.trees(), bottomUp, m.treeClock(), match)
+		} else {
+			m.filtered = trace.NewFilteredView(m.trees(), bottomUp, m.treeClock(), match)
+		}
 	}
 	return m.filtered
 }

@@ -150,6 +150,16 @@ func TestTopDownAndBottomUp(t *testing.T) {
 		t.Fatalf("filtered:\n%s", text)
 	}
 	hs.key(tcell.KeyEscape)
+	// A leading ! leaves out the paths through hash: compute stays, hash
+	// goes (issue 38 #21: one filter rule everywhere).
+	hs.runes("/!hash")
+	hs.key(tcell.KeyEnter)
+	ls = hs.lines()
+	text = strings.Join(ls[:len(ls)-1], "\n")
+	if strings.Contains(text, "app.Util.hash") || !strings.Contains(text, "app.Worker.compute") || !strings.Contains(text, "app.Main.run") {
+		t.Fatalf("filtered with !hash:\n%s", text)
+	}
+	hs.key(tcell.KeyEscape)
 	// Bottom up: hash has 6 calls, 30 µs, exclusive 30.
 	hs.runes("2")
 	if r := strings.Fields(hs.row("app.Util.hash")); len(r) < 7 || r[0] != "▸" || r[2] != "0.030" || r[4] != "0.030" || r[6] != "6" {

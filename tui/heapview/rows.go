@@ -2,8 +2,8 @@ package heapview
 
 import (
 	"fmt"
+	"github.com/ddmtui/ddmtui/internal/textfilter"
 	"strconv"
-	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -82,18 +82,9 @@ func percent(part, whole uint64) string {
 
 func cell(s string) *tview.TableCell { return tview.NewTableCell(style.Escape(s)) }
 
-// contains is the filters' match: case-insensitive substring.
-func contains(s, filter string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(filter))
-}
-
-// passes applies a filter with its leading ! (exclude).
-func passes(s, filter string) bool {
-	if strings.HasPrefix(filter, "!") {
-		return filter == "!" || !contains(s, filter[1:])
-	}
-	return contains(s, filter)
-}
+// passes applies a filter: textfilter's rule (a case-insensitive
+// substring, a leading ! excludes), as every filter of ddmtui.
+func passes(s, filter string) bool { return textfilter.Match(filter, s) }
 
 // nodeItem is one object of a list: the node, what holds it (a field in
 // a path, the field a referrer holds it by), and a mark (the blamed hop).

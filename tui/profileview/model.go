@@ -12,6 +12,7 @@ package profileview
 
 import (
 	"cmp"
+	"github.com/ddmtui/ddmtui/internal/textfilter"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,11 +44,11 @@ func (k SortKey) String() string {
 }
 
 // methodRows lists the methods of g to show: every method with activity
-// except the top level, whose name (class.method signature) contains filter
-// (case-insensitive), ordered by key on clock c (descending for times and
+// except the top level whose name (class.method signature) passes filter
+// (textfilter: a case-insensitive substring, a leading ! inverts), ordered by key on clock c (descending for times and
 // calls, ascending for names; reversed when reverse is set), ties by name.
 func methodRows(p *trace.Profile, g *trace.Graph, filter string, key SortKey, c trace.Clock, reverse bool) []int32 {
-	filter = strings.ToLower(filter)
+	f := textfilter.Parse(filter)
 	rows := make([]int32, 0, len(g.Methods))
 	stats := make(map[int32]*trace.MethodStats, len(g.Methods))
 	for i := range g.Methods {
@@ -55,7 +56,7 @@ func methodRows(p *trace.Profile, g *trace.Graph, filter string, key SortKey, c 
 		if ms.Index == trace.TopLevel {
 			continue
 		}
-		if filter != "" && !strings.Contains(strings.ToLower(searchText(p, ms.Index)), filter) {
+		if !f.All() && !f.MatchLower(strings.ToLower(searchText(p, ms.Index))) {
 			continue
 		}
 		rows = append(rows, ms.Index)

@@ -62,7 +62,7 @@ func New(opt Options) *View {
 	v := &View{opt: opt, thread: -1}
 	v.Frame = viewer.NewFrame(viewer.FrameOptions{
 		Palette: opt.Palette, HelpTitle: "Method profile keys", Item: "row", Quit: opt.Quit,
-		FilterHelp: "filter methods by substring",
+		FilterHelp: "filter methods by substring (a leading ! keeps the others)",
 		Copy:       v.CopyText, CopyHelp: "copy the method's signature to the clipboard (OSC 52)",
 	})
 	v.mrows = &methodList{v: v}

@@ -218,6 +218,12 @@ func TestFilterHidesRows(t *testing.T) {
 	hs.lacks("app.Main.run")
 	hs.key(tcell.KeyEscape) // clears the filter
 	hs.contains("app.Main.run", "app.Util.hash")
+	// A leading ! keeps the methods that do not match (issue 38 #21).
+	hs.runes("/!hash")
+	hs.key(tcell.KeyEnter)
+	hs.contains("app.Main.run", "app.Worker.compute")
+	hs.lacks("app.Util.hash")
+	hs.key(tcell.KeyEscape)
 	// Escape in the prompt restores the earlier filter.
 	hs.runes("/zzz")
 	hs.lacks("app.Main.run")
