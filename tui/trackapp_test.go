@@ -108,14 +108,16 @@ func TestArchOnDeviceRow(t *testing.T) {
 	}
 }
 
-// p, H and V on the profileable release app say why they cannot run: it
-// has no JDWP at all, not "a plain JDWP VM" (issue 38 #10).
+// V on the profileable release app says why it cannot run: it has no
+// JDWP at all, not "a plain JDWP VM" (issue 38 #10). p samples it with
+// simpleperf (TestProfileKeySamples) and H takes a heap graph
+// (TestHeapGraphKeyOnProfileableRow).
 func TestProfileableProcessActionsSayNoJDWP(t *testing.T) {
 	hs := start(t, 160, 40, style.Palette{}, trackedVMs)
 	hs.waitText(" 4001 ")
 	hs.key(tcell.KeyRune, 'j') // select the release app
 	hs.waitText("release-main")
-	for _, k := range []rune{'p', 'H', 'V'} {
+	for _, k := range []rune{'V'} {
 		hs.key(tcell.KeyRune, k)
 		hs.waitText("a profileable app without JDWP has no DDM")
 		for _, line := range hs.text() {
