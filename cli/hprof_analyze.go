@@ -14,6 +14,8 @@ import (
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/mapping"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/tui/heapview"
 )
 
@@ -33,7 +35,11 @@ func openHeapViewer(c *cli.Context, file, baseline string) error {
 			return fmt.Errorf("%s: %w", safetext.Terminal(f), errors.Unwrap(err))
 		}
 	}
-	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context})
+	m, err := loadMapping(c, "hprof "+c.Command.Name)
+	if err != nil {
+		return err
+	}
+	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context, Mapping: m})
 }
 
 // hprofSubcommands are `hprof analyze`, `hprof path`, `hprof diff` and
@@ -54,21 +60,43 @@ func openHeap(file string) (*heapdump.Heap, error) {
 	return h, nil
 }
 
+// openMappedHeap is openHeap, then --mapping's names put into the heap
+// (apply.Heap; m from loadMapping, nil without the flag): its coverage
+// comes back for the report (nil without a mapping).
+func openMappedHeap(c *cli.Context, m *mapping.Mapping, file string) (*heapdump.Heap, *heapdump.MappingJSON, error) {
+	cmd := "hprof " + c.Command.Name
+	h, err := openHeap(file)
+	if err != nil || m == nil {
+		return h, nil, err
+	}
+	cov := m.Coverage(apply.Heap(m, h))
+	if cov.Suspicious() {
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", cmd, cov)
+	}
+	return h, &heapdump.MappingJSON{Known: cov.Known, Total: cov.Seen, Skipped: cov.Skipped, Summary: cov.String()}, nil
+}
+
 // analyzeHeap writes the analysis of file: JSON, the viewer on a
 // terminal, else the text report, headed by label.
 func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view heapViewer, terminal func(io.Writer) bool) error {
 	if !jsonOut && terminal(c.App.Writer) {
 		return view(c, file, "")
 	}
-	h, err := openHeap(file)
+	m, err := loadMapping(c, "hprof "+c.Command.Name)
+	if err != nil {
+		return err
+	}
+	h, cov, err := openMappedHeap(c, m, file)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
+	r := h.Report(top)
+	r.Mapping = cov
 	if jsonOut {
-		return headless.WriteJSON(c.App.Writer, h.Report(top))
+		return headless.WriteJSON(c.App.Writer, r)
 	}
-	return heapdump.WriteText(c.App.Writer, h.Report(top), heapdump.TextOptions{File: label, Top: top})
+	return heapdump.WriteText(c.App.Writer, r, heapdump.TextOptions{File: label, Top: top})
 }
 
 var topFlag = &cli.IntFlag{Name: "top", Usage: "list the `N` largest dominators and duplicate strings (JSON default 100, text 20)"}
@@ -82,7 +110,7 @@ func newHprofAnalyzeCommand(view heapViewer, terminal func(io.Writer) bool) *cli
 			"classes by retained size, the top dominators, leaked Activities and Fragments with their\n" +
 			"paths from a GC root, duplicate strings and bitmaps (definitions: docs/ARCHITECTURE.md,\n" +
 			"heapdump). --json prints the whole analysis; a terminal opens the viewer.",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag},
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag, mappingFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return fmt.Errorf("hprof analyze takes one FILE")
@@ -109,7 +137,7 @@ func hprofPathCommand() *cli.Command {
 		Name:      "path",
 		Usage:     "the shortest strong path from a GC root to objects of a heap dump",
 		ArgsUsage: "FILE ID...",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"paths": [{"id", "path"}]}`}},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"paths": [{"id", "path"}]}`}, mappingFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return fmt.Errorf("hprof path takes a FILE and one or more object IDs")
@@ -122,7 +150,11 @@ func hprofPathCommand() *cli.Command {
 				}
 				ids = append(ids, id)
 			}
-			h, err := openHeap(c.Args().First())
+			m, err := loadMapping(c, "hprof path")
+			if err != nil {
+				return err
+			}
+			h, _, err := openMappedHeap(c, m, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -145,7 +177,7 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 		Usage:     "what grew between two heap dumps of an app, by class",
 		ArgsUsage: "OLD NEW",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"diff": [{"name", "instances_delta", "shallow_delta", "retained_delta"}]}`},
-			&cli.IntFlag{Name: "top", Value: 40, Usage: "text: list the first `N` rows"}},
+			&cli.IntFlag{Name: "top", Value: 40, Usage: "text: list the first `N` rows"}, mappingFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return fmt.Errorf("hprof diff takes two files, OLD and NEW")
@@ -153,9 +185,13 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 			if !c.Bool("json") && terminal(c.App.Writer) {
 				return view(c, c.Args().Get(1), c.Args().Get(0))
 			}
+			m, err := loadMapping(c, "hprof diff")
+			if err != nil {
+				return err
+			}
 			var hist [2][]heapdump.ClassRow
 			for i, file := range c.Args().Slice() {
-				h, err := openHeap(file)
+				h, _, err := openMappedHeap(c, m, file)
 				if err != nil {
 					return err
 				}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ddmtui/ddmtui/heapdump"
+	"github.com/ddmtui/ddmtui/mapping"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 )
 
 // allHeaps is the heap selection that counts every heap.
@@ -33,6 +35,7 @@ type Model struct {
 	Heap     *heapdump.Heap
 	File     string
 	Baseline string // the earlier dump the diff compares with ("" none)
+	Mapping  string // the mapping's coverage of the dump's classes ("" none)
 
 	hists     []histogram    // [0] all heaps, then each heap in file order
 	instances map[string]int // class name -> its nodes over every heap
@@ -59,8 +62,9 @@ type Progress func(phase string, fraction float64)
 
 // Load analyses file (and, when baseline is set, the histogram of that
 // earlier dump for the diff) and computes what the first screen shows
-// (NewModel). Call Close on the model when done.
-func Load(file, baseline string, progress Progress) (*Model, error) {
+// (NewModel). A mapping, when set, renames both dumps' classes and fields
+// first. Call Close on the model when done.
+func Load(file, baseline string, mp *mapping.Mapping, progress Progress) (*Model, error) {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
@@ -70,6 +74,7 @@ func Load(file, baseline string, progress Progress) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", baseline, err)
 		}
+		apply.Heap(mp, old)
 		base = old.Histogram()
 		old.Close() // one dump mapped at a time
 	}
@@ -77,7 +82,11 @@ func Load(file, baseline string, progress Progress) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	before := apply.Heap(mp, h)
 	m := NewModel(h, file, progress)
+	if mp != nil {
+		m.Mapping = mp.Coverage(before).String()
+	}
 	if baseline != "" {
 		m.SetBaseline(baseline, base)
 	}

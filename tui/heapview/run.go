@@ -5,6 +5,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/mapping"
+
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
@@ -22,6 +24,8 @@ type RunOptions struct {
 	Context context.Context
 	// SaveDir is where bitmaps are saved ("": beside the dump).
 	SaveDir string
+	// Mapping renames a release build's classes and fields (Options).
+	Mapping *mapping.Mapping
 }
 
 // Run shows the heap dump file full screen at once and analyses it in the
@@ -37,7 +41,7 @@ func Run(file string, opt RunOptions) error {
 func newRun(file string, opt RunOptions) (*viewer.Shell, *View) {
 	sh, v := viewer.NewRun(viewer.RunOptions{Title: file, Screen: opt.Screen, Palette: opt.Palette, Context: opt.Context},
 		func(h viewer.Host) *View {
-			return New(Options{File: file, Baseline: opt.Baseline, Palette: h.Palette, Quit: h.Quit, Runner: h.Runner, SaveDir: opt.SaveDir})
+			return New(Options{File: file, Baseline: opt.Baseline, Palette: h.Palette, Quit: h.Quit, Runner: h.Runner, SaveDir: opt.SaveDir, Mapping: opt.Mapping})
 		})
 	v.Load()
 	return sh, v

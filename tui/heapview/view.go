@@ -32,6 +32,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/ddmtui/ddmtui/heapdump"
+	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -51,6 +52,9 @@ type Options struct {
 	Runner viewer.Runner
 	// SaveDir is where bitmaps are saved ("": beside the dump).
 	SaveDir string
+	// Mapping is the app's mapping file (a release build): the viewer
+	// shows the source's class and field names, its header the coverage.
+	Mapping *mapping.Mapping
 }
 
 // Tab indices once the dump is loaded.
@@ -117,7 +121,7 @@ func New(opt Options) *View {
 func (v *View) Load() bool {
 	file, base := v.opt.File, v.opt.Baseline
 	return v.Work("analysing", func(ctx context.Context, progress func(string)) func() {
-		m, err := Load(file, base, func(phase string, f float64) {
+		m, err := Load(file, base, v.opt.Mapping, func(phase string, f float64) {
 			progress(fmt.Sprintf("%s %d%%", phase, int(f*100)))
 		})
 		if err == nil {
@@ -382,6 +386,9 @@ func (v *View) updateHeader() {
 	}
 	if len(m.leaks) > 0 {
 		s += fmt.Sprintf(" · %d leaked", len(m.leaks))
+	}
+	if m.Mapping != "" {
+		s += " · " + m.Mapping
 	}
 	v.SetHeader(style.Escape(s))
 }
