@@ -379,16 +379,16 @@ func (v *View) updateHeader() {
 	if m.Baseline != "" {
 		s += " vs " + filepath.Base(m.Baseline)
 	}
-	s += fmt.Sprintf(" — %s · %s objects, %s reachable", strings.TrimPrefix(h.Version(), "JAVA PROFILE "),
-		count(h.NumNodes()), count(h.ReachableCount()))
+	s += " — " + strings.TrimPrefix(h.Version(), "JAVA PROFILE ")
+	if m.Mapping != "" { // early: a "wrong build?" must not be cut off
+		s += " · " + m.Mapping
+	}
+	s += fmt.Sprintf(" · %s objects, %s reachable", count(h.NumNodes()), count(h.ReachableCount()))
 	if hg := v.classRows.hist; hg != nil {
 		s += fmt.Sprintf(" · %s: %s in %s", heapTitle(hg.heap), size(hg.bytes), count(hg.count))
 	}
 	if len(m.leaks) > 0 {
 		s += fmt.Sprintf(" · %d leaked", len(m.leaks))
-	}
-	if m.Mapping != "" {
-		s += " · " + m.Mapping
 	}
 	v.SetHeader(style.Escape(s))
 }
