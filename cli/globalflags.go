@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/urfave/cli/v2"
 )
@@ -37,10 +38,10 @@ func inheritGlobalFlags(c *cli.Context) error {
 	if parent.Command == nil || parent.Command.Name != c.App.Name || c.Command.Name == c.App.Name {
 		return nil // the application itself, or a command's subcommand
 	}
-	defined := map[string]bool{}
+	defined := map[string]cli.Flag{}
 	for _, fl := range c.Command.Flags {
 		for _, n := range fl.Names() {
-			defined[n] = true
+			defined[n] = fl
 		}
 	}
 	for _, fl := range c.App.Flags {
@@ -48,10 +49,17 @@ func inheritGlobalFlags(c *cli.Context) error {
 		if !parent.IsSet(name) {
 			continue
 		}
-		if !defined[name] && !appWide[name] {
+		own := defined[name]
+		if own == nil && !appWide[name] {
 			return onUsageError(c, fmt.Errorf("flag --%s given before %q, which does not take it", name, c.Command.Name), true)
 		}
-		if !defined[name] || c.IsSet(name) {
+		if own != nil && reflect.TypeOf(own) != reflect.TypeOf(fl) {
+			// One name, two meanings (the dashboard's --mapping PKG=FILE,
+			// a command's --mapping FILE): the value is not the command's.
+			return onUsageError(c, fmt.Errorf("flag --%s given before %q is the dashboard's, not %q's: give %q's own after its name",
+				name, c.Command.Name, c.Command.Name, c.Command.Name), true)
+		}
+		if own == nil || c.IsSet(name) {
 			continue // the command's own position wins
 		}
 		if err := copyFlag(parent, c, fl, name); err != nil {

@@ -86,3 +86,20 @@ func TestLogIsAGlobalFlag(t *testing.T) {
 		}
 	}
 }
+
+// The dashboard's --mapping PKG=FILE before a command whose own --mapping
+// takes a FILE is not handed to it as a file name: the error says whose
+// flag it is.
+func TestDashboardMappingBeforeCommand(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "mapping.txt")
+	if err := os.WriteFile(m, []byte("com.example.Item -> a.a:\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"trace", "/dev/null"}, {"hprof", "analyze", "/dev/null"}, {"anr", "/dev/null"}} {
+		_, err := runApp(t, append([]string{"--mapping", "com.example=" + m}, cmd...)...)
+		if err == nil || !strings.Contains(err.Error(), `--mapping given before "`+cmd[0]+`" is the dashboard's`) {
+			t.Errorf("%v: err = %v", cmd, err)
+		}
+	}
+}

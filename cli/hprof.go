@@ -43,7 +43,7 @@ func hprofCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "the `FILE.hprof` to write (required)"},
 			&cli.BoolFlag{Name: "analyze", Usage: "then analyse the written file (as `hprof analyze`)"},
 			&cli.BoolFlag{Name: "json", Usage: "with --analyze: print the analysis as JSON"},
-			topFlag,
+			topFlag, mappingFlag(),
 			&cli.BoolFlag{Name: "android", Usage: "keep Android's HPROF variant (JAVA PROFILE 1.0.3) instead of converting"},
 			heapFormatFlag,
 			maxOutputRatioFlag,

@@ -15,6 +15,8 @@ import (
 	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/heapfile"
 	"github.com/ddmtui/ddmtui/internal/safetext"
+	"github.com/ddmtui/ddmtui/mapping"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/tui/heapview"
 )
 
@@ -38,7 +40,11 @@ func openHeapViewer(c *cli.Context, file, baseline string) error {
 			return fmt.Errorf("%s: %w", safetext.Terminal(f), errors.Unwrap(err))
 		}
 	}
-	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context, PID: int32(c.Int("pid"))})
+	m, err := loadMapping(c, "hprof "+c.Command.Name)
+	if err != nil {
+		return err
+	}
+	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context, PID: int32(c.Int("pid")), Mapping: m})
 }
 
 // hprofSubcommands are `hprof analyze`, `hprof path`, `hprof diff` and
@@ -47,13 +53,17 @@ func hprofSubcommands() []*cli.Command {
 	return []*cli.Command{newHprofAnalyzeCommand(openHeapViewer, isTerminal), hprofPathCommand(), newHprofDiffCommand(openHeapViewer, isTerminal), hprofConvertCommand()}
 }
 
-// openHeap analyses a file of either form (HPROF, or a Perfetto trace's
-// heap graph: heapfile sniffs which); --pid chooses among a trace's
+// openMappedHeap analyses a file of either form (HPROF, or a Perfetto
+// trace's heap graph: heapfile sniffs which), then puts --mapping's names
+// into the heap, once, whichever form it came from (apply.Heap; m from
+// loadMapping, nil without the flag): the mapping's coverage comes back for
+// the report (nil without a mapping). --pid chooses among a trace's
 // processes, and a trace with several dumps and none chosen is a usage
-// error listing them (exit status 2). The arrays of an analysis hold no pointers,
-// so collecting garbage often costs little, and this one-shot command's
-// peak memory stays near what the analysis holds (docs/PERFORMANCE.md).
-func openHeap(c *cli.Context, file string) (*heapdump.Heap, error) {
+// error listing them (exit status 2). The arrays of an analysis hold no
+// pointers, so collecting garbage often costs little, and this one-shot
+// command's peak memory stays near what the analysis holds
+// (docs/PERFORMANCE.md).
+func openMappedHeap(c *cli.Context, m *mapping.Mapping, file string) (*heapdump.Heap, *heapdump.MappingJSON, error) {
 	debug.SetGCPercent(50)
 	if f, _ := heapfile.SniffFile(file); f == heapfile.FormatHeapGraph {
 		// A heap graph is decoded before the model is built from it: the
@@ -66,11 +76,18 @@ func openHeap(c *cli.Context, file string) (*heapdump.Heap, error) {
 		err = fmt.Errorf("%s: %w", safetext.Terminal(file), err)
 		var dumps *heapfile.DumpsError
 		if errors.As(err, &dumps) {
-			return nil, &UsageError{Command: c.Command.HelpName, Err: err}
+			return nil, nil, &UsageError{Command: c.Command.HelpName, Err: err}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return h, nil
+	if m == nil {
+		return h, nil, nil
+	}
+	cov := m.Coverage(apply.Heap(m, h))
+	if cov.Suspicious() {
+		fmt.Fprintf(c.App.ErrWriter, "hprof %s: %s\n", c.Command.Name, cov)
+	}
+	return h, &heapdump.MappingJSON{Known: cov.Known, Total: cov.Seen, Skipped: cov.Skipped, Summary: cov.String()}, nil
 }
 
 // analyzeHeap writes the analysis of file: JSON, the viewer on a
@@ -79,15 +96,21 @@ func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view
 	if !jsonOut && terminal(c.App.Writer) {
 		return view(c, file, "")
 	}
-	h, err := openHeap(c, file)
+	m, err := loadMapping(c, "hprof "+c.Command.Name)
+	if err != nil {
+		return err
+	}
+	h, cov, err := openMappedHeap(c, m, file)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
+	r := h.Report(top)
+	r.Mapping = cov
 	if jsonOut {
-		return headless.WriteJSON(c.App.Writer, h.Report(top))
+		return headless.WriteJSON(c.App.Writer, r)
 	}
-	return heapdump.WriteText(c.App.Writer, h.Report(top), heapdump.TextOptions{File: label, Top: top})
+	return heapdump.WriteText(c.App.Writer, r, heapdump.TextOptions{File: label, Top: top})
 }
 
 // heapGraphMemoryLimit is the Go heap's soft limit while a heap graph is
@@ -107,9 +130,10 @@ func newHprofAnalyzeCommand(view heapViewer, terminal func(io.Writer) bool) *cli
 			"classes by retained size, the top dominators, leaked Activities and Fragments with their\n" +
 			"paths from a GC root, duplicate strings and bitmaps (definitions: docs/ARCHITECTURE.md,\n" +
 			"heapdump). A heap graph holds references only: duplicate strings, bitmaps and destroyed\n" +
-			"Activities are said unavailable, detached Fragments are found. --json prints the whole\n" +
-			"analysis; a terminal opens the viewer.",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag, heapPIDFlag},
+			"Activities are said unavailable, detached Fragments are found. --mapping names an R8 or\n" +
+			"ProGuard build's classes and fields as in its source (the coverage goes in the report).\n" +
+			"--json prints the whole analysis; a terminal opens the viewer.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON"}, topFlag, heapPIDFlag, mappingFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return badValue(c, fmt.Errorf("hprof analyze takes one FILE"))
@@ -136,7 +160,7 @@ func hprofPathCommand() *cli.Command {
 		Name:      "path",
 		Usage:     "the shortest strong path from a GC root to objects of a heap dump",
 		ArgsUsage: "FILE ID...",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"paths": [{"id", "path"}]}`}, heapPIDFlag},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"paths": [{"id", "path"}]}`}, heapPIDFlag, mappingFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return badValue(c, fmt.Errorf("hprof path takes a FILE and one or more object IDs"))
@@ -149,7 +173,11 @@ func hprofPathCommand() *cli.Command {
 				}
 				ids = append(ids, id)
 			}
-			h, err := openHeap(c, c.Args().First())
+			m, err := loadMapping(c, "hprof path")
+			if err != nil {
+				return err
+			}
+			h, _, err := openMappedHeap(c, m, c.Args().First())
 			if err != nil {
 				return err
 			}
@@ -172,7 +200,7 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 		Usage:     "what grew between two heap dumps of an app, by class",
 		ArgsUsage: "OLD NEW",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: `print {"diff": [{"name", "instances_delta", "shallow_delta", "retained_delta"}]}`},
-			&cli.IntFlag{Name: "top", Value: 40, Usage: "text: list the first `N` rows"}, heapPIDFlag},
+			&cli.IntFlag{Name: "top", Value: 40, Usage: "text: list the first `N` rows"}, heapPIDFlag, mappingFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return badValue(c, fmt.Errorf("hprof diff takes two files, OLD and NEW"))
@@ -180,9 +208,13 @@ func newHprofDiffCommand(view heapViewer, terminal func(io.Writer) bool) *cli.Co
 			if !c.Bool("json") && terminal(c.App.Writer) {
 				return view(c, c.Args().Get(1), c.Args().Get(0))
 			}
+			m, err := loadMapping(c, "hprof diff")
+			if err != nil {
+				return err
+			}
 			var hist [2][]heapdump.ClassRow
 			for i, file := range c.Args().Slice() {
-				h, err := openHeap(c, file)
+				h, _, err := openMappedHeap(c, m, file)
 				if err != nil {
 					return err
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/heapfile"
 	"github.com/ddmtui/ddmtui/hprof/scene"
+	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/perfetto/heapgraph"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/sim/adbd"
@@ -58,6 +59,10 @@ func TestHeapGraphThroughRealADB(t *testing.T) {
 	srv.Connect(addr29)
 	defer srv.Kill()
 	dir := t.TempDir()
+	release, err := mapping.Parse([]byte(sim.ReleaseMapping("com.example.release")))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	for _, c := range []struct {
 		pid  int
@@ -85,8 +90,8 @@ func TestHeapGraphThroughRealADB(t *testing.T) {
 		}
 		g := tr.Dumps[0]
 		var planted bool
-		for _, ty := range g.Types {
-			planted = planted || ty.Name == "com.example.debug.MainActivity" || ty.Name == "com.example.release.MainActivity"
+		for _, ty := range g.Types { // the release build's by its minified name
+			planted = planted || ty.Name == "com.example.debug.MainActivity" || release.Type(ty.Name) == "com.example.release.MainActivity"
 		}
 		if len(tr.Dumps) != 1 || int(g.PID) != c.pid || !planted {
 			t.Errorf("pid %d: %v, planted scene %v", c.pid, g, planted)

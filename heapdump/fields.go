@@ -25,6 +25,11 @@ type values interface {
 	elementIndexes(a Node, want map[uint64]int32)
 	// unavailable says what the dump cannot tell ("" when nothing).
 	unavailable() string
+	// renameFields and renameClasses put a deobfuscation's names into the
+	// reader's own tables (Heap.Rename): byType renames a field of a known
+	// declaring type, byName one whose declarer only has a name.
+	renameFields(byType func(decl int32, name string) string, byName func(decl, name string) string)
+	renameClasses(fn func(name string) string)
 	released()
 	close() error
 }

@@ -205,5 +205,26 @@ func (g *graphValues) unavailable() string {
 	return "the dump holds references only, no primitive values (field values, strings' text, array elements, pixels)"
 }
 
+func (g *graphValues) renameFields(byType func(decl int32, name string) string, byName func(decl, name string) string) {
+	for i, c := range g.chain {
+		for k := range c {
+			g.chain[i][k].name = byType(c[k].decl, c[k].name)
+		}
+	}
+	for i, f := range g.fieldNames {
+		if f.decl != "" {
+			g.fieldNames[i].name = byName(f.decl, f.name)
+		}
+	}
+}
+
+func (g *graphValues) renameClasses(fn func(string) string) {
+	for i, f := range g.fieldNames {
+		if f.decl != "" {
+			g.fieldNames[i].decl = fn(f.decl)
+		}
+	}
+}
+
 func (g *graphValues) released()    {}
 func (g *graphValues) close() error { return nil }

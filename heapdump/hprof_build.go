@@ -39,6 +39,7 @@ type hprofFile struct {
 type hprofClass struct {
 	dump    *classDump
 	fields  []string // names of dump.fields
+	renamed []string // names of dump.statics once renamed (nil: from the file)
 	statics uint64   // shallow size of the class object (D2)
 	// The class's own strong object fields (D4): their offsets in its own
 	// part of the instance data, and that part's size.

@@ -30,8 +30,12 @@ func (r *hprofFile) fields(n Node) []Field {
 	if ci, ok := h.classOf[int32(n)]; ok && h.kinds[n] == subClassDump {
 		c := &r.classes[ci]
 		out := make([]Field, 0, len(c.dump.statics))
-		for _, sf := range c.dump.statics {
-			f := Field{Name: r.fieldName(sf.name), Type: typeNames[sf.typ], Declarer: h.types[ci].name, Static: true, Bits: sf.value, Ref: -1}
+		for i, sf := range c.dump.statics {
+			name := r.fieldName(sf.name)
+			if c.renamed != nil {
+				name = c.renamed[i]
+			}
+			f := Field{Name: name, Type: typeNames[sf.typ], Declarer: h.types[ci].name, Static: true, Bits: sf.value, Ref: -1}
 			if isObjectType(sf.typ) {
 				f.Ref, f.Strong = refNode(h, sf.value), true
 			}
@@ -62,6 +66,23 @@ func (r *hprofFile) fields(n Node) []Field {
 	})
 	return out
 }
+
+func (r *hprofFile) renameFields(byType func(decl int32, name string) string, _ func(decl, name string) string) {
+	for i := range r.classes {
+		c := &r.classes[i]
+		for k, name := range c.fields {
+			c.fields[k] = byType(int32(i), name)
+		}
+		c.renamed = make([]string, len(c.dump.statics))
+		for k, sf := range c.dump.statics {
+			c.renamed[k] = byType(int32(i), r.fieldName(sf.name))
+		}
+	}
+}
+
+// renameClasses has nothing to do: the reader's class names are the
+// heap's types table.
+func (r *hprofFile) renameClasses(func(string) string) {}
 
 func (r *hprofFile) fieldName(id uint64) string {
 	if s, ok := r.name(id); ok {

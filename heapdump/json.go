@@ -21,6 +21,19 @@ type Report struct {
 	// "bitmaps"), what the dump cannot tell and the section therefore
 	// leaves out (a heap graph has no primitive values).
 	Unavailable map[string]string `json:"unavailable,omitempty"`
+	// Mapping is set when a mapping file renamed the dump's classes and
+	// fields (Heap.Rename): how many of its app classes it knew.
+	Mapping *MappingJSON `json:"mapping,omitempty"`
+}
+
+// MappingJSON is a mapping's coverage of a dump's app classes (platform
+// classes left out); Summary is its one line ("mapping: 3 of 412 classes
+// known — wrong build?").
+type MappingJSON struct {
+	Known   int    `json:"known"`
+	Total   int    `json:"total"`
+	Skipped int    `json:"skipped_lines,omitempty"`
+	Summary string `json:"summary"`
 }
 
 // DominatorJSON is one top dominator (D10).

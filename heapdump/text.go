@@ -45,6 +45,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	if r.Truncated {
 		p("the file is cut short: analysed up to offset %d, the last complete record\n", r.TruncatedAt)
 	}
+	if r.Mapping != nil {
+		p("%s\n", esc(r.Mapping.Summary))
+	}
 	p("sizes are shallow sizes as the dump gives them, without object headers\n")
 
 	p("\nHeaps\n")

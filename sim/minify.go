@@ -2,9 +2,11 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/hprof/scene"
 )
 
 // A release build is minified, as R8 minifies what users ship: the app's
@@ -95,6 +97,61 @@ func (spec VMSpec) javaFrame(class, method, file string, line int) string {
 	return fmt.Sprintf("%s.%s(%s:%d)", f.Class, f.Method, f.File, f.Line)
 }
 
+// heapFillers are the app classes (after the package) the simulator's heap
+// dumps fill with instances, beside the scene's own classes.
+var heapFillers = []string{"data.Item", "ui.ViewHolder"}
+
+// releaseHeapNames maps the classes a heap dump of package pkg ships (the
+// scene's app heap and the fillers) to the release build's names: those of
+// releaseClasses, the package's others c.a, c.b, ... in a fixed order,
+// libraries' kept as they are (R8 lists kept classes as x -> x).
+func releaseHeapNames(pkg string) map[string]string {
+	names := map[string]string{}
+	for _, c := range releaseClasses {
+		names[pkg+"."+c.class] = c.obf
+	}
+	classes := scene.AppClasses(pkg)
+	for _, f := range heapFillers {
+		classes = append(classes, pkg+"."+f)
+	}
+	next := 0
+	for _, c := range classes {
+		if _, ok := names[c]; ok {
+			continue
+		}
+		if !strings.HasPrefix(c, pkg+".") { // a library's (androidx), kept by its rules
+			names[c] = c
+			continue
+		}
+		obf := "c."
+		for i := next; ; i = i/26 - 1 {
+			obf += string(rune('a' + i%26))
+			if i < 26 {
+				break
+			}
+		}
+		names[c] = obf
+		next++
+	}
+	return names
+}
+
+// heapClassNames renames a heap dump's app classes as spec's build names
+// them (nil for a build that is not minified).
+func (spec VMSpec) heapClassNames(pkg string) func(string) string {
+	if !spec.Release {
+		return nil
+	}
+	names := releaseHeapNames(pkg)
+	return func(name string) string {
+		elem := strings.TrimRight(name, "[]")
+		if obf, ok := names[elem]; ok {
+			return obf + name[len(elem):]
+		}
+		return name
+	}
+}
+
 // ReleaseMapping is the mapping file of the release build of package pkg,
 // in R8's format (header, sourceFile metadata, line ranges).
 func ReleaseMapping(pkg string) string {
@@ -108,6 +165,18 @@ func ReleaseMapping(pkg string) string {
 			args := strings.ReplaceAll(m.args, "{pkg}", pkg)
 			fmt.Fprintf(&b, "    %d:%d:%s %s(%s):%d:%d -> %s\n", m.at, m.at+m.span, m.ret, m.name, args, m.from, m.from+m.span, m.obf)
 		}
+	}
+	// The classes only the heap dumps show (no methods in any stack).
+	heap := releaseHeapNames(pkg)
+	var rest []string
+	for c := range heap {
+		if !slices.ContainsFunc(releaseClasses, func(r minClass) bool { return pkg+"."+r.class == c }) {
+			rest = append(rest, c)
+		}
+	}
+	slices.Sort(rest)
+	for _, c := range rest {
+		fmt.Fprintf(&b, "%s -> %s:\n", c, heap[c])
 	}
 	return b.String()
 }

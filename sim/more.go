@@ -249,8 +249,8 @@ func (vm *VM) hprofLocked(bitmaps string) ([]byte, error) {
 		pkg = "com.example.app"
 	}
 	heap := []hprof.ClassCount{
-		{Name: pkg + ".data.Item", Instances: scale(counts[ddm.KindObject])},
-		{Name: pkg + ".ui.ViewHolder", Instances: scale(counts[ddm.KindObject] / 4)},
+		{Name: pkg + "." + heapFillers[0], Instances: scale(counts[ddm.KindObject])},
+		{Name: pkg + "." + heapFillers[1], Instances: scale(counts[ddm.KindObject] / 4)},
 		{Name: "java.lang.String", Instances: scale(counts[ddm.KindArray2])},
 	}
 	vm.prof.runs++
@@ -262,6 +262,6 @@ func (vm *VM) hprofLocked(bitmaps string) ([]byte, error) {
 		api = max(api, 35) // `am dumpheap -b` exists from Android 15 on
 	}
 	data, _, err := scene.Android(scene.Options{Seed: vm.spec.Seed*31 + vm.prof.runs, API: api, BitmapFormat: bitmaps,
-		Package: pkg, Filler: heap, Timestamp: uint64(time.Now().UnixMilli())})
+		Package: pkg, Filler: heap, Timestamp: uint64(time.Now().UnixMilli()), ClassNames: vm.spec.heapClassNames(pkg)})
 	return data, err
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/perfetto/heapgraph"
 )
 
@@ -71,9 +72,15 @@ func TestPerfettoHeapGraph(t *testing.T) {
 	if len(tr.Dumps) != 1 || g.PID != 20 || g.NumObjects() < 100 || tr.Skipped != 1 {
 		t.Fatalf("trace: %v, skipped %d", g, tr.Skipped)
 	}
+	// The planted scene's MainActivity, by the minified name the release
+	// build gives it.
+	m, err := mapping.Parse([]byte(ReleaseMapping("com.example.release")))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var leak bool
 	for _, ty := range g.Types {
-		leak = leak || strings.HasSuffix(ty.Name, "MainActivity") // the planted scene's
+		leak = leak || (m.Type(ty.Name) == "com.example.release.MainActivity" && ty.Name != m.Type(ty.Name))
 	}
 	if !leak {
 		t.Error("the heap graph does not hold the planted scene")

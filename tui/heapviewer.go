@@ -36,11 +36,13 @@ func (r heapRunner) Go(work func() func()) bool {
 func (r heapRunner) QueueUpdateDraw(fn func()) { r.j.post(fn) }
 func (r heapRunner) Context() context.Context  { return r.j.bg() }
 
-// showHeap opens the heap dump viewer on a saved dump; baseline, when
-// set, is the app's previous dump in this session.
-func (o *overlays) showHeap(path, baseline string) {
+// showHeap opens the heap dump viewer on a saved dump of app; baseline,
+// when set, is the app's previous dump in this session. The app's mapping
+// file (a release build) names its classes and fields.
+func (o *overlays) showHeap(app, path, baseline string) {
 	o.closeHeap()
-	v := heapview.New(heapview.Options{File: path, Baseline: baseline, Palette: o.env.pal, Quit: o.closeHeap, Runner: heapRunner{o.env.work}})
+	v := heapview.New(heapview.Options{File: path, Baseline: baseline, Palette: o.env.pal, Quit: o.closeHeap, Runner: heapRunner{o.env.work},
+		Mapping: o.env.cfg.Mappings.forApp(app)})
 	v.SetQuitHelp(viewer.BackToDashboard)
 	o.heapV = v
 	o.pages.AddPage("heap", v, true, false)
@@ -70,5 +72,5 @@ func (o *overlays) heapSaved(app, path string) {
 	}
 	baseline := o.lastHeap[app]
 	o.lastHeap[app] = path
-	o.showHeap(path, baseline)
+	o.showHeap(app, path, baseline)
 }

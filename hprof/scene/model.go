@@ -58,8 +58,9 @@ type object struct {
 // an HPROF file. Ids are handed out per heap so an object can be referred
 // to before it is written.
 type model struct {
-	std     bool // standard 1.0.2 form: 8-byte ids, internal names, no Android records
-	dalvik  bool // Dalvik (API < 21): no image heap, none of ART's synthetic statics
+	std     bool                // standard 1.0.2 form: 8-byte ids, internal names, no Android records
+	dalvik  bool                // Dalvik (API < 21): no image heap, none of ART's synthetic statics
+	rename  func(string) string // Options.ClassNames
 	idSize  int
 	next    map[string]hprof.ID
 	classes []*class
@@ -440,10 +441,14 @@ func (m *model) write(w io.Writer, timestamp uint64) error {
 }
 
 func (m *model) className(c *class) string {
-	if m.std {
-		return internalName(c.name)
+	name := c.name
+	if m.rename != nil {
+		name = m.rename(name)
 	}
-	return c.name
+	if m.std {
+		return internalName(name)
+	}
+	return name
 }
 
 func (m *model) classByID(id hprof.ID) *class {

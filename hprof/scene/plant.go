@@ -29,6 +29,7 @@ func newBuilder(opts Options) *builder {
 		rnd: rand.New(rand.NewPCG(opts.Seed, 0x7363656e65)), pkg: opts.Package, c: map[string]*class{}}
 	b.dalvik = !opts.Standard && opts.API < 21
 	b.m.dalvik = b.dalvik
+	b.m.rename = opts.ClassNames
 	b.compressed = !opts.Standard && opts.API >= 26
 	return b
 }

@@ -68,6 +68,25 @@ type Options struct {
 	// Timestamp is the header's (ms since the epoch; default
 	// 1700000000000 + Seed).
 	Timestamp uint64
+	// ClassNames, when set, renames classes as the file names them (a
+	// release build's minified names, AppClasses); Expect keeps the
+	// source's names.
+	ClassNames func(name string) string
+}
+
+// AppClasses are the classes a scene of package pkg declares in the app
+// heap (Filler's aside): what the app's APK ships, its own and its
+// libraries' (androidx), which a minifier renames or keeps.
+func AppClasses(pkg string) []string {
+	b := newBuilder(Options{Package: pkg, API: 34})
+	b.defineClasses()
+	var out []string
+	for _, c := range b.m.classes {
+		if c.heap == heapApp {
+			out = append(out, c.name)
+		}
+	}
+	return out
 }
 
 // Expect is what a correct analysis of the scene finds (spec D1-D16). Ids

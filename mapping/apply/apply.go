@@ -1,6 +1,6 @@
 // Package apply puts a mapping file's source names into the models that
 // carry a release build's obfuscated ones: a trace profile's method table,
-// a REAL allocation table, and text (dumps, logs) read through a filter.
+// a REAL allocation table, a heap dump's class and field tables, and text (dumps, logs) read through a filter.
 // Each rewrites its model once, when it is loaded, so that every view and
 // export of it shows the source names; the command line and the dashboard
 // call the same functions.
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/ddmtui/ddmtui/viewtree"
@@ -30,6 +31,25 @@ func Profile(m *mapping.Mapping, p *trace.Profile) []string {
 	}
 	p.RenameMethods(m.RenameMethod)
 	return classes
+}
+
+// Heap renames a heap dump's classes (array classes too) and fields
+// (instance and static, through the declaring class's chain) once, right
+// after it is read, and returns the class names it had before, for
+// mapping.Coverage. Sizes, ids and references are untouched.
+func Heap(m *mapping.Mapping, h *heapdump.Heap) []string {
+	if m == nil || h == nil {
+		return nil
+	}
+	return h.Rename(heapdump.Renamer{
+		Class: m.Type,
+		Field: func(holders []string, name string) string {
+			if f, ok := m.Field(holders, name); ok {
+				return f.Name
+			}
+			return name
+		},
+	})
 }
 
 // Stack retraces a thread's stack (STKL frames, top first) into the frames

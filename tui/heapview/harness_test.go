@@ -77,13 +77,20 @@ func writeScene(t testing.TB, opts scene.Options) (string, *scene.Expect) {
 // draws it at w × h.
 func open(t *testing.T, file, baseline string, w, h int, pal style.Palette) *harness {
 	t.Helper()
+	return openWith(t, Options{File: file, Baseline: baseline, Palette: pal}, w, h)
+}
+
+// openWith is open with more options (Runner and SaveDir are the test's).
+func openWith(t *testing.T, opt Options, w, h int) *harness {
+	t.Helper()
 	hs := &harness{t: t, r: &testRunner{ctx: context.Background()}, screen: tcell.NewSimulationScreen("UTF-8"), w: w, h: h}
 	if err := hs.screen.Init(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(hs.screen.Fini)
 	hs.screen.SetSize(w, h)
-	hs.v = New(Options{File: file, Baseline: baseline, Palette: pal, Runner: hs.r, SaveDir: t.TempDir()})
+	opt.Runner, opt.SaveDir = hs.r, t.TempDir()
+	hs.v = New(opt)
 	t.Cleanup(func() { hs.v.Close() })
 	hs.v.SetRect(0, 0, w, h)
 	if !hs.v.Load() {

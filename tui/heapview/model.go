@@ -8,6 +8,8 @@ import (
 
 	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/heapfile"
+	"github.com/ddmtui/ddmtui/mapping"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 )
 
 // allHeaps is the heap selection that counts every heap.
@@ -34,6 +36,7 @@ type Model struct {
 	Heap     *heapdump.Heap
 	File     string
 	Baseline string // the earlier dump the diff compares with ("" none)
+	Mapping  string // the mapping's coverage of the dump's classes ("" none)
 
 	hists     []histogram    // [0] all heaps, then each heap in file order
 	instances map[string]int // class name -> its nodes over every heap
@@ -60,15 +63,17 @@ type Progress func(phase string, fraction float64)
 
 // Load analyses file (and, when baseline is set, the histogram of that
 // earlier dump for the diff) and computes what the first screen shows
-// (NewModel). Call Close on the model when done.
-func Load(file, baseline string, progress Progress) (*Model, error) {
-	return LoadPID(file, baseline, 0, progress)
+// (NewModel). A mapping, when set, renames both dumps' classes and fields
+// first. Call Close on the model when done.
+func Load(file, baseline string, mp *mapping.Mapping, progress Progress) (*Model, error) {
+	return LoadPID(file, baseline, 0, mp, progress)
 }
 
 // LoadPID is Load for a file of either form (heapfile.Open: HPROF or a
 // Perfetto trace's heap graph); pid chooses the dump of a trace with
-// several processes' heap graphs.
-func LoadPID(file, baseline string, pid int32, progress Progress) (*Model, error) {
+// several processes' heap graphs. The mapping renames a heap graph's
+// classes and fields as it does an HPROF file's.
+func LoadPID(file, baseline string, pid int32, mp *mapping.Mapping, progress Progress) (*Model, error) {
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
@@ -78,6 +83,7 @@ func LoadPID(file, baseline string, pid int32, progress Progress) (*Model, error
 		if err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", baseline, err)
 		}
+		apply.Heap(mp, old)
 		base = old.Histogram()
 		old.Close() // one dump mapped at a time
 	}
@@ -85,7 +91,11 @@ func LoadPID(file, baseline string, pid int32, progress Progress) (*Model, error
 	if err != nil {
 		return nil, err
 	}
+	before := apply.Heap(mp, h)
 	m := NewModel(h, file, progress)
+	if mp != nil {
+		m.Mapping = mp.Coverage(before).String()
+	}
 	if baseline != "" {
 		m.SetBaseline(baseline, base)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/mapping"
+
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
 )
@@ -25,6 +27,8 @@ type RunOptions struct {
 	// PID chooses the dump in a trace with heap graphs of several
 	// processes.
 	PID int32
+	// Mapping renames a release build's classes and fields (Options).
+	Mapping *mapping.Mapping
 }
 
 // Run shows the heap dump file full screen at once and analyses it in the
@@ -40,7 +44,7 @@ func Run(file string, opt RunOptions) error {
 func newRun(file string, opt RunOptions) (*viewer.Shell, *View) {
 	sh, v := viewer.NewRun(viewer.RunOptions{Title: file, Screen: opt.Screen, Palette: opt.Palette, Context: opt.Context},
 		func(h viewer.Host) *View {
-			return New(Options{File: file, Baseline: opt.Baseline, Palette: h.Palette, Quit: h.Quit, Runner: h.Runner, SaveDir: opt.SaveDir, PID: opt.PID})
+			return New(Options{File: file, Baseline: opt.Baseline, Palette: h.Palette, Quit: h.Quit, Runner: h.Runner, SaveDir: opt.SaveDir, PID: opt.PID, Mapping: opt.Mapping})
 		})
 	v.Load()
 	return sh, v

@@ -32,6 +32,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/ddmtui/ddmtui/heapdump"
+	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -54,6 +55,9 @@ type Options struct {
 	// PID chooses the dump in a Perfetto trace with heap graphs of
 	// several processes (heapfile.Options.PID).
 	PID int32
+	// Mapping is the app's mapping file (a release build): the viewer
+	// shows the source's class and field names, its header the coverage.
+	Mapping *mapping.Mapping
 }
 
 // Tab indices once the dump is loaded.
@@ -122,7 +126,7 @@ func New(opt Options) *View {
 func (v *View) Load() bool {
 	file, base := v.opt.File, v.opt.Baseline
 	return v.Work("analysing", func(ctx context.Context, progress func(string)) func() {
-		m, err := LoadPID(file, base, v.opt.PID, func(phase string, f float64) {
+		m, err := LoadPID(file, base, v.opt.PID, v.opt.Mapping, func(phase string, f float64) {
 			progress(fmt.Sprintf("%s %d%%", phase, int(f*100)))
 		})
 		if err == nil {
@@ -389,8 +393,11 @@ func (v *View) updateHeader() {
 	if m.Baseline != "" {
 		s += " vs " + filepath.Base(m.Baseline)
 	}
-	s += fmt.Sprintf(" — %s · %s objects, %s reachable", strings.TrimPrefix(h.Version(), "JAVA PROFILE "),
-		count(h.NumNodes()), count(h.ReachableCount()))
+	s += " — " + strings.TrimPrefix(h.Version(), "JAVA PROFILE ")
+	if m.Mapping != "" { // early: a "wrong build?" must not be cut off
+		s += " · " + m.Mapping
+	}
+	s += fmt.Sprintf(" · %s objects, %s reachable", count(h.NumNodes()), count(h.ReachableCount()))
 	if hg := v.classRows.hist; hg != nil {
 		s += fmt.Sprintf(" · %s: %s in %s", heapTitle(hg.heap), size(hg.bytes), count(hg.count))
 	}
