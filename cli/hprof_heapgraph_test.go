@@ -102,9 +102,14 @@ func TestHeapGraphThroughRealADB(t *testing.T) {
 	}
 
 	// --analyze: saved and analysed; what a heap graph cannot carry is
-	// said unavailable.
+	// said unavailable. The release build's heap graph names its classes
+	// as the build does: --mapping renames them.
 	an := filepath.Join(dir, "analyze.pftrace")
-	text, err := runApp(t, "hprof", "--pid", "7001", "-o", an, "--analyze", "--json", "--adb", srv.Addr(), "--scan", "off", "--wait", "20s")
+	mf := filepath.Join(dir, "mapping.txt")
+	if err := os.WriteFile(mf, []byte(sim.ReleaseMapping("com.example.release")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, err := runApp(t, "hprof", "--pid", "7001", "-o", an, "--analyze", "--json", "--mapping", mf, "--adb", srv.Addr(), "--scan", "off", "--wait", "20s")
 	if err != nil {
 		t.Errorf("--analyze: %v\n%s", err, text)
 	}
@@ -116,8 +121,8 @@ func TestHeapGraphThroughRealADB(t *testing.T) {
 		for _, c := range rep.Classes {
 			activity = activity || c.Name == "com.example.release.MainActivity" && c.Instances > 0
 		}
-		if rep.Version != heapfile.Version || !activity || rep.Unavailable["duplicate_strings"] == "" {
-			t.Errorf("--analyze --json: version %q, MainActivity %v, unavailable %v", rep.Version, activity, rep.Unavailable)
+		if rep.Version != heapfile.Version || !activity || rep.Unavailable["duplicate_strings"] == "" || rep.Mapping == nil || rep.Mapping.Known == 0 {
+			t.Errorf("--analyze --json: version %q, MainActivity %v, unavailable %v, mapping %+v", rep.Version, activity, rep.Unavailable, rep.Mapping)
 		}
 	}
 	if _, err := os.Stat(an); err != nil {
