@@ -89,7 +89,7 @@ func TestLogIsAGlobalFlag(t *testing.T) {
 
 // The dashboard's --mapping PKG=FILE before a command whose own --mapping
 // takes a FILE is not handed to it as a file name: the error says whose
-// flag it is.
+// flag it is, as a usage error (exit status 2).
 func TestDashboardMappingBeforeCommand(t *testing.T) {
 	dir := t.TempDir()
 	m := filepath.Join(dir, "mapping.txt")
@@ -98,8 +98,8 @@ func TestDashboardMappingBeforeCommand(t *testing.T) {
 	}
 	for _, cmd := range [][]string{{"trace", "/dev/null"}, {"hprof", "analyze", "/dev/null"}, {"anr", "/dev/null"}} {
 		_, err := runApp(t, append([]string{"--mapping", "com.example=" + m}, cmd...)...)
-		if err == nil || !strings.Contains(err.Error(), `--mapping given before "`+cmd[0]+`" is the dashboard's`) {
-			t.Errorf("%v: err = %v", cmd, err)
+		if err == nil || !strings.Contains(err.Error(), `--mapping given before "`+cmd[0]+`" is the dashboard's`) || ExitStatus(err) != 2 {
+			t.Errorf("%v: err = %v (exit status %d)", cmd, err, ExitStatus(err))
 		}
 	}
 }
