@@ -17,6 +17,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,6 +102,10 @@ type Options struct {
 	// jdwpspy.DefaultLogSize records).
 	Inspector *jdwpspy.Inspector
 	Logger    *slog.Logger
+
+	// cores, set by tests, is the gate a poll asks for a free core (nil:
+	// one sampling this machine, cores.go).
+	cores *coreGate
 }
 
 func (o *Options) fill() {
@@ -182,6 +187,7 @@ type Proxy struct {
 	log    *slog.Logger
 
 	spins spinCounters // busy polls (spin.go)
+	cores *coreGate    // whether a core is free for a poll (cores.go; nil: always)
 
 	// listen and setPassthrough are net.Listen and the session's
 	// SetPassthrough; tests replace them to show that neither runs with
@@ -249,6 +255,7 @@ func New(engine *monitor.Engine, opts Options) *Proxy {
 		entries:        map[string]*entry{},
 		firstSeen:      map[string]time.Time{},
 		changed:        make(chan struct{}, 1),
+		cores:          cmp.Or(opts.cores, newCoreGate()),
 	}
 }
 

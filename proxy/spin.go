@@ -41,7 +41,9 @@ import (
 // again. A poll whose thread is switched out involuntarily (busypoll's
 // Result.Preempted: another thread wanted the CPU) ends at once and counts
 // as a wait of the whole bound, so a contested CPU turns polling off within
-// a few waits.
+// a few waits. And a wait is polled for only while the rest of the machine
+// leaves more than a core free (coreGate, cores.go): polling on a machine
+// whose other work leaves no core idle takes the VM's or the debugger's.
 
 // DefaultSpin is the default bound of one busy poll.
 const DefaultSpin = 200 * time.Microsecond
@@ -230,6 +232,10 @@ func (a *attachment) spinReply(req *request) {
 	if a.p.opts.Spin <= 0 || a.vmSock == nil || !a.spin.reply.within(a.p.opts.Spin) {
 		return
 	}
+	if !a.p.cores.ok() {
+		a.p.spins.reply.plain.Add(1) // no core free for a poll (cores.go)
+		return
+	}
 	req.decided, req.spun = true, a.spin.replyRule.decide()
 	if !req.spun {
 		a.p.spins.reply.plain.Add(1)
@@ -268,6 +274,12 @@ func (a *attachment) replied(req *request, took time.Duration, none bool) {
 		return
 	}
 	quick := a.p.opts.Spin > 0 && a.raw != nil && a.vmSock != nil && a.spin.next.within(a.p.opts.Spin)
+	if quick && !a.p.cores.ok() {
+		// No core free for a poll (cores.go): not polled, and not a wait
+		// the rule decided.
+		a.p.spins.command.plain.Add(1)
+		quick = false
+	}
 	spin := quick && a.spin.nextRule.decide()
 	if quick && !spin {
 		a.p.spins.command.plain.Add(1)

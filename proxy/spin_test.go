@@ -55,6 +55,20 @@ func steadyPolls(t testing.TB) {
 // debugger attached through it.
 func spinRig(t testing.TB, spin, delay time.Duration) (*rig, *jdwp.Conn) {
 	t.Helper()
+	return spinRigGate(t, spin, delay, openGate())
+}
+
+// openGate is a core gate that never closes: the tests of the spin rule
+// run beside other packages' tests, whose load would close the real one.
+func openGate() *coreGate {
+	g := &coreGate{read: func() cpuSample { return cpuSample{} }, now: time.Now}
+	g.free.Store(true)
+	return g
+}
+
+// spinRigGate is spinRig with the proxy's core gate.
+func spinRigGate(t testing.TB, spin, delay time.Duration, gate *coreGate) (*rig, *jdwp.Conn) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skipf("busy polling is implemented on Linux only (this is %s)", runtime.GOOS)
 	}
@@ -62,7 +76,7 @@ func spinRig(t testing.TB, spin, delay time.Duration) (*rig, *jdwp.Conn) {
 	vm.mu.Lock()
 	vm.delay = delay
 	vm.mu.Unlock()
-	r := startRig(t, scan.PortRange{First: vm.port(), Last: vm.port()}, Options{Spin: spin})
+	r := startRig(t, scan.PortRange{First: vm.port(), Last: vm.port()}, Options{Spin: spin, cores: gate})
 	// The attach waits for the session's HELO to be decided.
 	return r, dialDebugger(t, r.waitPort(localKey(vm.port())), 1)
 }
