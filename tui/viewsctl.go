@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/mapping"
+	"github.com/ddmtui/ddmtui/mapping/apply"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/savefile"
 	"github.com/ddmtui/ddmtui/tui/viewsview"
@@ -177,6 +180,29 @@ func (o *overlays) openViews() {
 	if vc, live := e.cfg.Controller.(ViewController); live && e.cfg.Timeline == nil {
 		src = liveViews{c: vc, key: vm.Key}
 	}
-	o.viewsV.Open(appLabel(vm), src)
+	if m := e.cfg.Mappings.forApp(vm.App); m != nil {
+		src = mappedViews{Source: src, m: m}
+	}
+	o.viewsV.Open(appLabel(vm)+e.cfg.Mappings.note(vm.App), src)
 	o.show("views", o.viewsV)
+}
+
+// mappedViews is a views source whose trees name their classes as the
+// app's source does (custom views of a minified release build), through
+// the app's mapping file. The renaming works on a copy of the nodes: the
+// tree may be the model's (a replay's dumps, the session's last one).
+type mappedViews struct {
+	viewsview.Source
+	m *mapping.Mapping
+}
+
+func (s mappedViews) Dump(ctx context.Context, w string) (*viewtree.Tree, error) {
+	t, err := s.Source.Dump(ctx, w)
+	if err != nil || t == nil {
+		return t, err
+	}
+	cp := *t
+	cp.Nodes = slices.Clone(t.Nodes)
+	apply.ViewTree(s.m, &cp)
+	return &cp, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
@@ -99,4 +100,38 @@ func TestViewsPaneInReplay(t *testing.T) {
 	hs.runes("j")
 	hs.runes("i")
 	hs.waitText("a replay shows the dumps taken while recording")
+}
+
+// The views pane names a minified app's custom views through the app's
+// mapping (issue 34: views, custom view classes), says so in its title,
+// and leaves the model's own tree as the app sent it.
+func TestViewsPaneMapping(t *testing.T) {
+	tr, err := viewtree.DecodeText([]byte("a.b@1 mID=5,NO_ID layout:getWidth()=3,100 layout:getHeight()=3,200 \n android.widget.TextView@2 mID=6,id/clk text:mText=5,12:00 \nDONE.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mapping.Parse([]byte("com.example.replayed.ui.ClockLayout -> a.b:\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := startCfg(t, 120, 40, style.Palette{}, func(s *monitor.Store) {
+		s.UpdateVM("local:8000", func(vm *monitor.VM) {
+			vm.Key, vm.Source, vm.PID, vm.App, vm.DDM = "local:8000", "local:8000", 42, "com.example.replayed", true
+			vm.Views = []monitor.WindowDump{{Window: "com.example/Main/android.view.ViewRootImpl@9", Tree: tr}}
+		})
+	}, func(c *Config) {
+		c.Timeline = &fakeTimeline{}
+		c.Mappings = NewMappings(map[string]*mapping.Mapping{"com.example.replayed": m})
+	})
+	hs.waitText("com.example.replayed")
+	hs.runes("V")
+	hs.waitText("2 views, text dump")
+	hs.waitText("ClockLayout")
+	hs.waitText("· mapping")
+	if strings.Contains(strings.Join(hs.text(), "\n"), "a.b@") {
+		t.Errorf("the obfuscated class is still shown:\n%s", strings.Join(hs.text(), "\n"))
+	}
+	if tr.Nodes[0].Class != "a.b" {
+		t.Errorf("the model's tree was renamed: %q", tr.Nodes[0].Class)
+	}
 }
