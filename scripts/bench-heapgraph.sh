@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Java heap graphs (perfetto/heapgraph): one plain decoding pass over a heap graph of about
 # 1 M objects (heapgraphgen -read: packets joined, types and names resolved), and in the same
 # run `ddmtui hprof analyze --json` on the same heap as HPROF (the file the heap graph was
@@ -10,6 +10,7 @@
 # Usage: scripts/bench-heapgraph.sh [ROUNDS] [DIR]   (default 5 rounds, /tmp/ddmtui-bench-heapgraph)
 # Target (issue 35): `hprof analyze --json` on the heap graph ≤ 1.0 s wall, ≤ 100 MiB.
 set -eu
+. "$(dirname "$0")/lib/load.sh"
 rounds=${1:-5}
 dir=${2:-/tmp/ddmtui-bench-heapgraph}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +29,7 @@ run() {
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 t="$dir/app-$n.pftrace"; h="$dir/app-$n.hprof"
+bench_begin
 echo "== $(basename "$t"): $(du -m "$t" | cut -f1) MB ($(basename "$h"): $(du -m "$h" | cut -f1) MB), load $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$dir/decode.txt"; : > "$dir/hprof.txt"; : > "$dir/graph.txt"
 for r in $(seq "$rounds"); do
@@ -43,4 +45,4 @@ for k in decode hprof graph; do
 	[ -s "$f" ] || { echo "  $k: every run failed"; continue; }
 	echo "  median $k: wall $(cut -d' ' -f1 "$f" | median) s, cpu $(cut -d' ' -f2 "$f" | median) s, peak RSS $(cut -d' ' -f3 "$f" | median) KiB"
 done
-echo "  load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_end

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Mapping files (issue 34): index a generated 100 MB R8 mapping (mapgen -index, the mapping
 # package's Open) against a plain read of the same file into memory (mapgen -read), round after
 # round interleaved, under /usr/bin/time -v: wall, CPU and peak RSS, and the ratios. Then
@@ -9,6 +9,7 @@
 # Usage: scripts/bench-mapping.sh [ROUNDS] [DIR]   (default 3 rounds, /tmp/ddmtui-bench-mapping)
 # Targets: index ≤ 1.0 s and peak RSS ≤ 1.5 × the file; 10,000 frames retraced in < 50 ms.
 set -eu
+. "$(dirname "$0")/lib/load.sh"
 rounds=${1:-3}
 dir=${2:-/tmp/ddmtui-bench-mapping}
 size=${MAPPING_SIZE:-100000000}
@@ -18,10 +19,6 @@ mkdir -p "$dir"
 f="$dir/mapping-$size.txt"
 [ -f "$f" ] && [ -f "$dir/frames.txt" ] || "$dir/mapgen" -size "$size" -o "$f" -frames "$dir/frames.txt"
 
-load() {
-	cores=$(nproc)
-	echo "load $(cut -d' ' -f1-3 /proc/loadavg), $cores cores, free cores $(awk -v c="$cores" '{f=c-$1; if (f<0) f=0; printf "%.1f", f}' /proc/loadavg)"
-}
 # run CMD...: one /usr/bin/time -v run; prints "wall_s cpu_s maxrss_kib"
 run() {
 	/usr/bin/time -v "$@" > /dev/null 2> "$dir/time.txt" || { cat "$dir/time.txt" >&2; exit 1; }
@@ -31,7 +28,7 @@ run() {
 }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-echo "== before: $(load)"
+bench_begin
 kib=$(( $(stat -c %s "$f") / 1024 ))
 echo "== $(basename "$f"): $kib KiB"
 : > "$dir/index.txt"; : > "$dir/read.txt"; : > "$dir/retrace.txt"; : > "$dir/empty.txt"
@@ -53,4 +50,4 @@ ec=$(cut -d' ' -f2 "$dir/empty.txt" | median)
 echo "  median: index wall $iw s cpu $ic s, peak RSS $ir KiB = $(echo "$ir $kib" | awk '{printf "%.2f", $1/$2}') × the file," \
 	"$(echo "$ir $pr" | awk '{printf "%.2f", $1/$2}') × the plain read ($pr KiB, wall $pw s cpu $pc s)"
 echo "  retrace of 10,000 frames: wall $tw s cpu $tc s in all; the same on no input cpu $ec s; the frames' share: cpu $(echo "$tc $ec" | awk '{printf "%.3f", $1-$2}') s"
-echo "== after: $(load)"
+bench_end

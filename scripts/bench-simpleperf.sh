@@ -11,6 +11,7 @@
 #
 # Usage: scripts/bench-simpleperf.sh [DIR]   (default /tmp/ddmtui-bench; the files are kept)
 set -euo pipefail
+. "$(dirname "$0")/lib/load.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-/tmp/ddmtui-bench}
 [ -x /usr/bin/time ] || { echo "bench-simpleperf: /usr/bin/time not found (Debian package time)" >&2; exit 1; }
@@ -18,18 +19,13 @@ mkdir -p "$dir"
 (cd "$root" && go test -c -o "$dir/simpleperf.test" ./simpleperf)
 export DDMTUI_BENCH_DIR=$dir
 
-load() {
-	read -r l1 l5 l15 _ < /proc/loadavg
-	free=$(awk -v l="$l1" -v n="$(nproc)" 'BEGIN {f = n - l; if (f < 0) f = 0; printf "%.1f", f}')
-	echo "load $1: $l1 $l5 $l15 (1/5/15-min); free cores: $free of $(nproc)"
-}
 
 # Generate the files first (a decoding pass does), outside the measured runs.
 for rec in 2Min 10Min; do
 	"$dir/simpleperf.test" -test.run '^$' -test.bench "Recording$rec/decode" -test.benchtime 1x > /dev/null
 done
 
-load before
+bench_begin
 for rec in 2Min 10Min; do
 	for mode in decode load "load\\+index"; do
 		out=$( { /usr/bin/time -f "TIME %e %M %U %S" "$dir/simpleperf.test" -test.run '^$' \
@@ -41,5 +37,5 @@ for rec in 2Min 10Min; do
 			"$rec" "$mode" "$(echo "$ns" | awk '{print $1/1e9}')" "$mbs" "$(echo "$rss" | awk '{print $1/1024}')" "$wall" "$user" "$sys"
 	done
 done
-load after
+bench_end
 ls -l "$dir"/ddmtui-simpleperf-*.trace | awk '{printf "%s: %.0f MB\n", $NF, $5/1e6}'
