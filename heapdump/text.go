@@ -146,7 +146,8 @@ func Size(n uint64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// WriteDiffText writes the diff (D16) as a table, the first top rows.
+// WriteDiffText writes the diff (D16) as a table, the first top rows: the
+// size deltas in human units (Size, signed), the count delta as a number.
 func WriteDiffText(w io.Writer, rows []DiffRow, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%12s %10s %12s  %s\n", "shallow Δ", "count Δ", "retained Δ", "class")
@@ -155,7 +156,7 @@ func WriteDiffText(w io.Writer, rows []DiffRow, top int) error {
 	}
 	shown := min(max(top, 0), len(rows))
 	for _, r := range rows[:shown] {
-		fmt.Fprintf(bw, "%12s %10s %12s  %s\n", signed(r.ShallowDelta), signed(r.InstancesDelta), signed(r.RetainedDelta), safetext.Terminal(r.Name))
+		fmt.Fprintf(bw, "%12s %10s %12s  %s\n", signedSize(r.ShallowDelta), signed(r.InstancesDelta), signedSize(r.RetainedDelta), safetext.Terminal(r.Name))
 	}
 	if len(rows) > shown {
 		fmt.Fprintf(bw, "… %d more (--top)\n", len(rows)-shown)
@@ -168,6 +169,17 @@ func signed(v int64) string {
 		return "+" + strconv.FormatInt(v, 10)
 	}
 	return strconv.FormatInt(v, 10)
+}
+
+// signedSize is Size with a sign: "+48 B", "-7.5 KiB", "0 B".
+func signedSize(v int64) string {
+	switch {
+	case v > 0:
+		return "+" + Size(uint64(v))
+	case v < 0:
+		return "-" + Size(uint64(-v))
+	}
+	return Size(0)
 }
 
 // WritePathText writes paths as chains from their GC roots.
