@@ -5,11 +5,14 @@ import ()
 // Report is the JSON document of `ddmtui hprof analyze --json`
 // (spec/hprof-analysis.md "JSON"): the required keys and a few extra ones.
 type Report struct {
-	Version          string          `json:"version"`
-	IDSize           int             `json:"id_size"`
-	Objects          int             `json:"objects"`
-	Reachable        int             `json:"reachable"`
-	Truncated        bool            `json:"truncated,omitempty"`
+	Version   string `json:"version"`
+	IDSize    int    `json:"id_size"`
+	Objects   int    `json:"objects"`
+	Reachable int    `json:"reachable"`
+	Truncated bool   `json:"truncated,omitempty"`
+	// Converted is ConvertedNote when the file is a converted Android dump
+	// (Heap.Converted): its leaks may include one that is not.
+	Converted        string          `json:"converted,omitempty"`
 	TruncatedAt      int64           `json:"truncated_at,omitempty"`
 	Heaps            []HeapRow       `json:"heaps"`
 	Classes          []ClassRow      `json:"classes"`
@@ -121,6 +124,9 @@ func (h *Heap) Report(top int) *Report {
 		Truncated: trunc, Dominators: []DominatorJSON{}, Leaks: []LeakJSON{}, DuplicateStrings: []DuplicateJSON{}, Bitmaps: []BitmapJSON{}}
 	if trunc {
 		r.TruncatedAt = at
+	}
+	if h.Converted() {
+		r.Converted = ConvertedNote
 	}
 	unavailable := func(section, why string) {
 		if why != "" {

@@ -45,6 +45,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	if r.Truncated {
 		p("the file is cut short: analysed up to offset %d, the last complete record\n", r.TruncatedAt)
 	}
+	if r.Converted != "" {
+		p("%s\n", esc(r.Converted))
+	}
 	if r.Mapping != nil {
 		p("%s\n", esc(r.Mapping.Summary))
 	}

@@ -1,9 +1,13 @@
 package heapview
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -35,4 +39,31 @@ func TestViewerMapping(t *testing.T) {
 	if h := hs.line(0); !strings.Contains(h, "mapping: 2 of ") || !strings.Contains(h, "wrong build?") {
 		t.Errorf("header %q", h)
 	}
+}
+
+// A converted dump (hprof-conv) says so in the header, and the message
+// line says which leak conversion makes up; Android's own dump does not.
+func TestViewerConvertedDump(t *testing.T) {
+	file, _ := writeScene(t, scene.Options{})
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv bytes.Buffer
+	if err := hprof.Convert(&conv, bytes.NewReader(data), hprof.ConvertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	converted := filepath.Join(t.TempDir(), "conv.hprof")
+	if err := os.WriteFile(converted, conv.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := open(t, file, "", 80, 24, style.Palette{})
+	if s := plain.text(); strings.Contains(s, "converted") {
+		t.Errorf("Android's dump:\n%s", s)
+	}
+	hs := open(t, converted, "", 80, 24, style.Palette{})
+	if h := hs.line(0); !strings.Contains(h, "converted: a leak may be false") {
+		t.Errorf("header %q", h)
+	}
+	hs.must("converted by hprof-conv")
 }
