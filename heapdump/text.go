@@ -99,10 +99,14 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 
 	p("\nDuplicate strings\n")
 	unavailable("duplicate_strings")
-	if len(r.DuplicateStrings) == 0 && r.Unavailable["duplicate_strings"] == "" {
+	dups := r.DuplicateStrings // wasting bytes first: the rest wastes nothing (Wasting)
+	for len(dups) > 0 && dups[len(dups)-1].Wasted == 0 {
+		dups = dups[:len(dups)-1]
+	}
+	if len(dups) == 0 && r.Unavailable["duplicate_strings"] == "" {
 		p("  none\n")
 	}
-	for _, d := range r.DuplicateStrings[:min(top, len(r.DuplicateStrings))] {
+	for _, d := range dups[:min(top, len(dups))] {
 		p("  %10s wasted %6d ×  %s\n", Size(d.Wasted), d.Count, esc(quote(d.Value, 60)))
 	}
 
