@@ -49,8 +49,11 @@ type DominatorJSON struct {
 
 // StepJSON is one element of a path (D11); Field is null for the first.
 type StepJSON struct {
-	Class string  `json:"class"`
-	ID    string  `json:"id"`
+	Class string `json:"class"`
+	ID    string `json:"id"`
+	// Root is the first element's GC root kind (Heap.RootKind: "thread",
+	// "JNI global", "sticky class", …), omitted when the dump does not say.
+	Root  string  `json:"root,omitempty"`
 	Field *string `json:"field"`
 	Of    string  `json:"of,omitempty"` // for a class object: the class it is
 	// OmittedBefore counts the elements of a long path left out just

@@ -83,7 +83,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 		}
 		for i, s := range l.Path {
 			if i == 0 {
-				p("    %s (GC root)\n", label(s.Class, s.Of, s.ID))
+				p("    %s (%s)\n", label(s.Class, s.Of, s.ID), rootText(s.Root))
 				continue
 			}
 			if s.OmittedBefore > 0 {
@@ -178,6 +178,15 @@ func signed(v int64) string {
 	return strconv.FormatInt(v, 10)
 }
 
+// rootText is a path's first element's note: "GC root: thread", or "GC
+// root" when the dump does not say which kind.
+func rootText(kind string) string {
+	if kind == "" {
+		return "GC root"
+	}
+	return "GC root: " + kind
+}
+
 // signedSize is Size with a sign: "+48 B", "-7.5 KiB", "0 B".
 func signedSize(v int64) string {
 	switch {
@@ -200,7 +209,7 @@ func WritePathText(w io.Writer, ps *PathsJSON) error {
 		fmt.Fprintf(bw, "%s: depth %d\n", p.ID, p.Depth)
 		for i, s := range p.Path {
 			if i == 0 {
-				fmt.Fprintf(bw, "  %s (GC root)\n", label(s.Class, s.Of, s.ID))
+				fmt.Fprintf(bw, "  %s (%s)\n", label(s.Class, s.Of, s.ID), rootText(s.Root))
 				continue
 			}
 			if s.OmittedBefore > 0 {
