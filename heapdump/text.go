@@ -83,7 +83,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 		}
 		for i, s := range l.Path {
 			if i == 0 {
-				p("    %s (%s)\n", label(s.Class, s.Of, s.ID), rootText(s.Root))
+				p("    %s (%s)\n", label(s.Class, s.Of, s.ID), RootLabel(s.Root))
 				continue
 			}
 			if s.OmittedBefore > 0 {
@@ -180,7 +180,7 @@ func signed(v int64) string {
 
 // rootText is a path's first element's note: "GC root: thread", or "GC
 // root" when the dump does not say which kind.
-func rootText(kind string) string {
+func RootLabel(kind string) string {
 	if kind == "" {
 		return "GC root"
 	}
@@ -209,7 +209,7 @@ func WritePathText(w io.Writer, ps *PathsJSON) error {
 		fmt.Fprintf(bw, "%s: depth %d\n", p.ID, p.Depth)
 		for i, s := range p.Path {
 			if i == 0 {
-				fmt.Fprintf(bw, "  %s (%s)\n", label(s.Class, s.Of, s.ID), rootText(s.Root))
+				fmt.Fprintf(bw, "  %s (%s)\n", label(s.Class, s.Of, s.ID), RootLabel(s.Root))
 				continue
 			}
 			if s.OmittedBefore > 0 {

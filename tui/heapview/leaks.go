@@ -125,7 +125,7 @@ func chainText(m *Model, k int, pal style.Palette) string {
 			}
 			line = "   " + style.Escape(hop) + " → " + line
 		} else {
-			line = "   GC root " + line
+			line = "   " + heapdump.RootLabel(h.RootKind(st.Node)) + " " + line
 		}
 		if i == blame && i > 0 {
 			tag := "[::b]"

@@ -24,3 +24,15 @@ func TestLeaksTableAt80Columns(t *testing.T) {
 		}
 	}
 }
+
+// The chain pane and the path page name the GC root's kind, as MAT does.
+func TestPathsNameTheRootKind(t *testing.T) {
+	file, _ := writeScene(t, scene.Options{})
+	hs := open(t, file, "", 120, 40, style.Palette{})
+	hs.keys("3")
+	hs.must("GC root: thread java.lang.Thread@") // SettingsActivity's chain, selected first
+	hs.filter("PrefsFragment")
+	hs.must("GC root: JNI global com.example.mail.legacy.PrefsCallback@")
+	hs.enter()
+	hs.must("GC root: JNI global")
+}
