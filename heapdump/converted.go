@@ -8,10 +8,10 @@ import (
 
 // ConvertedNote is what every surface says of a converted dump (Converted):
 // what hprof-conv changed and which leak it makes up.
-const ConvertedNote = "converted by hprof-conv (1.0.2 with Android's classes): its heaps are merged " +
-	"into one, and ROOT UNREACHABLE became ROOT UNKNOWN, a GC root, so objects Android marked unreachable " +
-	"count as reachable: a destroyed Activity among them is listed as a leak that is not one, with what " +
-	"it holds as retained. Analyse the dump as the VM sent it (hprof --android, or the dashboard's H)."
+const ConvertedNote = "converted by hprof-conv: leaks may be false. Conversion made ROOT UNREACHABLE " +
+	"a GC root (ROOT UNKNOWN), so an object Android marked unreachable, a destroyed Activity among them, " +
+	"counts as reachable, a leak that is not one, with what it holds as retained; the heaps are merged " +
+	"into one. Analyse the dump as the VM sent it (hprof --android, or the dashboard's H)."
 
 // ConvertedShort is ConvertedNote in a few words, for a header.
 const ConvertedShort = "converted: a leak may be false"
