@@ -40,11 +40,20 @@ func openHeapViewer(c *cli.Context, file, baseline string) error {
 			return fmt.Errorf("%s: %w", safetext.Terminal(f), errors.Unwrap(err))
 		}
 	}
-	m, err := loadMapping(c, "hprof "+c.Command.Name)
+	m, err := loadMapping(c, hprofLabel(c))
 	if err != nil {
 		return err
 	}
 	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context, PID: int32(c.Int("pid")), Mapping: m})
+}
+
+// hprofLabel names the running command for its messages: "hprof analyze",
+// "hprof diff", or "hprof" itself (`hprof --pid N -o F --analyze`).
+func hprofLabel(c *cli.Context) string {
+	if c.Command.Name == "hprof" {
+		return "hprof"
+	}
+	return "hprof " + c.Command.Name
 }
 
 // hprofSubcommands are `hprof analyze`, `hprof path`, `hprof diff` and
@@ -85,7 +94,7 @@ func openMappedHeap(c *cli.Context, m *mapping.Mapping, file string) (*heapdump.
 	}
 	cov := m.Coverage(apply.Heap(m, h))
 	if cov.Suspicious() {
-		fmt.Fprintf(c.App.ErrWriter, "hprof %s: %s\n", c.Command.Name, cov)
+		fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", hprofLabel(c), cov)
 	}
 	return h, &heapdump.MappingJSON{Known: cov.Known, Total: cov.Seen, Skipped: cov.Skipped, Summary: cov.String()}, nil
 }
@@ -96,7 +105,7 @@ func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view
 	if !jsonOut && terminal(c.App.Writer) {
 		return view(c, file, "")
 	}
-	m, err := loadMapping(c, "hprof "+c.Command.Name)
+	m, err := loadMapping(c, hprofLabel(c))
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,14 @@ func TestHprofAnalyzeText(t *testing.T) {
 		}
 	}
 	for _, d := range e.Duplicates {
-		want = append(want, fmt.Sprintf("%d B wasted %6d ×  %q", d.Wasted, d.Count, d.Value))
+		line := fmt.Sprintf("%d B wasted %6d ×  %q", d.Wasted, d.Count, d.Value)
+		if d.Wasted == 0 { // a group that wastes nothing is left out
+			if strings.Contains(out, line) {
+				t.Errorf("report lists %q", line)
+			}
+			continue
+		}
+		want = append(want, line)
 	}
 	for _, b := range e.Bitmaps {
 		px := "pixels not in the dump"
@@ -424,5 +431,32 @@ func TestHprofAnalyzeTruncated(t *testing.T) {
 	}
 	if !r.Truncated || r.TruncatedAt <= 0 || r.TruncatedAt > int64(len(data)-100) || r.Objects == 0 {
 		t.Errorf("truncated %v at %d of %d bytes, %d objects", r.Truncated, r.TruncatedAt, len(data)-100, r.Objects)
+	}
+}
+
+// `hprof --pid N -o F --analyze --mapping M` labels its mapping messages
+// "hprof:", not "hprof hprof:".
+func TestHprofDumpAnalyzeMappingLabel(t *testing.T) {
+	leakcheck.Check(t)
+	dev := sim.NewVM(sim.VMSpec{PID: 6112, App: "com.example.dump", Package: "com.example.dump", Family: sim.ART, HeapBytes: 1 << 20, Seed: 32})
+	d := sim.NewDevice("t")
+	d.Add(dev)
+	defer d.Close()
+	base := freePorts(t, 1)
+	if _, err := d.ServeLocal("127.0.0.1", base); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	mp := filepath.Join(dir, "mapping.txt")
+	if err := os.WriteFile(mp, []byte("not a mapping line\ncom.example.shop.Item -> a.b:\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runAppSplit(t, "hprof", "--adb", "off", "--scan", fmt.Sprintf("%d-%d", base, base), "--pid", "6112",
+		"-o", filepath.Join(dir, "a.hprof"), "--analyze", "--json", "--mapping", mp)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "hprof: ") || strings.Contains(stderr, "hprof hprof") {
+		t.Errorf("stderr %q", stderr)
 	}
 }

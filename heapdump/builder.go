@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/ddmtui/ddmtui/hprof"
 )
 
 // Builder is how a reader other than HPROF's feeds the model (see the
@@ -35,8 +37,9 @@ type Builder struct {
 	fields  []fieldName
 	fieldIx map[fieldName]int32
 
-	roots []uint64
-	err   error
+	roots     []uint64
+	rootKinds []rootKind // RootOf: index in roots and kind, until Finish
+	err       error
 }
 
 // Type is a class of the dump as a reader gives it.
@@ -197,6 +200,13 @@ func (b *Builder) field(s string) int32 {
 // ignored.
 func (b *Builder) Root(id uint64) { b.roots = append(b.roots, id) }
 
+// RootOf makes the object id a GC root of the given kind (an HPROF root
+// sub-record tag), which paths name (Heap.RootKind).
+func (b *Builder) RootOf(id uint64, kind hprof.SubTag) {
+	b.Root(id)
+	b.rootKinds = append(b.rootKinds, rootKind{node: int32(len(b.roots) - 1), tag: uint8(kind)})
+}
+
 // Finish resolves the types and references and analyses the heap. An
 // object id given twice, or an object of a type never given, is an error.
 func (b *Builder) Finish() (*Heap, error) {
@@ -269,6 +279,13 @@ func (b *Builder) Finish() (*Heap, error) {
 			setRoot(h, x)
 		}
 	}
+	for _, k := range b.rootKinds {
+		if x := h.index.lookup(b.roots[k.node]); x >= 0 {
+			h.rootKinds = append(h.rootKinds, rootKind{node: x, tag: k.tag})
+		}
+	}
+	sortRootKinds(h)
+	b.rootKinds = nil
 	b.ids, b.objType, b.sizes = nil, nil, nil
 	g := newGraphValues(h, b)
 	h.vals = g

@@ -96,7 +96,8 @@ type Heap struct {
 	heapOf    []uint8
 	kinds     []uint8 // node -> its Kind (HPROF's NODATA arrays keep their tag)
 	heaps     []string
-	roots     []uint64 // bitset: root node or class object (D5)
+	roots     []uint64   // bitset: root node or class object (D5)
+	rootKinds []rootKind // the root records' kinds by node (RootKind), HPROF only
 
 	outOff []uint32 // CSR of strong edges (D4)
 	outTgt []int32

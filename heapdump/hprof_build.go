@@ -448,12 +448,14 @@ func (r *hprofFile) build() error {
 			setRoot(h, int32(i))
 		}
 	}
-	for _, id := range r.s.roots {
+	for i, id := range r.s.roots {
 		if t := h.index.lookup(id); t >= 0 {
 			setRoot(h, t)
+			h.rootKinds = append(h.rootKinds, rootKind{node: t, tag: r.s.rootTag[i]})
 		}
 	}
-	r.s.roots = nil
+	sortRootKinds(h)
+	r.s.roots, r.s.rootTag = nil, nil
 	return nil
 }
 

@@ -126,6 +126,7 @@ type scan struct {
 	objIDs  []uint64
 	objOffs offsets
 	roots   []uint64
+	rootTag []uint8 // each root's sub-record tag (RootKind)
 	heaps   []heapMark
 
 	truncated bool
@@ -270,6 +271,7 @@ func (s *scan) subRecord(off, end int) (int, error) {
 		}
 		if tag != subRootUnreach {
 			s.roots = append(s.roots, s.id(p))
+			s.rootTag = append(s.rootTag, tag)
 		}
 		return 1 + size, nil
 	}

@@ -17,6 +17,18 @@ type DuplicateString struct {
 	Members []Node // the String instances, in node order
 }
 
+// Wasting returns the groups of dups (sorted as Duplicates sorts them) that
+// waste bytes: a group whose copies share one value array, or are empty
+// (""), is a duplicate by D13 and listed in the JSON, but the text report
+// and the viewer leave it out, as it wastes nothing.
+func Wasting(dups []DuplicateString) []DuplicateString {
+	n := 0
+	for n < len(dups) && dups[n].Wasted > 0 {
+		n++
+	}
+	return dups[:n]
+}
+
 // strContent locates a String's characters: its value array's elements
 // [start, start+count), UTF-16 when wide.
 type strContent struct {

@@ -5,11 +5,14 @@ import ()
 // Report is the JSON document of `ddmtui hprof analyze --json`
 // (spec/hprof-analysis.md "JSON"): the required keys and a few extra ones.
 type Report struct {
-	Version          string          `json:"version"`
-	IDSize           int             `json:"id_size"`
-	Objects          int             `json:"objects"`
-	Reachable        int             `json:"reachable"`
-	Truncated        bool            `json:"truncated,omitempty"`
+	Version   string `json:"version"`
+	IDSize    int    `json:"id_size"`
+	Objects   int    `json:"objects"`
+	Reachable int    `json:"reachable"`
+	Truncated bool   `json:"truncated,omitempty"`
+	// Converted is ConvertedNote when the file is a converted Android dump
+	// (Heap.Converted): its leaks may include one that is not.
+	Converted        string          `json:"converted,omitempty"`
 	TruncatedAt      int64           `json:"truncated_at,omitempty"`
 	Heaps            []HeapRow       `json:"heaps"`
 	Classes          []ClassRow      `json:"classes"`
@@ -46,8 +49,11 @@ type DominatorJSON struct {
 
 // StepJSON is one element of a path (D11); Field is null for the first.
 type StepJSON struct {
-	Class string  `json:"class"`
-	ID    string  `json:"id"`
+	Class string `json:"class"`
+	ID    string `json:"id"`
+	// Root is the first element's GC root kind (Heap.RootKind: "thread",
+	// "JNI global", "sticky class", …), omitted when the dump does not say.
+	Root  string  `json:"root,omitempty"`
 	Field *string `json:"field"`
 	Of    string  `json:"of,omitempty"` // for a class object: the class it is
 	// OmittedBefore counts the elements of a long path left out just
@@ -121,6 +127,9 @@ func (h *Heap) Report(top int) *Report {
 		Truncated: trunc, Dominators: []DominatorJSON{}, Leaks: []LeakJSON{}, DuplicateStrings: []DuplicateJSON{}, Bitmaps: []BitmapJSON{}}
 	if trunc {
 		r.TruncatedAt = at
+	}
+	if h.Converted() {
+		r.Converted = ConvertedNote
 	}
 	unavailable := func(section, why string) {
 		if why != "" {

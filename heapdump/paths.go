@@ -125,6 +125,8 @@ func (p Paths) JSON(path []PathStep) []StepJSON {
 		if i > 0 {
 			f := s.Field
 			out[i].Field = &f
+		} else {
+			out[i].Root = h.RootKind(s.Node)
 		}
 	}
 	return out

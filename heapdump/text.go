@@ -45,6 +45,9 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	if r.Truncated {
 		p("the file is cut short: analysed up to offset %d, the last complete record\n", r.TruncatedAt)
 	}
+	if r.Converted != "" {
+		p("%s\n", esc(r.Converted))
+	}
 	if r.Mapping != nil {
 		p("%s\n", esc(r.Mapping.Summary))
 	}
@@ -80,7 +83,7 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 		}
 		for i, s := range l.Path {
 			if i == 0 {
-				p("    %s (GC root)\n", label(s.Class, s.Of, s.ID))
+				p("    %s (%s)\n", label(s.Class, s.Of, s.ID), RootLabel(s.Root))
 				continue
 			}
 			if s.OmittedBefore > 0 {
@@ -96,10 +99,14 @@ func WriteText(w io.Writer, r *Report, o TextOptions) error {
 
 	p("\nDuplicate strings\n")
 	unavailable("duplicate_strings")
-	if len(r.DuplicateStrings) == 0 && r.Unavailable["duplicate_strings"] == "" {
+	dups := r.DuplicateStrings // wasting bytes first: the rest wastes nothing (Wasting)
+	for len(dups) > 0 && dups[len(dups)-1].Wasted == 0 {
+		dups = dups[:len(dups)-1]
+	}
+	if len(dups) == 0 && r.Unavailable["duplicate_strings"] == "" {
 		p("  none\n")
 	}
-	for _, d := range r.DuplicateStrings[:min(top, len(r.DuplicateStrings))] {
+	for _, d := range dups[:min(top, len(dups))] {
 		p("  %10s wasted %6d ×  %s\n", Size(d.Wasted), d.Count, esc(quote(d.Value, 60)))
 	}
 
@@ -146,7 +153,8 @@ func Size(n uint64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// WriteDiffText writes the diff (D16) as a table, the first top rows.
+// WriteDiffText writes the diff (D16) as a table, the first top rows: the
+// size deltas in human units (Size, signed), the count delta as a number.
 func WriteDiffText(w io.Writer, rows []DiffRow, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%12s %10s %12s  %s\n", "shallow Δ", "count Δ", "retained Δ", "class")
@@ -155,7 +163,7 @@ func WriteDiffText(w io.Writer, rows []DiffRow, top int) error {
 	}
 	shown := min(max(top, 0), len(rows))
 	for _, r := range rows[:shown] {
-		fmt.Fprintf(bw, "%12s %10s %12s  %s\n", signed(r.ShallowDelta), signed(r.InstancesDelta), signed(r.RetainedDelta), safetext.Terminal(r.Name))
+		fmt.Fprintf(bw, "%12s %10s %12s  %s\n", signedSize(r.ShallowDelta), signed(r.InstancesDelta), signedSize(r.RetainedDelta), safetext.Terminal(r.Name))
 	}
 	if len(rows) > shown {
 		fmt.Fprintf(bw, "… %d more (--top)\n", len(rows)-shown)
@@ -170,6 +178,26 @@ func signed(v int64) string {
 	return strconv.FormatInt(v, 10)
 }
 
+// rootText is a path's first element's note: "GC root: thread", or "GC
+// root" when the dump does not say which kind.
+func RootLabel(kind string) string {
+	if kind == "" {
+		return "GC root"
+	}
+	return "GC root: " + kind
+}
+
+// signedSize is Size with a sign: "+48 B", "-7.5 KiB", "0 B".
+func signedSize(v int64) string {
+	switch {
+	case v > 0:
+		return "+" + Size(uint64(v))
+	case v < 0:
+		return "-" + Size(uint64(-v))
+	}
+	return Size(0)
+}
+
 // WritePathText writes paths as chains from their GC roots.
 func WritePathText(w io.Writer, ps *PathsJSON) error {
 	bw := bufio.NewWriter(w)
@@ -181,7 +209,7 @@ func WritePathText(w io.Writer, ps *PathsJSON) error {
 		fmt.Fprintf(bw, "%s: depth %d\n", p.ID, p.Depth)
 		for i, s := range p.Path {
 			if i == 0 {
-				fmt.Fprintf(bw, "  %s (GC root)\n", label(s.Class, s.Of, s.ID))
+				fmt.Fprintf(bw, "  %s (%s)\n", label(s.Class, s.Of, s.ID), RootLabel(s.Root))
 				continue
 			}
 			if s.OmittedBefore > 0 {

@@ -125,11 +125,11 @@ func TestSize(t *testing.T) {
 }
 
 func TestWriteDiffText(t *testing.T) {
-	rows := []DiffRow{{Name: "com.example.A", InstancesDelta: 2, ShallowDelta: 48, RetainedDelta: -16},
+	rows := []DiffRow{{Name: "com.example.A", InstancesDelta: 2, ShallowDelta: 48, RetainedDelta: -7717},
 		{Name: "B", InstancesDelta: 0, ShallowDelta: -8, RetainedDelta: 0}}
 	head := "   shallow Δ    count Δ   retained Δ  class\n" // widths count runes
-	a := "         +48         +2          -16  com.example.A\n"
-	b := "          -8          0            0  B\n"
+	a := "       +48 B         +2     -7.5 KiB  com.example.A\n"
+	b := "        -8 B          0          0 B  B\n"
 	for _, c := range []struct {
 		rows []DiffRow
 		top  int

@@ -263,7 +263,7 @@ func Feed(g *heapgraph.Graph, opts heapdump.Options) (*heapdump.Builder, error) 
 		return nil, err
 	}
 	for _, r := range m.Roots {
-		b.Root(r.ID)
+		b.RootOf(r.ID, r.Type.HprofTag())
 	}
 	return b, nil
 }
@@ -351,7 +351,7 @@ func feedColumns(b *heapdump.Builder, g *heapgraph.Graph, classType uint64, chai
 	}
 	b.Grow(len(g.ID), 0, roots)
 	for _, r := range g.Roots {
-		b.Root(r.ID)
+		b.RootOf(r.ID, r.Type.HprofTag())
 	}
 	for i, id := range g.ID {
 		t := g.Type[i]

@@ -92,6 +92,17 @@ var rootTypes = map[hprof.SubTag]RootType{
 	hprof.SubRootReferenceCleanup: RootReferenceCleanup, hprof.SubRootVMInternal: RootVMInternal, hprof.SubRootJNIMonitor: RootJNIMonitor,
 }
 
+// HprofTag is the HPROF root sub-record of t's kind (ROOT UNKNOWN for a
+// kind HPROF has no record for).
+func (t RootType) HprofTag() hprof.SubTag {
+	for tag, rt := range rootTypes {
+		if rt == t {
+			return tag
+		}
+	}
+	return hprof.SubRootUnknown
+}
+
 func heapOf(id uint32) HeapType {
 	switch id {
 	case hprof.HeapApp:

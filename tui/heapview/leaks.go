@@ -23,11 +23,14 @@ type leakRows struct {
 
 func (r *leakRows) Columns() []viewer.Column {
 	return []viewer.Column{
+		// At 80 columns LIKELY CAUSE must stay: the label gives way (the
+		// chain below names the object in full) and the cause, last, is
+		// cut at the edge rather than left out.
 		{Title: "LEAKED", Expand: 1},
 		{Title: "REASON"},
 		{Title: "RETAINED", Align: tview.AlignRight},
 		{Title: "DEPTH", Align: tview.AlignRight},
-		{Title: "LIKELY CAUSE"},
+		{Title: "LIKELY CAUSE", Clip: true},
 	}
 }
 
@@ -122,7 +125,7 @@ func chainText(m *Model, k int, pal style.Palette) string {
 			}
 			line = "   " + style.Escape(hop) + " → " + line
 		} else {
-			line = "   GC root " + line
+			line = "   " + heapdump.RootLabel(h.RootKind(st.Node)) + " " + line
 		}
 		if i == blame && i > 0 {
 			tag := "[::b]"

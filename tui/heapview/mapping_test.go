@@ -1,9 +1,13 @@
 package heapview
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ddmtui/ddmtui/hprof"
 	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/tui/style"
@@ -35,4 +39,69 @@ func TestViewerMapping(t *testing.T) {
 	if h := hs.line(0); !strings.Contains(h, "mapping: 2 of ") || !strings.Contains(h, "wrong build?") {
 		t.Errorf("header %q", h)
 	}
+}
+
+// A converted dump (hprof-conv) says so in the header, and the message
+// line says which leak conversion makes up; Android's own dump does not.
+func TestViewerConvertedDump(t *testing.T) {
+	file, _ := writeScene(t, scene.Options{})
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv bytes.Buffer
+	if err := hprof.Convert(&conv, bytes.NewReader(data), hprof.ConvertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	converted := filepath.Join(t.TempDir(), "conv.hprof")
+	if err := os.WriteFile(converted, conv.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := open(t, file, "", 80, 24, style.Palette{})
+	if s := plain.text(); strings.Contains(s, "converted") {
+		t.Errorf("Android's dump:\n%s", s)
+	}
+	hs := open(t, converted, "", 80, 24, style.Palette{})
+	if h := hs.line(0); !strings.Contains(h, "converted: a leak may be false") {
+		t.Errorf("header %q", h)
+	}
+	hs.must("converted by hprof-conv: leaks may be false.") // whole at 80 columns
+}
+
+// The Strings tab leaves out groups that waste nothing: "" and copies
+// sharing one value array.
+func TestViewerStringsWasteNothingLeftOut(t *testing.T) {
+	var buf bytes.Buffer
+	b, err := scene.NewBuilder(&buf, 4, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	object := b.Class("java.lang.Object", nil)
+	str := b.Class("java.lang.String", object, scene.F("count", hprof.TypeInt), scene.F("value", hprof.TypeObject))
+	holder := b.Class("Holder", object, scene.F("a", hprof.TypeObject), scene.F("b", hprof.TypeObject), scene.F("c", hprof.TypeObject),
+		scene.F("d", hprof.TypeObject), scene.F("e", hprof.TypeObject), scene.F("f", hprof.TypeObject))
+	object.Dump()
+	str.Dump()
+	holder.Dump()
+	shared := b.Bytes([]byte("shared"))
+	v := scene.V{
+		"a": b.Instance(str, scene.V{"count": 0, "value": b.Bytes(nil)}),
+		"b": b.Instance(str, scene.V{"count": 0, "value": b.Bytes(nil)}),
+		"c": b.Instance(str, scene.V{"count": 6, "value": shared}),
+		"d": b.Instance(str, scene.V{"count": 6, "value": shared}),
+		"e": b.Instance(str, scene.V{"count": 4, "value": b.Bytes([]byte("real"))}),
+		"f": b.Instance(str, scene.V{"count": 4, "value": b.Bytes([]byte("real"))}),
+	}
+	b.Root(hprof.SubRootStickyClass, b.Instance(holder, v))
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "s.hprof")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hs := open(t, file, "", 80, 24, style.Palette{})
+	hs.keys("4")
+	hs.must(`"real"`, "4 B")
+	hs.mustNot(`""`, `"shared"`, " 0 B")
 }

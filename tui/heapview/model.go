@@ -141,7 +141,7 @@ func FindExtras(h *heapdump.Heap, progress Progress) Extras {
 	}
 	x.bitmaps = h.Bitmaps().List()
 	progress("strings", 0)
-	x.dups = h.Strings().Duplicates()
+	x.dups = heapdump.Wasting(h.Strings().Duplicates())
 	progress("referrers", 0)
 	if h.NumNodes() > 0 {
 		h.Referrers(0) // builds the reverse edges now rather than on a key

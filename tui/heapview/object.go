@@ -203,10 +203,7 @@ func pathRows(m *Model, path []heapdump.PathStep, blame int, warn tcell.Color) *
 			items[i].via = fmt.Sprintf("%s (after %d objects left out)", st.Field, st.Omitted)
 		}
 		if i == 0 {
-			items[i].via = "GC root"
-			if m.Heap.ClassObjectName(st.Node) != "" {
-				items[i].via = "class object"
-			}
+			items[i].via = heapdump.RootLabel(m.Heap.RootKind(st.Node)) // a class object's row says "class X"
 		}
 		if i == blame {
 			items[i].mark = "◀ likely cause"

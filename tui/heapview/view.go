@@ -343,6 +343,8 @@ func (v *View) SetModel(m *Model) {
 		v.SetMessage(fmt.Sprintf("the file is cut short: analysed up to byte %d", at))
 	} else if m.Heap.Unavailable() != "" {
 		v.SetMessage(unavailableNote) // said once; the tabs it empties say why
+	} else if m.Heap.Converted() {
+		v.SetMessage(heapdump.ConvertedNote)
 	}
 	if m.extras {
 		v.extrasShown()
@@ -394,6 +396,9 @@ func (v *View) updateHeader() {
 		s += " vs " + filepath.Base(m.Baseline)
 	}
 	s += " — " + strings.TrimPrefix(h.Version(), "JAVA PROFILE ")
+	if h.Converted() { // early too, with the note in the message line
+		s += " · " + heapdump.ConvertedShort
+	}
 	if m.Mapping != "" { // early: a "wrong build?" must not be cut off
 		s += " · " + m.Mapping
 	}
