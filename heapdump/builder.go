@@ -37,9 +37,11 @@ type Builder struct {
 	fields  []fieldName
 	fieldIx map[fieldName]int32
 
-	roots     []uint64
-	rootKinds []rootKind // RootOf: index in roots and kind, until Finish
-	err       error
+	roots []uint64
+	// rootTags are the kinds RootOf gave, by index in roots (0: none;
+	// shorter than roots when later roots came through Root), until Finish.
+	rootTags []uint8
+	err      error
 }
 
 // Type is a class of the dump as a reader gives it.
@@ -203,8 +205,11 @@ func (b *Builder) Root(id uint64) { b.roots = append(b.roots, id) }
 // RootOf makes the object id a GC root of the given kind (an HPROF root
 // sub-record tag), which paths name (Heap.RootKind).
 func (b *Builder) RootOf(id uint64, kind hprof.SubTag) {
+	for len(b.rootTags) < len(b.roots) {
+		b.rootTags = append(b.rootTags, 0)
+	}
 	b.Root(id)
-	b.rootKinds = append(b.rootKinds, rootKind{node: int32(len(b.roots) - 1), tag: uint8(kind)})
+	b.rootTags = append(b.rootTags, uint8(kind))
 }
 
 // Finish resolves the types and references and analyses the heap. An
@@ -274,18 +279,19 @@ func (b *Builder) Finish() (*Heap, error) {
 			}
 		}
 	}
-	for _, id := range b.roots {
+	if len(b.rootTags) > 0 {
+		h.rootKinds = make([]rootKind, 0, len(b.rootTags))
+	}
+	for i, id := range b.roots {
 		if x := h.index.lookup(id); x >= 0 {
 			setRoot(h, x)
-		}
-	}
-	for _, k := range b.rootKinds {
-		if x := h.index.lookup(b.roots[k.node]); x >= 0 {
-			h.rootKinds = append(h.rootKinds, rootKind{node: x, tag: k.tag})
+			if i < len(b.rootTags) && b.rootTags[i] != 0 {
+				h.rootKinds = append(h.rootKinds, rootKind{node: x, tag: b.rootTags[i]})
+			}
 		}
 	}
 	sortRootKinds(h)
-	b.rootKinds = nil
+	b.rootTags = nil
 	b.ids, b.objType, b.sizes = nil, nil, nil
 	g := newGraphValues(h, b)
 	h.vals = g
