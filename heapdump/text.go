@@ -3,6 +3,7 @@ package heapdump
 import (
 	"bufio"
 	"fmt"
+	"github.com/ddmtui/ddmtui/internal/bytesize"
 	"io"
 	"strconv"
 	"strings"
@@ -140,18 +141,8 @@ func quote(s string, max int) string {
 	return strconv.Quote(s)
 }
 
-// Size formats a byte count: "512 B", "1.5 KiB", "12.0 MiB".
-func Size(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+// Size formats a byte count: "512 B", "1.5 KiB", "12.0 MiB" (bytesize's rule).
+func Size(n uint64) string { return bytesize.String(n) }
 
 // WriteDiffText writes the diff (D16) as a table, the first top rows: the
 // size deltas in human units (Size, signed), the count delta as a number.

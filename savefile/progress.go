@@ -2,6 +2,7 @@ package savefile
 
 import (
 	"fmt"
+	"github.com/ddmtui/ddmtui/internal/bytesize"
 	"io"
 	"strconv"
 	"sync"
@@ -50,15 +51,6 @@ func MeanSize(m float64) string {
 	return Size(uint64(m))
 }
 
-// Size formats a byte count for progress lines and messages.
-func Size(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+// Size formats a byte count for progress lines and messages (bytesize's
+// rule).
+func Size(n uint64) string { return bytesize.String(n) }
