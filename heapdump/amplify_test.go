@@ -2,7 +2,7 @@ package heapdump
 
 import (
 	"fmt"
-	"runtime"
+	"github.com/ddmtui/ddmtui/testkit/alloccount"
 	"slices"
 	"strings"
 	"testing"
@@ -11,15 +11,6 @@ import (
 	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/testkit/hprofref"
 )
-
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // Issue 37 #1: a name is held once however many classes and fields name
 // its STRING record. Here one 64 KiB string names 1,000 fields of one
@@ -42,7 +33,7 @@ func TestNamesAreInternedByStringID(t *testing.T) {
 		}
 	})
 	var h *Heap
-	got := allocated(func() { h = analyseBytes(t, data) })
+	got := alloccount.Bytes(func() { h = analyseBytes(t, data) })
 	if got > 8<<20 {
 		t.Errorf("the analysis of a %d-byte file allocated %d MB", len(data), got>>20)
 	}
@@ -59,7 +50,7 @@ func TestNamesAreInternedByStringID(t *testing.T) {
 		t.Fatalf("class objects: Wide %d, %d named by the big string", wide, named)
 	}
 	var statics []Field
-	got = allocated(func() {
+	got = alloccount.Bytes(func() {
 		for range 100 {
 			statics = h.Fields(wide)
 		}
@@ -108,7 +99,7 @@ func TestLongSuperclassChain(t *testing.T) {
 		b.Root(hprof.SubRootJNIGlobal, short)
 	})
 	var h *Heap
-	got := allocated(func() { h = analyseBytes(t, data) })
+	got := alloccount.Bytes(func() { h = analyseBytes(t, data) })
 	if got > 16<<20 {
 		t.Errorf("a chain of %d classes (%d-byte file) allocated %d MB", depth, len(data), got>>20)
 	}

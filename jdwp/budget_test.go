@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/ddmtui/ddmtui/testkit/alloccount"
 	"io"
 	"net"
 	"runtime"
@@ -24,15 +25,6 @@ func bigPacket(n int) []byte {
 	return b
 }
 
-func allocated(f func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	f()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
-}
-
 // Issue 16 item 4: a large packet's buffer is exactly its length, and
 // reading it allocates at most 1.5 times it (it was 2.9 times, the buffer
 // 10% longer than the packet); a peer that lies about the length costs at
@@ -41,7 +33,7 @@ func TestReadPacketSizesByArrival(t *testing.T) {
 	const n = 40 << 20
 	in := bigPacket(n)
 	var p *Packet
-	alloc := allocated(func() {
+	alloc := alloccount.Bytes(func() {
 		var err error
 		if p, err = ReadPacket(bytes.NewReader(in), 0); err != nil {
 			t.Fatal(err)
@@ -56,7 +48,7 @@ func TestReadPacketSizesByArrival(t *testing.T) {
 	// A claim of 300 MiB with 5 MiB sent.
 	lie := bigPacket(5 << 20)
 	binary.BigEndian.PutUint32(lie, 300<<20)
-	alloc = allocated(func() {
+	alloc = alloccount.Bytes(func() {
 		if _, err := ReadPacket(bytes.NewReader(lie), 0); !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Fatalf("short packet: %v", err)
 		}
@@ -222,7 +214,7 @@ func TestBudgetRefusesBeforeAllocating(t *testing.T) {
 	}
 	in := bigPacket(16 << 20) // needs 24 MiB: 18 MiB are left
 	var err error
-	alloc := allocated(func() { _, err = ReadPacketBudget(bytes.NewReader(in), 0, b) })
+	alloc := alloccount.Bytes(func() { _, err = ReadPacketBudget(bytes.NewReader(in), 0, b) })
 	if !errors.Is(err, ErrBudget) {
 		t.Fatalf("read: %v, want ErrBudget", err)
 	}

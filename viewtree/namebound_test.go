@@ -2,19 +2,10 @@ package viewtree
 
 import (
 	"fmt"
-	"runtime"
+	"github.com/ddmtui/ddmtui/testkit/alloccount"
 	"strings"
 	"testing"
 )
-
-func allocatedBy(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
 
 // Issue 37 #7: a v2 dump whose nested maps name their properties per
 // (map, property) pair out of 32 KiB names: 60 maps × 60 properties over
@@ -38,7 +29,7 @@ func TestV2NestedNamesBounded(t *testing.T) {
 	data := e.EndStream()
 	var tr *Tree
 	var err error
-	got := allocatedBy(func() { tr, err = DecodeV2(data) })
+	got := alloccount.Bytes(func() { tr, err = DecodeV2(data) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +62,7 @@ func TestTextNamesBounded(t *testing.T) {
 	data := []byte(b.String())
 	var tr *Tree
 	var err error
-	got := allocatedBy(func() { tr, err = DecodeText(data) })
+	got := alloccount.Bytes(func() { tr, err = DecodeText(data) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,26 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/ddmtui/ddmtui/testkit/alloccount"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
-	"runtime"
 	"testing"
 
 	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/testkit/hostile"
 )
-
-// allocated is the bytes f allocates.
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
 
 // The cost Inspect states is what the decoder really allocates, within a
 // margin, for each format's costly cases (so the bound is one on memory,
@@ -49,7 +39,7 @@ func TestCostMatchesDecoder(t *testing.T) {
 			t.Fatalf("%s: %+v %v", c.name, in, err)
 		}
 		var img image.Image
-		got := allocated(func() {
+		got := alloccount.Bytes(func() {
 			img, _, err = pixbound.Decode(context.Background(), c.data, c.format, 0)
 		})
 		if err != nil || img.Bounds().Dx() != 512 {
@@ -77,7 +67,7 @@ func TestHostilePicturesRefusedBeforeDecoding(t *testing.T) {
 		{"jpeg progressive 4096², over a 128 MiB bound only by its coefficients", hostile.ProgressiveJPEG(4096, 4096, false), "jpeg"},
 	} {
 		var err error
-		got := allocated(func() { _, _, err = pixbound.Decode(context.Background(), c.data, c.format, 0) })
+		got := alloccount.Bytes(func() { _, _, err = pixbound.Decode(context.Background(), c.data, c.format, 0) })
 		if !errors.Is(err, pixbound.ErrTooLarge) {
 			t.Errorf("%s: %v", c.name, err)
 		}

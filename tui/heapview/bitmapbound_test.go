@@ -1,8 +1,8 @@
 package heapview
 
 import (
+	"github.com/ddmtui/ddmtui/testkit/alloccount"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -12,16 +12,6 @@ import (
 	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
-
-// allocatedBy is the bytes f allocates.
-func allocatedBy(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
 
 // Issue 37 #4: a dump's dumpData holding an 8192² 16-bit PNG (512 MiB
 // decoded) or a progressive 8192² JPEG (1 GiB with its coefficients), each
@@ -36,12 +26,12 @@ func TestHostileBitmapRefusedBeforeDecoding(t *testing.T) {
 		{"jpg", "jpeg: 8192×8192 pixels need 960 MiB to decode", hostile.ProgressiveJPEG(8192, 8192, false)},
 	} {
 		hs, _ := openHero(t, scene.Options{API: 35, BitmapFormat: c.format, HeroPicture: c.pic}, style.Palette{})
-		if got := allocatedBy(hs.enter); got > 16<<20 {
+		if got := alloccount.Bytes(hs.enter); got > 16<<20 {
 			t.Errorf("%s: Enter allocated %d MiB", c.format, got>>20)
 		}
 		hs.must("The pixels cannot be drawn: "+c.want, "over the bound of 128 MiB")
 		hs.back()
-		if got := allocatedBy(func() { hs.keys("s") }); got > 16<<20 {
+		if got := alloccount.Bytes(func() { hs.keys("s") }); got > 16<<20 {
 			t.Errorf("%s: s allocated %d MiB", c.format, got>>20)
 		}
 		hs.must(c.want)
@@ -55,7 +45,7 @@ func TestHostileBitmapRefusedBeforeDecoding(t *testing.T) {
 // a 4096² PNG (64 MiB decoded, within the bound) costs nothing then.
 func TestBitmapDecodeCancelled(t *testing.T) {
 	hs, _ := openHero(t, scene.Options{API: 35, BitmapFormat: "png", HeroPicture: hostile.PNG(4096, 4096, 8, 6, false, 4096)}, style.Palette{})
-	got := allocatedBy(func() {
+	got := alloccount.Bytes(func() {
 		h := hs.v.InputHandler()
 		h(tcell.NewEventKey(tcell.KeyEnter, 0, 0), func(tview.Primitive) {})
 		h(tcell.NewEventKey(tcell.KeyRune, 'C', 0), func(tview.Primitive) {})
