@@ -168,7 +168,12 @@ func (v *View) findExtras() {
 			return nil // the view went while the search ran: the dump is released
 		}
 		return func() {
-			if v.m != m {
+			// The view may have closed (and released the dump) between
+			// the search's end and this update on the UI goroutine.
+			v.mu.Lock()
+			closed := v.closed
+			v.mu.Unlock()
+			if v.m != m || closed {
 				return
 			}
 			m.SetExtras(x)
