@@ -168,12 +168,7 @@ func (v *View) findExtras() {
 			return nil // the view went while the search ran: the dump is released
 		}
 		return func() {
-			// The view may have closed (and released the dump) between
-			// the search's end and this update on the UI goroutine.
-			v.mu.Lock()
-			closed := v.closed
-			v.mu.Unlock()
-			if v.m != m || closed {
+			if v.m != m || v.isClosed() { // closed since the search ended: the dump is released
 				return
 			}
 			m.SetExtras(x)
@@ -183,23 +178,6 @@ func (v *View) findExtras() {
 	if !started {
 		v.release()
 	}
-}
-
-// release ends a background search: the last one after Close closes the
-// dump Close left open. It reports whether the view is closed.
-func (v *View) release() bool {
-	v.mu.Lock()
-	v.busy--
-	var m *Model
-	if v.closed && v.busy == 0 {
-		m, v.loaded = v.loaded, nil
-	}
-	closed := v.closed
-	v.mu.Unlock()
-	if m != nil {
-		m.Close()
-	}
-	return closed
 }
 
 // extrasShown refreshes the tabs that wait for the extras.
@@ -261,10 +239,7 @@ func (v *View) Close() error {
 // SetModel shows an analysed dump: the tabs, the app heap's classes first
 // (the diff first when the model has a baseline).
 func (v *View) SetModel(m *Model) {
-	v.mu.Lock()
-	closed := v.closed
-	v.mu.Unlock()
-	if v.m != nil || closed {
+	if v.m != nil || v.isClosed() {
 		return
 	}
 	v.m = m
