@@ -46,15 +46,7 @@ func (a *Analysis) Check(got *Result) []string {
 		bad("class %q missing", w.Name)
 	}
 
-	if len(got.Dominators) > len(want.Dominators) {
-		bad("%d dominators, the reference has %d", len(got.Dominators), len(want.Dominators))
-	} else {
-		for i, g := range got.Dominators {
-			if w := want.Dominators[i]; g != w {
-				bad("dominator %d: %+v, want %+v", i, g, w)
-			}
-		}
-	}
+	samePrefix(bad, "dominator", got.Dominators, want.Dominators)
 
 	wantLeaks := map[HexID]Leak{}
 	for _, l := range want.Leaks {
@@ -81,15 +73,7 @@ func (a *Analysis) Check(got *Result) []string {
 		bad("leak %#x (%s %s) missing", uint64(w.ID), w.Class, w.Reason)
 	}
 
-	if len(got.DuplicateStrings) > len(want.DuplicateStrings) {
-		bad("%d duplicate strings, the reference has %d", len(got.DuplicateStrings), len(want.DuplicateStrings))
-	} else {
-		for i, g := range got.DuplicateStrings {
-			if w := want.DuplicateStrings[i]; g != w {
-				bad("duplicate string %d: %+v, want %+v", i, g, w)
-			}
-		}
-	}
+	samePrefix(bad, "duplicate string", got.DuplicateStrings, want.DuplicateStrings)
 
 	wantBitmaps := map[HexID]Bitmap{}
 	for _, b := range want.Bitmaps {
@@ -107,4 +91,18 @@ func (a *Analysis) Check(got *Result) []string {
 	}
 	sort.Strings(diffs)
 	return diffs
+}
+
+// samePrefix reports through bad where got, a list the analyser may cut
+// short (--top), is not the start of the reference's list want.
+func samePrefix[T comparable](bad func(string, ...any), what string, got, want []T) {
+	if len(got) > len(want) {
+		bad("%d %ss, the reference has %d", len(got), what, len(want))
+		return
+	}
+	for i, g := range got {
+		if w := want[i]; g != w {
+			bad("%s %d: %+v, want %+v", what, i, g, w)
+		}
+	}
 }
