@@ -33,10 +33,9 @@ func TestProfileSamplesThroughRealADB(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%.300s", err, js)
 	}
-	var doc sampledDoc
-	decodeFirstJSON(t, js, &doc)
-	if doc.Sampling.Samples == 0 || len(doc.Merged.TopDown) == 0 {
-		t.Fatalf("%+v", doc.Sampling)
+	doc, smp := decodeSampledJSON(t, js)
+	if smp.Samples == 0 || len(doc.Merged.TopDown) == 0 {
+		t.Fatalf("%+v", smp)
 	}
 
 	r.dev.SetAPI(28)

@@ -71,9 +71,8 @@ func sampledTraceAction(c *cli.Context, path string) error {
 		return nil
 	}
 	if c.Bool("json") {
-		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth")}
-		if err := trace.WriteTreeJSON(c.App.Writer, p, topt); err != nil {
-			return fmt.Errorf("trace: --json: %w", err)
+		if err := writeTreeJSON(c, p, clock, "--json"); err != nil {
+			return err
 		}
 	}
 	if out := c.String("folded"); out != "" {

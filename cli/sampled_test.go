@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/simpleperf"
+	"github.com/ddmtui/ddmtui/testkit/treejson"
 	"github.com/google/pprof/profile"
 )
 
@@ -29,34 +30,27 @@ func writeSampled(t *testing.T) string {
 	return path
 }
 
-type sampledNode struct {
-	Method      string        `json:"method"`
-	Inclusive   uint64        `json:"inclusive_usec"`
-	Samples     uint64        `json:"samples"`
-	SelfSamples uint64        `json:"self_samples"`
-	Children    []sampledNode `json:"children"`
+// sampling is the "sampling" section of a sampled profile's tree JSON.
+type sampling struct {
+	Samples    int64  `json:"samples"`
+	EventCount uint64 `json:"event_count"`
+	Event      string `json:"event"`
+	Unit       string `json:"time_unit"`
 }
 
-type sampledDoc struct {
-	Clock    string `json:"clock"`
-	Sampling struct {
-		Samples    int64  `json:"samples"`
-		EventCount uint64 `json:"event_count"`
-		Event      string `json:"event"`
-		Unit       string `json:"time_unit"`
-	} `json:"sampling"`
-	Threads []struct {
-		TID     uint32        `json:"tid"`
-		Name    string        `json:"name"`
-		TopDown []sampledNode `json:"top_down"`
-	} `json:"threads"`
-	Merged struct {
-		TopDown  []sampledNode `json:"top_down"`
-		BottomUp []sampledNode `json:"bottom_up"`
-	} `json:"merged"`
+// decodeSampledJSON reads a sampled profile's tree JSON and its sampling
+// section.
+func decodeSampledJSON(t *testing.T, out string) (*treejson.Doc, sampling) {
+	t.Helper()
+	doc := decodeTreeJSON(t, out)
+	var s sampling
+	if err := json.Unmarshal(doc.Sampling, &s); err != nil {
+		t.Fatalf("sampling %.200s: %v", doc.Sampling, err)
+	}
+	return doc, s
 }
 
-func sumSelf(ns []sampledNode, keep func(string) bool) (self uint64) {
+func sumSelf(ns []treejson.Node, keep func(string) bool) (self uint64) {
 	for _, n := range ns {
 		if !keep(n.Method) {
 			return 1 << 62 // poisons the sum
@@ -80,10 +74,9 @@ func TestTraceSampledJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%.300s", err, out)
 		}
-		var doc sampledDoc
-		decodeFirstJSON(t, out, &doc)
-		if doc.Clock != "time" || doc.Sampling.Samples != 1000 || doc.Sampling.Event != "cpu-clock" || doc.Sampling.Unit != "µs" || len(doc.Threads) != 2 || doc.Threads[0].Name != "main" {
-			t.Fatalf("head: %+v", doc)
+		doc, smp := decodeSampledJSON(t, out)
+		if doc.Clock != "time" || smp.Samples != 1000 || smp.Event != "cpu-clock" || smp.Unit != "µs" || len(doc.Threads) != 2 || doc.Threads[0].Name != "main" {
+			t.Fatalf("head: %+v %+v", doc, smp)
 		}
 		keep := func(string) bool { return true }
 		if javaOnly {
@@ -100,8 +93,8 @@ func TestTraceSampledJSON(t *testing.T) {
 		}
 		// Each call path's self time is rounded down to the µs: at most
 		// a µs lost per path (a few dozen here).
-		if want := doc.Sampling.EventCount / 1000; incl+100 < want || incl > want {
-			t.Fatalf("time %d µs, event count %d ns", incl, doc.Sampling.EventCount)
+		if want := smp.EventCount / 1000; incl+100 < want || incl > want {
+			t.Fatalf("time %d µs, event count %d ns", incl, smp.EventCount)
 		}
 	}
 }

@@ -124,20 +124,8 @@ func traceAction(c *cli.Context) error {
 		return nil
 	}
 	if tree {
-		share := c.Float64("tree-min-share")
-		if share < 0 || share >= 1 || share != share {
-			return fmt.Errorf("trace: --tree-min-share %g: want 0 (every node) up to below 1", share)
-		}
-		var cut trace.TreeCut
-		topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth"), MinShare: share, Cut: &cut}
-		if err := trace.WriteTreeJSON(safetext.JSON(c.App.Writer), p, topt); err != nil {
-			return fmt.Errorf("trace: --tree: %w", err)
-		}
-		if cut.Folded > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --tree: %d nodes under %g%% of their tree's time folded into %d %q nodes (--tree-min-share 0 prints every node)\n", cut.Folded, 100*share, cut.Others, trace.OtherName)
-		}
-		if cut.Truncated > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: --tree: %d nodes cut at depth %d (\"truncated\": true; --tree-depth -1 prints every level)\n", cut.Truncated, c.Int("tree-depth"))
+		if err := writeTreeJSON(c, p, clock, "--tree"); err != nil {
+			return err
 		}
 	} else if c.Bool("json") {
 		if err := trace.WriteJSON(safetext.JSON(c.App.Writer), p); err != nil {
@@ -227,4 +215,26 @@ func reportWarnings(w io.Writer, p *trace.Profile, detailed bool) {
 		}
 		fmt.Fprintf(w, "  %s\n", safetext.Terminal(warn.String()))
 	}
+}
+
+// writeTreeJSON prints p's call trees (`--tree --json`, and a sampled
+// profile's `--json`) with --tree-min-share and --tree-depth, and says on
+// stderr what they left out.
+func writeTreeJSON(c *cli.Context, p *trace.Profile, clock trace.Clock, flag string) error {
+	share := c.Float64("tree-min-share")
+	if share < 0 || share >= 1 || share != share {
+		return fmt.Errorf("trace: --tree-min-share %g: want 0 (every node) up to below 1", share)
+	}
+	var cut trace.TreeCut
+	topt := trace.TreeJSONOptions{Clock: clock, BottomUp: c.Bool("bottom-up"), MaxDepth: c.Int("tree-depth"), MinShare: share, Cut: &cut}
+	if err := trace.WriteTreeJSON(safetext.JSON(c.App.Writer), p, topt); err != nil {
+		return fmt.Errorf("trace: %s: %w", flag, err)
+	}
+	if cut.Folded > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: %s: %d nodes under %g%% of their tree's time folded into %d %q nodes (--tree-min-share 0 prints every node)\n", flag, cut.Folded, 100*share, cut.Others, trace.OtherName)
+	}
+	if cut.Truncated > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "ddmtui: trace: %s: %d nodes cut at depth %d (\"truncated\" nodes; --tree-depth -1 prints every level)\n", flag, cut.Truncated, c.Int("tree-depth"))
+	}
+	return nil
 }

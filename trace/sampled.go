@@ -362,9 +362,9 @@ func (s *Sampling) appendJSON(b []byte) []byte {
 // appendSampleCounts appends a tree node's sample counts (a sampled
 // profile's ClockCPU) to its JSON.
 func appendSampleCounts(b []byte, nd *ViewNode) []byte {
-	b = append(b, `, "samples": `...)
+	b = append(b, ',')
 	b = strconv.AppendUint(b, nd.Inclusive[ClockCPU], 10)
-	b = append(b, `, "self_samples": `...)
+	b = append(b, ',')
 	return strconv.AppendUint(b, nd.Self[ClockCPU], 10)
 }
 

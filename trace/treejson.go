@@ -52,25 +52,34 @@ type TreeCut struct {
 func (c TreeCut) Any() bool { return c.Folded > 0 || c.Truncated > 0 }
 
 // WriteTreeJSON writes the call trees of p (built with
-// BuildOptions.CallTree) as one JSON document:
+// BuildOptions.CallTree) as one JSON document, a method table and trees of
+// nodes that name their method by its index in it (issue 39 #2: the size
+// of the output follows the nodes it keeps, not their names):
 //
-//	{"clock": "thread-cpu", "threads": [{"tid": 1, "name": "main", "top_down": [NODE…]}], "merged": {"top_down": [NODE…]}}
+//	{"clock": "thread-cpu", "node": ["method", "inclusive_usec", "exclusive_usec", "calls", "children"],
+//	 "threads": [{"tid": 1, "name": "main", "top_down": [NODE…]}], "merged": {"top_down": [NODE…]},
+//	 "methods": ["CLASS.METHOD SIGNATURE", …]}
 //
-// with NODE = {"method": "CLASS.METHOD SIGNATURE", "inclusive_usec": …,
-// "exclusive_usec": …, "calls": …, "children": [NODE…]}, children ordered
-// by inclusive time, descending; "bottom_up" instead of "top_down" with
-// BottomUp. Top down, inclusive = exclusive + the children's inclusive on
-// every node, except below a node cut at MaxDepth ("truncated": true, no
-// children) and for a call that began before the trace: its callees ran
-// before it ended but were placed under the root, and the part of its
-// inclusive time they took is "unplaced_usec" (inclusive = exclusive +
-// unplaced + children). With MinShare the nodes under the share are folded
-// into "(other)" children ("folded_nodes": how many) and the document ends
-// with "cut": {"min_share": …, "folded_nodes": …, "truncated_nodes": …}. A thread (and "merged") also has "exits_from_start" and
-// "exits_ignored" when some of its records had no place in the tree (see
-// CallTree.FromStart). Threads without records are left out. The document
-// is compact (one line per thread) and written as the trees are walked, so
-// memory stays near one top-level node's subtree.
+// with NODE = [METHOD, INCLUSIVE, EXCLUSIVE, CALLS, [NODE…]] in the order
+// "node" names (a sampled profile's nodes also carry "samples" and
+// "self_samples" before the children), METHOD an index into "methods",
+// children ordered by inclusive time, descending; "bottom_up" instead of
+// "top_down" with BottomUp. A node that has more to say ends with an
+// object: {"unplaced_usec": …}, {"truncated": true}, {"folded_nodes": …}.
+// Top down, inclusive = exclusive + the children's inclusive on every
+// node, except below a node cut at MaxDepth ("truncated", no children) and
+// for a call that began before the trace: its callees ran before it ended
+// but were placed under the root, and the part of its inclusive time they
+// took is "unplaced_usec" (inclusive = exclusive + unplaced + children).
+// With MinShare the nodes under the share are folded into OtherName
+// children ("folded_nodes": how many) and the document has "cut":
+// {"min_share": …, "folded_nodes": …, "truncated_nodes": …}. A thread (and
+// "merged") also has "exits_from_start" and "exits_ignored" when some of
+// its records had no place in the tree (see CallTree.FromStart). Threads
+// without records are left out. The document is compact (one line per
+// thread) and written as the trees are walked, so memory stays near one
+// top-level node's subtree; "methods", the names the trees used, comes
+// last.
 func WriteTreeJSON(w io.Writer, p *Profile, opt TreeJSONOptions) error {
 	maxDepth := opt.MaxDepth
 	if maxDepth == 0 {
@@ -81,19 +90,14 @@ func WriteTreeJSON(w io.Writer, p *Profile, opt TreeJSONOptions) error {
 		key = "bottom_up"
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	names := make([]string, len(p.Methods))
-	for i := range names {
-		m := &p.Methods[i]
-		names[i] = m.FullName()
-		if m.Signature != "" {
-			names[i] += " " + m.Signature
-		}
-	}
-	tw := treeJSONWriter{bw: bw, names: names, c: opt.Clock, maxDepth: maxDepth, minShare: max(opt.MinShare, 0), topDown: !opt.BottomUp, sampled: p.Sampling != nil}
+	tw := treeJSONWriter{bw: bw, index: make([]int32, len(p.Methods)+1), c: opt.Clock, maxDepth: maxDepth, minShare: max(opt.MinShare, 0), topDown: !opt.BottomUp, sampled: p.Sampling != nil}
 	bw.WriteString(`{"clock": `)
 	bw.Write(appendJSONString(nil, p.ClockName(opt.Clock)))
 	if p.Sampling != nil {
 		bw.Write(p.Sampling.appendJSON([]byte(`, "sampling": `)))
+		bw.WriteString(`, "node": ["method", "inclusive_usec", "exclusive_usec", "calls", "samples", "self_samples", "children"]`)
+	} else {
+		bw.WriteString(`, "node": ["method", "inclusive_usec", "exclusive_usec", "calls", "children"]`)
 	}
 	bw.WriteString(`, "threads": [`)
 	var all []*CallTree
@@ -138,7 +142,21 @@ func WriteTreeJSON(w io.Writer, p *Profile, opt TreeJSONOptions) error {
 		bw.WriteString(strconv.FormatInt(tw.cut.Truncated, 10))
 		bw.WriteString("}")
 	}
-	bw.WriteString("}\n")
+	bw.WriteString(",\n\"methods\": [")
+	for i, m := range tw.methods {
+		if i > 0 {
+			bw.WriteString(", ")
+		}
+		name := OtherName
+		if int(m) < len(p.Methods) {
+			name = p.Methods[m].FullName()
+			if sig := p.Methods[m].Signature; sig != "" {
+				name += " " + sig
+			}
+		}
+		bw.Write(appendJSONString(tw.buf[:0], name))
+	}
+	bw.WriteString("]}\n")
 	if opt.Cut != nil {
 		*opt.Cut = tw.cut
 	}
@@ -146,14 +164,18 @@ func WriteTreeJSON(w io.Writer, p *Profile, opt TreeJSONOptions) error {
 }
 
 type treeJSONWriter struct {
-	bw       *bufio.Writer
-	names    []string
+	bw *bufio.Writer
+	// index is each method's index in "methods" plus one (0: not used
+	// yet); its last entry is OtherName's. methods lists them in order.
+	index    []int32
+	methods  []int32
 	c        Clock
 	maxDepth int
 	minShare float64
 	topDown  bool
 	sampled  bool // a sampled profile: nodes also carry their samples
 	buf      []byte
+	ends     []nodeEnd // what the nodes open on the walk's path say at their end
 	// minIncl is the least inclusive time kept in the tree being written
 	// (0: all).
 	minIncl uint64
@@ -202,29 +224,21 @@ func (tw *treeJSONWriter) writeNodes(v *TreeView) {
 		if !first {
 			b = append(b, ',')
 		}
-		b = append(b, `{"method": `...)
-		b = appendJSONString(b, tw.names[nd.Method])
-		b = append(b, `, "inclusive_usec": `...)
-		b = strconv.AppendUint(b, nd.Inclusive[tw.c], 10)
-		b = append(b, `, "exclusive_usec": `...)
-		b = strconv.AppendUint(b, nd.Self[tw.c], 10)
-		b = append(b, `, "calls": `...)
-		b = strconv.AppendInt(b, nd.Calls, 10)
+		b = tw.appendNode(b, nd.Method, nd.Inclusive[tw.c], nd.Self[tw.c], nd.Calls)
 		if tw.sampled {
 			b = appendSampleCounts(b, nd)
 		}
+		var end nodeEnd
 		descend := v.HasChildren(n)
 		if descend && tw.maxDepth > 0 && depth >= tw.maxDepth {
-			b = append(b, `, "truncated": true`...)
+			end.truncated = true
 			tw.cut.Truncated++
 			descend = false
 		} else if tw.topDown {
-			if d := tw.unplaced(v, n); d != 0 {
-				b = append(b, `, "unplaced_usec": `...)
-				b = strconv.AppendInt(b, d, 10)
-			}
+			end.unplaced = tw.unplaced(v, n)
 		}
-		b = append(b, `, "children": [`...)
+		tw.ends = append(tw.ends, end)
+		b = append(b, ",["...)
 		tw.bw.Write(b)
 		tw.buf = b
 		if descend {
@@ -239,7 +253,7 @@ func (tw *treeJSONWriter) writeNodes(v *TreeView) {
 		// next sibling under the share is folded with the rest of its
 		// level, which closes that level too.
 		for {
-			tw.bw.WriteString("]}")
+			tw.closeNode()
 			if depth == 1 {
 				v.trimTo(keep, n)
 			}
@@ -258,6 +272,49 @@ func (tw *treeJSONWriter) writeNodes(v *TreeView) {
 			}
 		}
 		first = false
+	}
+}
+
+// nodeEnd is what a node says after its children.
+type nodeEnd struct {
+	unplaced  int64
+	truncated bool
+}
+
+// appendNode appends `[METHOD, INCLUSIVE, EXCLUSIVE, CALLS`, giving the
+// method its index in "methods" when it is first used (method
+// len(index)-1 is OtherName).
+func (tw *treeJSONWriter) appendNode(b []byte, method int32, incl, excl uint64, calls int64) []byte {
+	k := tw.index[method]
+	if k == 0 {
+		tw.methods = append(tw.methods, method)
+		k = int32(len(tw.methods))
+		tw.index[method] = k
+	}
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(k-1), 10)
+	b = append(b, ',')
+	b = strconv.AppendUint(b, incl, 10)
+	b = append(b, ',')
+	b = strconv.AppendUint(b, excl, 10)
+	b = append(b, ',')
+	return strconv.AppendInt(b, calls, 10)
+}
+
+// closeNode ends the children of the innermost node open and the node.
+func (tw *treeJSONWriter) closeNode() {
+	end := tw.ends[len(tw.ends)-1]
+	tw.ends = tw.ends[:len(tw.ends)-1]
+	switch {
+	case end.truncated:
+		tw.bw.WriteString(`],{"truncated": true}]`)
+	case end.unplaced != 0:
+		b := append(tw.buf[:0], `],{"unplaced_usec": `...)
+		b = strconv.AppendInt(b, end.unplaced, 10)
+		tw.buf = append(b, "}]"...)
+		tw.bw.Write(tw.buf)
+	default:
+		tw.bw.WriteString("]]")
 	}
 }
 
@@ -295,21 +352,14 @@ func (tw *treeJSONWriter) writeOther(v *TreeView, n int32, first bool) {
 	if !first {
 		b = append(b, ',')
 	}
-	b = append(b, `{"method": `...)
-	b = appendJSONString(b, OtherName)
-	b = append(b, `, "inclusive_usec": `...)
-	b = strconv.AppendUint(b, incl, 10)
-	b = append(b, `, "exclusive_usec": `...)
-	b = strconv.AppendUint(b, incl, 10)
-	b = append(b, `, "calls": `...)
-	b = strconv.AppendInt(b, calls, 10)
+	b = tw.appendNode(b, int32(len(tw.index)-1), incl, incl, calls)
 	if tw.sampled {
 		// A sampled profile's counts are summed as its times are.
 		b = appendSampleCounts(b, &ViewNode{Inclusive: [2]uint64{ClockCPU: samples}, Self: [2]uint64{ClockCPU: samples}})
 	}
-	b = append(b, `, "folded_nodes": `...)
+	b = append(b, `,[],{"folded_nodes": `...)
 	b = strconv.AppendInt(b, folded, 10)
-	b = append(b, `, "children": []}`...)
+	b = append(b, "}]"...)
 	tw.bw.Write(b)
 	tw.buf = b
 }

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"math"
 	"runtime"
@@ -10,51 +9,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ddmtui/ddmtui/testkit/treejson"
 )
 
-type jsonTreeNode struct {
-	Method    string         `json:"method"`
-	Inclusive uint64         `json:"inclusive_usec"`
-	Exclusive uint64         `json:"exclusive_usec"`
-	Calls     int64          `json:"calls"`
-	Truncated bool           `json:"truncated"`
-	Unplaced  int64          `json:"unplaced_usec"`
-	Folded    int64          `json:"folded_nodes"`
-	Children  []jsonTreeNode `json:"children"`
-}
-
-type jsonTrees struct {
-	Clock   string `json:"clock"`
-	Threads []struct {
-		TID       uint32         `json:"tid"`
-		Name      string         `json:"name"`
-		TopDown   []jsonTreeNode `json:"top_down"`
-		BottomUp  []jsonTreeNode `json:"bottom_up"`
-		FromStart int64          `json:"exits_from_start"`
-		Ignored   int64          `json:"exits_ignored"`
-	} `json:"threads"`
-	Merged struct {
-		TopDown   []jsonTreeNode `json:"top_down"`
-		BottomUp  []jsonTreeNode `json:"bottom_up"`
-		FromStart int64          `json:"exits_from_start"`
-		Ignored   int64          `json:"exits_ignored"`
-	} `json:"merged"`
-	Cut *struct {
-		MinShare  float64 `json:"min_share"`
-		Folded    int64   `json:"folded_nodes"`
-		MaxDepth  int     `json:"max_depth"`
-		Truncated int64   `json:"truncated_nodes"`
-	} `json:"cut"`
-}
-
-func readTreeJSON(t *testing.T, p *Profile, opt TreeJSONOptions) jsonTrees {
+func readTreeJSON(t *testing.T, p *Profile, opt TreeJSONOptions) *treejson.Doc {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteTreeJSON(&b, p, opt); err != nil {
 		t.Fatal(err)
 	}
-	var doc jsonTrees
-	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+	doc, err := treejson.Decode(b.Bytes())
+	if err != nil {
 		t.Fatalf("%v\n%.400s", err, b.String())
 	}
 	return doc
@@ -67,10 +33,11 @@ func TestTreeJSONHandBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wall times are twice the CPU times of TestCallTreeHandBuilt.
-	want := `{"clock": "wall", "threads": [
-{"tid": 1, "name": "main", "top_down": [{"method": "x.A.a ()V", "inclusive_usec": 36, "exclusive_usec": 16, "calls": 1, "children": [{"method": "x.A.a ()V", "inclusive_usec": 12, "exclusive_usec": 4, "calls": 1, "children": [{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": []}]},{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": [{"method": "x.B.b ()V", "inclusive_usec": 0, "exclusive_usec": 0, "calls": 1, "children": []}]}]},{"method": "x.B.b ()V", "inclusive_usec": 20, "exclusive_usec": 0, "calls": 1, "unplaced_usec": 20, "children": []}], "exits_from_start": 1, "exits_ignored": 1},
-{"tid": 2, "name": "bg", "top_down": [{"method": "x.A.a ()V", "inclusive_usec": 20, "exclusive_usec": 12, "calls": 1, "children": [{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": []}]}]}],
-"merged": {"top_down": [{"method": "x.A.a ()V", "inclusive_usec": 56, "exclusive_usec": 28, "calls": 2, "children": [{"method": "x.C.c ()V", "inclusive_usec": 16, "exclusive_usec": 16, "calls": 2, "children": [{"method": "x.B.b ()V", "inclusive_usec": 0, "exclusive_usec": 0, "calls": 1, "children": []}]},{"method": "x.A.a ()V", "inclusive_usec": 12, "exclusive_usec": 4, "calls": 1, "children": [{"method": "x.C.c ()V", "inclusive_usec": 8, "exclusive_usec": 8, "calls": 1, "children": []}]}]},{"method": "x.B.b ()V", "inclusive_usec": 20, "exclusive_usec": 0, "calls": 1, "unplaced_usec": 20, "children": []}], "exits_from_start": 1, "exits_ignored": 1}}
+	want := `{"clock": "wall", "node": ["method", "inclusive_usec", "exclusive_usec", "calls", "children"], "threads": [
+{"tid": 1, "name": "main", "top_down": [[0,36,16,1,[[0,12,4,1,[[1,8,8,1,[]]]],[1,8,8,1,[[2,0,0,1,[]]]]]],[2,20,0,1,[],{"unplaced_usec": 20}]], "exits_from_start": 1, "exits_ignored": 1},
+{"tid": 2, "name": "bg", "top_down": [[0,20,12,1,[[1,8,8,1,[]]]]]}],
+"merged": {"top_down": [[0,56,28,2,[[1,16,16,2,[[2,0,0,1,[]]]],[0,12,4,1,[[1,8,8,1,[]]]]]],[2,20,0,1,[],{"unplaced_usec": 20}]], "exits_from_start": 1, "exits_ignored": 1},
+"methods": ["x.A.a ()V", "x.C.c ()V", "x.B.b ()V"]}
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
@@ -124,7 +91,7 @@ func TestTreeJSONEqualsFlatProfile(t *testing.T) {
 			}
 			td := readTreeJSON(t, p, TreeJSONOptions{Clock: c, MaxDepth: -1})
 			excl := map[string]uint64{}
-			var stack []jsonTreeNode
+			var stack []treejson.Node
 			stack = append(stack, td.Merged.TopDown...)
 			for len(stack) > 0 {
 				n := stack[len(stack)-1]
@@ -256,7 +223,7 @@ func TestTreeJSONSums(t *testing.T) {
 				var cut TreeCut
 				doc := readTreeJSON(t, p, TreeJSONOptions{Clock: c, MaxDepth: -1, MinShare: share, Cut: &cut})
 				var folded int64
-				check := func(where string, roots, fullRoots []jsonTreeNode, traced uint64) {
+				check := func(where string, roots, fullRoots []treejson.Node, traced uint64) {
 					minIncl := uint64(math.Ceil(share * float64(traced)))
 					if sumIncl(roots) != sumIncl(fullRoots) {
 						t.Errorf("share %g, %s: top level sums to %d, full output %d", share, where, sumIncl(roots), sumIncl(fullRoots))
@@ -298,7 +265,7 @@ func TestTreeJSONSums(t *testing.T) {
 	}
 }
 
-func sumIncl(ns []jsonTreeNode) (s uint64) {
+func sumIncl(ns []treejson.Node) (s uint64) {
 	for _, n := range ns {
 		s += n.Inclusive
 	}
