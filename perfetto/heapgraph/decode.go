@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"os"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -573,6 +574,7 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 				g.Refs = append(g.Refs, v)
 				continue
 			}
+			g.Refs = grow(g.Refs, len(data)) // a value is at least a byte
 			for k := 0; k < len(data); {
 				x, n := protowire.ConsumeVarint(data[k:])
 				if n < 0 {
@@ -585,6 +587,7 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 			if typ == protowire.VarintType {
 				data = protowire.AppendVarint(nil, v)
 			}
+			g.FieldOf = grow(g.FieldOf, len(data))
 			for k := 0; k < len(data); {
 				x, n := protowire.ConsumeVarint(data[k:])
 				if n < 0 {
@@ -616,6 +619,7 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 	}
 	var flags uint8
 	if nFields == 0 {
+		g.FieldOf = grow(g.FieldOf, nRefs)
 		for range nRefs {
 			g.FieldOf = append(g.FieldOf, 0)
 		}
@@ -633,6 +637,10 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 		flags |= flagSize
 	}
 	*prevID = id
+	if len(g.ID) == cap(g.ID) {
+		g.ID, g.Type, g.Size = grow(g.ID, 1), grow(g.Type, 1), grow(g.Size, 1)
+		g.Heap, g.flags, g.RefEnd = grow(g.Heap, 1), grow(g.flags, 1), grow(g.RefEnd, 1)
+	}
 	g.ID = append(g.ID, id)
 	g.Type = append(g.Type, int32(typeID))
 	g.Size = append(g.Size, uint32(size))
@@ -697,6 +705,7 @@ func (st *dumpState) root(b []byte, base int) error {
 		case fRootType:
 			typ = f.v
 		case fRootObjectIDs:
+			st.g.Roots = grow(st.g.Roots, len(f.b)) // packed: a value is at least a byte
 			return repeated(f, "root object_ids", func(v uint64) error {
 				st.g.Roots = append(st.g.Roots, Root{ID: v})
 				return nil
@@ -743,4 +752,15 @@ func interned(b []byte, base int, what string, names map[uint64]string) error {
 	}
 	names[iid] = str
 	return nil
+}
+
+// grow makes room for n more elements in s, at least doubling it when it
+// must move: append grows a large slice by a quarter, so a column of
+// millions was copied several times over on its way (about five times its
+// final size).
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	return slices.Grow(s, max(n, len(s), 256))
 }
