@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"os"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
