@@ -13,10 +13,20 @@ import (
 // cost the waits they took; coreGate looks first. It samples, at most
 // every coreSampleEvery, how many cores the rest of the machine keeps busy
 // (every CPU's busy time, less this process's own CPU time, which includes
-// the polls), and lets a wait be polled for only while more than one core
-// is left free by others. On a machine whose other work leaves no core
+// the polls), and lets a wait be polled for only while more than pollFreeCores
+// are left free by others. On a machine whose other work leaves no core
 // idle the proxy then never polls; when the work stops it polls again at
 // the next sample.
+
+// pollFreeCores is how many cores the rest of the machine must leave idle
+// for the gate to open. The sample counts the VM and the debugger among
+// the others, and in a session they take turns with the proxy: while it
+// polls for a reply the debugger waits and the VM works, while it polls for
+// a command the VM waits. Their work alone takes most of a core on a round
+// trip back to back (about 0.7 of one here), so an idle 2-core machine
+// leaves 1.0–1.3 free and polling fits; a CPU-bound job beside them leaves
+// under 0.5, and a poll would take the core the VM needs.
+const pollFreeCores = 0.5
 
 // coreSampleEvery is how often the gate samples the machine's CPU use.
 const coreSampleEvery = 100 * time.Millisecond
@@ -51,7 +61,7 @@ func newCoreGate() *coreGate {
 	return g
 }
 
-// ok reports whether others leave more than one core free, as of the last
+// ok reports whether others leave more than pollFreeCores free, as of the last
 // sample; a sample due is taken by the first caller that finds the gate
 // unlocked, the others use the last answer.
 func (g *coreGate) ok() bool {
@@ -73,7 +83,7 @@ func (g *coreGate) ok() bool {
 		return true
 	}
 	if g.sampled.Swap(true) {
-		g.free.Store(freeCores(g.prev, s, now.Sub(g.prevAt), g.cpus) > 1)
+		g.free.Store(freeCores(g.prev, s, now.Sub(g.prevAt), g.cpus) > pollFreeCores)
 	}
 	g.prev, g.prevAt = s, now
 	return g.free.Load()

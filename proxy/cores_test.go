@@ -31,14 +31,16 @@ func TestFreeCores(t *testing.T) {
 	}
 }
 
-// The gate closes when others leave a core or less free and opens again
+// The gate closes when others leave pollFreeCores or less free (a busy job
+// beside the VM's and the debugger's turns), stays open when they leave
+// a core (the VM's and the debugger's turns alone), and opens again
 // when they stop, one sample interval later; between samples it keeps its
 // answer without reading; with nothing to read it stays open.
 func TestCoreGate(t *testing.T) {
 	now := time.Unix(1000, 0)
 	var reads int
 	s := cpuSample{ok: true}
-	busyPerTick := uint64(0) // busy ticks per 10 ms over 2 CPUs (2 ticks)
+	busyCores := 0.0 // cores others keep busy (a tick per core per 10 ms)
 	g := &coreGate{cpus: 2, now: func() time.Time { return now }, read: func() cpuSample {
 		reads++
 		return s
@@ -48,12 +50,12 @@ func TestCoreGate(t *testing.T) {
 		now = now.Add(d)
 		ticks := uint64(d / (10 * time.Millisecond) * 2)
 		s.total += ticks
-		s.busy += busyPerTick * uint64(d/(10*time.Millisecond))
+		s.busy += uint64(busyCores * float64(d/(10*time.Millisecond)))
 	}
 	if !g.ok() || reads != 1 {
 		t.Fatalf("first sample: open %v after %d reads, want open after 1", g.ok(), reads)
 	}
-	busyPerTick = 2 // every CPU busy with others' work
+	busyCores = 2 // every CPU busy with others' work
 	step(coreSampleEvery)
 	if g.ok() {
 		t.Fatal("others keep both cores busy: the gate is open")
@@ -62,18 +64,25 @@ func TestCoreGate(t *testing.T) {
 	if g.ok() || reads != 2 {
 		t.Fatalf("between samples: open %v after %d reads, want the last answer (closed) and no read", g.ok(), reads)
 	}
-	busyPerTick = 1 // one core busy: one free, the poll needs more than the VM's
+	busyCores = 1.6 // a job beside the VM and the debugger: 0.4 free
 	step(coreSampleEvery)
 	if g.ok() {
-		t.Fatal("one core free: the gate is open")
+		t.Fatal("0.4 cores free: the gate is open")
 	}
-	busyPerTick = 0
+	busyCores = 1 // the VM's and the debugger's turns: one core free
+	step(coreSampleEvery)
+	if !g.ok() {
+		t.Fatal("one core free: the gate is closed")
+	}
+	busyCores = 2
+	step(coreSampleEvery)
+	busyCores = 0
 	step(coreSampleEvery)
 	if !g.ok() {
 		t.Fatal("the machine idle again: the gate stays closed")
 	}
 	s.ok = false
-	busyPerTick = 2
+	busyCores = 2
 	step(coreSampleEvery)
 	if !g.ok() {
 		t.Fatal("nothing to read: the gate is closed")
