@@ -6,6 +6,7 @@
 //	go run ./hprof/internal/hprofgen -convert /tmp/big.hprof -o /tmp/big-std.hprof [-z]
 //	go run ./hprof/internal/hprofgen -android-objects 1000000 -o /tmp/app.hprof  # scene.Large
 //	go run ./hprof/internal/hprofgen -scenario -o /tmp/leaks.hprof             # scene.Android (planted leaks)
+//	go run ./hprof/internal/hprofgen -chain 3000000 -o /tmp/chain.hprof         # one linked list (issue 37 #13)
 package main
 
 import (
@@ -31,11 +32,19 @@ func main() {
 		noData    = flag.Bool("nodata", false, "write some primitive arrays as PRIMITIVE ARRAY NODATA")
 		android   = flag.Int("android-objects", 0, "write an Android-like app heap of about this many objects (scene.Large)")
 		scenario  = flag.Bool("scenario", false, "write the small heap with planted leaks (scene.Android, API 34)")
+		chain     = flag.Int("chain", 0, "write a dense dump: one linked list of this many nodes, its head a root (issue 37 #13)")
 	)
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "hprofgen: -o is required")
 		os.Exit(2)
+	}
+	if *chain > 0 {
+		if err := runChain(*out, *chain); err != nil {
+			fmt.Fprintln(os.Stderr, "hprofgen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *android > 0 || *scenario {
 		if err := runHeapgen(*out, *android, *seed, *scenario); err != nil {
@@ -94,6 +103,42 @@ func runHeapgen(out string, objects int, seed uint64, scenario bool) error {
 		err = scene.Large(w, scene.LargeOptions{Objects: objects, Seed: seed})
 	}
 	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// runChain writes n instances of one class whose one field refers to the
+// next, the first a JNI global root: the densest dump per byte (21 bytes
+// an object with 4-byte ids), with the deepest dominator tree and path.
+func runChain(out string, n int) error {
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	b, err := scene.NewBuilder(w, 4, "")
+	if err != nil {
+		return err
+	}
+	node := b.Class("com.example.Node", nil, scene.F("next", hprof.TypeObject))
+	node.Dump()
+	first := b.ID()
+	b.Root(hprof.SubRootJNIGlobal, first)
+	id := first
+	for i := range n {
+		next := uint64(0)
+		if i < n-1 {
+			next = b.ID()
+		}
+		b.InstanceWithID(id, node, scene.V{"next": next})
+		id = next
+	}
+	if err := b.Close(); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
