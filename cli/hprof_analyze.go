@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -78,7 +79,12 @@ func openMappedHeap(c *cli.Context, m *mapping.Mapping, file string) (*heapdump.
 		// A heap graph is decoded before the model is built from it: the
 		// two overlap for a moment, and a soft limit has the collector
 		// reclaim the decoder's garbage in time (docs/PERFORMANCE.md).
-		debug.SetMemoryLimit(heapGraphMemoryLimit)
+		addMemoryLimit(heapGraphMemoryLimit)
+	} else if fi, err := os.Stat(file); err == nil {
+		// A dense dump's model is several times its file (a linked list
+		// of 21-byte objects: 4x), and between collections its garbage
+		// grows by half of that again (issue 37 #13).
+		addMemoryLimit(hprofMemoryFactor*fi.Size() + hprofMemoryFloor)
 	}
 	h, err := heapfile.Open(file, heapfile.Options{PID: int32(c.Int("pid"))})
 	if err != nil {
@@ -126,6 +132,25 @@ func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view
 // analysed: about what the model and the graph hold at once at 1 M
 // objects; above it the collector runs more often, nothing fails.
 const heapGraphMemoryLimit = 80 << 20
+
+// An HPROF file's analysis runs under a soft limit of hprofMemoryFactor
+// times the file plus hprofMemoryFloor; above it the collector runs more
+// often, nothing fails.
+const (
+	hprofMemoryFactor = 2
+	hprofMemoryFloor  = 64 << 20
+)
+
+// addMemoryLimit raises the Go runtime's soft memory limit by n bytes (from
+// none to n the first time): `hprof diff` opens two heaps, each with its
+// allowance.
+func addMemoryLimit(n int64) {
+	cur := debug.SetMemoryLimit(-1)
+	if cur == math.MaxInt64 {
+		cur = 0
+	}
+	debug.SetMemoryLimit(cur + n)
+}
 
 var topFlag = &cli.IntFlag{Name: "top", Usage: "list the `N` largest dominators and duplicate strings (JSON default 100, text 20)"}
 
