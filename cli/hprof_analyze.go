@@ -45,6 +45,11 @@ func openHeapViewer(c *cli.Context, file, baseline string) error {
 	if err != nil {
 		return err
 	}
+	for _, f := range []string{baseline, file} {
+		if f != "" {
+			limitHeapMemory(f)
+		}
+	}
 	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context, PID: int32(c.Int("pid")), Mapping: m})
 }
 
@@ -74,18 +79,7 @@ func hprofSubcommands() []*cli.Command {
 // command's peak memory stays near what the analysis holds
 // (docs/PERFORMANCE.md).
 func openMappedHeap(c *cli.Context, m *mapping.Mapping, file string) (*heapdump.Heap, *heapdump.MappingJSON, error) {
-	debug.SetGCPercent(50)
-	if f, _ := heapfile.SniffFile(file); f == heapfile.FormatHeapGraph {
-		// A heap graph is decoded before the model is built from it: the
-		// two overlap for a moment, and a soft limit has the collector
-		// reclaim the decoder's garbage in time (docs/PERFORMANCE.md).
-		addMemoryLimit(heapGraphMemoryLimit)
-	} else if fi, err := os.Stat(file); err == nil {
-		// A dense dump's model is several times its file (a linked list
-		// of 21-byte objects: 4x), and between collections its garbage
-		// grows by half of that again (issue 37 #13).
-		addMemoryLimit(hprofMemoryFactor*fi.Size() + hprofMemoryFloor)
-	}
+	limitHeapMemory(file)
 	h, err := heapfile.Open(file, heapfile.Options{PID: int32(c.Int("pid"))})
 	if err != nil {
 		err = fmt.Errorf("%s: %w", safetext.Terminal(file), err)
@@ -140,6 +134,25 @@ const (
 	hprofMemoryFactor = 2
 	hprofMemoryFloor  = 64 << 20
 )
+
+// limitHeapMemory sets what a one-shot command (the analysis, the
+// standalone viewer) needs to keep the analysis of file within its
+// allowance: a collector that runs at half the live heap's growth, and a
+// soft limit raised by the file's allowance.
+func limitHeapMemory(file string) {
+	debug.SetGCPercent(50)
+	if f, _ := heapfile.SniffFile(file); f == heapfile.FormatHeapGraph {
+		// A heap graph is decoded before the model is built from it: the
+		// two overlap for a moment, and a soft limit has the collector
+		// reclaim the decoder's garbage in time (docs/PERFORMANCE.md).
+		addMemoryLimit(heapGraphMemoryLimit)
+	} else if fi, err := os.Stat(file); err == nil {
+		// A dense dump's model is several times its file (a linked list
+		// of 21-byte objects: 4x), and between collections its garbage
+		// grows by half of that again (issue 37 #13).
+		addMemoryLimit(hprofMemoryFactor*fi.Size() + hprofMemoryFloor)
+	}
+}
 
 // addMemoryLimit raises the Go runtime's soft memory limit by n bytes (from
 // none to n the first time): `hprof diff` opens two heaps, each with its
