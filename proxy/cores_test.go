@@ -106,8 +106,8 @@ func TestSpinGatedWithoutFreeCore(t *testing.T) {
 	r, c := spinRigGate(t, 50*time.Millisecond, 0, busy)
 	versions(t, c, 200, 0)
 	s := r.proxy.SpinStats()
-	if s.ReplyPolls != 0 || s.CommandPolls != 0 || s.ReplyPlain < 150 {
-		t.Fatalf("no core free: %+v, want no polls and the quick waits counted as not polled", s)
+	if s.ReplyPolls != 0 || s.CommandPolls != 0 || s.ReplyPlain < 150 || s.ReplyGated != s.ReplyPlain || s.CommandGated != s.CommandPlain {
+		t.Fatalf("no core free: %+v, want no polls and the quick waits counted as not polled, by the gate", s)
 	}
 }
 

@@ -512,6 +512,7 @@ func reportSpins(b *testing.B, s0, s1 SpinStats) {
 	b.ReportMetric(float64(s1.CommandCaught-s0.CommandCaught)/n, "command-caught")
 	b.ReportMetric(float64(s1.ReplyPlain-s0.ReplyPlain)/n, "reply-unpolled")
 	b.ReportMetric(float64(s1.CommandPlain-s0.CommandPlain)/n, "command-unpolled")
+	b.ReportMetric(float64(s1.ReplyGated-s0.ReplyGated+s1.CommandGated-s0.CommandGated)/n, "gated")
 	b.ReportMetric(float64(s1.ReplyPreempted-s0.ReplyPreempted+s1.CommandPreempted-s0.CommandPreempted)/n, "polls-preempted")
 }
 

@@ -183,11 +183,12 @@ func monotonicNow() int64 { return max(int64(time.Since(epoch)), 1) }
 // SpinStats counts the busy polls since the proxy started, for a VM's
 // reply and for a debugger's next command: polls taken and, of them, those
 // that caught the packet within the bound and those that ended because
-// their thread was preempted; and the quick waits not polled for because
-// polling did not pay (spinRule).
+// their thread was preempted; the quick waits not polled for because
+// polling did not pay (spinRule) or no core was free (coreGate), and of
+// those the ones the gate closed.
 type SpinStats struct {
-	ReplyPolls, ReplyCaught, ReplyPreempted, ReplyPlain         uint64
-	CommandPolls, CommandCaught, CommandPreempted, CommandPlain uint64
+	ReplyPolls, ReplyCaught, ReplyPreempted, ReplyPlain, ReplyGated           uint64
+	CommandPolls, CommandCaught, CommandPreempted, CommandPlain, CommandGated uint64
 }
 
 // spinCounters are a Proxy's SpinStats as they are counted.
@@ -196,14 +197,14 @@ type spinCounters struct {
 }
 
 // pollCounters count the polls of one kind of wait.
-type pollCounters struct{ polls, caught, preempted, plain atomic.Uint64 }
+type pollCounters struct{ polls, caught, preempted, plain, gated atomic.Uint64 }
 
 // SpinStats reports the busy polls so far.
 func (p *Proxy) SpinStats() SpinStats {
 	r, c := &p.spins.reply, &p.spins.command
 	return SpinStats{
-		ReplyPolls: r.polls.Load(), ReplyCaught: r.caught.Load(), ReplyPreempted: r.preempted.Load(), ReplyPlain: r.plain.Load(),
-		CommandPolls: c.polls.Load(), CommandCaught: c.caught.Load(), CommandPreempted: c.preempted.Load(), CommandPlain: c.plain.Load(),
+		ReplyPolls: r.polls.Load(), ReplyCaught: r.caught.Load(), ReplyPreempted: r.preempted.Load(), ReplyPlain: r.plain.Load(), ReplyGated: r.gated.Load(),
+		CommandPolls: c.polls.Load(), CommandCaught: c.caught.Load(), CommandPreempted: c.preempted.Load(), CommandPlain: c.plain.Load(), CommandGated: c.gated.Load(),
 	}
 }
 
@@ -234,6 +235,7 @@ func (a *attachment) spinReply(req *request) {
 	}
 	if !a.p.cores.ok() {
 		a.p.spins.reply.plain.Add(1) // no core free for a poll (cores.go)
+		a.p.spins.reply.gated.Add(1)
 		return
 	}
 	req.decided, req.spun = true, a.spin.replyRule.decide()
@@ -278,6 +280,7 @@ func (a *attachment) replied(req *request, took time.Duration, none bool) {
 		// No core free for a poll (cores.go): not polled, and not a wait
 		// the rule decided.
 		a.p.spins.command.plain.Add(1)
+		a.p.spins.command.gated.Add(1)
 		quick = false
 	}
 	spin := quick && a.spin.nextRule.decide()

@@ -44,9 +44,9 @@ run() { # condition, name, env...
 	env "$@" "$tmp/proxy.test" -test.run '^$' -test.bench 'RealJVMsVersion$' -test.benchtime 2000x -test.count "$count" |
 		awk -v cond="$cond" -v name="$name" '/^BenchmarkRealJVMsVersion/ {
 			for (i = 1; i < NF; i++) m[$(i + 1)] = $i
-			printf "%-4s %-12s direct %6.1f µs  relay %6.1f µs (%.3fx)  proxy %6.1f µs (%.3fx)  proxy CPU %5.1f µs/rt  polls/rt %.2f+%.2f unpolled %.2f+%.2f preempted %.2f\n",
+			printf "%-4s %-12s direct %6.1f µs  relay %6.1f µs (%.3fx)  proxy %6.1f µs (%.3fx)  proxy CPU %5.1f µs/rt  polls/rt %.2f+%.2f unpolled %.2f+%.2f (gated %.2f) preempted %.2f\n",
 				cond, name, m["direct-µs"], m["relay-µs"], m["relay-ratio"], m["proxy-µs"], m["ratio"], m["proxy-cpu-µs"],
-				m["reply-polls"], m["command-polls"], m["reply-unpolled"], m["command-unpolled"], m["polls-preempted"] }' | tee -a "$tmp/results"
+				m["reply-polls"], m["command-polls"], m["reply-unpolled"], m["command-unpolled"], m["gated"], m["polls-preempted"] }' | tee -a "$tmp/results"
 }
 condition() { # idle|busy
 	local cond=$1
