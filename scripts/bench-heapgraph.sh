@@ -7,7 +7,12 @@
 # interleaved, with the load average before each round (the machine may be shared).
 # The heap is scene.Large's (go run ./perfetto/internal/heapgraphgen -objects N -hprof F).
 #
+# REF=/path/to/ddmtui adds, each round, that binary's `hprof analyze --json` on the HPROF form:
+# the issue's "as HPROF is today" measured on this machine in this run (e.g. a build of the
+# release the issue's figure came from), so the targets can be read as ratios.
+#
 # Usage: scripts/bench-heapgraph.sh [ROUNDS] [DIR]   (default 5 rounds, /tmp/ddmtui-bench-heapgraph)
+#        REF=/tmp/ddmtui-old scripts/bench-heapgraph.sh 5
 # Target (issue 35): `hprof analyze --json` on the heap graph ≤ 1.0 s wall, ≤ 100 MiB.
 set -eu
 . "$(dirname "$0")/lib/load.sh"
@@ -31,16 +36,24 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 t="$dir/app-$n.pftrace"; h="$dir/app-$n.hprof"
 bench_begin
 echo "== $(basename "$t"): $(du -m "$t" | cut -f1) MB ($(basename "$h"): $(du -m "$h" | cut -f1) MB), load $(cut -d' ' -f1-3 /proc/loadavg)"
-: > "$dir/decode.txt"; : > "$dir/hprof.txt"; : > "$dir/graph.txt"
+: > "$dir/decode.txt"; : > "$dir/hprof.txt"; : > "$dir/graph.txt"; : > "$dir/ref.txt"
 for r in $(seq "$rounds"); do
 	d=$(run "$dir/heapgraphgen" -read "$t")
 	a=$(run "$dir/ddmtui" hprof analyze --json "$h")
 	g=$(run "$dir/ddmtui" hprof analyze --json "$t")
 	echo "$d" >> "$dir/decode.txt"; echo "$a" >> "$dir/hprof.txt"
 	[ "$g" = "-" ] || echo "$g" >> "$dir/graph.txt"
-	echo "  round $r (load $(cut -d' ' -f1 /proc/loadavg)): decode [$d]  analyze HPROF [$a]  analyze heap graph [$g]   (wall s, cpu s, RSS KiB)"
+	ref=""
+	if [ -n "${REF:-}" ]; then
+		x=$(run "$REF" hprof analyze --json "$h")
+		[ "$x" = "-" ] || echo "$x" >> "$dir/ref.txt"
+		ref="  REF on HPROF [$x]"
+	fi
+	echo "  round $r (load $(cut -d' ' -f1 /proc/loadavg)): decode [$d]  analyze HPROF [$a]  analyze heap graph [$g]$ref   (wall s, cpu s, RSS KiB)"
 done
-for k in decode hprof graph; do
+kinds="decode hprof graph"
+[ -n "${REF:-}" ] && kinds="$kinds ref"
+for k in $kinds; do
 	f="$dir/$k.txt"
 	[ -s "$f" ] || { echo "  $k: every run failed"; continue; }
 	echo "  median $k: wall $(cut -d' ' -f1 "$f" | median) s, cpu $(cut -d' ' -f2 "$f" | median) s, peak RSS $(cut -d' ' -f3 "$f" | median) KiB"
