@@ -48,7 +48,6 @@ type frameMethod struct {
 	other    map[frameKey]int32
 	keys     []frameKey // by method index − firstMethod
 	java     []bool
-	last     map[int32]*lastStack // by thread
 }
 
 type frameKey struct {
@@ -100,47 +99,6 @@ func (fm *frameMethod) of(f *Frame) int32 {
 	return m
 }
 
-// lastStack is a thread's previous call chain and its methods, root
-// first, so that the frames a sample shares with the one before (most of
-// them) need no lookup.
-type lastStack struct {
-	frames  []Frame
-	methods []int32
-}
-
-// sameFrame: two frames are the same method.
-func sameFrame(a, b *Frame) bool {
-	return a.FileID == b.FileID && a.SymbolID == b.SymbolID && (a.SymbolID >= 0 || a.VAddr == b.VAddr)
-}
-
-// stack returns s's call chain as methods, leaf first, in buf.
-func (fm *frameMethod) stack(s *Sample, buf []int32) []int32 {
-	if fm.last == nil {
-		fm.last = map[int32]*lastStack{}
-	}
-	ls := fm.last[s.ThreadID]
-	if ls == nil {
-		ls = &lastStack{}
-		fm.last[s.ThreadID] = ls
-	}
-	n := len(s.Callchain)
-	same := 0
-	for same < n && same < len(ls.frames) && sameFrame(&ls.frames[same], &s.Callchain[n-1-same]) {
-		same++
-	}
-	ls.frames, ls.methods = ls.frames[:same], ls.methods[:same]
-	for d := same; d < n; d++ {
-		f := &s.Callchain[n-1-d]
-		ls.frames = append(ls.frames, *f)
-		ls.methods = append(ls.methods, fm.of(f))
-	}
-	buf = buf[:0]
-	for d := n - 1; d >= 0; d-- {
-		buf = append(buf, ls.methods[d])
-	}
-	return buf
-}
-
 func (fm *frameMethod) add(k frameKey, java bool) int32 {
 	fm.keys = append(fm.keys, k)
 	fm.java = append(fm.java, java)
@@ -162,53 +120,61 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 	}
 	p := &Profile{}
 	b := trace.NewSampleBuilder(trace.SampleOptions{CallIndex: opt.CallIndex, MaxDepth: rd.lim.MaxCallChain, MaxIndexCalls: opt.MaxIndexCalls})
-	var fm frameMethod
-	var stack []int32
+	rd.rawChains = true
+	var c chains
 	files := map[uint32]*File{}
 	var origin uint64
 	var samples int64
-	for {
-		k, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if opt.Progress != nil && rd.Record()&0xffff == 0 {
-			opt.Progress(rd.BytesRead())
-		}
-		switch k {
-		case KindSample:
-			s := &rd.Sample
+	free, full, stop := make(chan *batch, batchesOut), make(chan *batch, batchesOut), make(chan struct{})
+	for range batchesOut {
+		free <- &batch{}
+	}
+	defer close(stop)
+	go decodeBatches(rd, &c, free, full, stop)
+	var progressed, read int64
+	for bt := range full {
+		for i := range bt.samples {
+			s := &bt.samples[i]
 			if samples == 0 {
-				origin = s.Time
+				origin = s.time
 			}
 			samples++
-			stack = fm.stack(s, stack)
 			at := uint64(0) // a sample before the first is placed at it, and counted by the builder
-			if s.Time >= origin {
-				at = (s.Time - origin) / 1000
+			if s.time >= origin {
+				at = (s.time - origin) / 1000
 			}
-			b.Add(uint32(s.ThreadID), stack, at, s.EventCount/1000, s.EventCount)
-		case KindLost:
-			p.Lost.SampleCount += rd.Lost.SampleCount
-			p.Lost.LostCount += rd.Lost.LostCount
-		case KindFile:
-			f := rd.File
-			p.Files++
-			files[f.ID] = &f
-		case KindThread:
-			p.Threads = append(p.Threads, rd.Thread)
-		case KindMeta:
-			p.Meta = rd.Meta
-		case KindContextSwitch:
-			p.ContextSwitches++
+			b.AddRootFirst(uint32(s.thread), bt.methods[s.start:s.end], at, s.eventCount/1000, s.eventCount)
 		}
+		for _, l := range bt.lost {
+			p.Lost.SampleCount += l.SampleCount
+			p.Lost.LostCount += l.LostCount
+		}
+		for i := range bt.files {
+			p.Files++
+			files[bt.files[i].ID] = &bt.files[i]
+		}
+		p.Threads = append(p.Threads, bt.threads...)
+		if n := len(bt.meta); n > 0 {
+			p.Meta = bt.meta[n-1]
+		}
+		p.ContextSwitches += bt.switches
+		if opt.Progress != nil && bt.records>>16 > progressed {
+			progressed = bt.records >> 16
+			opt.Progress(bt.bytes)
+		}
+		read = bt.bytes
+		if bt.last {
+			if bt.err != nil {
+				return nil, bt.err
+			}
+			break
+		}
+		free <- bt
 	}
 	if opt.Progress != nil {
-		opt.Progress(rd.BytesRead())
+		opt.Progress(read)
 	}
+	fm := &c.fm
 	methods := make([]trace.Method, firstMethod+len(fm.keys))
 	java := make([]bool, len(methods))
 	for i, k := range fm.keys {

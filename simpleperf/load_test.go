@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/trace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // expected is a brute-force count of a stream: per thread, per call path
@@ -357,4 +358,64 @@ func TestDemangle(t *testing.T) {
 			t.Errorf("Demangle(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// Load compares a thread's call chains with its previous sample's by
+// their bytes and decodes only the entries that differ: entries apart
+// from one another (another field between them), entries of 128 bytes or
+// more (a two-byte length) and chains that change in their middle load as
+// the plain decoder reads them.
+func TestLoadEntriesAsWritten(t *testing.T) {
+	entry := func(file, sym int, pad int) []byte {
+		e := appendVarintField(nil, 1, uint64(0x1000+sym))
+		e = appendVarintField(e, 2, uint64(file))
+		e = appendVarintField(e, 3, uint64(sym))
+		if pad > 0 { // an unknown field, as a newer simpleperf may add
+			e = protowire.AppendTag(e, 9, protowire.BytesType)
+			e = protowire.AppendBytes(e, make([]byte, pad))
+		}
+		return protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), e)
+	}
+	sample := func(tid int, tm uint64, fields ...[]byte) []byte {
+		b := appendVarintField(nil, 1, tm)
+		b = appendVarintField(b, 2, uint64(tid))
+		for _, f := range fields {
+			b = append(b, f...)
+		}
+		return b
+	}
+	ev := appendVarintField(nil, 4, 1000)
+	a, b, c, d := entry(0, 1, 0), entry(0, 2, 0), entry(5, 3, 200), entry(0, 4, 0)
+	samples := [][]byte{
+		sample(1, 1, a, b, c, ev),
+		sample(1, 2, a, b, c, ev),                // the same bytes
+		sample(2, 3, a, ev, b, c),                // another thread, a field between entries
+		sample(1, 4, a, ev, b, c),                // thread 1's chain again, written apart
+		sample(1, 5, d, b, c, ev),                // a new leaf
+		sample(1, 6, d, a, c, ev),                // a new middle frame under the same root
+		sample(2, 7, c, ev),                      // only the long root
+		sample(2, 8, d, c, ev, entry(0, 1, 130)), // a longer root: another frame
+		sample(1, 9, ev),                         // no chain
+	}
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	for _, s := range samples {
+		w.record(KindSample, s)
+	}
+	for _, id := range []int{0, 5} {
+		f := File{ID: uint32(id), Path: genFiles[id].path}
+		for i := range 8 {
+			name, _ := genSymbol(id, i)
+			f.Symbols = append(f.Symbols, name)
+		}
+		w.File(&f)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(bytes.NewReader(out.Bytes()), LoadOptions{CallIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTrees(t, p, bruteForce(t, out.Bytes()))
 }

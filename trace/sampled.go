@@ -126,17 +126,26 @@ func (b *SampleBuilder) thread(id uint32) *sampledThread {
 // the profile's unit).
 func (b *SampleBuilder) Add(thread uint32, leafFirst []int32, at, eventTime, event uint64) {
 	ts := b.thread(thread)
-	b.sampling.Samples++
-	b.sampling.EventCount += event
-	if len(leafFirst) > b.opt.MaxDepth {
-		leafFirst = leafFirst[len(leafFirst)-b.opt.MaxDepth:]
-		b.sampling.Truncated++
-	}
 	ts.scratch = ts.scratch[:0]
 	for i := len(leafFirst) - 1; i >= 0; i-- {
 		ts.scratch = append(ts.scratch, leafFirst[i])
 	}
-	node := b.place(ts, ts.scratch)
+	b.add(ts, ts.scratch, at, eventTime, event)
+}
+
+// AddRootFirst is Add with the stack root first (not kept either).
+func (b *SampleBuilder) AddRootFirst(thread uint32, rootFirst []int32, at, eventTime, event uint64) {
+	b.add(b.thread(thread), rootFirst, at, eventTime, event)
+}
+
+func (b *SampleBuilder) add(ts *sampledThread, rootFirst []int32, at, eventTime, event uint64) {
+	b.sampling.Samples++
+	b.sampling.EventCount += event
+	if len(rootFirst) > b.opt.MaxDepth {
+		rootFirst = rootFirst[:b.opt.MaxDepth]
+		b.sampling.Truncated++
+	}
+	node := b.place(ts, rootFirst)
 	// During growth a node's inclusive field holds its self weight.
 	ts.tree.addWeight(node, [2]uint64{1, event})
 	ts.samples++
