@@ -382,7 +382,8 @@ func appendSampleCounts(b []byte, nd *ViewNode) []byte {
 // to the nearest kept caller): "Java only" is p.Projected of the Java
 // methods. The trees are rebuilt from p's, node by node (a node's self
 // weight along its kept path), so it costs the trees' size, not the
-// samples'. The call index is shared with p (its calls are all frames).
+// samples'; the call indexes likewise (CallIndex.Projected), so the call
+// chart and the trees over a time range show the same frames.
 func (p *Profile) Projected(keep func(method int32) bool) *Profile {
 	b := NewSampleBuilder(SampleOptions{})
 	var path []int32 // kept methods of the walk's path, leaf last
@@ -422,9 +423,56 @@ func (p *Profile) Projected(keep func(method int32) bool) *Profile {
 	out.All, out.Threads = q.All, q.Threads
 	for i := range out.Threads {
 		out.Threads[i].Name = p.Threads[i].Name
-		out.Threads[i].Index = p.Threads[i].Index
+		if ix := p.Threads[i].Index; ix != nil {
+			out.Threads[i].Index = ix.Projected(keep)
+		}
 	}
 	return &out
+}
+
+// Projected returns the index of a sampled profile with only the calls of
+// methods keep accepts: a call left out hands its callees to its nearest
+// kept caller, one depth up, and a kept call that follows a call of the
+// same method under the same caller without a sample between them (they
+// were apart only by frames left out) is one call with it, as the
+// builder makes a call of a run of samples. Calls are in entry order, so
+// a call's caller is projected before it: one pass.
+func (ix *CallIndex) Projected(keep func(method int32) bool) *CallIndex {
+	out := &CallIndex{First: ix.First, Last: ix.Last, FromStart: ix.FromStart, Ignored: ix.Ignored}
+	under := make([]int32, len(ix.Calls)) // per call: the projected call its callees go under (-1: the top)
+	var depth, lastChild []int32          // per projected call
+	topLast := int32(-1)
+	for i := range ix.Calls {
+		c := &ix.Calls[i]
+		parent := int32(-1)
+		if c.Parent >= 0 {
+			parent = under[c.Parent]
+		}
+		if !keep(c.Method) {
+			under[i] = parent
+			continue
+		}
+		l, d := topLast, 0
+		if parent >= 0 {
+			l, d = lastChild[parent], int(depth[parent])+1
+		}
+		if l >= 0 && out.Calls[l].Method == c.Method && out.Calls[l].End[0] == c.Start[0] {
+			out.Calls[l].End = c.End
+			under[i] = l
+			continue
+		}
+		id := out.enter(c.Method, parent, d, [2]uint64{uint64(c.Start[0]), uint64(c.Start[1])})
+		out.Calls[id].End = c.End
+		depth, lastChild = append(depth, int32(d)), append(lastChild, -1)
+		if parent >= 0 {
+			lastChild[parent] = id
+		} else {
+			topLast = id
+		}
+		under[i] = id
+	}
+	out.Calls = out.Calls[:len(out.Calls):len(out.Calls)]
+	return out
 }
 
 // place finds (adding it when new) the node of a root-first path in a
