@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ddmtui/ddmtui/trace"
@@ -177,8 +178,15 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 	fm := &c.fm
 	methods := make([]trace.Method, firstMethod+len(fm.keys))
 	java := make([]bool, len(methods))
+	// A Java method is one frame however it ran: simpleperf names it in
+	// the file its code came from (interpreted from base.apk, compiled in
+	// [JIT app cache] or an .oat), so the methods of one name in several
+	// Java files are mapped to the first, whose File lists them all.
+	var same []int32
+	byName := map[string]int32{}
 	for i, k := range fm.keys {
-		m := &methods[firstMethod+i]
+		mi := int32(firstMethod + i)
+		m := &methods[mi]
 		f := files[k.file]
 		name, known := frameName(f, k)
 		if f == nil {
@@ -190,7 +198,25 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 		if f != nil {
 			m.File = f.Path
 		}
-		java[firstMethod+i] = fm.java[i] || (f != nil && JavaFile(f.Path))
+		java[mi] = fm.java[i] || (f != nil && JavaFile(f.Path))
+		if !java[mi] || f == nil || !known || k.symbol < 0 {
+			continue
+		}
+		first, ok := byName[name]
+		if !ok {
+			byName[name] = mi
+			continue
+		}
+		if same == nil {
+			same = make([]int32, len(methods))
+			for j := range same {
+				same[j] = int32(j)
+			}
+		}
+		same[mi] = first
+		if fm := &methods[first]; !slices.Contains(strings.Split(fm.File, FileSeparator), m.File) {
+			fm.File += FileSeparator + m.File
+		}
 	}
 	info := trace.Sampling{Event: p.Meta.event(), Lost: p.Lost.LostCount, JavaMethods: java, Unit: "events"}
 	if clockEvent(info.Event) {
@@ -201,8 +227,15 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 		names[uint32(t.ThreadID)] = t.Name
 	}
 	p.Trace = b.Finish(methods, info, func(id uint32) string { return names[id] })
+	if same != nil {
+		p.Trace = p.Trace.Remap(func(m int32) int32 { return same[m] })
+	}
 	return p, nil
 }
+
+// FileSeparator separates the files of a Java method seen in several
+// (interpreted and JIT-compiled) in its trace.Method.File.
+const FileSeparator = ", "
 
 // event is the first event type recorded ("cpu-clock" when none is named,
 // simpleperf's default).

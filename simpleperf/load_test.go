@@ -14,7 +14,7 @@ import (
 )
 
 // expected is a brute-force count of a stream: per thread, per call path
-// (root first, frames named "file|symbol"), the samples and event counts
+// (root first, frames named "file|symbol", Java ones "java|symbol"), the samples and event counts
 // whose stack starts with the path (incl) or is the path (self).
 type expected struct {
 	incl, self map[uint32]map[string][2]uint64
@@ -63,7 +63,11 @@ func bruteForce(t *testing.T, b []byte) expected {
 			} else {
 				name, _ = genSymbol(int(f.FileID), int(f.SymbolID)) // the demangled form
 			}
-			key += "/" + files[f.FileID] + "|" + name
+			if f.SymbolID >= 0 && JavaFile(files[f.FileID]) {
+				key += "/java|" + name // one method whatever file it ran from
+			} else {
+				key += "/" + files[f.FileID] + "|" + name
+			}
 			v := e.incl[s.tid][key]
 			e.incl[s.tid][key] = [2]uint64{v[0] + 1, v[1] + s.ev}
 		}
@@ -91,6 +95,9 @@ func checkTrees(t *testing.T, p *Profile, e expected) {
 			keys = keys[:depth-1]
 			m := &tp.Methods[tr.Method(n)]
 			k := m.File + "|" + m.FullName()
+			if tp.Sampling.JavaMethods[tr.Method(n)] {
+				k = "java|" + m.FullName()
+			}
 			if depth > 1 {
 				k = keys[depth-2] + "/" + k
 			} else {
@@ -167,7 +174,8 @@ func TestLoadKnownTrees(t *testing.T) {
 }
 
 // checkFlat: the flat profile's self weights add up to the samples, Java
-// methods are those of Java files, and names were demangled.
+// methods are those of Java files (only they are made one method across
+// files), and names were demangled.
 func checkFlat(t *testing.T, p *Profile) {
 	t.Helper()
 	tp := p.Trace
@@ -178,8 +186,12 @@ func checkFlat(t *testing.T, p *Profile) {
 		if ms.Index < 2 {
 			continue
 		}
-		if got, want := tp.Sampling.JavaMethods[ms.Index], JavaFile(m.File); got != want {
+		files := strings.Split(m.File, FileSeparator)
+		if got, want := tp.Sampling.JavaMethods[ms.Index], JavaFile(files[0]); got != want {
 			t.Errorf("%s in %s: java %v", m.FullName(), m.File, got)
+		}
+		if len(files) > 1 && !tp.Sampling.JavaMethods[ms.Index] {
+			t.Errorf("%s: native, in %d files", m.FullName(), len(files))
 		}
 		if strings.HasPrefix(m.FullName(), "_Z") {
 			t.Errorf("%s not demangled", m.FullName())
@@ -418,4 +430,53 @@ func TestLoadEntriesAsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTrees(t, p, bruteForce(t, out.Bytes()))
+}
+
+// A Java method seen interpreted (base.apk) and JIT-compiled ([JIT app
+// cache]) is one frame, its File naming both; native symbols of one name
+// in two libraries stay two.
+func TestLoadOneJavaMethod(t *testing.T) {
+	apk, jit := File{ID: 0, Path: genFiles[0].path, Symbols: []string{"com.example.Foo.bar", "com.example.Foo.run"}}, File{ID: 1, Path: "[JIT app cache]", Symbols: []string{"com.example.Foo.run", "com.example.Foo.bar"}}
+	liba, libb := File{ID: 2, Path: "liba.so", Symbols: []string{"init"}}, File{ID: 3, Path: "libb.so", Symbols: []string{"init"}}
+	b := stream(t, func(w *Writer) {
+		run, bar, barJIT, runJIT := Frame{FileID: 0, SymbolID: 1}, Frame{FileID: 0, SymbolID: 0}, Frame{FileID: 1, SymbolID: 1}, Frame{FileID: 1, SymbolID: 0}
+		for i, chain := range [][]Frame{
+			{bar, run},
+			{barJIT, run},
+			{barJIT, runJIT},
+			{{FileID: 2, SymbolID: 0}, barJIT, run},
+			{{FileID: 3, SymbolID: 0}, bar, run},
+		} {
+			w.Sample(&Sample{Time: uint64(i+1) * 1e6, ThreadID: 1, EventCount: 1e6, Callchain: chain})
+		}
+		for _, f := range []*File{&apk, &jit, &liba, &libb} {
+			w.File(f)
+		}
+	})
+	p, err := Load(bytes.NewReader(b), LoadOptions{CallIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := p.Trace
+	tr := tp.Threads[0].Tree
+	var got []string
+	tr.Walk(func(n int32, depth int) bool {
+		m := &tp.Methods[tr.Method(n)]
+		got = append(got, fmt.Sprintf("%d %s (%s) %d", depth, m.FullName(), m.File, tr.Inclusive(n, trace.ClockCPU)))
+		return true
+	})
+	want := []string{
+		"1 com.example.Foo.run (" + apk.Path + ", [JIT app cache]) 5",
+		"2 com.example.Foo.bar (" + apk.Path + ", [JIT app cache]) 5",
+		"3 init (liba.so) 1",
+		"3 init (libb.so) 1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("tree:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The call chart: one call of each Java method over the five samples.
+	ix := tp.Threads[0].Index
+	if len(ix.ByDepth[0]) != 1 || len(ix.ByDepth[1]) != 1 || ix.Calls[ix.ByDepth[1][0]].End[0] != 5 || len(ix.ByDepth[2]) != 2 {
+		t.Fatalf("calls %+v", ix.Calls)
+	}
 }
