@@ -2,50 +2,32 @@ package simpleperf
 
 import "fmt"
 
-// chains turns the call chains of a stream read with rawChains into
-// methods (frameMethod's), decoding only what a thread's previous sample
-// did not have: a thread's consecutive samples share their outer frames,
-// and the entries of a shared frame are the same bytes at the same
-// distance from the chain's end (the root). The entries are compared from
-// the root, byte for byte; those that differ are decoded (and checked)
-// and interned.
-type chains struct {
-	fm      frameMethod
-	byID    map[int32]*chainThread
-	last    *chainThread
-	scratch Frame
+// Call chains of a stream read with rawChains become methods
+// (frameMethod's) in two steps, one on each of Load's goroutines, decoding
+// only what a thread's previous sample did not have: a thread's
+// consecutive samples share their outer frames, and the entries of a
+// shared frame are the same bytes at the same distance from the chain's
+// end (the root). The reading side (chainBytes) compares the entries from
+// the root with the previous sample's, byte for byte, and hands on how
+// many are the same and the bytes of the others; the building side
+// (chainMethods) decodes (and checks) those and interns them.
+
+// chainBytes keeps each thread's previous call chain as bytes.
+type chainBytes struct {
+	threads threadsOf[prevBytes]
 }
 
-// chainThread is a thread's previous sample: its entries' bytes (as
-// Reader.chainBytes), where each entry starts counted from their end
-// (leaf first), and its methods, root first.
-type chainThread struct {
-	id      int32
-	bytes   []byte
-	ends    []int32
-	methods []int32
+type prevBytes struct {
+	bytes []byte  // its entries (as Reader.chainBytes)
+	ends  []int32 // (as Reader.chainEnds)
 }
 
-func (c *chains) thread(id int32) *chainThread {
-	if c.last != nil && c.last.id == id {
-		return c.last
-	}
-	if c.byID == nil {
-		c.byID = map[int32]*chainThread{}
-	}
-	t := c.byID[id]
-	if t == nil {
-		t = &chainThread{id: id}
-		c.byID[id] = t
-	}
-	c.last = t
-	return t
-}
-
-// methods appends the methods of rd's current sample, root first, to out,
-// and keeps the sample as its thread's previous one.
-func (c *chains) methods(rd *Reader, out []int32) ([]int32, error) {
-	t := c.thread(rd.Sample.ThreadID)
+// split returns how many of the entries of rd's current sample, from the
+// root, are those of its thread's previous sample, and keeps the sample
+// as the thread's previous one. The others are the first n−same entries:
+// rd.chainBytes[:entryStart(rd.chainEnds, n−same)].
+func (c *chainBytes) split(rd *Reader) int {
+	t := c.threads.of(rd.Sample.ThreadID)
 	cur, ends := rd.chainBytes, rd.chainEnds
 	n, pn := len(ends), len(t.ends)
 	total, ptotal := int32(len(cur)), int32(len(t.bytes))
@@ -69,19 +51,33 @@ func (c *chains) methods(rd *Reader, out []int32) ([]int32, error) {
 		}
 		same = k
 	}
-	base := len(out)
-	out = append(out, t.methods[:same]...)
-	for i := n - 1 - same; i >= 0; i-- {
-		f := &c.scratch
-		if err := decodeFrame(f, entryBody(cur[entryStart(ends, i):ends[i]])); err != nil {
-			return out, fmt.Errorf("sample.callchain[%d]: %w", i, err)
-		}
-		out = append(out, c.fm.of(f))
-	}
-	t.methods = append(t.methods[:0], out[base:]...)
 	t.ends = append(t.ends[:0], ends...)
 	t.bytes = append(t.bytes[:0], cur...)
-	return out, nil
+	return same
+}
+
+// chainMethods keeps each thread's previous stack as methods.
+type chainMethods struct {
+	fm      frameMethod
+	threads threadsOf[[]int32]
+	scratch Frame
+}
+
+// stack returns the methods of a sample of thread, root first: the first
+// same of its previous sample's, then those of the entries raw (leaf
+// first, ending at ends), decoded; valid until the thread's next sample.
+func (c *chainMethods) stack(thread int32, same int, raw []byte, ends []int32) ([]int32, error) {
+	t := c.threads.of(thread)
+	st := (*t)[:same]
+	for i := len(ends) - 1; i >= 0; i-- {
+		f := &c.scratch
+		if err := decodeFrame(f, entryBody(raw[entryStart(ends, i):ends[i]])); err != nil {
+			return nil, fmt.Errorf("sample.callchain[%d]: %w", i, err)
+		}
+		st = append(st, c.fm.of(f))
+	}
+	*t = st
+	return st, nil
 }
 
 func entryStart(ends []int32, i int) int32 {
@@ -89,4 +85,27 @@ func entryStart(ends []int32, i int) int32 {
 		return 0
 	}
 	return ends[i-1]
+}
+
+// threadsOf keeps a T per thread id, the last one looked up at hand.
+type threadsOf[T any] struct {
+	byID   map[int32]*T
+	lastID int32
+	last   *T
+}
+
+func (m *threadsOf[T]) of(id int32) *T {
+	if m.last != nil && m.lastID == id {
+		return m.last
+	}
+	if m.byID == nil {
+		m.byID = map[int32]*T{}
+	}
+	t := m.byID[id]
+	if t == nil {
+		t = new(T)
+		m.byID[id] = t
+	}
+	m.lastID, m.last = id, t
+	return t
 }

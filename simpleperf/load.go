@@ -122,7 +122,8 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 	p := &Profile{}
 	b := trace.NewSampleBuilder(trace.SampleOptions{CallIndex: opt.CallIndex, MaxDepth: rd.lim.MaxCallChain, MaxIndexCalls: opt.MaxIndexCalls})
 	rd.rawChains = true
-	var c chains
+	var cb chainBytes
+	var c chainMethods
 	files := map[uint32]*File{}
 	var origin uint64
 	var samples int64
@@ -131,7 +132,7 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 		free <- &batch{}
 	}
 	defer close(stop)
-	go decodeBatches(rd, &c, free, full, stop)
+	go decodeBatches(rd, &cb, free, full, stop)
 	var progressed, read int64
 	for bt := range full {
 		for i := range bt.samples {
@@ -144,7 +145,11 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 			if s.time >= origin {
 				at = (s.time - origin) / 1000
 			}
-			b.AddRootFirst(uint32(s.thread), bt.methods[s.start:s.end], at, s.eventCount/1000, s.eventCount)
+			st, err := c.stack(s.thread, int(s.same), bt.raw[s.raw:s.rawEnd], bt.ends[s.ends:s.endsEnd])
+			if err != nil {
+				return nil, &FormatError{Record: s.record, Offset: s.offset, What: KindSample.String(), Err: err}
+			}
+			b.AddRootFirst(uint32(s.thread), st, at, s.eventCount/1000, s.eventCount)
 		}
 		for _, l := range bt.lost {
 			p.Lost.SampleCount += l.SampleCount
