@@ -31,25 +31,28 @@ func (c *chainBytes) split(rd *Reader) int {
 	cur, ends := rd.chainBytes, rd.chainEnds
 	n, pn := len(ends), len(t.ends)
 	total, ptotal := int32(len(cur)), int32(len(t.bytes))
-	// The entries whose bounds match, from the root; then their bytes,
-	// at once (most often the same), else entry by entry.
-	same, d := 0, int32(0)
-	for same < n && same < pn {
-		e := total - entryStart(ends, n-1-same)
-		if e != ptotal-entryStart(t.ends, pn-1-same) {
-			break
-		}
-		same, d = same+1, e
+	// The entries whose bounds match, from the root; then their bytes:
+	// the k outermost entries are the same when the bytes from the
+	// first of them to the end are, so all of them at once (most often
+	// the same), else the largest such k by halves.
+	same := 0
+	for same < n && same < pn && total-entryStart(ends, n-1-same) == ptotal-entryStart(t.ends, pn-1-same) {
+		same++
 	}
-	if string(cur[total-d:]) != string(t.bytes[ptotal-d:]) {
-		k := 0
-		for ; k < same; k++ {
-			i, j := n-1-k, pn-1-k
-			if string(cur[entryStart(ends, i):ends[i]]) != string(t.bytes[entryStart(t.ends, j):t.ends[j]]) {
-				break
+	sameBytes := func(k int) bool {
+		d := total - entryStart(ends, n-k)
+		return string(cur[total-d:]) == string(t.bytes[ptotal-d:])
+	}
+	if same > 0 && !sameBytes(same) {
+		lo, hi := 0, same-1 // sameBytes(lo) holds; the answer is in [lo, hi]
+		for lo < hi {
+			if mid := (lo + hi + 1) / 2; sameBytes(mid) {
+				lo = mid
+			} else {
+				hi = mid - 1
 			}
 		}
-		same = k
+		same = lo
 	}
 	t.ends = append(t.ends[:0], ends...)
 	t.bytes = append(t.bytes[:0], cur...)
