@@ -67,10 +67,6 @@ func decodeBatches(rd *Reader, c *chainBytes, free <-chan *batch, full chan<- *b
 			return
 		}
 		b.reset()
-		if cap(b.raw) == 0 {
-			b.raw = make([]byte, 0, batchBytes)
-			b.samples = make([]batchSample, 0, batchSamples)
-		}
 		fillBatch(rd, c, b)
 		select {
 		case full <- b:

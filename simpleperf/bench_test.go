@@ -50,8 +50,11 @@ func benchFile(b *testing.B, d time.Duration) (string, int64) {
 
 // decodePass reads every record once and keeps nothing: the floor a load
 // is compared with.
-func decodePass(r io.Reader) (int64, error) {
-	rd, err := NewReader(r, Limits{})
+func decodePass(r io.Reader) (int64, error) { return decodeLimited(r, Limits{}) }
+
+// decodeLimited is decodePass under lim, returning the frames decoded.
+func decodeLimited(r io.Reader, lim Limits) (int64, error) {
+	rd, err := NewReader(r, lim)
 	if err != nil {
 		return 0, err
 	}

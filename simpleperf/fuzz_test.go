@@ -22,13 +22,27 @@ func FuzzLoad(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add(buf.Bytes()[:buf.Len()/2])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := Load(bytes.NewReader(b), LoadOptions{CallIndex: true, Limits: Limits{MaxRecord: 1 << 20, MaxCallChain: 1 << 12, MaxSymbols: 1 << 12}})
+		lim := Limits{MaxRecord: 1 << 20, MaxCallChain: 1 << 12, MaxSymbols: 1 << 12}
+		p, err := Load(bytes.NewReader(b), LoadOptions{CallIndex: true, Limits: lim})
+		// Load decodes only the frames a thread's previous sample did not
+		// have: it fails where the plain decoder does, at the same record.
+		frames, plain := decodeLimited(bytes.NewReader(b), lim)
+		var fe, pe *FormatError
+		if (err == nil) != (plain == nil) || (err != nil && (!errors.As(plain, &pe) || !errors.As(err, &fe) || fe.Record != pe.Record)) {
+			t.Fatalf("Load: %v; plain decoding: %v", err, plain)
+		}
 		if err != nil {
-			var fe *FormatError
-			if !errors.As(err, &fe) {
-				t.Fatalf("error %v is not a *FormatError", err)
-			}
 			return
+		}
+		var loaded uint64
+		for _, th := range p.Trace.Threads {
+			th.Tree.Walk(func(n int32, depth int) bool {
+				loaded += th.Tree.Self(n, trace.ClockCPU) * uint64(depth)
+				return true
+			})
+		}
+		if p.Trace.Sampling.Truncated == 0 && loaded != uint64(frames) {
+			t.Fatalf("%d frames in the trees, %d decoded", loaded, frames)
 		}
 		var samples int64
 		for _, th := range p.Trace.Threads {
