@@ -2,7 +2,8 @@
 # bench-simpleperf.sh: loading `simpleperf report-sample --protobuf` recordings (issue 36).
 # Two recordings from simpleperf.Gen, four busy threads at 1 kHz with 32 frames a sample:
 # 2 minutes (480k samples, 176 MB; target <= 0.4 s and <= 160 MiB) and 10 minutes (2.4 M
-# samples, 879 MB; target <= 1.5 s and <= 200 MiB). Each is read three ways by the package's benchmark, each in
+# samples, 879 MB; target <= 1.5 s and <= 200 MiB), and the 2 minutes again with each sample's
+# leaf at another address of its method (2MinLeaf: GenOptions.MovingLeaf, as real samples are). Each is read three ways by the package's benchmark, each in
 # a process of its own under /usr/bin/time so its peak RSS is its own: a plain decoding pass
 # (every record decoded, nothing kept: the floor), a load into every tree (each thread's
 # top-down tree, the merged top-down and bottom-up views), and the load with the call index
@@ -23,16 +24,16 @@ export DDMTUI_BENCH_DIR=$dir
 
 
 # Generate the files first (a decoding pass does), outside the measured runs.
-for rec in 2Min 10Min; do
-	"$dir/simpleperf.test" -test.run '^$' -test.bench "Recording$rec/decode" -test.benchtime 1x > /dev/null
+for rec in 2Min 2MinLeaf 10Min; do
+	"$dir/simpleperf.test" -test.run '^$' -test.bench "^BenchmarkRecording$rec\$/^decode\$" -test.benchtime 1x > /dev/null
 done
 
 bench_begin
 declare -A wall cpu
-for rec in 2Min 10Min; do
+for rec in 2Min 2MinLeaf 10Min; do
 	for mode in decode load load+index; do
 		out=$( { /usr/bin/time -f "TIME %e %M %U %S" "$dir/simpleperf.test" -test.run '^$' \
-			-test.bench "Recording$rec/${mode/+/\\+}\$" -test.benchtime 3x; } 2>&1)
+			-test.bench "^BenchmarkRecording$rec\$/^${mode/+/\\+}\$" -test.benchtime 3x; } 2>&1)
 		ns=$(echo "$out" | awk '/^BenchmarkRecording/ {print $3}')
 		mbs=$(echo "$out" | awk '/^BenchmarkRecording/ {print $5}')
 		read -r _ pwall rss user sys < <(echo "$out" | grep '^TIME')

@@ -35,6 +35,10 @@ type GenOptions struct {
 	Package, AppType string
 	// OffCPU marks the recording --trace-offcpu and writes context switches.
 	OffCPU bool
+	// MovingLeaf puts each sample's leaf frame, when it has a symbol, at
+	// another address of its method, as a real thread's samples in one
+	// method are; without it a repeated stack repeats its bytes.
+	MovingLeaf bool
 }
 
 func (o GenOptions) withDefaults() GenOptions {
@@ -165,6 +169,9 @@ func Gen(w io.Writer, opt GenOptions) (GenStats, error) {
 			}
 			jitter := uint64(rng.IntN(1000))
 			s = Sample{Time: start + uint64(i)*period + uint64(t)*1000 + jitter%100, ThreadID: int32(1000 + t), EventCount: period - 500 + jitter, Callchain: stacks[t][cur[t]]}
+			if leaf := &s.Callchain[0]; opt.MovingLeaf && leaf.SymbolID >= 0 {
+				leaf.VAddr = genFiles[leaf.FileID].vaddr + uint64(leaf.SymbolID)*0x400 + uint64(rng.IntN(0x400))
+			}
 			if err := wr.Sample(&s); err != nil {
 				return st, err
 			}

@@ -139,6 +139,7 @@ func TestLoadKnownTrees(t *testing.T) {
 		{Threads: 3, Duration: 2 * time.Second, Frequency: 500, Depth: 12, Stacks: 16, Seed: 1},
 		{Threads: 1, Duration: time.Second, Frequency: 1000, Depth: 1, Stacks: 4, Seed: 2},
 		{Threads: 4, Duration: time.Second, Frequency: 200, Depth: 40, Stacks: 50, Seed: 3, OffCPU: true, AppType: "debuggable"},
+		{Threads: 2, Duration: time.Second, Frequency: 1000, Depth: 20, Stacks: 8, Seed: 5, MovingLeaf: true},
 	} {
 		t.Run(fmt.Sprintf("%dx%d", opt.Threads, opt.Depth), func(t *testing.T) {
 			var buf bytes.Buffer
