@@ -131,8 +131,17 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 	for range batchesOut {
 		free <- &batch{}
 	}
-	defer close(stop)
-	go decodeBatches(rd, &cb, free, full, stop)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		decodeBatches(rd, &cb, free, full, stop)
+	}()
+	// Nothing outlives Load: on an error the reading goroutine is stopped
+	// and waited for (it finishes the record it is reading).
+	defer func() {
+		close(stop)
+		<-done
+	}()
 	var progressed, read int64
 	for bt := range full {
 		for i := range bt.samples {

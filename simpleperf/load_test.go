@@ -2,13 +2,16 @@ package simpleperf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/trace"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -479,5 +482,37 @@ func TestLoadOneJavaMethod(t *testing.T) {
 	ix := tp.Threads[0].Index
 	if len(ix.ByDepth[0]) != 1 || len(ix.ByDepth[1]) != 1 || ix.Calls[ix.ByDepth[1][0]].End[0] != 5 || len(ix.ByDepth[2]) != 2 {
 		t.Fatalf("calls %+v", ix.Calls)
+	}
+}
+
+// A broken frame fails the load at its record, and Load returns with its
+// reading goroutine ended, however much of the stream is left.
+func TestLoadStopsReading(t *testing.T) {
+	leakcheck.Check(t)
+	bad := appendVarintField(nil, 1, 1)
+	bad = appendVarintField(bad, 2, 1)
+	entry := protowire.AppendTag(nil, 1, protowire.BytesType) // vaddr_in_file as bytes: the wrong wire type
+	entry = protowire.AppendBytes(entry, []byte{1})
+	bad = protowire.AppendBytes(protowire.AppendTag(bad, 3, protowire.BytesType), entry)
+	b := stream(t, func(w *Writer) {
+		for i := range 3 {
+			w.Sample(&Sample{Time: uint64(i), ThreadID: 1, EventCount: 1000, Callchain: []Frame{{SymbolID: 0}}})
+		}
+		w.record(KindSample, bad)
+		for i := range 50_000 {
+			w.Sample(&Sample{Time: uint64(i + 4), ThreadID: 1, EventCount: 1000, Callchain: []Frame{{SymbolID: int32(i % 7)}, {SymbolID: 9}}})
+		}
+	})
+	_, err := Load(bytes.NewReader(b), LoadOptions{})
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Record != 4 || !errors.Is(err, ErrWireType) {
+		t.Fatalf("got %v, want a wrong wire type at record 4", err)
+	}
+	if _, plain := decodePass(bytes.NewReader(b)); plain == nil || plain.Error() != err.Error() {
+		t.Fatalf("Load: %v; plain decoding: %v", err, plain)
+	}
+	buf := make([]byte, 1<<20)
+	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "simpleperf.decodeBatches") {
+		t.Fatalf("the reading goroutine outlived Load:\n%s", stacks)
 	}
 }
