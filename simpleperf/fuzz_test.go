@@ -64,3 +64,28 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFrame: the straight-line decoder of a call chain entry agrees with
+// the general one (protowire's, field by field) on any bytes: the same
+// frame, or an error from both.
+func FuzzFrame(f *testing.F) {
+	for _, e := range [][]byte{
+		{0x08, 0x80, 0x40, 0x10, 0x01, 0x18, 0x05},                                                             // vaddr, file, symbol
+		{0x08, 0x01, 0x10, 0x02, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x20, 0x02}, // symbol −1, execution type
+		{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x10, 0x00, 0x18, 0x00},             // a 10-byte address
+		{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x10, 0x00, 0x18, 0x00},             // a varint past 64 bits
+		{0x08, 0x80, 0x80, 0x10, 0x00, 0x18, 0x00},                                                             // a varint cut short
+		{0x10, 0x01, 0x08, 0x02, 0x18, 0x03},                                                                   // fields out of order
+		{0x08, 0x01, 0x10, 0x02, 0x18, 0x03, 0x2a, 0x00},                                                       // an unknown field
+	} {
+		f.Add(e)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got Frame
+		err := decodeFrame(&got, b)
+		want, werr := decodeFrameFields(b)
+		if (err == nil) != (werr == nil) || (err == nil && got != want) {
+			t.Fatalf("% x: straight line %+v, %v; general %+v, %v", b, got, err, want, werr)
+		}
+	})
+}

@@ -162,8 +162,8 @@ type Reader struct {
 // record.
 func NewReader(r io.Reader, lim Limits) (*Reader, error) {
 	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < 1<<16 {
-		br = bufio.NewReaderSize(r, 1<<16)
+	if !ok || br.Size() < 1<<20 {
+		br = bufio.NewReaderSize(r, 1<<20)
 	}
 	var h [HeaderSize]byte
 	if n, err := io.ReadFull(br, h[:]); err != nil {
