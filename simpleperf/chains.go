@@ -90,25 +90,35 @@ func entryStart(ends []int32, i int) int32 {
 	return ends[i-1]
 }
 
-// threadsOf keeps a T per thread id, the last one looked up at hand.
+// threadsOf keeps a T per thread id: the first few in a list searched
+// in a line (a recording's busy threads take turns, so the last one looked
+// up is seldom the next), the others in a map.
 type threadsOf[T any] struct {
-	byID   map[int32]*T
-	lastID int32
-	last   *T
+	ids  []int32
+	list []*T
+	byID map[int32]*T
 }
 
+// threadsListed is how many threads threadsOf keeps in its list.
+const threadsListed = 16
+
 func (m *threadsOf[T]) of(id int32) *T {
-	if m.last != nil && m.lastID == id {
-		return m.last
+	for i, x := range m.ids {
+		if x == id {
+			return m.list[i]
+		}
+	}
+	if t := m.byID[id]; t != nil {
+		return t
+	}
+	t := new(T)
+	if len(m.ids) < threadsListed {
+		m.ids, m.list = append(m.ids, id), append(m.list, t)
+		return t
 	}
 	if m.byID == nil {
 		m.byID = map[int32]*T{}
 	}
-	t := m.byID[id]
-	if t == nil {
-		t = new(T)
-		m.byID[id] = t
-	}
-	m.lastID, m.last = id, t
+	m.byID[id] = t
 	return t
 }

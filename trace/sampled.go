@@ -107,6 +107,14 @@ func NewSampleBuilder(opt SampleOptions) *SampleBuilder {
 }
 
 func (b *SampleBuilder) thread(id uint32) *sampledThread {
+	// The first threads are searched in a line: a recording's busy
+	// threads take turns, and a map lookup a sample is most of a
+	// thread lookup's cost.
+	for _, ts := range b.threads[:min(len(b.threads), 16)] {
+		if ts.id == id {
+			return ts
+		}
+	}
 	if k, ok := b.byID[id]; ok {
 		return b.threads[k]
 	}
