@@ -217,6 +217,7 @@ func (r *Reader) decodeSample(b []byte) error {
 	chain := s.Callchain[:0]
 	*s = Sample{}
 	r.chainBytes, r.chainEnds = nil, r.chainEnds[:0]
+	r.chainStart, r.chainEnd, r.chainCopied = 0, 0, false
 	m := msg{b: b, what: "sample"}
 	for len(m.b) > 0 {
 		if len(m.b) > 1 && m.b[0] == callchainTag && m.b[1] < 0x80 && int(m.b[1])+2 <= len(m.b) {
@@ -353,7 +354,7 @@ func (r *Reader) rawEntry(b []byte, from, to int) {
 // entryBody is the CallChainEntry of a call chain field's bytes (as
 // rawEntry keeps them, so well formed).
 func entryBody(e []byte) []byte {
-	if len(e) > 1 && e[1] < 0x80 {
+	if len(e) > 1 && e[0] == callchainTag && e[1] < 0x80 {
 		return e[2:]
 	}
 	_, _, n := protowire.ConsumeTag(e)

@@ -401,6 +401,9 @@ func TestLoadEntriesAsWritten(t *testing.T) {
 		return b
 	}
 	ev := appendVarintField(nil, 4, 1000)
+	// The tag written in two bytes (0x9a 0x00: a varint need not be as
+	// short as it can), which a decoder accepts.
+	overlong := append([]byte{0x9a, 0x00}, entry(0, 5, 0)[1:]...)
 	a, b, c, d := entry(0, 1, 0), entry(0, 2, 0), entry(5, 3, 200), entry(0, 4, 0)
 	samples := [][]byte{
 		sample(1, 1, a, b, c, ev),
@@ -412,6 +415,9 @@ func TestLoadEntriesAsWritten(t *testing.T) {
 		sample(2, 7, c, ev),                      // only the long root
 		sample(2, 8, d, c, ev, entry(0, 1, 130)), // a longer root: another frame
 		sample(1, 9, ev),                         // no chain
+		sample(1, 10, overlong, a, c, ev),        // a leaf whose tag takes two bytes
+		sample(1, 11, overlong, a, c, ev),        // the same bytes again
+		sample(1, 12, d, overlong, c, ev),        // in the middle
 	}
 	var out bytes.Buffer
 	w := NewWriter(&out)
@@ -514,5 +520,27 @@ func TestLoadStopsReading(t *testing.T) {
 	buf := make([]byte, 1<<20)
 	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "simpleperf.decodeBatches") {
 		t.Fatalf("the reading goroutine outlived Load:\n%s", stacks)
+	}
+}
+
+// A sample without a call chain after one with a chain: the raw reader
+// holds no bytes of the chain before (a record's bytes end where it does).
+func TestRawChainEmptyAfterLong(t *testing.T) {
+	r := &Reader{rawChains: true, lim: Limits{}.withDefaults()}
+	var long []byte
+	long = appendVarintField(long, 1, 5)
+	for i := range 20 {
+		e := appendVarintField(nil, 1, uint64(0x4000+i))
+		e = appendVarintField(e, 2, 1)
+		e = appendVarintField(e, 3, uint64(i))
+		long = protowire.AppendBytes(protowire.AppendTag(long, 3, protowire.BytesType), e)
+	}
+	if err := r.decodeSample(long); err != nil || len(r.chainEnds) != 20 {
+		t.Fatalf("%v, %d entries", err, len(r.chainEnds))
+	}
+	short := appendVarintField(nil, 4, 1000)
+	short = short[:len(short):len(short)]
+	if err := r.decodeSample(short); err != nil || len(r.chainEnds) != 0 || len(r.chainBytes) != 0 {
+		t.Fatalf("%v, %d entries, %d bytes", err, len(r.chainEnds), len(r.chainBytes))
 	}
 }
