@@ -6,8 +6,9 @@ import "io"
 // records, each sample with the bytes of the frames its thread's previous
 // sample did not have (chainBytes), the other decodes those frames
 // (chainMethods) and feeds the samples in order into the trees, so a load
-// can take less than the plain decoding pass when a second core is free. Three batches circulate
-// between them (a few MiB), so memory stays one stream position's worth.
+// can take less than the plain decoding pass when a second core is free.
+// Three batches circulate between them (a few MiB), so memory stays one
+// stream position's worth.
 
 // batchBytes and batchSamples bound a batch (a longer call chain than
 // batchBytes still goes in, growing it).

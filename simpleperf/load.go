@@ -106,9 +106,12 @@ func (fm *frameMethod) add(k frameKey, java bool) int32 {
 	return int32(firstMethod + len(fm.keys) - 1)
 }
 
-// Load reads a whole stream into a Profile, a record at a time: memory is
-// the trees (a node per distinct call path per thread), the interned
-// frames, the symbol names of frames used and the reader's one record.
+// Load reads a whole stream into a Profile, a record at a time, on two
+// goroutines (batch.go): memory is the trees (a node per distinct call
+// path per thread), the interned frames, the symbol names of frames used,
+// the reader's one record, each thread's previous call chain and the
+// batches in flight. A Java method seen in several Java files is one
+// method (FileSeparator).
 //
 // Documented skips: a sample with no call chain counts at its thread's
 // top level; a sample whose time is before the previous one of its thread
