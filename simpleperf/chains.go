@@ -33,8 +33,9 @@ func (c *chainBytes) split(rd *Reader) int {
 	total, ptotal := int32(len(cur)), int32(len(t.bytes))
 	// The entries whose bounds match, from the root; then their bytes:
 	// the k outermost entries are the same when the bytes from the
-	// first of them to the end are, so all of them at once (most often
-	// the same), else the largest such k by halves.
+	// first of them to the end are, so all of them at once (a repeated
+	// stack), else all but the leaf (a thread's next sample most often
+	// differs at its leaf only), else the largest such k by halves.
 	same := 0
 	for same < n && same < pn && total-entryStart(ends, n-1-same) == ptotal-entryStart(t.ends, pn-1-same) {
 		same++
@@ -45,6 +46,11 @@ func (c *chainBytes) split(rd *Reader) int {
 	}
 	if same > 0 && !sameBytes(same) {
 		lo, hi := 0, same-1 // sameBytes(lo) holds; the answer is in [lo, hi]
+		if sameBytes(hi) {
+			lo = hi
+		} else {
+			hi--
+		}
 		for lo < hi {
 			if mid := (lo + hi + 1) / 2; sameBytes(mid) {
 				lo = mid
