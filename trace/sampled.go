@@ -194,12 +194,11 @@ func (b *SampleBuilder) index(ts *sampledThread, same int, at, eventTime uint64)
 	// Samples on clock 0 are the thread's sample numbers.
 	t0 := [2]uint64{uint64(ts.samples - 1), start}
 	t1 := [2]uint64{uint64(ts.samples), at}
+	// A call's end is written when it exits (the previous sample's end)
+	// or when the thread is finished, not at every sample it spans.
 	for len(ts.calls) > same {
 		ix.exit(ts.calls[len(ts.calls)-1], [2]uint64{uint64(ts.samples - 1), ts.last})
 		ts.calls = ts.calls[:len(ts.calls)-1]
-	}
-	for _, c := range ts.calls {
-		ix.Calls[c].End = [2]uint32{uint32(t1[0]), uint32(t1[1])}
 	}
 	for d := same; d < len(ts.methods); d++ {
 		parent := int32(-1)
