@@ -18,14 +18,17 @@ import (
 // are generated once into the temporary directory and kept there
 // (DDMTUI_BENCH_DIR to choose another), since writing 2.4 M samples takes
 // longer than reading them.
-func benchFile(b *testing.B, d time.Duration) (string, int64) {
+func benchFile(b *testing.B, d time.Duration, movingLeaf bool) (string, int64) {
 	b.Helper()
 	dir := os.Getenv("DDMTUI_BENCH_DIR")
 	if dir == "" {
 		dir = os.TempDir()
 	}
 	name := filepath.Join(dir, fmt.Sprintf("ddmtui-simpleperf-%s.trace", d))
-	opt := GenOptions{Threads: 4, Duration: d, Frequency: 1000, Depth: 32, Stacks: 256, Seed: 36}
+	if movingLeaf {
+		name = filepath.Join(dir, fmt.Sprintf("ddmtui-simpleperf-%s-leaf.trace", d))
+	}
+	opt := GenOptions{Threads: 4, Duration: d, Frequency: 1000, Depth: 32, Stacks: 256, Seed: 36, MovingLeaf: movingLeaf}
 	if fi, err := os.Stat(name); err == nil {
 		return name, fi.Size()
 	}
@@ -50,8 +53,11 @@ func benchFile(b *testing.B, d time.Duration) (string, int64) {
 
 // decodePass reads every record once and keeps nothing: the floor a load
 // is compared with.
-func decodePass(r io.Reader) (int64, error) {
-	rd, err := NewReader(r, Limits{})
+func decodePass(r io.Reader) (int64, error) { return decodeLimited(r, Limits{}) }
+
+// decodeLimited is decodePass under lim, returning the frames decoded.
+func decodeLimited(r io.Reader, lim Limits) (int64, error) {
+	rd, err := NewReader(r, lim)
 	if err != nil {
 		return 0, err
 	}
@@ -70,8 +76,8 @@ func decodePass(r io.Reader) (int64, error) {
 	}
 }
 
-func benchRecording(b *testing.B, d time.Duration) {
-	name, size := benchFile(b, d)
+func benchRecording(b *testing.B, d time.Duration, movingLeaf bool) {
+	name, size := benchFile(b, d, movingLeaf)
 	run := func(b *testing.B, f func(io.Reader) error) {
 		b.SetBytes(size)
 		b.ReportAllocs()
@@ -122,10 +128,14 @@ func benchRecording(b *testing.B, d time.Duration) {
 
 // BenchmarkRecording2Min: about 480k samples (the 2-minute case:
 // ≤ 0.4 s, ≤ 160 MiB).
-func BenchmarkRecording2Min(b *testing.B) { benchRecording(b, 2*time.Minute) }
+func BenchmarkRecording2Min(b *testing.B) { benchRecording(b, 2*time.Minute, false) }
 
 // BenchmarkRecording10Min: 2.4 M samples (≤ 1.5 s, ≤ 200 MiB).
-func BenchmarkRecording10Min(b *testing.B) { benchRecording(b, 10*time.Minute) }
+func BenchmarkRecording10Min(b *testing.B) { benchRecording(b, 10*time.Minute, false) }
+
+// BenchmarkRecording2MinLeaf: the 2-minute case with each sample's leaf at
+// another address (GenOptions.MovingLeaf), so no stack repeats its bytes.
+func BenchmarkRecording2MinLeaf(b *testing.B) { benchRecording(b, 2*time.Minute, true) }
 
 // BenchmarkRecordingSmall: 10 s, for quick comparisons.
-func BenchmarkRecordingSmall(b *testing.B) { benchRecording(b, 10*time.Second) }
+func BenchmarkRecordingSmall(b *testing.B) { benchRecording(b, 10*time.Second, false) }

@@ -216,23 +216,31 @@ func (r *Reader) decodeSample(b []byte) error {
 	s := &r.Sample
 	chain := s.Callchain[:0]
 	*s = Sample{}
+	r.chainBytes, r.chainEnds = nil, r.chainEnds[:0]
+	r.chainStart, r.chainEnd, r.chainCopied = 0, 0, false
 	m := msg{b: b, what: "sample"}
 	for len(m.b) > 0 {
 		if len(m.b) > 1 && m.b[0] == callchainTag && m.b[1] < 0x80 && int(m.b[1])+2 <= len(m.b) {
 			// A call chain entry of fewer than 128 bytes (every one), its
 			// tag and length read here: most of a stream's fields.
+			if r.rawChains {
+				if err := r.rawEntries(b, &m); err != nil {
+					return err
+				}
+				continue
+			}
 			e := m.b[2 : 2+m.b[1]]
 			m.b = m.b[2+len(e):]
 			if len(chain) >= r.lim.MaxCallChain {
 				return fmt.Errorf("sample.callchain: %w: more than %d frames", ErrLimit, r.lim.MaxCallChain)
 			}
-			f, err := decodeFrame(e)
-			if err != nil {
-				return fmt.Errorf("sample.callchain[%d]: %w", len(chain), err)
+			chain = append(chain, Frame{})
+			if err := decodeFrame(&chain[len(chain)-1], e); err != nil {
+				return fmt.Errorf("sample.callchain[%d]: %w", len(chain)-1, err)
 			}
-			chain = append(chain, f)
 			continue
 		}
+		at := len(b) - len(m.b)
 		num, typ, err := m.field()
 		if err != nil {
 			return err
@@ -250,14 +258,17 @@ func (r *Reader) decodeSample(b []byte) error {
 			if e, err = m.bytes(num, typ, "callchain"); err != nil {
 				return err
 			}
-			if len(chain) >= r.lim.MaxCallChain {
+			if len(chain)+len(r.chainEnds) >= r.lim.MaxCallChain {
 				return fmt.Errorf("sample.callchain: %w: more than %d frames", ErrLimit, r.lim.MaxCallChain)
 			}
-			var f Frame
-			if f, err = decodeFrame(e); err != nil {
-				return fmt.Errorf("sample.callchain[%d]: %w", len(chain), err)
+			if r.rawChains {
+				r.rawEntry(b, at, len(b)-len(m.b))
+				break
 			}
-			chain = append(chain, f)
+			chain = append(chain, Frame{})
+			if err = decodeFrame(&chain[len(chain)-1], e); err != nil {
+				return fmt.Errorf("sample.callchain[%d]: %w", len(chain)-1, err)
+			}
 		case 4:
 			v, err = m.varint(num, typ, "event_count")
 			s.EventCount = v
@@ -278,45 +289,128 @@ func (r *Reader) decodeSample(b []byte) error {
 		}
 	}
 	s.Callchain = chain
+	if r.rawChains && !r.chainCopied {
+		r.chainBytes = b[r.chainStart:r.chainEnd]
+	}
 	return nil
 }
 
-// decodeFrame decodes a CallChainEntry. The common form (one-byte tags,
-// varint fields) is read inline, a frame being most of a stream's bytes;
+// rawEntries takes the run of short call chain entries that m.b starts
+// with (rawEntry's, in a tight loop).
+func (r *Reader) rawEntries(b []byte, m *msg) error {
+	from := len(b) - len(m.b)
+	if len(r.chainEnds) == 0 {
+		r.chainStart, r.chainEnd, r.chainCopied = from, from, false
+	}
+	e := m.b
+	if r.chainCopied || from != r.chainEnd {
+		if len(r.chainEnds) >= r.lim.MaxCallChain {
+			return fmt.Errorf("sample.callchain: %w: more than %d frames", ErrLimit, r.lim.MaxCallChain)
+		}
+		to := 2 + int(e[1])
+		r.rawEntry(b, from, from+to)
+		m.b = e[to:]
+		return nil
+	}
+	ends, base, i := r.chainEnds, int32(from-r.chainStart), 0
+	for i+1 < len(e) && e[i] == callchainTag && e[i+1] < 0x80 {
+		j := i + 2 + int(e[i+1])
+		if j > len(e) {
+			break
+		}
+		if len(ends) >= r.lim.MaxCallChain {
+			return fmt.Errorf("sample.callchain: %w: more than %d frames", ErrLimit, r.lim.MaxCallChain)
+		}
+		ends = append(ends, base+int32(j))
+		i = j
+	}
+	r.chainEnds, r.chainEnd, m.b = ends, from+i, e[i:]
+	return nil
+}
+
+// rawEntry takes the call chain entry b[from:to] (the whole field: its
+// tag, its length and the CallChainEntry) in raw mode. While the entries
+// lie one after another in the record, chainBytes will be their run in
+// the record's bytes; an entry apart from the others (another field in
+// between) makes them copied.
+func (r *Reader) rawEntry(b []byte, from, to int) {
+	if len(r.chainEnds) == 0 {
+		r.chainStart, r.chainEnd, r.chainCopied = from, from, false
+	}
+	if !r.chainCopied && from == r.chainEnd {
+		r.chainEnd = to
+		r.chainEnds = append(r.chainEnds, int32(to-r.chainStart))
+		return
+	}
+	if !r.chainCopied {
+		r.chainCopied = true
+		r.chainCopy = append(r.chainCopy[:0], b[r.chainStart:r.chainEnd]...)
+	}
+	r.chainCopy = append(r.chainCopy, b[from:to]...)
+	r.chainEnds = append(r.chainEnds, int32(len(r.chainCopy)))
+	r.chainBytes = r.chainCopy
+}
+
+// entryBody is the CallChainEntry of a call chain field's bytes (as
+// rawEntry keeps them, so well formed).
+func entryBody(e []byte) []byte {
+	if len(e) > 1 && e[0] == callchainTag && e[1] < 0x80 {
+		return e[2:]
+	}
+	_, _, n := protowire.ConsumeTag(e)
+	_, m := protowire.ConsumeVarint(e[n:])
+	return e[n+m:]
+}
+
+// decodeFrame decodes a CallChainEntry into f. The form report-sample
+// writes (vaddr_in_file, file_id, symbol_id and, with
+// --show-execution-type, execution_type, in that order, one-byte tags) is
+// read in a straight line, a frame being most of a stream's bytes;
 // anything else goes through the general decoder, which also says what is
 // wrong.
-func decodeFrame(b []byte) (Frame, error) {
-	f := Frame{SymbolID: -1}
-	for i := 0; i < len(b); {
-		tag := b[i]
-		if tag >= 0x80 || tag&7 != 0 || tag < 0x08 || tag > 0x20 || i+1 >= len(b) {
-			return decodeFrameFields(b)
-		}
-		// One- and two-byte varints inline (ids, most addresses).
-		var v uint64
-		if c := b[i+1]; c < 0x80 {
-			v, i = uint64(c), i+2
-		} else if i+2 < len(b) && b[i+2] < 0x80 {
-			v, i = uint64(c&0x7f)|uint64(b[i+2])<<7, i+3
-		} else {
-			var n int
-			if v, n = protowire.ConsumeVarint(b[i+1:]); n < 0 {
-				return decodeFrameFields(b)
+func decodeFrame(f *Frame, b []byte) error {
+	if len(b) >= 6 && b[0] == 1<<3 {
+		va, i := uvarint(b, 1)
+		if i > 0 && i+1 < len(b) && b[i] == 2<<3 {
+			var file, sym, exec uint64
+			file, i = uvarint(b, i+1)
+			if i > 0 && i+1 < len(b) && b[i] == 3<<3 {
+				sym, i = uvarint(b, i+1)
+				if i > 0 && i+1 < len(b) && b[i] == 4<<3 {
+					exec, i = uvarint(b, i+1)
+				}
+				if i == len(b) {
+					*f = Frame{VAddr: va, FileID: uint32(file), SymbolID: int32(sym), Exec: ExecutionType(min(exec, 255))}
+					return nil
+				}
 			}
-			i += 1 + n
-		}
-		switch tag >> 3 {
-		case 1:
-			f.VAddr = v
-		case 2:
-			f.FileID = uint32(v)
-		case 3:
-			f.SymbolID = int32(v)
-		case 4:
-			f.Exec = ExecutionType(min(v, 255))
 		}
 	}
-	return f, nil
+	var err error
+	*f, err = decodeFrameFields(b)
+	return err
+}
+
+// uvarint reads the varint at b[i:] and returns it with the index past
+// it; -1 when it is malformed (as protowire.ConsumeVarint would refuse it,
+// which says why).
+func uvarint(b []byte, i int) (uint64, int) {
+	var v uint64
+	for s := uint(0); i < len(b); s += 7 {
+		c := b[i]
+		i++
+		if c < 0x80 {
+			if s == 63 && c > 1 {
+				return 0, -1
+			}
+			return v | uint64(c)<<s, i
+		}
+		if s == 63 {
+			return 0, -1
+		}
+		v |= uint64(c&0x7f) << s
+	}
+	return 0, -1
 }
 
 func decodeFrameFields(b []byte) (Frame, error) {

@@ -22,13 +22,27 @@ func FuzzLoad(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add(buf.Bytes()[:buf.Len()/2])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := Load(bytes.NewReader(b), LoadOptions{CallIndex: true, Limits: Limits{MaxRecord: 1 << 20, MaxCallChain: 1 << 12, MaxSymbols: 1 << 12}})
+		lim := Limits{MaxRecord: 1 << 20, MaxCallChain: 1 << 12, MaxSymbols: 1 << 12}
+		p, err := Load(bytes.NewReader(b), LoadOptions{CallIndex: true, Limits: lim})
+		// Load decodes only the frames a thread's previous sample did not
+		// have: it fails where the plain decoder does, at the same record.
+		frames, plain := decodeLimited(bytes.NewReader(b), lim)
+		var fe, pe *FormatError
+		if (err == nil) != (plain == nil) || (err != nil && (!errors.As(plain, &pe) || !errors.As(err, &fe) || fe.Record != pe.Record)) {
+			t.Fatalf("Load: %v; plain decoding: %v", err, plain)
+		}
 		if err != nil {
-			var fe *FormatError
-			if !errors.As(err, &fe) {
-				t.Fatalf("error %v is not a *FormatError", err)
-			}
 			return
+		}
+		var loaded uint64
+		for _, th := range p.Trace.Threads {
+			th.Tree.Walk(func(n int32, depth int) bool {
+				loaded += th.Tree.Self(n, trace.ClockCPU) * uint64(depth)
+				return true
+			})
+		}
+		if p.Trace.Sampling.Truncated == 0 && loaded != uint64(frames) {
+			t.Fatalf("%d frames in the trees, %d decoded", loaded, frames)
 		}
 		var samples int64
 		for _, th := range p.Trace.Threads {
@@ -47,6 +61,31 @@ func FuzzLoad(f *testing.F) {
 		}
 		if samples != p.Trace.Sampling.Samples {
 			t.Fatalf("threads %d samples, profile %d", samples, p.Trace.Sampling.Samples)
+		}
+	})
+}
+
+// FuzzFrame: the straight-line decoder of a call chain entry agrees with
+// the general one (protowire's, field by field) on any bytes: the same
+// frame, or an error from both.
+func FuzzFrame(f *testing.F) {
+	for _, e := range [][]byte{
+		{0x08, 0x80, 0x40, 0x10, 0x01, 0x18, 0x05},                                                             // vaddr, file, symbol
+		{0x08, 0x01, 0x10, 0x02, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x20, 0x02}, // symbol −1, execution type
+		{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x10, 0x00, 0x18, 0x00},             // a 10-byte address
+		{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x10, 0x00, 0x18, 0x00},             // a varint past 64 bits
+		{0x08, 0x80, 0x80, 0x10, 0x00, 0x18, 0x00},                                                             // a varint cut short
+		{0x10, 0x01, 0x08, 0x02, 0x18, 0x03},                                                                   // fields out of order
+		{0x08, 0x01, 0x10, 0x02, 0x18, 0x03, 0x2a, 0x00},                                                       // an unknown field
+	} {
+		f.Add(e)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got Frame
+		err := decodeFrame(&got, b)
+		want, werr := decodeFrameFields(b)
+		if (err == nil) != (werr == nil) || (err == nil && got != want) {
+			t.Fatalf("% x: straight line %+v, %v; general %+v, %v", b, got, err, want, werr)
 		}
 	})
 }

@@ -16,6 +16,14 @@ import (
 // Frames mix Java methods (base.apk, the JIT cache, the boot image) with
 // native ones (libart.so with mangled symbols, libapp.so, some without a
 // symbol). Deterministic from Seed.
+//
+// The frames are written as report-sample writes them for the capture
+// (devshell: --show-callchain, no --show-execution-type): every entry
+// carries vaddr_in_file, file_id and symbol_id and nothing else, with
+// addresses and symbol ids in the ranges of real files (genFiles), about
+// 10.5 bytes a frame with its tag and length. No frame can take less than
+// 8 (four tags or lengths and three one-byte values), so a file cannot be
+// made smaller than that without leaving out what simpleperf writes.
 type GenOptions struct {
 	Threads   int
 	Duration  time.Duration
@@ -27,6 +35,10 @@ type GenOptions struct {
 	Package, AppType string
 	// OffCPU marks the recording --trace-offcpu and writes context switches.
 	OffCPU bool
+	// MovingLeaf puts each sample's leaf frame, when it has a symbol, at
+	// another address of its method, as a real thread's samples in one
+	// method are; without it a repeated stack repeats its bytes.
+	MovingLeaf bool
 }
 
 func (o GenOptions) withDefaults() GenOptions {
@@ -54,18 +66,23 @@ func (o GenOptions) withDefaults() GenOptions {
 	return o
 }
 
-// The files of a generated recording, by id.
+// The files of a generated recording, by id, with where their code lies
+// (vaddr_in_file): a symbol's frames are at base + symbol × 0x400, plus a
+// call site within its 1 KiB. The ranges are those of real files: dex
+// code a few hundred KiB into an APK, the JIT cache's code, a boot image's
+// and libart.so's text past their first megabytes, the kernel's addresses
+// as kallsyms gives them (a 10-byte varint, as on a rooted or userdebug
+// device that samples the kernel).
 var genFiles = []struct {
-	path string
-	exec ExecutionType
-	java bool
+	path  string
+	vaddr uint64
 }{
-	{"/data/app/~~x/com.example.app-1/base.apk", InterpretedJVMMethod, true},
-	{"[JIT app cache]", JITJVMMethod, true},
-	{"/system/framework/arm64/boot-framework.oat", ARTMethod, true},
-	{"/apex/com.android.art/lib64/libart.so", NativeMethod, false},
-	{"/data/app/~~x/com.example.app-1/lib/arm64/libapp.so", NativeMethod, false},
-	{"[kernel.kallsyms]", NativeMethod, false},
+	{"/data/app/~~x/com.example.app-1/base.apk", 0x4_0000},
+	{"[JIT app cache]", 0x1_0000},
+	{"/system/framework/arm64/boot-framework.oat", 0x30_0000},
+	{"/apex/com.android.art/lib64/libart.so", 0x20_0000},
+	{"/data/app/~~x/com.example.app-1/lib/arm64/libapp.so", 0x2_0000},
+	{"[kernel.kallsyms]", 0xffff_ffc0_0801_0000},
 }
 
 // genSymbols is the number of symbols of each generated file.
@@ -120,14 +137,17 @@ func Gen(w io.Writer, opt GenOptions) (GenStats, error) {
 				default:
 					fi = 3 + rng.IntN(3) // native frames at the leaf
 				}
-				f := Frame{FileID: uint32(fi), Exec: genFiles[fi].exec}
+				// No execution type: report-sample writes one only with
+				// --show-execution-type, which the capture does not pass
+				// (devshell); Java frames are known by their files.
+				f := Frame{FileID: uint32(fi)}
 				// The outer half varies little from stack to stack.
 				spread := 2
 				if d >= opt.Depth/2 {
 					spread = genSymbols
 				}
 				f.SymbolID = int32((t*7 + d*13 + rng.IntN(spread)) % genSymbols)
-				f.VAddr = uint64(0x1000 + int(f.SymbolID)*0x40 + rng.IntN(0x40))
+				f.VAddr = genFiles[fi].vaddr + uint64(f.SymbolID)*0x400 + uint64(rng.IntN(0x400))
 				if fi == 4 && rng.IntN(8) == 0 {
 					f.SymbolID = -1 // no symbol: named by its address
 				}
@@ -149,6 +169,9 @@ func Gen(w io.Writer, opt GenOptions) (GenStats, error) {
 			}
 			jitter := uint64(rng.IntN(1000))
 			s = Sample{Time: start + uint64(i)*period + uint64(t)*1000 + jitter%100, ThreadID: int32(1000 + t), EventCount: period - 500 + jitter, Callchain: stacks[t][cur[t]]}
+			if leaf := &s.Callchain[0]; opt.MovingLeaf && leaf.SymbolID >= 0 {
+				leaf.VAddr = genFiles[leaf.FileID].vaddr + uint64(leaf.SymbolID)*0x400 + uint64(rng.IntN(0x400))
+			}
 			if err := wr.Sample(&s); err != nil {
 				return st, err
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ddmtui/ddmtui/trace"
@@ -48,7 +49,6 @@ type frameMethod struct {
 	other    map[frameKey]int32
 	keys     []frameKey // by method index − firstMethod
 	java     []bool
-	last     map[int32]*lastStack // by thread
 }
 
 type frameKey struct {
@@ -100,56 +100,18 @@ func (fm *frameMethod) of(f *Frame) int32 {
 	return m
 }
 
-// lastStack is a thread's previous call chain and its methods, root
-// first, so that the frames a sample shares with the one before (most of
-// them) need no lookup.
-type lastStack struct {
-	frames  []Frame
-	methods []int32
-}
-
-// sameFrame: two frames are the same method.
-func sameFrame(a, b *Frame) bool {
-	return a.FileID == b.FileID && a.SymbolID == b.SymbolID && (a.SymbolID >= 0 || a.VAddr == b.VAddr)
-}
-
-// stack returns s's call chain as methods, leaf first, in buf.
-func (fm *frameMethod) stack(s *Sample, buf []int32) []int32 {
-	if fm.last == nil {
-		fm.last = map[int32]*lastStack{}
-	}
-	ls := fm.last[s.ThreadID]
-	if ls == nil {
-		ls = &lastStack{}
-		fm.last[s.ThreadID] = ls
-	}
-	n := len(s.Callchain)
-	same := 0
-	for same < n && same < len(ls.frames) && sameFrame(&ls.frames[same], &s.Callchain[n-1-same]) {
-		same++
-	}
-	ls.frames, ls.methods = ls.frames[:same], ls.methods[:same]
-	for d := same; d < n; d++ {
-		f := &s.Callchain[n-1-d]
-		ls.frames = append(ls.frames, *f)
-		ls.methods = append(ls.methods, fm.of(f))
-	}
-	buf = buf[:0]
-	for d := n - 1; d >= 0; d-- {
-		buf = append(buf, ls.methods[d])
-	}
-	return buf
-}
-
 func (fm *frameMethod) add(k frameKey, java bool) int32 {
 	fm.keys = append(fm.keys, k)
 	fm.java = append(fm.java, java)
 	return int32(firstMethod + len(fm.keys) - 1)
 }
 
-// Load reads a whole stream into a Profile, a record at a time: memory is
-// the trees (a node per distinct call path per thread), the interned
-// frames, the symbol names of frames used and the reader's one record.
+// Load reads a whole stream into a Profile, a record at a time, on two
+// goroutines (batch.go): memory is the trees (a node per distinct call
+// path per thread), the interned frames, the symbol names of frames used,
+// the reader's one record, each thread's previous call chain and the
+// batches in flight. A Java method seen in several Java files is one
+// method (FileSeparator).
 //
 // Documented skips: a sample with no call chain counts at its thread's
 // top level; a sample whose time is before the previous one of its thread
@@ -162,57 +124,86 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 	}
 	p := &Profile{}
 	b := trace.NewSampleBuilder(trace.SampleOptions{CallIndex: opt.CallIndex, MaxDepth: rd.lim.MaxCallChain, MaxIndexCalls: opt.MaxIndexCalls})
-	var fm frameMethod
-	var stack []int32
+	rd.rawChains = true
+	var cb chainBytes
+	var c chainMethods
 	files := map[uint32]*File{}
 	var origin uint64
 	var samples int64
-	for {
-		k, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if opt.Progress != nil && rd.Record()&0xffff == 0 {
-			opt.Progress(rd.BytesRead())
-		}
-		switch k {
-		case KindSample:
-			s := &rd.Sample
+	free, full, stop := make(chan *batch, batchesOut), make(chan *batch, batchesOut), make(chan struct{})
+	for range batchesOut {
+		free <- &batch{}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		decodeBatches(rd, &cb, free, full, stop)
+	}()
+	// Nothing outlives Load: on an error the reading goroutine is stopped
+	// and waited for (it finishes the record it is reading).
+	defer func() {
+		close(stop)
+		<-done
+	}()
+	var progressed, read int64
+	for bt := range full {
+		for i := range bt.samples {
+			s := &bt.samples[i]
 			if samples == 0 {
-				origin = s.Time
+				origin = s.time
 			}
 			samples++
-			stack = fm.stack(s, stack)
 			at := uint64(0) // a sample before the first is placed at it, and counted by the builder
-			if s.Time >= origin {
-				at = (s.Time - origin) / 1000
+			if s.time >= origin {
+				at = (s.time - origin) / 1000
 			}
-			b.Add(uint32(s.ThreadID), stack, at, s.EventCount/1000, s.EventCount)
-		case KindLost:
-			p.Lost.SampleCount += rd.Lost.SampleCount
-			p.Lost.LostCount += rd.Lost.LostCount
-		case KindFile:
-			f := rd.File
-			p.Files++
-			files[f.ID] = &f
-		case KindThread:
-			p.Threads = append(p.Threads, rd.Thread)
-		case KindMeta:
-			p.Meta = rd.Meta
-		case KindContextSwitch:
-			p.ContextSwitches++
+			st, err := c.stack(s.thread, int(s.same), bt.raw[s.raw:s.rawEnd], bt.ends[s.ends:s.endsEnd])
+			if err != nil {
+				return nil, &FormatError{Record: s.record, Offset: s.offset, What: KindSample.String(), Err: err}
+			}
+			b.AddRootFirst(uint32(s.thread), st, at, s.eventCount/1000, s.eventCount)
 		}
+		for _, l := range bt.lost {
+			p.Lost.SampleCount += l.SampleCount
+			p.Lost.LostCount += l.LostCount
+		}
+		for i := range bt.files {
+			p.Files++
+			files[bt.files[i].ID] = &bt.files[i]
+		}
+		p.Threads = append(p.Threads, bt.threads...)
+		if n := len(bt.meta); n > 0 {
+			p.Meta = bt.meta[n-1]
+		}
+		p.ContextSwitches += bt.switches
+		if opt.Progress != nil && bt.records>>16 > progressed {
+			progressed = bt.records >> 16
+			opt.Progress(bt.bytes)
+		}
+		read = bt.bytes
+		if bt.last {
+			if bt.err != nil {
+				return nil, bt.err
+			}
+			break
+		}
+		free <- bt
 	}
 	if opt.Progress != nil {
-		opt.Progress(rd.BytesRead())
+		opt.Progress(read)
 	}
+	fm := &c.fm
 	methods := make([]trace.Method, firstMethod+len(fm.keys))
 	java := make([]bool, len(methods))
+	// A Java method is one frame however it ran: simpleperf names it in
+	// the file its code came from (interpreted from base.apk, compiled in
+	// [JIT app cache] or an .oat), so the methods of one name in several
+	// Java files are mapped to the first, whose File lists them all.
+	var same []int32
+	byName := map[string]int32{}
 	for i, k := range fm.keys {
-		m := &methods[firstMethod+i]
+		mi := int32(firstMethod + i)
+		m := &methods[mi]
 		f := files[k.file]
 		name, known := frameName(f, k)
 		if f == nil {
@@ -224,7 +215,25 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 		if f != nil {
 			m.File = f.Path
 		}
-		java[firstMethod+i] = fm.java[i] || (f != nil && JavaFile(f.Path))
+		java[mi] = fm.java[i] || (f != nil && JavaFile(f.Path))
+		if !java[mi] || f == nil || !known || k.symbol < 0 {
+			continue
+		}
+		first, ok := byName[name]
+		if !ok {
+			byName[name] = mi
+			continue
+		}
+		if same == nil {
+			same = make([]int32, len(methods))
+			for j := range same {
+				same[j] = int32(j)
+			}
+		}
+		same[mi] = first
+		if fm := &methods[first]; !slices.Contains(strings.Split(fm.File, FileSeparator), m.File) {
+			fm.File += FileSeparator + m.File
+		}
 	}
 	info := trace.Sampling{Event: p.Meta.event(), Lost: p.Lost.LostCount, JavaMethods: java, Unit: "events"}
 	if clockEvent(info.Event) {
@@ -235,8 +244,15 @@ func Load(r io.Reader, opt LoadOptions) (*Profile, error) {
 		names[uint32(t.ThreadID)] = t.Name
 	}
 	p.Trace = b.Finish(methods, info, func(id uint32) string { return names[id] })
+	if same != nil {
+		p.Trace = p.Trace.Remap(func(m int32) int32 { return same[m] })
+	}
 	return p, nil
 }
+
+// FileSeparator separates the files of a Java method seen in several
+// (interpreted and JIT-compiled) in its trace.Method.File.
+const FileSeparator = ", "
 
 // event is the first event type recorded ("cpu-clock" when none is named,
 // simpleperf's default).

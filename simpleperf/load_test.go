@@ -2,18 +2,22 @@ package simpleperf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 	"github.com/ddmtui/ddmtui/trace"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // expected is a brute-force count of a stream: per thread, per call path
-// (root first, frames named "file|symbol"), the samples and event counts
+// (root first, frames named "file|symbol", Java ones "java|symbol"), the samples and event counts
 // whose stack starts with the path (incl) or is the path (self).
 type expected struct {
 	incl, self map[uint32]map[string][2]uint64
@@ -62,7 +66,11 @@ func bruteForce(t *testing.T, b []byte) expected {
 			} else {
 				name, _ = genSymbol(int(f.FileID), int(f.SymbolID)) // the demangled form
 			}
-			key += "/" + files[f.FileID] + "|" + name
+			if f.SymbolID >= 0 && JavaFile(files[f.FileID]) {
+				key += "/java|" + name // one method whatever file it ran from
+			} else {
+				key += "/" + files[f.FileID] + "|" + name
+			}
 			v := e.incl[s.tid][key]
 			e.incl[s.tid][key] = [2]uint64{v[0] + 1, v[1] + s.ev}
 		}
@@ -90,6 +98,9 @@ func checkTrees(t *testing.T, p *Profile, e expected) {
 			keys = keys[:depth-1]
 			m := &tp.Methods[tr.Method(n)]
 			k := m.File + "|" + m.FullName()
+			if tp.Sampling.JavaMethods[tr.Method(n)] {
+				k = "java|" + m.FullName()
+			}
 			if depth > 1 {
 				k = keys[depth-2] + "/" + k
 			} else {
@@ -131,6 +142,7 @@ func TestLoadKnownTrees(t *testing.T) {
 		{Threads: 3, Duration: 2 * time.Second, Frequency: 500, Depth: 12, Stacks: 16, Seed: 1},
 		{Threads: 1, Duration: time.Second, Frequency: 1000, Depth: 1, Stacks: 4, Seed: 2},
 		{Threads: 4, Duration: time.Second, Frequency: 200, Depth: 40, Stacks: 50, Seed: 3, OffCPU: true, AppType: "debuggable"},
+		{Threads: 2, Duration: time.Second, Frequency: 1000, Depth: 20, Stacks: 8, Seed: 5, MovingLeaf: true},
 	} {
 		t.Run(fmt.Sprintf("%dx%d", opt.Threads, opt.Depth), func(t *testing.T) {
 			var buf bytes.Buffer
@@ -166,7 +178,8 @@ func TestLoadKnownTrees(t *testing.T) {
 }
 
 // checkFlat: the flat profile's self weights add up to the samples, Java
-// methods are those of Java files, and names were demangled.
+// methods are those of Java files (only they are made one method across
+// files), and names were demangled.
 func checkFlat(t *testing.T, p *Profile) {
 	t.Helper()
 	tp := p.Trace
@@ -177,8 +190,12 @@ func checkFlat(t *testing.T, p *Profile) {
 		if ms.Index < 2 {
 			continue
 		}
-		if got, want := tp.Sampling.JavaMethods[ms.Index], JavaFile(m.File); got != want {
+		files := strings.Split(m.File, FileSeparator)
+		if got, want := tp.Sampling.JavaMethods[ms.Index], JavaFile(files[0]); got != want {
 			t.Errorf("%s in %s: java %v", m.FullName(), m.File, got)
+		}
+		if len(files) > 1 && !tp.Sampling.JavaMethods[ms.Index] {
+			t.Errorf("%s: native, in %d files", m.FullName(), len(files))
 		}
 		if strings.HasPrefix(m.FullName(), "_Z") {
 			t.Errorf("%s not demangled", m.FullName())
@@ -356,5 +373,174 @@ func TestDemangle(t *testing.T) {
 		if got := Demangle(in); got != want {
 			t.Errorf("Demangle(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Load compares a thread's call chains with its previous sample's by
+// their bytes and decodes only the entries that differ: entries apart
+// from one another (another field between them), entries of 128 bytes or
+// more (a two-byte length) and chains that change in their middle load as
+// the plain decoder reads them.
+func TestLoadEntriesAsWritten(t *testing.T) {
+	entry := func(file, sym int, pad int) []byte {
+		e := appendVarintField(nil, 1, uint64(0x1000+sym))
+		e = appendVarintField(e, 2, uint64(file))
+		e = appendVarintField(e, 3, uint64(sym))
+		if pad > 0 { // an unknown field, as a newer simpleperf may add
+			e = protowire.AppendTag(e, 9, protowire.BytesType)
+			e = protowire.AppendBytes(e, make([]byte, pad))
+		}
+		return protowire.AppendBytes(protowire.AppendTag(nil, 3, protowire.BytesType), e)
+	}
+	sample := func(tid int, tm uint64, fields ...[]byte) []byte {
+		b := appendVarintField(nil, 1, tm)
+		b = appendVarintField(b, 2, uint64(tid))
+		for _, f := range fields {
+			b = append(b, f...)
+		}
+		return b
+	}
+	ev := appendVarintField(nil, 4, 1000)
+	// The tag written in two bytes (0x9a 0x00: a varint need not be as
+	// short as it can), which a decoder accepts.
+	overlong := append([]byte{0x9a, 0x00}, entry(0, 5, 0)[1:]...)
+	a, b, c, d := entry(0, 1, 0), entry(0, 2, 0), entry(5, 3, 200), entry(0, 4, 0)
+	samples := [][]byte{
+		sample(1, 1, a, b, c, ev),
+		sample(1, 2, a, b, c, ev),                // the same bytes
+		sample(2, 3, a, ev, b, c),                // another thread, a field between entries
+		sample(1, 4, a, ev, b, c),                // thread 1's chain again, written apart
+		sample(1, 5, d, b, c, ev),                // a new leaf
+		sample(1, 6, d, a, c, ev),                // a new middle frame under the same root
+		sample(2, 7, c, ev),                      // only the long root
+		sample(2, 8, d, c, ev, entry(0, 1, 130)), // a longer root: another frame
+		sample(1, 9, ev),                         // no chain
+		sample(1, 10, overlong, a, c, ev),        // a leaf whose tag takes two bytes
+		sample(1, 11, overlong, a, c, ev),        // the same bytes again
+		sample(1, 12, d, overlong, c, ev),        // in the middle
+	}
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	for _, s := range samples {
+		w.record(KindSample, s)
+	}
+	for _, id := range []int{0, 5} {
+		f := File{ID: uint32(id), Path: genFiles[id].path}
+		for i := range 8 {
+			name, _ := genSymbol(id, i)
+			f.Symbols = append(f.Symbols, name)
+		}
+		w.File(&f)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(bytes.NewReader(out.Bytes()), LoadOptions{CallIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTrees(t, p, bruteForce(t, out.Bytes()))
+}
+
+// A Java method seen interpreted (base.apk) and JIT-compiled ([JIT app
+// cache]) is one frame, its File naming both; native symbols of one name
+// in two libraries stay two.
+func TestLoadOneJavaMethod(t *testing.T) {
+	apk, jit := File{ID: 0, Path: genFiles[0].path, Symbols: []string{"com.example.Foo.bar", "com.example.Foo.run"}}, File{ID: 1, Path: "[JIT app cache]", Symbols: []string{"com.example.Foo.run", "com.example.Foo.bar"}}
+	liba, libb := File{ID: 2, Path: "liba.so", Symbols: []string{"init"}}, File{ID: 3, Path: "libb.so", Symbols: []string{"init"}}
+	b := stream(t, func(w *Writer) {
+		run, bar, barJIT, runJIT := Frame{FileID: 0, SymbolID: 1}, Frame{FileID: 0, SymbolID: 0}, Frame{FileID: 1, SymbolID: 1}, Frame{FileID: 1, SymbolID: 0}
+		for i, chain := range [][]Frame{
+			{bar, run},
+			{barJIT, run},
+			{barJIT, runJIT},
+			{{FileID: 2, SymbolID: 0}, barJIT, run},
+			{{FileID: 3, SymbolID: 0}, bar, run},
+		} {
+			w.Sample(&Sample{Time: uint64(i+1) * 1e6, ThreadID: 1, EventCount: 1e6, Callchain: chain})
+		}
+		for _, f := range []*File{&apk, &jit, &liba, &libb} {
+			w.File(f)
+		}
+	})
+	p, err := Load(bytes.NewReader(b), LoadOptions{CallIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := p.Trace
+	tr := tp.Threads[0].Tree
+	var got []string
+	tr.Walk(func(n int32, depth int) bool {
+		m := &tp.Methods[tr.Method(n)]
+		got = append(got, fmt.Sprintf("%d %s (%s) %d", depth, m.FullName(), m.File, tr.Inclusive(n, trace.ClockCPU)))
+		return true
+	})
+	want := []string{
+		"1 com.example.Foo.run (" + apk.Path + ", [JIT app cache]) 5",
+		"2 com.example.Foo.bar (" + apk.Path + ", [JIT app cache]) 5",
+		"3 init (liba.so) 1",
+		"3 init (libb.so) 1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("tree:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The call chart: one call of each Java method over the five samples.
+	ix := tp.Threads[0].Index
+	if len(ix.ByDepth[0]) != 1 || len(ix.ByDepth[1]) != 1 || ix.Calls[ix.ByDepth[1][0]].End[0] != 5 || len(ix.ByDepth[2]) != 2 {
+		t.Fatalf("calls %+v", ix.Calls)
+	}
+}
+
+// A broken frame fails the load at its record, and Load returns with its
+// reading goroutine ended, however much of the stream is left.
+func TestLoadStopsReading(t *testing.T) {
+	leakcheck.Check(t)
+	bad := appendVarintField(nil, 1, 1)
+	bad = appendVarintField(bad, 2, 1)
+	entry := protowire.AppendTag(nil, 1, protowire.BytesType) // vaddr_in_file as bytes: the wrong wire type
+	entry = protowire.AppendBytes(entry, []byte{1})
+	bad = protowire.AppendBytes(protowire.AppendTag(bad, 3, protowire.BytesType), entry)
+	b := stream(t, func(w *Writer) {
+		for i := range 3 {
+			w.Sample(&Sample{Time: uint64(i), ThreadID: 1, EventCount: 1000, Callchain: []Frame{{SymbolID: 0}}})
+		}
+		w.record(KindSample, bad)
+		for i := range 50_000 {
+			w.Sample(&Sample{Time: uint64(i + 4), ThreadID: 1, EventCount: 1000, Callchain: []Frame{{SymbolID: int32(i % 7)}, {SymbolID: 9}}})
+		}
+	})
+	_, err := Load(bytes.NewReader(b), LoadOptions{})
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Record != 4 || !errors.Is(err, ErrWireType) {
+		t.Fatalf("got %v, want a wrong wire type at record 4", err)
+	}
+	if _, plain := decodePass(bytes.NewReader(b)); plain == nil || plain.Error() != err.Error() {
+		t.Fatalf("Load: %v; plain decoding: %v", err, plain)
+	}
+	buf := make([]byte, 1<<20)
+	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "simpleperf.decodeBatches") {
+		t.Fatalf("the reading goroutine outlived Load:\n%s", stacks)
+	}
+}
+
+// A sample without a call chain after one with a chain: the raw reader
+// holds no bytes of the chain before (a record's bytes end where it does).
+func TestRawChainEmptyAfterLong(t *testing.T) {
+	r := &Reader{rawChains: true, lim: Limits{}.withDefaults()}
+	var long []byte
+	long = appendVarintField(long, 1, 5)
+	for i := range 20 {
+		e := appendVarintField(nil, 1, uint64(0x4000+i))
+		e = appendVarintField(e, 2, 1)
+		e = appendVarintField(e, 3, uint64(i))
+		long = protowire.AppendBytes(protowire.AppendTag(long, 3, protowire.BytesType), e)
+	}
+	if err := r.decodeSample(long); err != nil || len(r.chainEnds) != 20 {
+		t.Fatalf("%v, %d entries", err, len(r.chainEnds))
+	}
+	short := appendVarintField(nil, 4, 1000)
+	short = short[:len(short):len(short)]
+	if err := r.decodeSample(short); err != nil || len(r.chainEnds) != 0 || len(r.chainBytes) != 0 {
+		t.Fatalf("%v, %d entries, %d bytes", err, len(r.chainEnds), len(r.chainBytes))
 	}
 }

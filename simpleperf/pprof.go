@@ -4,6 +4,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ddmtui/ddmtui/trace"
 	"github.com/google/pprof/profile"
@@ -38,10 +39,11 @@ func WritePprof(w io.Writer, p *Profile) error {
 			return l
 		}
 		meth := &tp.Methods[m]
-		mp := mappings[meth.File]
+		file, _, _ := strings.Cut(meth.File, FileSeparator) // a Java method seen in several files: its first
+		mp := mappings[file]
 		if mp == nil {
-			mp = &profile.Mapping{ID: uint64(len(prof.Mapping) + 1), File: meth.File, HasFunctions: true}
-			mappings[meth.File] = mp
+			mp = &profile.Mapping{ID: uint64(len(prof.Mapping) + 1), File: file, HasFunctions: true}
+			mappings[file] = mp
 			prof.Mapping = append(prof.Mapping, mp)
 		}
 		fn := &profile.Function{ID: uint64(len(prof.Function) + 1), Name: tp.Name(m), SystemName: tp.Name(m), Filename: meth.File}

@@ -135,6 +135,19 @@ type Reader struct {
 	Meta   MetaInfo
 	Switch ContextSwitch
 
+	// rawChains (Load's) leaves call chains undecoded: Sample.Callchain
+	// is empty and the entries (each its whole field: tag, length and
+	// CallChainEntry) lie one after another in chainBytes, entry i ending
+	// at chainEnds[i]; chainBytes is the record's own bytes (valid until
+	// the next record) when the entries were one run there, else
+	// chainCopy.
+	rawChains            bool
+	chainBytes           []byte
+	chainEnds            []int32
+	chainStart, chainEnd int
+	chainCopied          bool
+	chainCopy            []byte
+
 	r      *bufio.Reader
 	lim    Limits
 	buf    []byte
@@ -149,8 +162,8 @@ type Reader struct {
 // record.
 func NewReader(r io.Reader, lim Limits) (*Reader, error) {
 	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < 1<<16 {
-		br = bufio.NewReaderSize(r, 1<<16)
+	if !ok || br.Size() < 1<<20 {
+		br = bufio.NewReaderSize(r, 1<<20)
 	}
 	var h [HeaderSize]byte
 	if n, err := io.ReadFull(br, h[:]); err != nil {

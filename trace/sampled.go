@@ -107,6 +107,14 @@ func NewSampleBuilder(opt SampleOptions) *SampleBuilder {
 }
 
 func (b *SampleBuilder) thread(id uint32) *sampledThread {
+	// The first threads are searched in a line: a recording's busy
+	// threads take turns, and a map lookup a sample is most of a
+	// thread lookup's cost.
+	for _, ts := range b.threads[:min(len(b.threads), 16)] {
+		if ts.id == id {
+			return ts
+		}
+	}
 	if k, ok := b.byID[id]; ok {
 		return b.threads[k]
 	}
@@ -126,17 +134,26 @@ func (b *SampleBuilder) thread(id uint32) *sampledThread {
 // the profile's unit).
 func (b *SampleBuilder) Add(thread uint32, leafFirst []int32, at, eventTime, event uint64) {
 	ts := b.thread(thread)
-	b.sampling.Samples++
-	b.sampling.EventCount += event
-	if len(leafFirst) > b.opt.MaxDepth {
-		leafFirst = leafFirst[len(leafFirst)-b.opt.MaxDepth:]
-		b.sampling.Truncated++
-	}
 	ts.scratch = ts.scratch[:0]
 	for i := len(leafFirst) - 1; i >= 0; i-- {
 		ts.scratch = append(ts.scratch, leafFirst[i])
 	}
-	node := b.place(ts, ts.scratch)
+	b.add(ts, ts.scratch, at, eventTime, event)
+}
+
+// AddRootFirst is Add with the stack root first (not kept either).
+func (b *SampleBuilder) AddRootFirst(thread uint32, rootFirst []int32, at, eventTime, event uint64) {
+	b.add(b.thread(thread), rootFirst, at, eventTime, event)
+}
+
+func (b *SampleBuilder) add(ts *sampledThread, rootFirst []int32, at, eventTime, event uint64) {
+	b.sampling.Samples++
+	b.sampling.EventCount += event
+	if len(rootFirst) > b.opt.MaxDepth {
+		rootFirst = rootFirst[:b.opt.MaxDepth]
+		b.sampling.Truncated++
+	}
+	node := b.place(ts, rootFirst)
 	// During growth a node's inclusive field holds its self weight.
 	ts.tree.addWeight(node, [2]uint64{1, event})
 	ts.samples++
@@ -177,12 +194,11 @@ func (b *SampleBuilder) index(ts *sampledThread, same int, at, eventTime uint64)
 	// Samples on clock 0 are the thread's sample numbers.
 	t0 := [2]uint64{uint64(ts.samples - 1), start}
 	t1 := [2]uint64{uint64(ts.samples), at}
+	// A call's end is written when it exits (the previous sample's end)
+	// or when the thread is finished, not at every sample it spans.
 	for len(ts.calls) > same {
 		ix.exit(ts.calls[len(ts.calls)-1], [2]uint64{uint64(ts.samples - 1), ts.last})
 		ts.calls = ts.calls[:len(ts.calls)-1]
-	}
-	for _, c := range ts.calls {
-		ix.Calls[c].End = [2]uint32{uint32(t1[0]), uint32(t1[1])}
 	}
 	for d := same; d < len(ts.methods); d++ {
 		parent := int32(-1)
@@ -371,12 +387,36 @@ func appendSampleCounts(b []byte, nd *ViewNode) []byte {
 // Projected returns p with each thread's tree keeping only the frames
 // keep accepts (the others are left out of every path, their weight going
 // to the nearest kept caller): "Java only" is p.Projected of the Java
-// methods. The trees are rebuilt from p's, node by node (a node's self
-// weight along its kept path), so it costs the trees' size, not the
-// samples'. The call index is shared with p (its calls are all frames).
+// methods. See Mapped.
 func (p *Profile) Projected(keep func(method int32) bool) *Profile {
+	return p.Mapped(func(m int32) int32 {
+		if keep(m) {
+			return m
+		}
+		return -1
+	})
+}
+
+// Mapped returns p with each frame's method m replaced by to(m), or left
+// out of every path when to(m) is negative (its weight going to the
+// nearest kept caller); frames that become the same method under the same
+// caller are one. The trees are rebuilt from p's, node by node (a node's
+// self weight along its mapped path), so it costs the trees' size, not
+// the samples'; the call indexes likewise (CallIndex.Mapped), so the call
+// chart and the trees over a time range show the same frames.
+func (p *Profile) Mapped(to func(method int32) int32) *Profile {
+	return p.mapped(to, false)
+}
+
+// Remap is Mapped for a profile no one else holds: its call indexes are
+// mapped in place (no second copy of the largest part of a profile).
+func (p *Profile) Remap(to func(method int32) int32) *Profile {
+	return p.mapped(to, true)
+}
+
+func (p *Profile) mapped(to func(method int32) int32, inPlace bool) *Profile {
 	b := NewSampleBuilder(SampleOptions{})
-	var path []int32 // kept methods of the walk's path, leaf last
+	var path []int32 // mapped methods of the walk's path, leaf last
 	var kept []bool  // whether each node on the path was kept
 	for i := range p.Threads {
 		tp := &p.Threads[i]
@@ -393,12 +433,11 @@ func (p *Profile) Projected(keep func(method int32) bool) *Profile {
 				}
 				kept = kept[:len(kept)-1]
 			}
-			m := t.Method(n)
-			k := keep(m)
-			if k {
+			m := to(t.Method(n))
+			if m >= 0 {
 				path = append(path, m)
 			}
-			kept = append(kept, k)
+			kept = append(kept, m >= 0)
 			if w := [2]uint64{t.Self(n, 0), t.Self(n, 1)}; w != ([2]uint64{}) {
 				st.tree.addWeight(b.place(st, path), w)
 			}
@@ -413,9 +452,67 @@ func (p *Profile) Projected(keep func(method int32) bool) *Profile {
 	out.All, out.Threads = q.All, q.Threads
 	for i := range out.Threads {
 		out.Threads[i].Name = p.Threads[i].Name
-		out.Threads[i].Index = p.Threads[i].Index
+		if ix := p.Threads[i].Index; ix != nil {
+			out.Threads[i].Index = ix.mapped(to, inPlace)
+		}
 	}
 	return &out
+}
+
+// Mapped returns the index of a sampled profile with each call's method m
+// replaced by to(m), or left out when to(m) is negative: a call left out
+// hands its callees to its nearest kept caller, one depth up, and a kept
+// call that follows a call of the same method under the same caller
+// without a sample between them (they were apart only by frames left out,
+// or by methods mapped to one) is one call with it, as the builder makes a
+// call of a run of samples. Calls are in entry order, so a call's caller
+// is mapped before it: one pass.
+func (ix *CallIndex) Mapped(to func(method int32) int32) *CallIndex {
+	return ix.mapped(to, false)
+}
+
+// mapped is Mapped, in ix's own calls when inPlace (a mapped call is
+// written at or before the index of the call it comes from, read first).
+func (ix *CallIndex) mapped(to func(method int32) int32, inPlace bool) *CallIndex {
+	out := &CallIndex{First: ix.First, Last: ix.Last, FromStart: ix.FromStart, Ignored: ix.Ignored}
+	if inPlace {
+		out.Calls = ix.Calls[:0]
+	}
+	under := make([]int32, len(ix.Calls)) // per call: the mapped call its callees go under (-1: the top)
+	var depth, lastChild []int32          // per mapped call
+	topLast := int32(-1)
+	for i := range ix.Calls {
+		c := ix.Calls[i]
+		parent := int32(-1)
+		if c.Parent >= 0 {
+			parent = under[c.Parent]
+		}
+		m := to(c.Method)
+		if m < 0 {
+			under[i] = parent
+			continue
+		}
+		l, d := topLast, 0
+		if parent >= 0 {
+			l, d = lastChild[parent], int(depth[parent])+1
+		}
+		if l >= 0 && out.Calls[l].Method == m && out.Calls[l].End[0] == c.Start[0] {
+			out.Calls[l].End = c.End
+			under[i] = l
+			continue
+		}
+		id := out.enter(m, parent, d, [2]uint64{uint64(c.Start[0]), uint64(c.Start[1])})
+		out.Calls[id].End = c.End
+		depth, lastChild = append(depth, int32(d)), append(lastChild, -1)
+		if parent >= 0 {
+			lastChild[parent] = id
+		} else {
+			topLast = id
+		}
+		under[i] = id
+	}
+	out.Calls = out.Calls[:len(out.Calls):len(out.Calls)]
+	return out
 }
 
 // place finds (adding it when new) the node of a root-first path in a
