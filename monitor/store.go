@@ -135,6 +135,56 @@ func (s *Store) setSnapshot(m map[string]*heap.Snapshot, key string, snap *heap.
 	s.bus.Publish(event())
 }
 
+// dropHeapMaps lets go of the heap maps kept of the VMs drop says may go
+// (in key order) until need bytes are given back, and tells the bus (a nil
+// snapshot): the engine's reclaimer of rank budget.RankHeapMap. It never
+// waits for the store's lock (budget.Reclaim).
+func (s *Store) dropHeapMaps(need int64, drop func(key string) bool) (freed int64, maps int) {
+	if !s.mu.TryLock() {
+		return 0, 0
+	}
+	keys := make([]string, 0, len(s.snaps)+len(s.native))
+	for k := range s.snaps {
+		keys = append(keys, k)
+	}
+	for k := range s.native {
+		if _, ok := s.snaps[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var released []*heap.Snapshot
+	var events []Event
+	for _, k := range keys {
+		if freed >= need {
+			break
+		}
+		if !drop(k) {
+			continue
+		}
+		if snap := s.snaps[k]; snap.Held() > 0 {
+			freed += snap.Held()
+			released = append(released, snap)
+			delete(s.snaps, k)
+			events = append(events, SegmentsUpdated{Key: k})
+		}
+		if snap := s.native[k]; snap.Held() > 0 {
+			freed += snap.Held()
+			released = append(released, snap)
+			delete(s.native, k)
+			events = append(events, NativeSegmentsUpdated{Key: k})
+		}
+	}
+	s.mu.Unlock()
+	for _, snap := range released {
+		snap.Release()
+	}
+	for _, ev := range events {
+		s.bus.Publish(ev)
+	}
+	return freed, len(released)
+}
+
 // NativeSegments returns the latest native-heap snapshot of a VM, or nil.
 func (s *Store) NativeSegments(key string) *heap.Snapshot {
 	s.mu.RLock()
