@@ -187,12 +187,21 @@ func (v *View) openBitmap() {
 	}
 	v.bitmapWork("decoding the bitmap", func(ctx context.Context) func() {
 		img, err := decodeBitmap(ctx, h, b)
+		var kept *pixbound.Kept
+		if err == nil {
+			// Charged to the memory budget while its page is shown.
+			kept, err = pixbound.Keep(img, nil, "the heap viewer's "+title)
+		}
 		return func() {
 			if err != nil {
 				v.Push(viewer.NewMessage(title, "The pixels cannot be drawn: "+err.Error()))
 				return
 			}
-			pic := newPicture(img, v.opt.Palette.NoColor)
+			if v.isClosed() {
+				kept.Release()
+				return
+			}
+			pic := newKeptPicture(kept, v.opt.Palette.NoColor)
 			v.Push(viewer.NewCustom(pic, title, "image").SetHints("s save as PNG  Esc back  ? help"))
 		}
 	})

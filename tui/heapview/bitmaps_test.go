@@ -14,6 +14,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/ddmtui/ddmtui/hprof/scene"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -177,5 +178,42 @@ func TestBitmapFromDumpDataJPEG(t *testing.T) {
 	rr, _, _ := right.RGB()
 	if r, _, _ := hs.cellColours(63, y+1); r != '▀' || rr < lr+150 {
 		t.Errorf("left %v right %v: no gradient to the right", left, right)
+	}
+}
+
+// A bitmap drawn is charged to the memory budget while its page is shown
+// and given back when the page is left or the viewer closes; let go to make
+// room, its page says so.
+func TestBitmapChargedWhileShown(t *testing.T) {
+	p := budget.Process
+	defer p.SetLimit(p.Limit())
+	hs, _ := openHero(t, scene.Options{API: 24, Seed: 7}, style.Palette{})
+	base := p.Used()
+	hs.enter()
+	hs.must("256 × 192 pixels")
+	if got := p.Used() - base; got != 256*192*4 {
+		t.Fatalf("the bitmap shown holds %d bytes of the budget, want %d", got, 256*192*4)
+	}
+	hs.back()
+	if p.Used() != base {
+		t.Fatalf("left, the page still holds %d bytes", p.Used()-base)
+	}
+	hs.enter()
+	p.SetLimit(p.Used())
+	if !p.Take(1) {
+		t.Fatal("no room made although the bitmap could go")
+	}
+	hs.draw()
+	hs.must("let go to make room (memory budget)")
+	if hs.row("▀") >= 0 || !strings.Contains(p.LastDrop().What, "the heap viewer's Bitmap") {
+		t.Fatalf("drawn after it was let go; last drop %+v", p.LastDrop())
+	}
+	p.Give(1)
+	p.SetLimit(0)
+	hs.back()
+	hs.enter()
+	hs.v.Close()
+	if p.Used() != base {
+		t.Fatalf("closed, the viewer still holds %d bytes", p.Used()-base)
 	}
 }
