@@ -113,13 +113,15 @@ type Runner interface {
 }
 
 // Run runs discovery until ctx ends and waits for every session to finish.
-// While it runs, the heap maps kept of VMs nobody asks maps of give way
-// when the memory budget is spent (reclaimHeapMaps).
+// While it runs, the heap maps kept of VMs nobody asks maps of and the
+// view trees of windows not dumped last give way when the memory budget is
+// spent (reclaimHeapMaps, reclaimViewTrees).
 func (e *Engine) Run(ctx context.Context, d Discovery) error {
 	e.mu.Lock()
 	e.stopping = ctx.Done()
 	e.mu.Unlock()
 	defer e.opts.SegmentBudget.Reclaimer(budget.RankHeapMap, e.reclaimHeapMaps)()
+	defer e.store.viewBudget.Reclaimer(budget.RankViewTree, e.reclaimViewTrees)()
 	runners := append([]Runner(nil), d.ADB...)
 	if d.Local != nil {
 		runners = append(runners, d.Local)
@@ -161,4 +163,14 @@ func (e *Engine) reclaimHeapMaps(need int64) (int64, string) {
 		return freed, "a heap map of a VM not looked at"
 	}
 	return freed, fmt.Sprintf("%d heap maps of VMs not looked at", n)
+}
+
+// reclaimViewTrees lets go of the view trees the store keeps of windows
+// other than each VM's last dump (budget.Reclaim).
+func (e *Engine) reclaimViewTrees(need int64) (int64, string) {
+	freed, n := e.store.dropViewTrees(need)
+	if n == 1 {
+		return freed, "a view tree of a window not dumped last"
+	}
+	return freed, fmt.Sprintf("%d view trees of windows not dumped last", n)
 }
