@@ -13,7 +13,7 @@ import (
 // (internal/budget, docs/RELIABILITY.md). Every command takes it.
 func memoryBudgetFlag() cli.Flag {
 	return &cli.StringFlag{Name: "memory-budget", Value: "256M",
-		Usage: "most memory that peers and files can make ddmtui hold at once: packets, heap maps, recordings, decoded pictures (e.g. 256M, 1G; 0: no limit)"}
+		Usage: "most memory that peers and files can make ddmtui hold at once: packets, heap maps, device logs, view trees, recordings, track-app lists, decoded pictures; when spent the cheapest goes first (e.g. 256M, 1G; 0: no limit)"}
 }
 
 func withMemoryBudgetFlag(cmds []*cli.Command) {
