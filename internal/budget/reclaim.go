@@ -122,15 +122,20 @@ func (b *Budget) makeRoom(n int64, r Rank) int64 {
 	if full == nil {
 		return 1 // room appeared meanwhile: try again
 	}
+	// The ones to ask, in rank order, taken under the lock (a log ring
+	// at its share's limit asks on every entry: no allocation when none
+	// qualifies).
 	g := b.reg
+	var list []*reclaimer
 	g.mu.Lock()
-	list := slices.Clone(g.list)
+	for _, rc := range g.list {
+		if rc.rank < r && rc.b.within(full) {
+			list = append(list, rc)
+		}
+	}
 	g.mu.Unlock()
 	var total int64
 	for _, rc := range list {
-		if rc.rank >= r || !rc.b.within(full) {
-			continue
-		}
 		need := full.used.Load() + n - full.limit.Load()
 		if need <= 0 {
 			break
