@@ -66,3 +66,19 @@ func TestStatusLineShowsMemoryBudgetAndDrop(t *testing.T) {
 	hs.key(tcell.KeyRune, 'M')
 	hs.waitText("memory budget dropped 40.0 MiB")
 }
+
+// On a narrow line the memory figure outlasts where VMs come from (cut
+// first) and the adb status (left out first).
+func TestMemoryFigureOutlastsDiscovery(t *testing.T) {
+	parts := []statusPart{
+		{text: "ddmtui", keep: keepBrand},
+		{text: "10 VMs", keep: keepCount},
+		{text: "demo: simulated VMs on 8000-8006 + an Android 14 device", keep: keepDiscovery, cut: true},
+		{text: "adb 127.0.0.1:5037: 2 devices", keep: keepADB, cut: true},
+		{text: "mem 12/256 MiB", keep: keepMemory},
+	}
+	line := fitStatus(parts, 60)
+	if !strings.Contains(line, "mem 12/256 MiB") || strings.Contains(line, "adb") || !strings.Contains(line, "demo: simulated") {
+		t.Fatalf("%q", line)
+	}
+}

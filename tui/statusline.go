@@ -115,12 +115,13 @@ type statusPart struct {
 }
 
 // The status line's priorities: the replay position and a running trace
-// stay longest, then a message, the selection, problems, the count, and
+// stay longest, then a message, the selection, problems (a drop of the
+// memory budget among them), the count, the memory budget's figure, and
 // last where VMs come from.
 const (
-	keepMemory = iota
-	keepADB
+	keepADB = iota
 	keepDiscovery
+	keepMemory
 	keepCount
 	keepProblem
 	keepSelected
