@@ -146,6 +146,12 @@ func decodeRaw(data []byte, w, hgt int) (image.Image, error) {
 	if bpp < 1 || (bpp > 4) || bpp == 3 {
 		return nil, fmt.Errorf("raw pixels: %d bytes for %d×%d is no known pixel format", len(data), w, hgt)
 	}
+	// Drawn on the memory budget while decoded, as pixbound.Decode does.
+	release, err := pixbound.Info{Format: "raw", Width: w, Height: hgt, Cost: pixbound.RawCost(w, hgt)}.Reserve()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	img := image.NewNRGBA(image.Rect(0, 0, w, hgt))
 	for i := range n {
 		var c color.NRGBA

@@ -3,6 +3,7 @@ package heapview
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/hprof/scene"
 	"github.com/ddmtui/ddmtui/internal/budget"
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -215,5 +217,22 @@ func TestBitmapChargedWhileShown(t *testing.T) {
 	hs.v.Close()
 	if p.Used() != base {
 		t.Fatalf("closed, the viewer still holds %d bytes", p.Used()-base)
+	}
+}
+
+// Raw pixels draw their decoded size on the memory budget while decoded,
+// as pictures do: past what it has left they are refused before the image
+// is allocated.
+func TestDecodeRawDrawsOnTheBudget(t *testing.T) {
+	p := budget.Process
+	defer p.SetLimit(p.Limit())
+	base := p.Used()
+	p.SetLimit(base + 100_000)
+	_, err := decodeRaw(make([]byte, 256*192*4), 256, 192)
+	if !errors.Is(err, pixbound.ErrTooLarge) || !strings.Contains(err.Error(), "more than the memory budget has left") {
+		t.Fatalf("a 192 KiB decode within 100 KB of budget: %v", err)
+	}
+	if _, err := decodeRaw(make([]byte, 100*100*4), 100, 100); err != nil || p.Used() != base {
+		t.Fatalf("within the budget: %v; %d bytes left held", err, p.Used()-base)
 	}
 }
