@@ -33,7 +33,7 @@ func NewApp() *cli.App {
 		EnableBashCompletion: true,
 		Flags:                append(append(discoveryFlags(), uiFlags()...), logFlag(), configFlag(), memoryBudgetFlag()),
 		Before:               applyConfig,
-		After:                closeRunLog,
+		After:                afterRun,
 		OnUsageError:         onUsageError,
 		Action:               dashboardAction,
 		Commands: []*cli.Command{

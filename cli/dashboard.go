@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/devicelog"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
 	"github.com/ddmtui/ddmtui/scan"
@@ -111,6 +112,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 		ScanModes: labels,
 		OnSelect:  px.Select,
 		Inspector: px.Inspector(),
+		Memory:    budget.Process,
 		ADBStatus: func() string {
 			var parts []string
 			for _, r := range d.ADB {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 // logFlag is --log, accepted by the application and by every command.
@@ -89,6 +91,7 @@ func runLog(c *cli.Context, useDefault bool) (*slog.Logger, error) {
 		c.App.Metadata = map[string]any{}
 	}
 	c.App.Metadata[logMetadataKey] = r
+	budget.Process.SetLog(r.log) // what the memory budget drops to make room: one line each
 	return r.log, nil
 }
 
@@ -97,6 +100,7 @@ func runLog(c *cli.Context, useDefault bool) (*slog.Logger, error) {
 func closeRunLog(c *cli.Context) error {
 	if r, ok := c.App.Metadata[logMetadataKey].(*runLogFile); ok {
 		delete(c.App.Metadata, logMetadataKey)
+		budget.Process.SetLog(nil)
 		return r.f.Close()
 	}
 	return nil

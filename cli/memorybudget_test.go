@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/record"
@@ -47,5 +50,41 @@ func TestMemoryBudgetBoundsReplay(t *testing.T) {
 	}
 	if _, _, err := runAppSplit(t, "list", "--memory-budget", "1M", "--adb", "off", "--scan", "off"); err == nil || !strings.Contains(err.Error(), "at least 16M") {
 		t.Errorf("a 1M budget: %v", err)
+	}
+}
+
+// A run in which the memory budget let things go says so on stderr at the
+// end (how many, the last, escaped); a run without a drop says nothing.
+func TestMemoryDropsNoteAtTheEnd(t *testing.T) {
+	defer budget.Process.SetLimit(budget.Process.Limit())
+	app := NewApp()
+	var stderr strings.Builder
+	app.ErrWriter = &stderr
+	c := cli.NewContext(app, nil, nil)
+	if err := applyMemoryBudget(c); err != nil {
+		t.Fatal(err)
+	}
+	memoryDropsNote(c)
+	if stderr.Len() != 0 {
+		t.Fatalf("a note without a drop: %q", stderr.String())
+	}
+	var held sync.Mutex
+	pic := budget.Process.Child(0)
+	pic.Take(1 << 20)
+	stop := pic.Reclaimer(budget.RankPicture, func(int64) (int64, string) {
+		held.Lock()
+		defer held.Unlock()
+		pic.Give(1 << 20)
+		return 1 << 20, "the capture of \x1b]2;x\x07"
+	})
+	defer stop()
+	budget.Process.SetLimit(budget.Process.Used())
+	if !budget.Process.Take(1) {
+		t.Fatal("no room made")
+	}
+	budget.Process.Give(1)
+	memoryDropsNote(c)
+	if got := stderr.String(); !strings.Contains(got, "let 1 thing go to make room; the last: dropped 1.0 MiB: the capture of \\x1b]2;x\\x07\n") {
+		t.Fatalf("stderr %q", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui"
@@ -182,6 +183,7 @@ func runReplayDashboard(c *cli.Context, rec *monitor.Recording, path string) err
 		Log:        p.Log, // the recorded device logs
 		Mouse:      c.Bool("mouse"),
 		Timeline:   tl,
+		Memory:     budget.Process,
 	})
 	err := dash.Run(ctx)
 	cancel()

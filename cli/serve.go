@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
@@ -153,6 +154,7 @@ loop:
 				}
 			}
 			selector.settle(store.VMs())
+			out.memory(budget.Process.Stats(), false)
 		case <-px.Changed():
 			out.ports(px.Ports())
 		case rec := <-records:
@@ -182,6 +184,7 @@ loop:
 			out.note(fmt.Sprintf("%d decoded packet(s) were not printed: output too slow", n))
 		}
 	}
+	out.memory(budget.Process.Stats(), true)
 	return runErr
 }
 
@@ -253,6 +256,7 @@ type serveOutput struct {
 	// once), or as "-" after processNameWait.
 	unnamed map[string]time.Time
 	now     func() time.Time // time.Now; tests replace it
+	drops   int64            // the memory budget's drops printed
 }
 
 // processNameWait is how long serve waits for a profileable process's
@@ -396,6 +400,24 @@ func (o *serveOutput) packet(rec jdwpspy.Record) {
 		return
 	}
 	fmt.Fprintln(o.w, rec.Line())
+}
+
+// memory prints what the memory budget dropped to make room, once a
+// drop (a JSON line "memory" with the budget's figures; text: a note), and
+// with final, the figures at the end (JSON only).
+func (o *serveOutput) memory(st budget.Stats, final bool) {
+	if st.Drops == o.drops && !(final && o.json) {
+		return
+	}
+	o.drops = st.Drops
+	if o.json {
+		o.emit(struct {
+			Event string `json:"event"`
+			budget.Stats
+		}{"memory", st})
+		return
+	}
+	fmt.Fprintf(o.w, "ddmtui: memory budget (%d of %d MiB) %s\n", st.Used>>20, st.Limit>>20, safetext.Terminal(st.LastDrop))
 }
 
 func (o *serveOutput) note(text string) {

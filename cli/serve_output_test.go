@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/headless"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
 )
@@ -57,5 +58,36 @@ func TestServeWaitsForAProcessName(t *testing.T) {
 	got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	if len(got) != 2 || !strings.Contains(got[0], "pid 1  com.example.release") || !strings.Contains(got[1], "pid 2  -") {
 		t.Errorf("printed:\n%s", b.String())
+	}
+}
+
+// serve prints one line per drop of the memory budget, and with --json the
+// budget's figures at the end; the drop's note (a device's name) is
+// escaped for the terminal.
+func TestServeMemoryLines(t *testing.T) {
+	st := budget.Stats{Used: 200 << 20, Limit: 256 << 20, Peak: 250 << 20}
+	for _, js := range []bool{false, true} {
+		var b strings.Builder
+		o := &serveOutput{w: &b, json: js, vms: map[string]headless.ListEntry{}, portErr: map[string]string{}}
+		o.memory(st, false)
+		if b.Len() != 0 {
+			t.Fatalf("json=%v: a line without a drop: %q", js, b.String())
+		}
+		dropped := st
+		dropped.Drops, dropped.DroppedBytes = 1, 3<<20
+		dropped.LastDrop = "dropped 3.0 MiB: the 700 oldest entries of emu\x1b]2;x\x07's log"
+		o.memory(dropped, false)
+		o.memory(dropped, false)
+		o.memory(dropped, true)
+		got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		want := []string{`ddmtui: memory budget (200 of 256 MiB) dropped 3.0 MiB: the 700 oldest entries of emu\x1b]2;x\x07's log`}
+		if js {
+			line := `{"event":"memory","used_bytes":209715200,"limit_bytes":268435456,"peak_bytes":262144000,"drops":1,"dropped_bytes":3145728,` +
+				`"last_drop":"dropped 3.0 MiB: the 700 oldest entries of emu\u001b]2;x\u0007's log"}`
+			want = []string{line, line}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("json=%v: printed\n%s\nwant\n%s", js, b.String(), strings.Join(want, "\n"))
+		}
 	}
 }

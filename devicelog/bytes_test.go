@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ddmtui/ddmtui/devicelog"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/testkit/leakcheck"
 )
@@ -73,4 +74,17 @@ func TestDeviceLogBoundedByBytes(t *testing.T) {
 		t.Fatalf("the rings hold %d bytes (budget counts %d), process bound %d", total, used, logcat.DefaultProcessLogBytes)
 	}
 	t.Logf("3 devices × %d entries of 4 KB: rings hold %d MiB", n, total>>20)
+	// The share is drawn from the process-wide budget, and Close gives it
+	// back (and leaves the budget's reclaimers); the entries stay readable.
+	before, reclaimers := budget.Process.Used(), budget.Process.Reclaimers()
+	if before < total || reclaimers < 3 {
+		t.Fatalf("the process-wide budget counts %d bytes and %d reclaimers; the rings hold %d", before, reclaimers, total)
+	}
+	streams.Close()
+	if after := budget.Process.Used(); before-after != total || budget.Process.Reclaimers() != reclaimers-3 {
+		t.Fatalf("Close gave back %d of %d bytes; %d reclaimers left of %d", before-after, total, budget.Process.Reclaimers(), reclaimers)
+	}
+	if _, next := logs[0].Ring().Bounds(); next != n+1 || logs[0].Ring().Len() == 0 {
+		t.Fatal("the entries went with Close")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/ddmtui/ddmtui/adb"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/logcat"
 )
 
@@ -20,7 +21,7 @@ type Logs struct {
 	Recorder Recorder
 
 	size   int
-	budget *logcat.Budget // shared by the rings (logcat.DefaultProcessLogBytes)
+	budget *budget.Budget // shared by the rings: logcat.DefaultProcessLogBytes of budget.Process
 	ctx    context.Context
 	stop   context.CancelFunc
 
@@ -31,14 +32,15 @@ type Logs struct {
 
 // NewLogs returns an empty set; each device log keeps size entries
 // and logcat.DefaultRingBytes of text, and all of them together
-// logcat.DefaultProcessLogBytes.
+// logcat.DefaultProcessLogBytes, a share of the process-wide budget
+// (their oldest entries give way when it is spent: logcat.Ring).
 func NewLogs(size int) *Logs {
 	ctx, stop := context.WithCancel(context.Background())
-	return &Logs{size: size, budget: logcat.NewBudget(logcat.DefaultProcessLogBytes), ctx: ctx, stop: stop, logs: map[string]*Log{}}
+	return &Logs{size: size, budget: budget.Process.Child(logcat.DefaultProcessLogBytes), ctx: ctx, stop: stop, logs: map[string]*Log{}}
 }
 
 // Budget is the byte budget the device logs share.
-func (l *Logs) Budget() *logcat.Budget { return l.budget }
+func (l *Logs) Budget() *budget.Budget { return l.budget }
 
 // Device returns the log of serial on client's server, starting its stream
 // on first use.
@@ -66,7 +68,7 @@ func (l *Logs) get(key, recName string, newLog func() *Log) *Log {
 		return d
 	}
 	d := newLog()
-	d.ring.SetLimit(0, l.budget)
+	d.ring.SetLimit(0, l.budget, recName)
 	d.rec, d.recName = l.Recorder, recName
 	l.logs[key] = d
 	if l.ctx.Err() == nil {
@@ -79,8 +81,15 @@ func (l *Logs) get(key, recName string, newLog func() *Log) *Log {
 	return d
 }
 
-// Close stops every stream and waits for them.
+// Close stops every stream, waits for them, and gives the entries' bytes
+// back to the process-wide budget; the rings keep their entries for the
+// readers still holding them (logcat.Ring.Detach).
 func (l *Logs) Close() {
 	l.stop()
 	l.wg.Wait()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range l.logs {
+		d.ring.Detach()
+	}
 }

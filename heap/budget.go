@@ -3,6 +3,7 @@ package heap
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ddmtui/ddmtui/internal/budget"
 )
@@ -35,9 +36,10 @@ var ErrBudget = errors.New("heap: the process-wide budget for heap maps is spent
 
 // charge is what a snapshot holds of a budget, given back once.
 type charge struct {
-	b    *Budget
-	n    uint64
-	once sync.Once
+	b        *Budget
+	n        uint64
+	once     sync.Once
+	released atomic.Bool
 }
 
 // Release gives the snapshot's bytes back to the budget of the assembler
@@ -46,6 +48,18 @@ type charge struct {
 // keeps, and the model lets go of a released snapshot.
 func (s *Snapshot) Release() {
 	if s != nil && s.charge != nil {
-		s.charge.once.Do(func() { s.charge.b.Give(int64(s.charge.n)) })
+		s.charge.once.Do(func() {
+			s.charge.released.Store(true)
+			s.charge.b.Give(int64(s.charge.n))
+		})
 	}
+}
+
+// Held is the bytes the snapshot holds of its budget until it is released
+// (0 once released, or for a snapshot built otherwise).
+func (s *Snapshot) Held() int64 {
+	if s == nil || s.charge == nil || s.charge.released.Load() {
+		return 0
+	}
+	return int64(s.charge.n)
 }

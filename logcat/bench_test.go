@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 // benchEntries is a busy phone's mix: framework and app tags, messages of
@@ -183,4 +186,39 @@ func BenchmarkRingRegexQueryChunk(b *testing.B) {
 		sink += kept
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/chunk")
+}
+
+// BenchmarkRingAppendAtBudget: a device flooding its ring while the rings'
+// share of the process budget is spent, beside 32 other devices' rings:
+// every entry drops the ring's own oldest (asking no one else, who rank
+// the same).
+func BenchmarkRingAppendAtBudget(b *testing.B) {
+	process := budget.New(0)
+	share := process.Child(1 << 20)
+	var others []*Ring
+	for i := range 32 {
+		r := NewRing(1000)
+		r.SetLimit(0, share, fmt.Sprint("dev", i))
+		r.Append(Entry{Tag: "T", Message: "warm"})
+		others = append(others, r)
+	}
+	flood := NewRing(100_000)
+	flood.SetLimit(0, share, "flood")
+	e := Entry{Tag: "Flood", Message: strings.Repeat("x", 100)}
+	for share.Used() < 1<<20-200 {
+		flood.Append(e)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		flood.Append(e)
+	}
+	b.StopTimer()
+	if share.Used() > 1<<20 {
+		b.Fatalf("share passed: %d", share.Used())
+	}
+	for _, r := range others {
+		r.Close()
+	}
+	flood.Close()
 }

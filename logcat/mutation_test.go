@@ -192,12 +192,8 @@ func TestAgeAndRingEdges(t *testing.T) {
 	if c := (&Entry{Tag: "ab", Message: "cde", App: "f"}).Cost(); c != 6+entryOverhead {
 		t.Errorf("Cost %d, want %d", c, 6+entryOverhead)
 	}
-	b := NewBudget(100)
-	if !b.take(100, false) || b.take(1, false) || b.Used() != 100 {
-		t.Errorf("a budget of 100 bytes: used %d", b.Used())
-	}
 	r := NewRing(16)
-	r.SetLimit(0, nil)
+	r.SetLimit(0, nil, "")
 	if r.maxBytes != DefaultRingBytes {
 		t.Errorf("SetLimit(0): %d bytes", r.maxBytes)
 	}

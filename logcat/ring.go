@@ -1,8 +1,10 @@
 package logcat
 
 import (
+	"fmt"
 	"sync"
-	"sync/atomic"
+
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 // DefaultRingSize is how many entries a device's Ring keeps by default.
@@ -13,59 +15,23 @@ const DefaultRingSize = 200_000
 // each) fit, 200,000 of 4 KB do not.
 const DefaultRingBytes = 32 << 20
 
-// DefaultProcessLogBytes is the budget the rings of one process share
-// (devicelog.Logs: one ring per device followed).
+// DefaultProcessLogBytes is the share of the process-wide budget
+// (internal/budget) the rings of one process share (devicelog.Logs: one
+// ring per device followed).
 const DefaultProcessLogBytes = 96 << 20
 
 // entryOverhead is what an entry's slot costs beside its text, counted in
 // its bytes (the ring's slots themselves are allocated once, by entries).
 const entryOverhead = 16
 
+// reclaimStep is the least a ring gives back when the budget asks it to
+// make room for others: a few hundred ordinary entries, so that a flood
+// of small takes is answered by a few drops, each one log line.
+const reclaimStep = 256 << 10
+
 // Cost is the bytes an entry counts for in a Ring's byte bound.
 func (e *Entry) Cost() int64 {
 	return int64(len(e.Tag)+len(e.Message)+len(e.App)) + entryOverhead
-}
-
-// Budget is a byte budget several Rings share (one per device of a
-// process). A ring that cannot take an entry's bytes from it drops its own
-// oldest entries first; an entry that finds its ring empty and the budget
-// still spent is kept anyway, so the budget is passed by at most one entry
-// (≤ 5 KiB, LOGGER_ENTRY_MAX_LEN) per ring. Nil is no budget.
-type Budget struct {
-	limit int64
-	used  atomic.Int64
-}
-
-// NewBudget returns a budget of limit bytes.
-func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
-
-// Used is the bytes the rings hold now.
-func (b *Budget) Used() int64 {
-	if b == nil {
-		return 0
-	}
-	return b.used.Load()
-}
-
-func (b *Budget) take(n int64, force bool) bool {
-	if b == nil {
-		return true
-	}
-	for {
-		u := b.used.Load()
-		if !force && b.limit > 0 && u+n > b.limit {
-			return false
-		}
-		if b.used.CompareAndSwap(u, u+n) {
-			return true
-		}
-	}
-}
-
-func (b *Budget) give(n int64) {
-	if b != nil {
-		b.used.Add(-n)
-	}
 }
 
 // Ring is a device's bounded log history. Entries get increasing sequence
@@ -83,7 +49,9 @@ type Ring struct {
 	next     uint64 // sequence of the next entry
 	bytes    int64  // Cost of the entries held
 	maxBytes int64
-	budget   *Budget
+	budget   *budget.Budget
+	name     string // the device, in the budget's drop notes
+	stop     func() // unregisters the ring's reclaimer (nil: none)
 	class    Classifier
 	changed  chan struct{}
 }
@@ -98,15 +66,15 @@ func NewRing(capacity int) *Ring {
 }
 
 // SetLimit bounds the bytes of the entries' text the ring keeps (≤ 0:
-// DefaultRingBytes) and makes it draw them from budget (nil: none). Call it
-// before the first Append.
-func (r *Ring) SetLimit(maxBytes int64, budget *Budget) {
+// DefaultRingBytes) and makes it draw them from b (nil: none); name is the
+// device the budget's drop notes name. Call it before the first Append.
+func (r *Ring) SetLimit(maxBytes int64, b *budget.Budget, name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if maxBytes <= 0 {
 		maxBytes = DefaultRingBytes
 	}
-	r.maxBytes, r.budget = maxBytes, budget
+	r.maxBytes, r.budget, r.name = maxBytes, b, name
 }
 
 // Cap is the ring's capacity in entries.
@@ -144,7 +112,18 @@ func (r *Ring) storeLocked(e Entry) uint64 {
 	for r.first < r.next && r.bytes+cost > r.maxBytes {
 		r.dropLocked()
 	}
-	for !r.budget.take(cost, r.first == r.next) {
+	if r.budget != nil && r.stop == nil {
+		r.stop = r.budget.Reclaimer(budget.RankLog, r.reclaim)
+	}
+	for !r.budget.TakeBefore(cost, budget.RankLog) {
+		if r.first == r.next {
+			// Empty: make room from anything (another device's oldest
+			// entries), else keep this one entry anyway.
+			if !r.budget.Take(cost) {
+				r.budget.Give(-cost)
+			}
+			break
+		}
 		r.dropLocked()
 	}
 	e.Seq = r.next
@@ -161,18 +140,55 @@ func (r *Ring) dropLocked() {
 	slot := &r.buf[r.first%uint64(len(r.buf))]
 	cost := slot.Cost()
 	r.bytes -= cost
-	r.budget.give(cost)
+	r.budget.Give(cost)
 	*slot = Entry{} // its strings go
 	r.first++
 }
 
-// Close drops every entry and gives their bytes back to the budget; the
-// ring stays usable.
+// reclaim gives back the oldest entries, at least need bytes and
+// reclaimStep, for the budget (budget.Reclaim: it never waits for the
+// ring's lock).
+func (r *Ring) reclaim(need int64) (int64, string) {
+	if !r.mu.TryLock() {
+		return 0, ""
+	}
+	defer r.mu.Unlock()
+	var freed int64
+	n := 0
+	for r.first < r.next && freed < max(need, reclaimStep) {
+		freed += r.buf[r.first%uint64(len(r.buf))].Cost()
+		r.dropLocked()
+		n++
+	}
+	return freed, fmt.Sprintf("the %d oldest entries of %s's log", n, r.name)
+}
+
+// Close drops every entry, gives their bytes back to the budget and leaves
+// its reclaimers; the ring stays usable.
 func (r *Ring) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for r.first < r.next {
 		r.dropLocked()
+	}
+	if r.stop != nil {
+		r.stop()
+		r.stop = nil
+	}
+}
+
+// Detach gives the entries' bytes back to the budget and leaves its
+// reclaimers, keeping the entries for the readers that still hold the
+// ring: its owner is done with it (devicelog.Logs.Close). Entries appended
+// afterwards are bounded by the ring alone.
+func (r *Ring) Detach() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.budget.Give(r.bytes)
+	r.budget = nil
+	if r.stop != nil {
+		r.stop()
+		r.stop = nil
 	}
 }
 

@@ -2,7 +2,11 @@ package logcat
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
+
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 func TestRingBoundsAndCursor(t *testing.T) {
@@ -109,7 +113,7 @@ func TestRingBoundedByBytes(t *testing.T) {
 	r := NewRing(1000)
 	big := string(make([]byte, 4000))
 	cost := (&Entry{Tag: "T", Message: big}).Cost()
-	r.SetLimit(10*cost, nil)
+	r.SetLimit(10*cost, nil, "")
 	for range 100 {
 		r.Append(Entry{Tag: "T", Message: big})
 	}
@@ -132,7 +136,7 @@ func TestRingBoundedByBytes(t *testing.T) {
 		}
 	}
 	// An entry larger than the whole bound is still kept, alone.
-	r.SetLimit(100, nil)
+	r.SetLimit(100, nil, "")
 	r.Append(Entry{Message: big})
 	if first, next := r.Bounds(); next-first != 1 {
 		t.Fatalf("an entry over the bound: [%d, %d)", first, next)
@@ -145,10 +149,10 @@ func TestRingBoundedByBytes(t *testing.T) {
 func TestRingsShareBudget(t *testing.T) {
 	msg := string(make([]byte, 1000))
 	cost := (&Entry{Message: msg}).Cost()
-	b := NewBudget(50 * cost)
+	b := budget.New(50 * cost)
 	quiet, flood := NewRing(1000), NewRing(1000)
-	quiet.SetLimit(40*cost, b)
-	flood.SetLimit(40*cost, b)
+	quiet.SetLimit(40*cost, b, "quiet")
+	flood.SetLimit(40*cost, b, "flood")
 	for range 20 {
 		quiet.Append(Entry{Message: msg})
 	}
@@ -176,5 +180,80 @@ func TestRingsShareBudget(t *testing.T) {
 	flood.Close()
 	if b.Used() != 0 {
 		t.Fatalf("%d bytes charged after Close", b.Used())
+	}
+}
+
+// picture is a cheaper holder of the process-wide budget than a log: a
+// decoded picture kept for drawing.
+type picture struct {
+	mu   sync.Mutex
+	b    *budget.Budget
+	held int64
+}
+
+func (p *picture) reclaim(int64) (int64, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.held
+	p.b.Give(n)
+	p.held = 0
+	return n, "a picture"
+}
+
+// TestRingUnderProcessBudget: a ring charges its entries to its share of
+// the process-wide budget; when the process is full it makes room by
+// dropping cheaper things first (a picture), then its own oldest entries;
+// a take of others (a packet) makes it give back its oldest entries, with
+// a note naming its device, and a reader learns what it missed. Close
+// gives everything back and leaves the reclaimers.
+func TestRingUnderProcessBudget(t *testing.T) {
+	msg := strings.Repeat("m", 4000)
+	cost := (&Entry{Message: msg}).Cost()
+	process := budget.New(100 * cost)
+	pic := &picture{b: process.Child(0), held: 30 * cost}
+	pic.b.Take(pic.held)
+	defer pic.b.Reclaimer(budget.RankPicture, pic.reclaim)()
+	r := NewRing(1000)
+	r.SetLimit(1000*cost, process.Child(0), "emulator-5554")
+	for range 80 {
+		r.Append(Entry{Message: msg})
+	}
+	if pic.held != 0 || r.Len() != 80 || process.Used() != 80*cost {
+		t.Fatalf("picture holds %d, ring %d entries, process %d: the cheaper picture should have gone first", pic.held, r.Len(), process.Used())
+	}
+	for range 40 {
+		r.Append(Entry{Message: msg})
+	}
+	if r.Len() != 100 || process.Used() != 100*cost {
+		t.Fatalf("ring %d entries, process %d of %d", r.Len(), process.Used(), 100*cost)
+	}
+	drops := process.Stats().Drops
+	if drops != 1 {
+		t.Fatalf("%d drops noted; the ring's own oldest entries are its own business, not a drop", drops)
+	}
+	if !process.Take(50 * cost) {
+		t.Fatal("a packet found no room although the log could give way")
+	}
+	// It gave back at least what was needed and at least reclaimStep.
+	if gone := 100 - int64(r.Len()); gone != (max(50*cost, reclaimStep)+cost-1)/cost || process.Used() != int64(r.Len())*cost+50*cost {
+		t.Fatalf("ring %d entries, process %d", r.Len(), process.Used())
+	}
+	note := process.LastDrop().Note()
+	if !strings.Contains(note, "oldest entries of emulator-5554's log") {
+		t.Fatalf("note %q", note)
+	}
+	if _, _, missed := r.Read(nil, 1, 0); missed != 120-uint64(r.Len()) {
+		t.Fatalf("missed %d", missed)
+	}
+	process.Give(50 * cost)
+	held := r.Len()
+	r.Detach()
+	if process.Used() != 0 || process.Reclaimers() != 1 || r.Len() != held {
+		t.Fatalf("after Detach: %d bytes held, %d reclaimers, %d of %d entries", process.Used(), process.Reclaimers(), r.Len(), held)
+	}
+	r.Append(Entry{Message: msg}) // bounded by the ring alone now
+	r.Close()
+	if process.Used() != 0 || process.Reclaimers() != 1 {
+		t.Fatalf("after Close: %d bytes held, %d reclaimers", process.Used(), process.Reclaimers())
 	}
 }

@@ -48,6 +48,7 @@ type Collector struct {
 	gcs, memory                           *prometheus.Desc
 	deviceVMs, vms                        *prometheus.Desc
 	sessions, reopens, decodeErrs, bytes  *prometheus.Desc
+	memBudget, memDrops, memDropped       *prometheus.Desc
 }
 
 // NewCollector returns a collector over m; host labels every VM series
@@ -72,13 +73,17 @@ func NewCollector(m Model, host string) *Collector {
 		reopens:    prometheus.NewDesc("ddmtui_session_reopens_total", "Sessions started for a VM seen before (re-opens after a debugger left, reconnects).", []string{"host"}, nil),
 		decodeErrs: prometheus.NewDesc("ddmtui_decode_errors_total", "Malformed chunks dropped (the session went on).", []string{"host"}, nil),
 		bytes:      prometheus.NewDesc("ddmtui_read_bytes_total", "Bytes read from VM connections.", []string{"host"}, nil),
+		memBudget: prometheus.NewDesc("ddmtui_memory_budget_bytes", "The process-wide memory budget (--memory-budget): the bytes peers and files make ddmtui hold now (used), its most (peak) and the limit (0: none).",
+			[]string{"host", "kind"}, nil),
+		memDrops:   prometheus.NewDesc("ddmtui_memory_budget_drops_total", "Things dropped to make room when the memory budget was spent (oldest log entries, heap maps, decoded pictures).", []string{"host"}, nil),
+		memDropped: prometheus.NewDesc("ddmtui_memory_budget_dropped_bytes_total", "Bytes given back by the drops of ddmtui_memory_budget_drops_total.", []string{"host"}, nil),
 	}
 }
 
 // Describe sends every metric description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.vmInfo, c.threads, c.inState, c.threadCPU, c.heapMax, c.heapSize, c.heapAlloc, c.heapObj,
-		c.gcs, c.memory, c.deviceVMs, c.vms, c.sessions, c.reopens, c.decodeErrs, c.bytes} {
+		c.gcs, c.memory, c.deviceVMs, c.vms, c.sessions, c.reopens, c.decodeErrs, c.bytes, c.memBudget, c.memDrops, c.memDropped} {
 		ch <- d
 	}
 }
@@ -208,4 +213,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	send(ch, c.reopens, prometheus.CounterValue, float64(st.Reopens), host)
 	send(ch, c.decodeErrs, prometheus.CounterValue, float64(st.DecodeErrors), host)
 	send(ch, c.bytes, prometheus.CounterValue, float64(st.BytesRead), host)
+	for _, kv := range []struct {
+		kind string
+		n    int64
+	}{{"used", st.Memory.Used}, {"peak", st.Memory.Peak}, {"limit", st.Memory.Limit}} {
+		send(ch, c.memBudget, prometheus.GaugeValue, float64(kv.n), host, kv.kind)
+	}
+	send(ch, c.memDrops, prometheus.CounterValue, float64(st.Memory.Drops), host)
+	send(ch, c.memDropped, prometheus.CounterValue, float64(st.Memory.DroppedBytes), host)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/ddmtui/ddmtui/android/meminfo"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/testkit/testpeer"
 )
@@ -44,6 +45,17 @@ ddmtui_decode_errors_total{host="h1"} 2
 # TYPE ddmtui_device_vms gauge
 ddmtui_device_vms{host="h1",serial="emulator-5554"} 2
 ddmtui_device_vms{host="h1",serial="local:8000"} 1
+# HELP ddmtui_memory_budget_bytes The process-wide memory budget (--memory-budget): the bytes peers and files make ddmtui hold now (used), its most (peak) and the limit (0: none).
+# TYPE ddmtui_memory_budget_bytes gauge
+ddmtui_memory_budget_bytes{host="h1",kind="limit"} 2.68435456e+08
+ddmtui_memory_budget_bytes{host="h1",kind="peak"} 2.68435456e+08
+ddmtui_memory_budget_bytes{host="h1",kind="used"} 1.2582912e+07
+# HELP ddmtui_memory_budget_dropped_bytes_total Bytes given back by the drops of ddmtui_memory_budget_drops_total.
+# TYPE ddmtui_memory_budget_dropped_bytes_total counter
+ddmtui_memory_budget_dropped_bytes_total{host="h1"} 3.145728e+06
+# HELP ddmtui_memory_budget_drops_total Things dropped to make room when the memory budget was spent (oldest log entries, heap maps, decoded pictures).
+# TYPE ddmtui_memory_budget_drops_total counter
+ddmtui_memory_budget_drops_total{host="h1"} 2
 # HELP ddmtui_read_bytes_total Bytes read from VM connections.
 # TYPE ddmtui_read_bytes_total counter
 ddmtui_read_bytes_total{host="h1"} 4096
@@ -108,7 +120,8 @@ func TestCollectorExposition(t *testing.T) {
 	kb := func(v int64) *int64 { return &v }
 	m.store.SetMemory("adb:emulator-5554:102", monitor.Memory{Info: meminfo.MemInfo{TotalPSS: kb(1000), JavaHeap: kb(200), NativeHeap: kb(300)}})
 	m.addVM("local:8000", "local:8000", 0, "", nil, nil) // a JVM: no pid, no threads yet
-	m.stats = monitor.EngineStats{Sessions: 4, Reopens: 1, DecodeErrors: 2, BytesRead: 4096}
+	m.stats = monitor.EngineStats{Sessions: 4, Reopens: 1, DecodeErrors: 2, BytesRead: 4096,
+		Memory: budget.Stats{Used: 12 << 20, Limit: 256 << 20, Peak: 256 << 20, Drops: 2, DroppedBytes: 3 << 20}}
 	c := NewCollector(m, "h1")
 	c.now = func() time.Time { return t0 }
 	if err := testutil.CollectAndCompare(c, strings.NewReader(wantExposition)); err != nil {

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -112,10 +113,15 @@ type Runner interface {
 }
 
 // Run runs discovery until ctx ends and waits for every session to finish.
+// While it runs, the heap maps kept of VMs nobody asks maps of and the
+// view trees of windows not dumped last give way when the memory budget is
+// spent (reclaimHeapMaps, reclaimViewTrees).
 func (e *Engine) Run(ctx context.Context, d Discovery) error {
 	e.mu.Lock()
 	e.stopping = ctx.Done()
 	e.mu.Unlock()
+	defer e.opts.SegmentBudget.Reclaimer(budget.RankHeapMap, e.reclaimHeapMaps)()
+	defer e.store.viewBudget.Reclaimer(budget.RankViewTree, e.reclaimViewTrees)()
 	runners := append([]Runner(nil), d.ADB...)
 	if d.Local != nil {
 		runners = append(runners, d.Local)
@@ -137,4 +143,34 @@ func (e *Engine) Run(ctx context.Context, d Discovery) error {
 		}
 	}
 	return nil
+}
+
+// reclaimHeapMaps lets go of the heap maps the store keeps of VMs whose
+// maps nobody asks for now (a VM's own session asks again when it is
+// selected; the map comes at its next GC), for the memory budget
+// (budget.Reclaim: it never waits for a lock).
+func (e *Engine) reclaimHeapMaps(need int64) (int64, string) {
+	if !e.mu.TryLock() {
+		return 0, ""
+	}
+	asked := map[string]bool{}
+	for k, s := range e.sessions {
+		asked[k] = s.heaps != nil && s.heaps.askedNow()
+	}
+	e.mu.Unlock()
+	freed, n := e.store.dropHeapMaps(need, func(key string) bool { return !asked[key] })
+	if n == 1 {
+		return freed, "a heap map of a VM not looked at"
+	}
+	return freed, fmt.Sprintf("%d heap maps of VMs not looked at", n)
+}
+
+// reclaimViewTrees lets go of the view trees the store keeps of windows
+// other than each VM's last dump (budget.Reclaim).
+func (e *Engine) reclaimViewTrees(need int64) (int64, string) {
+	freed, n := e.store.dropViewTrees(need)
+	if n == 1 {
+		return freed, "a view tree of a window not dumped last"
+	}
+	return freed, fmt.Sprintf("%d view trees of windows not dumped last", n)
 }

@@ -49,6 +49,17 @@ func (h *heapMaps) options() SegmentOptions {
 	return h.opts
 }
 
+// askedNow reports whether a heap map of the VM is asked for now (the
+// dashboard's selected VM, `ddmtui heap`). Busy — its lock held — counts as
+// asked: the budget's reclaimer never waits.
+func (h *heapMaps) askedNow() bool {
+	if !h.mu.TryLock() {
+		return true
+	}
+	defer h.mu.Unlock()
+	return h.segmentsOn || h.opts.Managed || h.opts.Native
+}
+
 func (h *heapMaps) setOptions(o SegmentOptions) {
 	h.mu.Lock()
 	h.segmentsOn = o.Managed

@@ -5,6 +5,8 @@ import (
 	"net"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 // EngineStats counts the engine's work since it started (for metrics).
@@ -13,6 +15,9 @@ type EngineStats struct {
 	Reopens      uint64 // sessions started for a VM key seen before: re-opens after a debugger left, reconnects
 	DecodeErrors uint64 // malformed chunks dropped (the session went on)
 	BytesRead    uint64 // bytes read from VM connections
+	// Memory is the process-wide memory budget (internal/budget): what
+	// peers and files make ddmtui hold, and what it dropped to make room.
+	Memory budget.Stats
 }
 
 // engineCounters are the atomics behind EngineStats.
@@ -46,6 +51,7 @@ func (e *Engine) Stats() EngineStats {
 		Reopens:      e.counters.reopens.Load(),
 		DecodeErrors: e.store.decodeErrors.Load(),
 		BytesRead:    e.counters.bytesRead.Load(),
+		Memory:       budget.Process.Stats(),
 	}
 }
 

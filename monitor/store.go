@@ -1,11 +1,13 @@
 package monitor
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ddmtui/ddmtui/heap"
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 // Store keeps the latest model of every VM and publishes each change on its
@@ -21,12 +23,102 @@ type Store struct {
 	native map[string]*heap.Snapshot // last complete NHSG set per VM
 	// threadSeq is the sequence number of each VM's thread table (setThreads).
 	threadSeq map[string]uint64
+	// viewBudget is what the view trees kept in VM.Views are charged to
+	// (setViewDump): DefaultViewTreeBytes of the process-wide budget.
+	viewBudget *budget.Budget
 }
+
+// DefaultViewTreeBytes is the share of the process-wide budget that the
+// view trees a store keeps (VM.Views: each VM's last dump of up to 32
+// windows) may hold together.
+const DefaultViewTreeBytes = 64 << 20
 
 // NewStore returns an empty store publishing on bus.
 func NewStore(bus *Bus) *Store {
 	return &Store{bus: bus, vms: map[string]*VM{}, snaps: map[string]*heap.Snapshot{}, native: map[string]*heap.Snapshot{},
-		threadSeq: map[string]uint64{}}
+		threadSeq: map[string]uint64{}, viewBudget: budget.Process.Child(DefaultViewTreeBytes)}
+}
+
+// setViewDump keeps d as its window's latest dump in the VM's model (the
+// last maxViewWindows windows), its tree charged to the store's view
+// budget: a tree that does not fit, even once cheaper things made room, is
+// left out and d says why. The trees it replaces give their bytes back.
+func (s *Store) setViewDump(key string, d WindowDump) {
+	if n := d.Tree.Bytes(); n > 0 {
+		if s.viewBudget.TakeBefore(n, budget.RankViewTree+1) {
+			d.held = n
+		} else {
+			d.Tree, d.Err = nil, fmt.Sprintf("a view tree of %d MiB: more than the memory budget has left (%s)", (n+(1<<20)-1)>>20, s.viewBudget)
+		}
+	}
+	var freed int64
+	ok := s.updateExisting(key, func(vm *VM) {
+		views := make([]WindowDump, 0, len(vm.Views)+1)
+		for _, v := range vm.Views {
+			if v.Window != d.Window {
+				views = append(views, v)
+			} else {
+				freed += v.held
+			}
+		}
+		views = append(views, d)
+		if len(views) > maxViewWindows {
+			for _, v := range views[:len(views)-maxViewWindows] {
+				freed += v.held
+			}
+			views = views[len(views)-maxViewWindows:]
+		}
+		vm.Views = views
+	})
+	if !ok {
+		freed += d.held
+	}
+	s.viewBudget.Give(freed)
+}
+
+// dropViewTrees lets go of the view trees kept of windows other than each
+// VM's latest dump (in key order) until need bytes are given back: the
+// engine's reclaimer of rank budget.RankViewTree. A window let go keeps
+// its entry, without a tree, saying so. It never waits for the store's
+// lock (budget.Reclaim).
+func (s *Store) dropViewTrees(need int64) (freed int64, trees int) {
+	if !s.mu.TryLock() {
+		return 0, 0
+	}
+	keys := make([]string, 0, len(s.vms))
+	for k, vm := range s.vms {
+		if len(vm.Views) > 1 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var updated []VM
+	for _, k := range keys {
+		if freed >= need {
+			break
+		}
+		vm := s.vms[k]
+		views := append([]WindowDump(nil), vm.Views...) // snapshots share the old slice
+		changed := false
+		for i := range views[:len(views)-1] {
+			if views[i].held > 0 && freed < need {
+				freed += views[i].held
+				trees++
+				views[i] = WindowDump{Window: views[i].Window, At: views[i].At, Err: "let go to make room (memory budget): dump it again"}
+				changed = true
+			}
+		}
+		if changed {
+			vm.Views = views
+			updated = append(updated, vm.copy())
+		}
+	}
+	s.mu.Unlock()
+	s.viewBudget.Give(freed)
+	for _, vm := range updated {
+		s.bus.Publish(VMUpdated{VM: vm})
+	}
+	return freed, trees
 }
 
 // Bus returns the store's bus.
@@ -135,6 +227,56 @@ func (s *Store) setSnapshot(m map[string]*heap.Snapshot, key string, snap *heap.
 	s.bus.Publish(event())
 }
 
+// dropHeapMaps lets go of the heap maps kept of the VMs drop says may go
+// (in key order) until need bytes are given back, and tells the bus (a nil
+// snapshot): the engine's reclaimer of rank budget.RankHeapMap. It never
+// waits for the store's lock (budget.Reclaim).
+func (s *Store) dropHeapMaps(need int64, drop func(key string) bool) (freed int64, maps int) {
+	if !s.mu.TryLock() {
+		return 0, 0
+	}
+	keys := make([]string, 0, len(s.snaps)+len(s.native))
+	for k := range s.snaps {
+		keys = append(keys, k)
+	}
+	for k := range s.native {
+		if _, ok := s.snaps[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var released []*heap.Snapshot
+	var events []Event
+	for _, k := range keys {
+		if freed >= need {
+			break
+		}
+		if !drop(k) {
+			continue
+		}
+		if snap := s.snaps[k]; snap.Held() > 0 {
+			freed += snap.Held()
+			released = append(released, snap)
+			delete(s.snaps, k)
+			events = append(events, SegmentsUpdated{Key: k})
+		}
+		if snap := s.native[k]; snap.Held() > 0 {
+			freed += snap.Held()
+			released = append(released, snap)
+			delete(s.native, k)
+			events = append(events, NativeSegmentsUpdated{Key: k})
+		}
+	}
+	s.mu.Unlock()
+	for _, snap := range released {
+		snap.Release()
+	}
+	for _, ev := range events {
+		s.bus.Publish(ev)
+	}
+	return freed, len(released)
+}
+
 // NativeSegments returns the latest native-heap snapshot of a VM, or nil.
 func (s *Store) NativeSegments(key string) *heap.Snapshot {
 	s.mu.RLock()
@@ -158,7 +300,12 @@ func (s *Store) RemoveFailed(key, reason string) { s.remove(key, reason, true) }
 
 func (s *Store) remove(key, reason string, failed bool) {
 	s.mu.Lock()
-	_, ok := s.vms[key]
+	vm, ok := s.vms[key]
+	if ok {
+		for _, v := range vm.Views {
+			s.viewBudget.Give(v.held)
+		}
+	}
 	s.snaps[key].Release()
 	s.native[key].Release()
 	delete(s.vms, key)

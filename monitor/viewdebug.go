@@ -22,8 +22,9 @@ import (
 type WindowDump struct {
 	Window string
 	At     time.Time
-	Tree   *viewtree.Tree // nil when the dump failed
+	Tree   *viewtree.Tree // nil when the dump failed (or its tree was let go to make room)
 	Err    string
+	held   int64 // the tree's bytes charged to the store's view budget
 }
 
 const (
@@ -186,19 +187,7 @@ func (s *ViewDebugger) applyViewDump(window string, t *viewtree.Tree, err error,
 	if err != nil {
 		d.Err = err.Error()
 	}
-	s.entry.store.UpdateVM(s.entry.key, func(vm *VM) {
-		views := make([]WindowDump, 0, len(vm.Views)+1)
-		for _, v := range vm.Views {
-			if v.Window != window {
-				views = append(views, v)
-			}
-		}
-		views = append(views, d)
-		if len(views) > maxViewWindows {
-			views = views[len(views)-maxViewWindows:]
-		}
-		vm.Views = views
-	})
+	s.entry.store.setViewDump(s.entry.key, d)
 }
 
 // DumpAllWindows dumps every window; a window that vanished between VULW

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/devshell"
+	"github.com/ddmtui/ddmtui/internal/budget"
 )
 
 // ADB discovers VMs the way ddmlib does (spec/adb.md §1.4): it follows the
@@ -52,6 +53,7 @@ type ADB struct {
 	devices      int
 	skipped      int            // online devices not followed: over MaxDevices
 	skippedProcs map[string]int // per device, listed processes not followed: over MaxProcesses
+	lists        *budget.Budget // the track-app lists kept (appListBudget)
 }
 
 func (a *ADB) setState(state string, devices int) {
@@ -220,8 +222,10 @@ func (a *ADB) followDevice(ctx context.Context, serial string, h Handler) {
 			switch {
 			case err == nil:
 				log.Debug("following track-app")
-				follow(a, ctx, serial, tr.Updates(), appEntries(log), h)
+				lists := appEntries(log, a.appListBudget())
+				follow(a, ctx, serial, tr.Updates(), lists.convert, h)
 				tr.Close()
+				lists.release()
 				if !sleepCtx(ctx, 500*time.Millisecond) {
 					return
 				}
@@ -253,6 +257,17 @@ func (a *ADB) followDevice(ctx context.Context, serial string, h Handler) {
 	}
 }
 
+// appListBudget is the budget the devices' track-app lists are charged
+// to: DefaultAppListBytes of the process-wide budget.
+func (a *ADB) appListBudget() *budget.Budget {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.lists == nil {
+		a.lists = budget.Process.Child(DefaultAppListBytes)
+	}
+	return a.lists
+}
+
 // procEntry is one process a device lists: a debuggable VM (JDWP) or a
 // profileable process without JDWP; app is its track-app entry, nil when
 // it came from track-jdwp.
@@ -275,36 +290,84 @@ func jdwpEntries(pids []int) []procEntry {
 // only after a change).
 const repeatWarn = 100
 
-// appEntries converts track-app lists, logging the entries each left out
-// and, once, a device that sends the same list over and over.
-func appEntries(log *slog.Logger) func(adb.AppList) []procEntry {
-	var last []adb.AppProcess
-	repeats := 0
-	return func(l adb.AppList) []procEntry {
-		for _, why := range l.Dropped {
-			log.Warn("track-app entry left out", "why", why)
+// DefaultAppListBytes is the share of the process-wide budget that the
+// track-app lists an adb discovery keeps (the last list of each device
+// followed, and its entries) may hold together: a busy phone's list is a
+// few KB, one hostile message of 30,000 entries (240 KB) decodes to a few
+// MiB (issue 37 #9).
+const DefaultAppListBytes = 16 << 20
+
+// appProcessBytes is what an AppProcess holds beside its strings.
+const appProcessBytes = 120
+
+// appLists converts a device's track-app lists into entries, logging the
+// entries each left out and, once, a device that sends the same list over
+// and over. The list it keeps (the last one, to see repeats, and the
+// entries made of it) is charged to b: a list that does not fit, even
+// once cheaper things made room, is left out with a log line, and the last
+// one stays. release gives the bytes back when the device's stream ends.
+type appLists struct {
+	log     *slog.Logger
+	b       *budget.Budget
+	last    []adb.AppProcess
+	repeats int
+	held    int64
+}
+
+func appEntries(log *slog.Logger, b *budget.Budget) *appLists { return &appLists{log: log, b: b} }
+
+// listBytes is what keeping procs costs: each entry twice (the list and
+// the entry made of it) with its strings.
+func listBytes(procs []adb.AppProcess) int64 {
+	var n int64
+	for i := range procs {
+		p := &procs[i]
+		n += appProcessBytes + int64(len(p.ProcessName)+len(p.Architecture))
+		for _, pkg := range p.PackageNames {
+			n += 16 + int64(len(pkg))
 		}
-		procs := l.Processes
-		if procs == nil {
-			procs = []adb.AppProcess{}
-		}
-		if last != nil && reflect.DeepEqual(last, procs) {
-			if repeats++; repeats == repeatWarn {
-				log.Warn("track-app repeats an unchanged list; repeats are ignored", "times", repeats)
-			}
-			return nil
-		}
-		last, repeats = procs, 0
-		out := make([]procEntry, 0, len(l.Processes))
-		for i := range l.Processes {
-			p := l.Processes[i]
-			if !p.Debuggable && !p.Profileable {
-				continue
-			}
-			out = append(out, procEntry{pid: p.PID, jdwp: p.Debuggable, app: &p})
-		}
-		return out
 	}
+	return 2 * n
+}
+
+func (c *appLists) convert(l adb.AppList) []procEntry {
+	for _, why := range l.Dropped {
+		c.log.Warn("track-app entry left out", "why", why)
+	}
+	procs := l.Processes
+	if procs == nil {
+		procs = []adb.AppProcess{}
+	}
+	if c.last != nil && reflect.DeepEqual(c.last, procs) {
+		if c.repeats++; c.repeats == repeatWarn {
+			c.log.Warn("track-app repeats an unchanged list; repeats are ignored", "times", c.repeats)
+		}
+		return nil
+	}
+	n := listBytes(procs)
+	if !c.b.TakeBefore(n, budget.RankLog) {
+		c.log.Warn("track-app list left out: more than the memory budget has left; the last list stays",
+			"processes", len(procs), "bytes", n, "budget", c.b.String())
+		return nil
+	}
+	c.b.Give(c.held)
+	c.held = n
+	c.last, c.repeats = procs, 0
+	out := make([]procEntry, 0, len(l.Processes))
+	for i := range l.Processes {
+		p := l.Processes[i]
+		if !p.Debuggable && !p.Profileable {
+			continue
+		}
+		out = append(out, procEntry{pid: p.PID, jdwp: p.Debuggable, app: &p})
+	}
+	return out
+}
+
+// release gives the kept list's bytes back.
+func (c *appLists) release() {
+	c.b.Give(c.held)
+	c.held, c.last = 0, nil
 }
 
 // follow runs a handler for every process of a device's lists: a JDWP

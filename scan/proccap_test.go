@@ -52,7 +52,7 @@ func TestTrackAppCapsProcessesFollowed(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		follow(a, ctx, "emu", updates, appEntries(a.logger()), h)
+		follow(a, ctx, "emu", updates, appEntries(a.logger(), nil).convert, h)
 	}()
 	defer func() { close(updates); cancel(); <-done }()
 	pidsNow := func() []int {

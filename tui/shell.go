@@ -10,6 +10,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/devicelog"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/jdwpspy"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/tui/clip"
@@ -60,6 +61,9 @@ type Config struct {
 	// 127.0.0.1:5037: 2 devices"); it is read on the UI goroutine and must
 	// not block.
 	ADBStatus func() string
+	// Memory, when set, is the budget the status line shows ("mem 12/256
+	// MiB") with the last thing it dropped to make room (budget.Process).
+	Memory *budget.Budget
 	// Timeline, when set, is a replay's clock: its keys are bound and its
 	// status shown (timeline.go).
 	Timeline Timeline

@@ -39,7 +39,13 @@ type statusLine struct {
 	view    *tview.TextView
 	msg     message
 	history []message
+	drops   int64     // the memory budget's drops seen
+	dropAt  time.Time // when the last of them was seen
 }
+
+// dropNoteFor is how long the status line shows what the memory budget
+// last dropped to make room (the message history keeps it).
+const dropNoteFor = 30 * time.Second
 
 // statusInputs are what the status line shows of others' state.
 type statusInputs struct {
@@ -63,11 +69,16 @@ func (p *statusLine) Update(Change) { p.render() }
 func (p *statusLine) flash(text string) {
 	now := p.env.now()
 	p.msg = message{at: now, text: text}
+	p.remember(p.msg)
+	p.render()
+}
+
+// remember keeps m in the history (the last historySize messages).
+func (p *statusLine) remember(m message) {
 	if len(p.history) >= historySize {
 		p.history = append(p.history[:0], p.history[1:]...)
 	}
-	p.history = append(p.history, p.msg)
-	p.render()
+	p.history = append(p.history, m)
 }
 
 // show shows msg like flash without adding it to the history: a
@@ -104,11 +115,13 @@ type statusPart struct {
 }
 
 // The status line's priorities: the replay position and a running trace
-// stay longest, then a message, the selection, problems, the count, and
+// stay longest, then a message, the selection, problems (a drop of the
+// memory budget among them), the count, the memory budget's figure, and
 // last where VMs come from.
 const (
 	keepADB = iota
 	keepDiscovery
+	keepMemory
 	keepCount
 	keepProblem
 	keepSelected
@@ -150,7 +163,33 @@ func (p *statusLine) render() {
 			parts = append(parts, statusPart{text: st, keep: keepADB, cut: true})
 		}
 	}
+	parts = append(parts, p.memoryParts()...)
 	p.view.SetText(" " + fitStatus(parts, p.in.width()-1))
+}
+
+// memoryParts are the memory budget ("mem 12/256 MiB") and, for
+// dropNoteFor after a drop is seen, what it dropped to make room; each
+// drop seen also goes to the message history.
+func (p *statusLine) memoryParts() []statusPart {
+	b := p.env.cfg.Memory
+	if b == nil {
+		return nil
+	}
+	st := b.Stats()
+	mem := fmt.Sprintf("mem %d MiB", st.Used>>20)
+	if st.Limit > 0 {
+		mem = fmt.Sprintf("mem %d/%d MiB", st.Used>>20, st.Limit>>20)
+	}
+	parts := []statusPart{{text: mem, keep: keepMemory}}
+	now := p.env.now()
+	if st.Drops != p.drops {
+		p.drops, p.dropAt = st.Drops, now
+		p.remember(message{at: now, text: "memory budget " + st.LastDrop})
+	}
+	if p.drops > 0 && now.Sub(p.dropAt) < dropNoteFor {
+		parts = append(parts, statusPart{open: "[yellow]", text: "memory budget " + st.LastDrop, close: "[-]", keep: keepProblem, cut: true})
+	}
+	return parts
 }
 
 // fitStatus joins parts with " · " within w cells (w <= 0: no limit).

@@ -5,6 +5,7 @@ import (
 	"github.com/ddmtui/ddmtui/testkit/alloccount"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // Issue 37 #7: a v2 dump whose nested maps name their properties per
@@ -70,4 +71,29 @@ func TestTextNamesBounded(t *testing.T) {
 		t.Errorf("%d names cut, %d bytes kept, %d views", tr.NamesCut, tr.nameBytes, len(tr.Nodes))
 	}
 	t.Logf("%d-byte text dump: %d MiB allocated", len(data), got>>20)
+}
+
+// Bytes, what the model charges a tree to the memory budget, counts at
+// least the dump, every node at its size and the names; the sizes it
+// assumes are the types' own.
+func TestTreeBytesCountsWhatItHolds(t *testing.T) {
+	if unsafe.Sizeof(Node{}) > nodeBytes || unsafe.Sizeof(Property{}) > propertyBytes {
+		t.Fatalf("Node is %d bytes, Property %d: Bytes counts %d and %d", unsafe.Sizeof(Node{}), unsafe.Sizeof(Property{}), nodeBytes, propertyBytes)
+	}
+	var b strings.Builder
+	b.WriteString("a.Root@1 mID=5,NO_ID \n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, " a.V@%x mID=5,NO_ID layout:mLeft=2,%02d \n", i+2, i%100)
+	}
+	data := []byte(b.String())
+	tr, err := DecodeText(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if min := int64(len(data)+tr.nameBytes) + nodeBytes*int64(len(tr.Nodes)) + propertyBytes*int64(len(tr.Props)); tr.Bytes() < min || len(tr.Nodes) < 1000 {
+		t.Fatalf("Bytes %d for a %d-byte dump of %d nodes (at least %d)", tr.Bytes(), len(data), len(tr.Nodes), min)
+	}
+	if (*Tree)(nil).Bytes() != 0 {
+		t.Fatal("a nil tree holds bytes")
+	}
 }

@@ -135,6 +135,29 @@ type Tree struct {
 	cutName   int32
 }
 
+// Per-item sizes Bytes counts (64-bit): a Node's fields and a Property.
+const (
+	nodeBytes     = 144
+	propertyBytes = 16
+)
+
+// Bytes is at most what the tree holds in memory: the dump its values
+// point into, its nodes and their strings (counted even where they point
+// into the dump), properties, child lists and property names. The model
+// charges it to the memory budget (monitor).
+func (t *Tree) Bytes() int64 {
+	if t == nil {
+		return 0
+	}
+	n := int64(len(t.raw)+len(t.Window)+t.nameBytes) + nodeBytes*int64(len(t.Nodes)) +
+		propertyBytes*int64(len(t.Props)) + 4*int64(len(t.children)) + 16*int64(len(t.names))
+	for i := range t.Nodes {
+		nd := &t.Nodes[i]
+		n += int64(len(nd.Class) + len(nd.ID) + len(nd.Text))
+	}
+	return n
+}
+
 // nameFits reports whether a new name of n bytes stays within MaxNameBytes.
 func (t *Tree) nameFits(n int) bool { return t.nameBytes+n <= MaxNameBytes }
 

@@ -7,15 +7,24 @@
 //
 // A feature's budget is a Child of Process with the share it may hold at
 // most; a take must fit both, so several features under attack at once
-// still stay within Process. What does not fit is refused before it is
-// allocated, and the feature drops that one thing (a packet and its
-// connection, a heap map, the rest of a recording, a picture) with an
-// error that says so; what other VMs' sessions hold is never taken back.
+// still stay within Process.
+//
+// When a take does not fit, the budget first makes room: holders that can
+// let go of something (the oldest entries of a device log, the heap maps
+// kept of VMs nobody looks at, decoded pictures kept for drawing) are
+// Reclaimers, asked cheapest Rank first to give bytes back; each such drop
+// writes one log line and leaves a note (LastDrop) that the dashboard's
+// status line and the JSON outputs show. What still does not fit is
+// refused before it is allocated, and the feature drops that one thing (a
+// packet and its connection, a heap map, the rest of a recording, a
+// picture) with an error that says so. A packet a session is reading or
+// holds is never a Reclaimer: a healthy VM's session is never what goes.
 // Standard library only.
 package budget
 
 import (
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 )
 
@@ -35,20 +44,21 @@ type Budget struct {
 	parent *Budget
 	used   atomic.Int64
 	peak   atomic.Int64
+	reg    *registry // the reclaimers and drops of the whole tree (its root's)
 }
 
 // New returns a budget of limit bytes (≤ 0: no limit, only counted).
 func New(limit int64) *Budget {
-	b := &Budget{}
+	b := &Budget{reg: &registry{}}
 	b.limit.Store(limit)
 	return b
 }
 
 // Child returns a budget of limit bytes whose takes are also taken from b
-// (a share of b): a take must fit both.
+// (a share of b): a take must fit both. It shares b's reclaimers.
 func (b *Budget) Child(limit int64) *Budget {
 	c := New(limit)
-	c.parent = b
+	c.parent, c.reg = b, b.reg
 	return c
 }
 
@@ -67,9 +77,28 @@ func (b *Budget) Limit() int64 {
 	return b.limit.Load()
 }
 
-// Take takes n bytes if they fit this budget and its parents, reporting
-// whether it did; a refused take holds nothing.
-func (b *Budget) Take(n int64) bool {
+// Take takes n bytes if they fit this budget and its parents, making room
+// if it must (any Reclaimer may be asked), and reports whether it did; a
+// refused take holds nothing.
+func (b *Budget) Take(n int64) bool { return b.TakeBefore(n, rankLive) }
+
+// TakeBefore is Take for a holder of rank r: to make room it asks only
+// reclaimers that rank before r (cheaper), so a device log that floods
+// drops its own oldest entries rather than another device's.
+func (b *Budget) TakeBefore(n int64, r Rank) bool {
+	for range maxRounds {
+		if b.take(n) {
+			return true
+		}
+		if b.makeRoom(n, r) <= 0 {
+			return false
+		}
+	}
+	return b.take(n)
+}
+
+// take takes n bytes if they fit now.
+func (b *Budget) take(n int64) bool {
 	if b == nil || n <= 0 {
 		return true
 	}
@@ -82,7 +111,7 @@ func (b *Budget) Take(n int64) bool {
 			break
 		}
 	}
-	if !b.parent.Take(n) {
+	if !b.parent.take(n) {
 		b.used.Add(-n)
 		return false
 	}
@@ -91,16 +120,37 @@ func (b *Budget) Take(n int64) bool {
 	return true
 }
 
-// Fits reports whether n bytes more would fit now, without taking them:
-// a reader checks that a whole packet can be read before it allocates its
-// first piece.
+// Fits reports whether n bytes more would fit, without taking them: a
+// reader checks that a whole packet can be read before it allocates its
+// first piece. Like Take, it makes room first if it must.
 func (b *Budget) Fits(n int64) bool {
-	for ; b != nil; b = b.parent {
-		if l := b.limit.Load(); l > 0 && b.used.Load()+n > l {
+	for range maxRounds {
+		if b.over(n) == nil {
+			return true
+		}
+		if b.makeRoom(n, rankLive) <= 0 {
 			return false
 		}
 	}
-	return true
+	return b.over(n) == nil
+}
+
+// over is the nearest of b and its parents that n bytes more would pass,
+// or nil.
+func (b *Budget) over(n int64) *Budget {
+	for ; b != nil; b = b.parent {
+		if l := b.limit.Load(); l > 0 && b.used.Load()+n > l {
+			return b
+		}
+	}
+	return nil
+}
+
+// SetLog makes the drops of b's tree write their line to l (nil: nowhere).
+func (b *Budget) SetLog(l *slog.Logger) {
+	if b != nil {
+		b.reg.log.Store(l)
+	}
 }
 
 // Give gives back n bytes taken. A negative n holds -n bytes more without

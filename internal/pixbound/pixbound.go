@@ -126,6 +126,18 @@ func (in Info) Check(max int64) error {
 	return nil
 }
 
+// Reserve takes the picture's cost from the process-wide budget for its
+// decoding (a decoder of its own, such as raw pixels', calls it before it
+// allocates); release gives it back. A cost that does not fit, even once
+// cheaper things made room, is refused with ErrTooLarge.
+func (in Info) Reserve() (release func(), err error) {
+	if !budget.Process.Take(in.Cost) {
+		return nil, fmt.Errorf("%s: %d×%d pixels need %d MiB to decode, more than the memory budget has left (%s): %w",
+			in.Format, in.Width, in.Height, (in.Cost+(1<<20)-1)>>20, budget.Process, ErrTooLarge)
+	}
+	return func() { budget.Process.Give(in.Cost) }, nil
+}
+
 // Decode decodes data (format "png", "jpeg" or "webp") if its header says
 // it costs at most max bytes (≤ 0: DefaultMaxBytes). The decoder reads
 // through ctx: when ctx ends (the user cancelled, the viewer closed) it
@@ -139,11 +151,11 @@ func Decode(ctx context.Context, data []byte, format string, max int64) (image.I
 		return nil, in, err
 	}
 	// The decode draws on the process-wide budget while it runs.
-	if !budget.Process.Take(in.Cost) {
-		return nil, in, fmt.Errorf("%s: %d×%d pixels need %d MiB to decode, more than the memory budget has left (%s): %w",
-			format, in.Width, in.Height, (in.Cost+(1<<20)-1)>>20, budget.Process, ErrTooLarge)
+	release, err := in.Reserve()
+	if err != nil {
+		return nil, in, err
 	}
-	defer budget.Process.Give(in.Cost)
+	defer release()
 	r := &ctxReader{ctx: ctx, r: bytes.NewReader(data)}
 	var img image.Image
 	switch format {

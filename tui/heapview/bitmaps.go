@@ -146,6 +146,12 @@ func decodeRaw(data []byte, w, hgt int) (image.Image, error) {
 	if bpp < 1 || (bpp > 4) || bpp == 3 {
 		return nil, fmt.Errorf("raw pixels: %d bytes for %d×%d is no known pixel format", len(data), w, hgt)
 	}
+	// Drawn on the memory budget while decoded, as pixbound.Decode does.
+	release, err := pixbound.Info{Format: "raw", Width: w, Height: hgt, Cost: pixbound.RawCost(w, hgt)}.Reserve()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	img := image.NewNRGBA(image.Rect(0, 0, w, hgt))
 	for i := range n {
 		var c color.NRGBA
@@ -187,12 +193,21 @@ func (v *View) openBitmap() {
 	}
 	v.bitmapWork("decoding the bitmap", func(ctx context.Context) func() {
 		img, err := decodeBitmap(ctx, h, b)
+		var kept *pixbound.Kept
+		if err == nil {
+			// Charged to the memory budget while its page is shown.
+			kept, err = pixbound.Keep(img, nil, "the heap viewer's "+title)
+		}
 		return func() {
 			if err != nil {
 				v.Push(viewer.NewMessage(title, "The pixels cannot be drawn: "+err.Error()))
 				return
 			}
-			pic := newPicture(img, v.opt.Palette.NoColor)
+			if v.isClosed() {
+				kept.Release()
+				return
+			}
+			pic := newKeptPicture(kept, v.opt.Palette.NoColor)
 			v.Push(viewer.NewCustom(pic, title, "image").SetHints("s save as PNG  Esc back  ? help"))
 		}
 	})

@@ -3,6 +3,7 @@ package heapview
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -14,6 +15,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/ddmtui/ddmtui/hprof/scene"
+	"github.com/ddmtui/ddmtui/internal/budget"
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/tui/style"
 )
 
@@ -177,5 +180,59 @@ func TestBitmapFromDumpDataJPEG(t *testing.T) {
 	rr, _, _ := right.RGB()
 	if r, _, _ := hs.cellColours(63, y+1); r != '▀' || rr < lr+150 {
 		t.Errorf("left %v right %v: no gradient to the right", left, right)
+	}
+}
+
+// A bitmap drawn is charged to the memory budget while its page is shown
+// and given back when the page is left or the viewer closes; let go to make
+// room, its page says so.
+func TestBitmapChargedWhileShown(t *testing.T) {
+	p := budget.Process
+	defer p.SetLimit(p.Limit())
+	hs, _ := openHero(t, scene.Options{API: 24, Seed: 7}, style.Palette{})
+	base := p.Used()
+	hs.enter()
+	hs.must("256 × 192 pixels")
+	if got := p.Used() - base; got != 256*192*4 {
+		t.Fatalf("the bitmap shown holds %d bytes of the budget, want %d", got, 256*192*4)
+	}
+	hs.back()
+	if p.Used() != base {
+		t.Fatalf("left, the page still holds %d bytes", p.Used()-base)
+	}
+	hs.enter()
+	p.SetLimit(p.Used())
+	if !p.Take(1) {
+		t.Fatal("no room made although the bitmap could go")
+	}
+	hs.draw()
+	hs.must("let go to make room (memory budget)")
+	if hs.row("▀") >= 0 || !strings.Contains(p.LastDrop().What, "the heap viewer's Bitmap") {
+		t.Fatalf("drawn after it was let go; last drop %+v", p.LastDrop())
+	}
+	p.Give(1)
+	p.SetLimit(0)
+	hs.back()
+	hs.enter()
+	hs.v.Close()
+	if p.Used() != base {
+		t.Fatalf("closed, the viewer still holds %d bytes", p.Used()-base)
+	}
+}
+
+// Raw pixels draw their decoded size on the memory budget while decoded,
+// as pictures do: past what it has left they are refused before the image
+// is allocated.
+func TestDecodeRawDrawsOnTheBudget(t *testing.T) {
+	p := budget.Process
+	defer p.SetLimit(p.Limit())
+	base := p.Used()
+	p.SetLimit(base + 100_000)
+	_, err := decodeRaw(make([]byte, 256*192*4), 256, 192)
+	if !errors.Is(err, pixbound.ErrTooLarge) || !strings.Contains(err.Error(), "more than the memory budget has left") {
+		t.Fatalf("a 192 KiB decode within 100 KB of budget: %v", err)
+	}
+	if _, err := decodeRaw(make([]byte, 100*100*4), 100, 100); err != nil || p.Used() != base {
+		t.Fatalf("within the budget: %v; %d bytes left held", err, p.Used()-base)
 	}
 }

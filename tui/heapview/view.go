@@ -221,6 +221,7 @@ func (v *View) Model() *Model { return v.m }
 // keeps the dump until it ends, and releases it then.
 func (v *View) Close() error {
 	v.bitmapJob.stop()
+	v.ReleasePages() // a bitmap shown leaves the memory budget
 	v.mu.Lock()
 	v.closed = true
 	if v.busy > 0 {

@@ -234,15 +234,32 @@ func (f *Frame) PopToRoot() {
 }
 
 // forget drops pages no tab shows any more from the body (their scope's
-// keys stay declared; Register adds a page back).
+// keys stay declared; Register adds a page back); a page that holds
+// something until it is left (a picture charged to the memory budget) is
+// told: Release.
 func (f *Frame) forget(pages ...Page) {
 	for _, p := range pages {
 		if f.inUse(p) {
 			continue
 		}
+		if r, ok := p.(interface{ Release() }); ok {
+			r.Release()
+		}
 		if name, ok := f.names[p]; ok {
 			f.body.RemovePage(name)
 			delete(f.names, p)
+		}
+	}
+}
+
+// ReleasePages tells every page of every tab that holds something until
+// it is left (Release) that it is: the view closes.
+func (f *Frame) ReleasePages() {
+	for _, t := range f.tabs {
+		for _, p := range t.stack {
+			if r, ok := p.(interface{ Release() }); ok {
+				r.Release()
+			}
 		}
 	}
 }

@@ -145,6 +145,15 @@ func (c *Custom) SetHints(s string) *Custom { c.hints = s; return c }
 // Hints implements Hinted.
 func (c *Custom) Hints() string { return c.hints }
 
+// Release passes the frame's Release (the page is left) to a primitive
+// that holds something until then (a picture charged to the memory
+// budget).
+func (c *Custom) Release() {
+	if r, ok := c.Primitive.(interface{ Release() }); ok {
+		r.Release()
+	}
+}
+
 // Title implements Page.
 func (c *Custom) Title() string { return c.title }
 

@@ -43,18 +43,23 @@ func (v *View) fetchCapture(name string, then func()) {
 			// #6: a 1.5 MB PNG claiming 20000×20000 took 1.6 GiB here).
 			img, _, err = pixbound.Decode(ctx, data, "png", 0)
 		}
+		var kept *pixbound.Kept
 		if err == nil {
-			img = pixbound.Fit(img, pw, ph)
+			// What is kept (the picture fitted to the pane, and the PNG
+			// for s) is charged to the memory budget until it goes.
+			kept, err = pixbound.Keep(pixbound.Fit(img, pw, ph), data, "the capture of "+name)
 		}
 		return func() {
 			if v.src != src {
+				kept.Release()
 				return
 			}
 			if err != nil {
 				v.flash("capture: " + err.Error())
 				return
 			}
-			v.capture, v.captureOf, v.capturePNG, v.showCapture = img, name, data, true
+			v.capture.Release()
+			v.capture, v.captureOf, v.showCapture = kept, name, true
 			v.message = ""
 			v.update()
 			if then != nil {
@@ -70,7 +75,7 @@ func (v *View) save() {
 		return
 	}
 	store := func() {
-		data, base := v.capturePNG, name
+		data, base := v.capture.Data(), name
 		if v.title != "" {
 			base = v.title + "-" + name
 		}
@@ -86,7 +91,7 @@ func (v *View) save() {
 			}
 		})
 	}
-	if v.captureOf == name && v.capturePNG != nil {
+	if v.captureOf == name && v.capture.Data() != nil {
 		store()
 		return
 	}

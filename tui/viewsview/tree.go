@@ -234,11 +234,17 @@ func (b *picBox) Draw(s tcell.Screen) {
 	v := b.v
 	x, y, w, h := b.GetInnerRect()
 	if v.showCapture && v.capture != nil {
-		if w < minPictureW || h < minPictureH {
+		img := v.capture.Image()
+		switch {
+		case img == nil:
+			for i, l := range tview.WordWrap("let go to make room (memory budget): c captures again", max(w, 1)) {
+				tview.Print(s, l, x, y+i, w, tview.AlignLeft, tcell.ColorDefault)
+			}
+		case w < minPictureW || h < minPictureH:
 			tview.Print(s, "too small for the capture (s saves it)", x, y, w, tview.AlignLeft, tcell.ColorDefault)
-			return
+		default:
+			Picture(img, w, h, v.opt.Palette).Draw(s, x, y)
 		}
-		Picture(v.capture, w, h, v.opt.Palette).Draw(s, x, y)
 		return
 	}
 	Wireframe(v.t, v.selected(), w, h, v.opt.Palette).Draw(s, x, y)

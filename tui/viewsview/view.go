@@ -17,13 +17,13 @@ package viewsview
 import (
 	"context"
 	"fmt"
-	"image"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/tui/keymap"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/tui/viewer"
@@ -85,9 +85,8 @@ type View struct {
 	rows     []int32         // the nodes listed, in order
 	sel, top int
 
-	capture     image.Image
+	capture     *pixbound.Kept // the picture and its PNG, charged to the memory budget while kept
 	captureOf   string
-	capturePNG  []byte
 	showCapture bool
 	profile     []viewtree.Timing
 	profileOf   string
@@ -309,7 +308,8 @@ func (v *View) nextWindow(d int) {
 }
 
 func (v *View) clearPicture() {
-	v.capture, v.captureOf, v.capturePNG, v.showCapture = nil, "", nil, false
+	v.capture.Release()
+	v.capture, v.captureOf, v.showCapture = nil, "", false
 	v.profile, v.profileOf = nil, ""
 }
 

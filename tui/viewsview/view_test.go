@@ -16,6 +16,8 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/budget"
+	"github.com/ddmtui/ddmtui/internal/pixbound"
 	"github.com/ddmtui/ddmtui/testkit/hostile"
 	"github.com/ddmtui/ddmtui/tui/style"
 	"github.com/ddmtui/ddmtui/viewtree"
@@ -144,6 +146,7 @@ func newHarness(t *testing.T, w, h int) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(hs.screen.Fini)
+	t.Cleanup(func() { hs.v.clearPicture() }) // a kept capture leaves the memory budget
 	hs.screen.SetSize(w, h)
 	hs.v = New(Options{Palette: style.Palette{}, Quit: func() { hs.quits++ },
 		Go: func(_ string, work func(context.Context) func()) {
@@ -396,8 +399,46 @@ func TestViewsPaneCaptureBounded(t *testing.T) {
 	hs.keys("c")
 	hs.has("Capture: TextView@c10c")
 	_, _, pw, ph := hs.v.pic.GetInnerRect()
-	if bd := hs.v.capture.Bounds(); bd.Dx() > max(pw, 320) || bd.Dy() > max(2*ph, 200) || bd.Dx() < 100 {
+	if bd := hs.v.capture.Image().Bounds(); bd.Dx() > max(pw, 320) || bd.Dy() > max(2*ph, 200) || bd.Dx() < 100 {
 		t.Errorf("kept the capture at %v for a %d×%d pane", bd, pw, ph)
+	}
+}
+
+// A capture kept for drawing is charged to the memory budget (its fitted
+// pixels and its PNG), let go when the budget must make room (the pane
+// says so; s fetches it again), and given back when the pane opens another
+// VM.
+func TestViewsCaptureChargedAndLetGo(t *testing.T) {
+	p := budget.Process
+	defer p.SetLimit(p.Limit())
+	hs := newHarness(t, 120, 30)
+	base := p.Used()
+	hs.keys("jj")
+	hs.app.picture = hostile.PNG(600, 400, 8, 6, false, 2000)
+	hs.keys("c")
+	hs.has("Capture: TextView@c10c")
+	held := hs.v.capture.Held()
+	if img := hs.v.capture.Image(); held != pixbound.ImageBytes(img)+int64(len(hs.app.picture)) || p.Used()-base != held {
+		t.Fatalf("kept %d bytes, the budget counts %d", held, p.Used()-base)
+	}
+	p.SetLimit(p.Used() + 1000)
+	if !p.Take(held) {
+		t.Fatal("no room made although the capture could go")
+	}
+	hs.draw()
+	hs.has("let go to make room", "captures again")
+	if d := p.LastDrop(); d.What != "the capture of android.widget.TextView@c10c" || d.Bytes != held {
+		t.Fatalf("last drop %+v", d)
+	}
+	p.Give(held)
+	p.SetLimit(0)
+	hs.keys("s") // its PNG went too: captured again to be saved
+	if hs.app.captures != 2 || len(hs.saved["com.example-android.widget.TextView@c10c"]) == 0 {
+		t.Fatalf("%d captures, saved %d views", hs.app.captures, len(hs.saved))
+	}
+	hs.v.Open("com.example", hs.app)
+	if p.Used() != base {
+		t.Fatalf("after Open: the budget counts %d bytes more", p.Used()-base)
 	}
 }
 
