@@ -20,9 +20,14 @@ type Builder struct {
 	typeOf map[uint64]int32 // type id -> index in types
 
 	ids     []uint64 // per object, in the order given
-	objType []uint64
+	// objType and sizes keep 32 bits an object (a million objects: 8 MB
+	// less while the reader's arrays are still held, the analysis's peak):
+	// a type id or size that does not fit is held in wide, by object, with
+	// wideMark in its place. sizes holds sizeOfTypeMark for SizeOfType.
+	objType []uint32
 	kinds   []uint8
-	sizes   []uint64 // SizeOfType: the type's instance size
+	sizes   []uint32
+	wide    map[int32]wideValues
 	heapOf  []uint8
 	heaps   []string
 	heapIdx map[string]uint8
@@ -76,6 +81,45 @@ type Object struct {
 
 // SizeOfType in Object.Size takes the size from the object's type.
 const SizeOfType = math.MaxUint64
+
+const (
+	wideMark       = math.MaxUint32     // objType or sizes: the value is in wide
+	sizeOfTypeMark = math.MaxUint32 - 1 // sizes: SizeOfType
+)
+
+// wideValues are an object's type id and size when either does not fit
+// the 32 bits of objType and sizes.
+type wideValues struct{ typ, size uint64 }
+
+// narrow stores object i's type id and size in 32 bits each, or in wide.
+func (b *Builder) narrow(i int32, typ, size uint64) {
+	t, z := uint32(typ), uint32(size)
+	if size == SizeOfType {
+		z = sizeOfTypeMark
+	}
+	if typ >= wideMark || size != SizeOfType && size >= sizeOfTypeMark {
+		if b.wide == nil {
+			b.wide = map[int32]wideValues{}
+		}
+		b.wide[i] = wideValues{typ: typ, size: size}
+		t, z = wideMark, wideMark
+	}
+	b.objType = append(b.objType, t)
+	b.sizes = append(b.sizes, z)
+}
+
+// typeAndSize are object x's type id and size as given.
+func (b *Builder) typeAndSize(x int) (typ, size uint64) {
+	t, z := b.objType[x], b.sizes[x]
+	if t == wideMark {
+		w := b.wide[int32(x)]
+		return w.typ, w.size
+	}
+	if z == sizeOfTypeMark {
+		return uint64(t), SizeOfType
+	}
+	return uint64(t), uint64(z)
+}
 
 // fieldName is a reference field: its declaring class's name ("" when
 // the declarer is the object's own class) and its name.
@@ -152,9 +196,8 @@ func (b *Builder) Object(o Object) {
 	}
 	i := int32(len(b.ids))
 	b.ids = append(b.ids, o.ID)
-	b.objType = append(b.objType, o.Type)
+	b.narrow(i, o.Type, o.Size)
 	b.kinds = append(b.kinds, uint8(o.Kind))
-	b.sizes = append(b.sizes, o.Size)
 	heap := o.Heap
 	if heap == "" {
 		heap = "default"
@@ -250,12 +293,12 @@ func (b *Builder) Finish() (*Heap, error) {
 	h.heapOf = b.heapOf
 	h.roots = make([]uint64, (n+63)/64)
 	for x := range n {
-		t, ok := b.typeOf[b.objType[x]]
+		typ, size := b.typeAndSize(x)
+		t, ok := b.typeOf[typ]
 		if !ok {
-			return nil, fmt.Errorf("object %#x is of type %#x, which is not given", b.ids[x], b.objType[x])
+			return nil, fmt.Errorf("object %#x is of type %#x, which is not given", b.ids[x], typ)
 		}
 		h.typ[x] = t
-		size := b.sizes[x]
 		if size == SizeOfType {
 			size = b.types[t].InstanceSize
 		}
@@ -292,7 +335,7 @@ func (b *Builder) Finish() (*Heap, error) {
 	}
 	sortRootKinds(h)
 	b.rootTags = nil
-	b.ids, b.objType, b.sizes = nil, nil, nil
+	b.ids, b.objType, b.sizes, b.wide = nil, nil, nil, nil
 	g := newGraphValues(h, b)
 	h.vals = g
 	if err := g.edges(); err != nil {

@@ -3,6 +3,7 @@ package heapdump
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -320,5 +321,55 @@ func TestBuilderByHand(t *testing.T) {
 	}
 	if n := strings.Count(text.String(), "not in this dump: "); n != 3 || !strings.HasPrefix(text.String(), "heap dump: hand, 5 objects (4 reachable)\n") {
 		t.Errorf("the text report says %d times what is not in the dump:\n%s", n, text.String())
+	}
+}
+
+// The Builder keeps an object's type id and size in 32 bits each: ids and
+// sizes that do not fit, and the values next to the marks that stand for
+// them, come back as given.
+func TestBuilderWideTypesAndSizes(t *testing.T) {
+	const wideType = 1 << 40
+	b := NewBuilder("wide", Options{})
+	b.Type(Type{ID: wideType, Name: "Wide", InstanceSize: 12})
+	b.Type(Type{ID: math.MaxUint32 - 1, Name: "Edge", InstanceSize: 20})
+	b.Type(Type{ID: 3, Name: "Small", InstanceSize: 7})
+	sizes := map[uint64]uint64{
+		0x10: 1 << 33,            // a size past 32 bits
+		0x20: math.MaxUint32 - 1, // the SizeOfType mark's value, as a size
+		0x30: math.MaxUint32,     // the wide mark's value, as a size
+		0x40: 12,                 // SizeOfType of Wide
+		0x50: 20,                 // SizeOfType of Edge
+		0x60: 7,                  // SizeOfType of Small
+		0x70: 9,
+	}
+	b.Object(Object{ID: 0x10, Type: 3, Kind: KindInstance, Size: 1 << 33, Refs: []uint64{0x20, 0x30, 0x40, 0x50, 0x60, 0x70}})
+	b.Object(Object{ID: 0x20, Type: 3, Kind: KindInstance, Size: math.MaxUint32 - 1})
+	b.Object(Object{ID: 0x30, Type: wideType, Kind: KindInstance, Size: math.MaxUint32})
+	b.Object(Object{ID: 0x40, Type: wideType, Kind: KindInstance, Size: SizeOfType})
+	b.Object(Object{ID: 0x50, Type: math.MaxUint32 - 1, Kind: KindInstance, Size: SizeOfType})
+	b.Object(Object{ID: 0x60, Type: 3, Kind: KindInstance, Size: SizeOfType})
+	b.Object(Object{ID: 0x70, Type: wideType, Kind: KindInstance, Size: 9})
+	b.RootOf(0x10, 0)
+	h, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	class := map[uint64]string{0x10: "Small", 0x20: "Small", 0x30: "Wide", 0x40: "Wide", 0x50: "Edge", 0x60: "Small", 0x70: "Wide"}
+	var total uint64
+	for id, want := range sizes {
+		x, ok := h.Lookup(id)
+		if !ok {
+			t.Fatalf("no %#x", id)
+		}
+		if got := h.Shallow(x); got != want {
+			t.Errorf("%#x: size %d, want %d", id, got, want)
+		}
+		if got := h.ClassName(x); got != class[id] {
+			t.Errorf("%#x: class %q, want %q", id, got, class[id])
+		}
+		total += want
+	}
+	if root, _ := h.Lookup(0x10); h.Retained(root) != total {
+		t.Errorf("the root retains %d, want %d", h.Retained(root), total)
 	}
 }
