@@ -4,7 +4,9 @@ package heapdump
 // reachable node (D6–D8) with Lengauer–Tarjan's semi-dominators and the
 // semi-NCA finish, over depth-first numbers: 0 is the super-root, whose
 // successors are the root nodes and class objects in node order.
-func dominate(h *Heap) {
+// semiDone, called once, is told when the semi-dominators are known and
+// the arrays that found them are given back.
+func dominate(h *Heap, semiDone func()) {
 	n := h.n
 	progress := phase(h, "dominators")
 	pre := make([]int32, n) // node -> DFS number, 0 unvisited
@@ -125,6 +127,7 @@ func dominate(h *Heap) {
 	}
 	semi = nil
 	collect(h)
+	semiDone()
 	if progress != nil {
 		progress(0.8)
 	}

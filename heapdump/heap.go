@@ -159,13 +159,16 @@ func (h *Heap) Close() error {
 func finish(h *Heap) {
 	collect(h)
 	// The BFS for paths needs only the edges: it runs beside the
-	// dominators, on the other core.
+	// dominators, on the other core, from the moment their largest
+	// temporary arrays (the predecessors, the semi-dominators' forest)
+	// are given back, so the two phases' arrays are not held at once.
 	bfs := make(chan struct{})
-	go func() {
-		h.bfsParent = shortestParents(h)
-		close(bfs)
-	}()
-	dominate(h)
+	dominate(h, func() {
+		go func() {
+			h.bfsParent = shortestParents(h)
+			close(bfs)
+		}()
+	})
 	histogramRetained(h)
 	<-bfs
 	h.vals.released()
