@@ -19,7 +19,7 @@ type Builder struct {
 	types  []Type
 	typeOf map[uint64]int32 // type id -> index in types
 
-	ids     []uint64 // per object, in the order given
+	ids []uint64 // per object, in the order given
 	// objType and sizes keep 32 bits an object (a million objects: 8 MB
 	// less while the reader's arrays are still held, the analysis's peak):
 	// a type id or size that does not fit is held in wide, by object, with
