@@ -20,7 +20,11 @@ func (s *Session) begin(now time.Time) {
 	s.rec.json(now, record.KindEndpoint, s.key, endpointRecord{Source: s.source, PID: s.pid, Device: s.dev != nil, NoJDWP: s.noJDWP})
 	s.store.UpdateVM(s.key, func(vm *VM) {
 		vm.Source, vm.PID, vm.Connected = s.source, s.pid, now
-		vm.Debuggable = !s.noJDWP // track-app's word, when it comes, replaces this
+		// track-app's word, when it comes, replaces these; until then a
+		// session without JDWP is what track-app made it for, a
+		// profileable process, so that a request taken before the word
+		// arrives (a heap graph rather than HPROF) is already right.
+		vm.Debuggable, vm.Profileable = !s.noJDWP, vm.Profileable || s.noJDWP
 	})
 	s.entry.setCaps(func(*capInput) {})
 }

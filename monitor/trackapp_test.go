@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/scan"
 	"github.com/ddmtui/ddmtui/sim"
 	"github.com/ddmtui/ddmtui/sim/adbd"
@@ -151,6 +152,23 @@ func TestTrackAppThroughRealADB(t *testing.T) {
 		if strings.Contains(vm.Err, "track") {
 			t.Errorf("%s: %s", vm.Key, vm.Err)
 		}
+	}
+}
+
+// A session without JDWP is a profileable process from its first moment,
+// before track-app's entry is applied: a request taken in between (the
+// heap graph that `hprof --pid` picks) sees it as one.
+func TestProcessOnlyBeforeTrackApp(t *testing.T) {
+	store := NewStore(NewBus())
+	s := NewSession(scan.Endpoint{Key: "p", Source: "adb:x", PID: 9, Process: scan.NewProcess(adb.AppProcess{PID: 9, Profileable: true})}, store, SessionOptions{})
+	s.begin(time.Now())
+	if vm, _ := store.VM("p"); !vm.ProcessOnly() || !HeapGraphPreferred(vm) {
+		t.Fatalf("no JDWP: %+v", vm)
+	}
+	d := NewSession(scan.Endpoint{Key: "d", Source: "adb:x", PID: 10}, store, SessionOptions{})
+	d.begin(time.Now())
+	if vm, _ := store.VM("d"); vm.ProcessOnly() || vm.Profileable || !vm.Debuggable {
+		t.Fatalf("JDWP: %+v", vm)
 	}
 }
 
