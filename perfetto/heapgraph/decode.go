@@ -574,7 +574,7 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 				g.Refs = append(g.Refs, v)
 				continue
 			}
-			g.Refs = grow(g.Refs, len(data)) // a value is at least a byte
+			g.Refs = grow(g.Refs, varints(data))
 			for k := 0; k < len(data); {
 				x, n := protowire.ConsumeVarint(data[k:])
 				if n < 0 {
@@ -587,7 +587,7 @@ func (st *dumpState) object(b []byte, base int, prevID *uint64) error {
 			if typ == protowire.VarintType {
 				data = protowire.AppendVarint(nil, v)
 			}
-			g.FieldOf = grow(g.FieldOf, len(data))
+			g.FieldOf = grow(g.FieldOf, varints(data))
 			for k := 0; k < len(data); {
 				x, n := protowire.ConsumeVarint(data[k:])
 				if n < 0 {
@@ -705,7 +705,7 @@ func (st *dumpState) root(b []byte, base int) error {
 		case fRootType:
 			typ = f.v
 		case fRootObjectIDs:
-			st.g.Roots = grow(st.g.Roots, len(f.b)) // packed: a value is at least a byte
+			st.g.Roots = grow(st.g.Roots, varints(f.b))
 			return repeated(f, "root object_ids", func(v uint64) error {
 				st.g.Roots = append(st.g.Roots, Root{ID: v})
 				return nil
@@ -752,6 +752,18 @@ func interned(b []byte, base int, what string, names map[uint64]string) error {
 	}
 	names[iid] = str
 	return nil
+}
+
+// varints counts the varints packed in b: the bytes that end one (high bit
+// clear). A cut-off last one is not counted; its decoding reports it.
+func varints(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+		}
+	}
+	return n
 }
 
 // grow makes room for n more elements in s, at least doubling it when it
