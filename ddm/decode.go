@@ -127,6 +127,13 @@ func DecodeFromVM(c Chunk) (Message, error) {
 	return d(c.Data)
 }
 
+// KnownFromVM reports whether DecodeFromVM has a decoder for chunks of
+// type t.
+func KnownFromVM(t Type) bool {
+	_, ok := fromVM[t]
+	return ok
+}
+
 // DecodeFromMonitor decodes a request chunk a VM received from a monitor.
 // An unknown type yields an error wrapping ErrUnknownChunk.
 func DecodeFromMonitor(c Chunk) (Message, error) {

@@ -88,7 +88,8 @@ func (k *streamSink) leave() {
 }
 
 // divert is the session connection's jdwp.Divert: it takes a DDM packet
-// that is one chunk of a type a collect awaits.
+// that is one chunk of a type a collect awaits, and drops unread one that
+// nothing would use.
 func (s *transfers) divert(p *jdwp.Packet, n int, head []byte) (io.Writer, func(error)) {
 	if p.IsReply() || p.CommandSet != jdwp.CmdSetDDM || p.Command != jdwp.CmdDDMChunk || len(head) < 8 {
 		return nil, nil
@@ -97,14 +98,31 @@ func (s *transfers) divert(p *jdwp.Packet, n int, head []byte) (io.Writer, func(
 	if int64(binary.BigEndian.Uint32(head[4:])) != int64(n-8) {
 		return nil, nil // not one chunk filling the packet
 	}
+	// A dump or trace nobody asked for would be read whole only to be
+	// dropped (deliver), and a chunk of a type no decoder knows only to be
+	// ignored (unsolicited): either is dropped as it arrives, holding no
+	// memory and drawing no budget (a VM sending them unasked, back to
+	// back, left each one garbage to collect: RELIABILITY.md).
+	unused := !ddm.KnownFromVM(t) || (t == ddm.TypeHPDS || t == ddm.TypeMPSE) && !s.awaited(t)
 	s.sinkMu.Lock()
 	defer s.sinkMu.Unlock()
 	k := s.sinks[t]
+	if k == nil && unused {
+		s.log.Info("large chunk nobody asked for; dropped unread", "type", t.String(), "bytes", n-8)
+		return io.Discard, func(error) {}
+	}
 	if k == nil || k.claimed {
 		return nil, nil
 	}
 	k.claimed = true
 	return k, k.end
+}
+
+// awaited reports whether a collect waits for a chunk of type t.
+func (s *transfers) awaited(t ddm.Type) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiting[t] != nil
 }
 
 // heldBytes keeps what is written to it: the in-memory HeapDump and

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"runtime"
@@ -282,3 +283,33 @@ func TestHeapDumpVMDiesMidway(t *testing.T) {
 }
 
 var _ io.Writer = (*hashWriter)(nil)
+
+// A large HPDS or MPSE chunk that no collect awaits, or one of a type no
+// decoder knows, is dropped as it arrives (diverted to nowhere), not read
+// whole into memory to be dropped then; other chunks, and one a collect
+// awaits, take the normal path.
+func TestUnaskedDumpDroppedUnread(t *testing.T) {
+	s := &transfers{log: slog.New(slog.DiscardHandler)}
+	chunk := func(ty ddm.Type, n int) (*jdwp.Packet, int, []byte) {
+		head := binary.BigEndian.AppendUint32(nil, uint32(ty))
+		head = binary.BigEndian.AppendUint32(head, uint32(n-8))
+		return &jdwp.Packet{CommandSet: jdwp.CmdSetDDM, Command: jdwp.CmdDDMChunk}, n, head
+	}
+	for _, ty := range []ddm.Type{ddm.TypeHPDS, ddm.TypeMPSE} {
+		w, end := s.divert(chunk(ty, 30<<20))
+		if w != io.Discard || end == nil {
+			t.Fatalf("%v nobody awaits: writer %v", ty, w)
+		}
+		end(nil)
+	}
+	if w, _ := s.divert(chunk(ddm.Type(0x58585858), 30<<20)); w != io.Discard {
+		t.Fatalf("a type no decoder knows: writer %v", w)
+	}
+	if w, _ := s.divert(chunk(ddm.TypeHPSG, 30<<20)); w != nil {
+		t.Fatalf("HPSG: diverted to %v", w)
+	}
+	s.waiting = map[ddm.Type]chan []byte{ddm.TypeHPDS: make(chan []byte, 1)} // a collect reading it whole
+	if w, _ := s.divert(chunk(ddm.TypeHPDS, 30<<20)); w != nil {
+		t.Fatalf("awaited HPDS: diverted to %v", w)
+	}
+}

@@ -177,8 +177,10 @@ func TestSoak(t *testing.T) {
 		{name: "baseline (3 healthy VMs)", assertRSS: true},
 		{name: "junk endpoints (garbage, slowloris, bad/oversize length, no HELO) x24", assertRSS: true,
 			servers: repeat(hostilePorts, hostile.Garbage, hostile.Slowloris, hostile.BadLength, hostile.Oversize, hostile.NoHELO, hostile.SlowPacket(500<<20, 4<<20))},
-		{name: "large packets: 12 VMs sending 30 MiB chunks unasked", assertRSS: true, bound: tightBound,
-			servers: repeat(12, hostile.HelloVM(9001, bigChunks(30<<20)))},
+		{name: "large packets: 12 VMs sending 30 MiB heap dumps unasked (dropped as they arrive)", assertRSS: true, bound: tightBound,
+			servers: repeat(12, hostile.HelloVM(9001, bigChunks(ddm.TypeHPDS, 30<<20, 1)))},
+		{name: "large packets: 12 VMs sending 30 MiB packets of two chunks (read whole, jdwp.Budget)", assertRSS: true, bound: tightBound,
+			servers: repeat(12, hostile.HelloVM(9001, bigChunks(ddm.Type(0x58585858), 30<<20, 2)))},
 		{name: "THCR floods: 6 VMs with endless new thread ids", assertRSS: true,
 			servers: repeat(6, hostile.HelloVM(9002, thcrFlood))},
 		{name: "endless heap segments: 2 VMs, HPST then HPSG at 8 MB/s, no HPEN (heap.Assembler bounds the set)", assertRSS: true, bound: tightBound,
@@ -346,10 +348,35 @@ func (r *rig) runPhase(t *testing.T, a attack, d time.Duration) figures {
 	return f
 }
 
-// bigChunks sends unasked DDM packets of n bytes, one after another.
-func bigChunks(n int) func(send func(ddm.Message) error, stop <-chan struct{}) {
-	raw := hostile.RawChunks(ddm.AppendMessage(nil, &ddm.HeapDumpData{HPROF: make([]byte, n)}))
+// bigChunks sends unasked DDM packets of n bytes, one after another, each
+// of the given number of chunks of type t (one: a packet a monitor may
+// divert as it arrives; more: one it must read whole). The senders of a
+// phase share one body, built when the first starts and let go when the
+// last stops, so that other phases do not carry it in their figures.
+func bigChunks(t ddm.Type, n, chunks int) func(send func(ddm.Message) error, stop <-chan struct{}) {
+	var (
+		mu    sync.Mutex
+		body  hostile.RawChunks
+		users int
+	)
 	return func(send func(ddm.Message) error, stop <-chan struct{}) {
+		mu.Lock()
+		if users == 0 {
+			body = make([]byte, 0, n)
+			for range chunks {
+				body = ddm.AppendChunk(body, t, make([]byte, n/chunks-ddm.ChunkHeaderLen))
+			}
+		}
+		users++
+		raw := body
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			if users--; users == 0 {
+				body = nil
+			}
+			mu.Unlock()
+		}()
 		for {
 			select {
 			case <-stop:
