@@ -67,6 +67,7 @@ func runDashboard(c *cli.Context, d monitor.Discovery, label string, log *slog.L
 			}
 		}()
 	}
+	defer watchMemory()()
 	engine := newEngine(c, store, opts)
 	// The debugger proxy: a port per VM, and one for the VM selected here.
 	// The engine outlives it, so a debugger's cleanup still reaches its VM.

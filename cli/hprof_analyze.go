@@ -3,8 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"io"
-	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -45,11 +45,9 @@ func openHeapViewer(c *cli.Context, file, baseline string) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range []string{baseline, file} {
-		if f != "" {
-			limitHeapMemory(f)
-		}
-	}
+	// The viewer raises the soft memory limit by each file's allowance
+	// while it analyses it (heapview.LoadPID).
+	debug.SetGCPercent(50)
 	return heapview.Run(file, heapview.RunOptions{Baseline: baseline, Context: c.Context, PID: int32(c.Int("pid")), Mapping: m})
 }
 
@@ -122,47 +120,15 @@ func analyzeHeap(c *cli.Context, file, label string, jsonOut bool, top int, view
 	return heapdump.WriteText(c.App.Writer, r, heapdump.TextOptions{File: label, Top: top})
 }
 
-// heapGraphMemoryLimit is the Go heap's soft limit while a heap graph is
-// analysed: about what the model and the graph hold at once at 1 M
-// objects; above it the collector runs more often, nothing fails.
-const heapGraphMemoryLimit = 80 << 20
-
-// An HPROF file's analysis runs under a soft limit of hprofMemoryFactor
-// times the file plus hprofMemoryFloor; above it the collector runs more
-// often, nothing fails.
-const (
-	hprofMemoryFactor = 2
-	hprofMemoryFloor  = 64 << 20
-)
-
 // limitHeapMemory sets what a one-shot command (the analysis, the
 // standalone viewer) needs to keep the analysis of file within its
-// allowance: a collector that runs at half the live heap's growth, and a
-// soft limit raised by the file's allowance.
+// allowance (heapfile.MemoryAllowance): a collector that runs at half the
+// live heap's growth, and a soft limit raised by the file's allowance for
+// the rest of the command (`hprof diff` opens two heaps, each with its
+// allowance).
 func limitHeapMemory(file string) {
 	debug.SetGCPercent(50)
-	if f, _ := heapfile.SniffFile(file); f == heapfile.FormatHeapGraph {
-		// A heap graph is decoded before the model is built from it: the
-		// two overlap for a moment, and a soft limit has the collector
-		// reclaim the decoder's garbage in time (docs/PERFORMANCE.md).
-		addMemoryLimit(heapGraphMemoryLimit)
-	} else if fi, err := os.Stat(file); err == nil {
-		// A dense dump's model is several times its file (a linked list
-		// of 21-byte objects: 4x), and between collections its garbage
-		// grows by half of that again (issue 37 #13).
-		addMemoryLimit(hprofMemoryFactor*fi.Size() + hprofMemoryFloor)
-	}
-}
-
-// addMemoryLimit raises the Go runtime's soft memory limit by n bytes (from
-// none to n the first time): `hprof diff` opens two heaps, each with its
-// allowance.
-func addMemoryLimit(n int64) {
-	cur := debug.SetMemoryLimit(-1)
-	if cur == math.MaxInt64 {
-		cur = 0
-	}
-	debug.SetMemoryLimit(cur + n)
+	memlimit.Raise(heapfile.MemoryAllowance(file))
 }
 
 var topFlag = &cli.IntFlag{Name: "top", Usage: "list the `N` largest dominators and duplicate strings (JSON default 100, text 20)"}

@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"testing"
 
+	"github.com/ddmtui/ddmtui/heapfile"
 	"github.com/ddmtui/ddmtui/hprof/scene"
+	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"github.com/ddmtui/ddmtui/perfetto/heapgraph"
 )
 
@@ -19,25 +20,33 @@ import (
 func TestHprofAnalysisMemoryLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(prev)
-	debug.SetMemoryLimit(math.MaxInt64)
 	path, _ := writeScene(t, t.TempDir(), "app.hprof", scene.Options{Seed: 3})
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := hprofMemoryFactor*fi.Size() + hprofMemoryFloor
+	want := 2*fi.Size() + 64<<20
+	if got := heapfile.MemoryAllowance(path); got != want {
+		t.Fatalf("allowance %d, want %d (2 x %d + 64 MiB)", got, want, fi.Size())
+	}
+	// A one-shot command keeps its allowance to its end: each adds its
+	// own to what the earlier ones left (this process runs many).
+	before := memlimit.Limit()
 	if out, err := runApp(t, "hprof", "analyze", "--json", path); err != nil {
 		t.Fatalf("%v\n%.300s", err, out)
 	}
-	if got := debug.SetMemoryLimit(-1); got != want {
-		t.Errorf("analyze: limit %d, want %d (2 x %d + %d)", got, want, fi.Size(), hprofMemoryFloor)
+	if got := memlimit.Limit() - before; got != want {
+		t.Errorf("analyze: raised by %d, want %d", got, want)
 	}
-	debug.SetMemoryLimit(math.MaxInt64)
+	if got := debug.SetMemoryLimit(-1); got != memlimit.Limit() {
+		t.Errorf("the runtime's limit %d, not memlimit's %d", got, memlimit.Limit())
+	}
+	before = memlimit.Limit()
 	if out, err := runApp(t, "hprof", "diff", "--json", path, path); err != nil {
 		t.Fatalf("%v\n%.300s", err, out)
 	}
-	if got := debug.SetMemoryLimit(-1); got != 2*want {
-		t.Errorf("diff: limit %d, want %d (both heaps' allowances)", got, 2*want)
+	if got := memlimit.Limit() - before; got != 2*want {
+		t.Errorf("diff: raised by %d, want %d (both heaps' allowances)", got, 2*want)
 	}
 }
 
@@ -61,13 +70,13 @@ func TestLimitHeapMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	debug.SetMemoryLimit(math.MaxInt64)
+	before := memlimit.Limit()
 	limitHeapMemory(hg)
-	if got := debug.SetMemoryLimit(-1); got != heapGraphMemoryLimit {
-		t.Errorf("heap graph: limit %d, want %d", got, heapGraphMemoryLimit)
+	if got := memlimit.Limit() - before; got != 80<<20 {
+		t.Errorf("heap graph: raised by %d, want 80 MiB", got)
 	}
 	limitHeapMemory(hp)
-	if got, want := debug.SetMemoryLimit(-1), heapGraphMemoryLimit+hprofMemoryFactor*fi.Size()+hprofMemoryFloor; got != want {
-		t.Errorf("then an HPROF file: limit %d, want %d", got, want)
+	if got, want := memlimit.Limit()-before, 80<<20+2*fi.Size()+64<<20; got != want {
+		t.Errorf("then an HPROF file: raised by %d, want %d", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/internal/budget"
+	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 )
 
@@ -14,7 +15,7 @@ import (
 // (internal/budget, docs/RELIABILITY.md). Every command takes it.
 func memoryBudgetFlag() cli.Flag {
 	return &cli.StringFlag{Name: "memory-budget", Value: "256M",
-		Usage: "most memory that peers and files can make ddmtui hold at once: packets, heap maps, device logs, view trees, recordings, track-app lists, decoded pictures; when spent the cheapest goes first (e.g. 256M, 1G; 0: no limit)"}
+		Usage: "most memory that peers and files can make ddmtui hold at once: packets, heap maps, device logs, view trees, recordings, track-app lists, decoded pictures; when spent the cheapest goes first; watching commands keep the collector's soft limit at 7/8 of it (e.g. 256M, 1G; 0: no limit)"}
 }
 
 func withMemoryBudgetFlag(cmds []*cli.Command) {
@@ -23,6 +24,16 @@ func withMemoryBudgetFlag(cmds []*cli.Command) {
 			cmd.Flags = append(cmd.Flags, memoryBudgetFlag())
 		}
 	}
+}
+
+// watchMemory sets, for a command that watches VMs until it is stopped
+// (the dashboard, serve, record), the collector's soft memory limit from
+// the memory budget (internal/memlimit): what peers make ddmtui hold is
+// charged to the budget, and the limit keeps the garbage they leave
+// between collections from taking the process past it. The returned
+// function restores the limit.
+func watchMemory() (restore func()) {
+	return memlimit.SetBase(memlimit.ForBudget(budget.Process.Limit()))
 }
 
 // memoryDropsKey keeps, in the application's metadata, the budget's drops

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ddmtui/ddmtui/internal/budget"
+	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"github.com/ddmtui/ddmtui/record"
 )
 
@@ -86,5 +88,33 @@ func TestMemoryDropsNoteAtTheEnd(t *testing.T) {
 	memoryDropsNote(c)
 	if got := stderr.String(); !strings.Contains(got, "let 1 thing go to make room; the last: dropped 1.0 MiB: the capture of \\x1b]2;x\\x07\n") {
 		t.Fatalf("stderr %q", got)
+	}
+}
+
+// A watching command's soft memory limit is seven eighths of the budget
+// (the rest for what the collector does not count), restored when it
+// ends; no budget, no base.
+func TestWatchMemory(t *testing.T) {
+	defer budget.Process.SetLimit(budget.Process.Limit())
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev)
+	before := memlimit.Limit()
+	budget.Process.SetLimit(256 << 20)
+	restore := watchMemory()
+	if got := memlimit.Limit() - before; got != 224<<20 {
+		t.Errorf("budget 256 MiB: base %d, want 224 MiB", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != memlimit.Limit() {
+		t.Errorf("the runtime's limit %d, not %d", got, memlimit.Limit())
+	}
+	budget.Process.SetLimit(0)
+	unlimited := watchMemory()
+	if got := memlimit.Limit(); got != before {
+		t.Errorf("no budget: limit %d, want %d", got, before)
+	}
+	unlimited()
+	restore()
+	if got := memlimit.Limit(); got != before {
+		t.Errorf("ended: limit %d, want %d", got, before)
 	}
 }

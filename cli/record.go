@@ -129,6 +129,7 @@ func recordCommand() *cli.Command {
 			opts := sessionOptions(c)
 			opts.Recorder = r.rec
 			store := monitor.NewStore(monitor.NewBus())
+			defer watchMemory()()
 			engine := newEngine(c, store, opts)
 			stopLogs := recordLogs(c.Bool("logcat"), store, d, r, nil)
 			runErr := make(chan error, 1)

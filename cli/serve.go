@@ -89,6 +89,7 @@ func runServe(c *cli.Context) error {
 			}
 		}()
 	}
+	defer watchMemory()()
 	engine := newEngine(c, store, sopts)
 	defer recordLogs(c.Bool("logcat"), store, d, rec, nil)() // --record with --logcat: the devices' logs too
 	px := proxy.New(engine, popts)

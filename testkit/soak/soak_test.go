@@ -23,6 +23,8 @@ import (
 
 	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/budget"
+	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"github.com/ddmtui/ddmtui/jdwp"
 	"github.com/ddmtui/ddmtui/monitor"
 	"github.com/ddmtui/ddmtui/proxy"
@@ -124,6 +126,9 @@ func freeBase(t *testing.T, n int) int {
 
 func TestSoak(t *testing.T) {
 	d := phaseTime()
+	// The collector's soft limit from the memory budget, as the watching
+	// commands set it (cli watchMemory).
+	defer memlimit.SetBase(memlimit.ForBudget(budget.Process.Limit()))()
 	r := &rig{dev: sim.NewDevice("soak")}
 	for _, s := range sim.Scenario(11, 3) {
 		vm := sim.NewVM(s)

@@ -3,6 +3,7 @@ package heapview
 import (
 	"cmp"
 	"fmt"
+	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"slices"
 	"strings"
 
@@ -45,6 +46,7 @@ type Model struct {
 	top       []heapdump.Node
 	leaks     []heapdump.Leak
 	blame     []int
+	release   func() // gives back the soft memory limit's allowance (nil: none)
 	dups      []heapdump.DuplicateString
 	bitmaps   []heapdump.Bitmap
 	diff      []heapdump.DiffRow
@@ -78,21 +80,30 @@ func LoadPID(file, baseline string, pid int32, mp *mapping.Mapping, progress Pro
 		progress = func(string, float64) {}
 	}
 	var base []heapdump.ClassRow
+	// Each analysis raises the collector's soft limit by its file's
+	// allowance while its model is open (internal/memlimit): a watching
+	// command's limit is its memory budget, which a large heap passes.
 	if baseline != "" {
+		done := memlimit.Raise(heapfile.MemoryAllowance(baseline))
 		old, err := heapfile.Open(baseline, heapfile.Options{PID: pid, Progress: func(p string, f float64) { progress("baseline "+p, f) }})
 		if err != nil {
+			done()
 			return nil, fmt.Errorf("baseline %s: %w", baseline, err)
 		}
 		apply.Heap(mp, old)
 		base = old.Histogram()
 		old.Close() // one dump mapped at a time
+		done()
 	}
+	release := memlimit.Raise(heapfile.MemoryAllowance(file))
 	h, err := heapfile.Open(file, heapfile.Options{PID: pid, Progress: func(p string, f float64) { progress(p, f) }})
 	if err != nil {
+		release()
 		return nil, err
 	}
 	before := apply.Heap(mp, h)
 	m := NewModel(h, file, progress)
+	m.release = release
 	if mp != nil {
 		m.Mapping = mp.Coverage(before).String()
 	}
@@ -169,7 +180,13 @@ func (m *Model) SetBaseline(file string, old []heapdump.ClassRow) {
 func (m *Model) Leaks() []heapdump.Leak { return m.leaks }
 
 // Close releases the dump.
-func (m *Model) Close() error { return m.Heap.Close() }
+func (m *Model) Close() error {
+	err := m.Heap.Close()
+	if m.release != nil {
+		m.release() // the analysis's allowance (LoadPID)
+	}
+	return err
+}
 
 // histograms computes the histogram of every heap selection: all heaps
 // (D9), and each heap's own (a file that names more than maxHeapTables
