@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"io"
 	"os/signal"
 	"strconv"
@@ -128,7 +129,9 @@ func runLogcatCommand(c *cli.Context) error {
 		}
 		return true
 	}
-	all, readErr := readLogDump(stream.Next, &procs, keep, logcat.NewRing(logcat.DefaultRingSize))
+	ring := dumpRing(serial)
+	defer ring.Close()
+	all, readErr := readLogDump(stream.Next, &procs, keep, ring)
 	var now time.Time
 	if len(all) > 0 {
 		now = all[len(all)-1].Time
@@ -141,6 +144,16 @@ func runLogcatCommand(c *cli.Context) error {
 		}
 	}
 	return readErr
+}
+
+// dumpRing is the ring a dump (logcat -d) is read into: bounded as a
+// device's ring is, and drawing its bytes from the process-wide memory
+// budget (a share of it, as the dashboard's device logs do), so that a
+// budget smaller than the ring keeps fewer entries.
+func dumpRing(serial string) *logcat.Ring {
+	r := logcat.NewRing(logcat.DefaultRingSize)
+	r.SetLimit(0, budget.Process.Child(logcat.DefaultProcessLogBytes), serial)
+	return r
 }
 
 // readLogDump reads a dump (logcat -d) to its end and returns the last entries

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"io"
 	"strings"
 	"testing"
@@ -62,5 +63,38 @@ func TestLogcatDumpBoundedByBytes(t *testing.T) {
 	cost := (&logcat.Entry{Tag: "F", Message: msg}).Cost()
 	if ring.Bytes() > logcat.DefaultRingBytes || int64(len(all)) != logcat.DefaultRingBytes/cost {
 		t.Fatalf("kept %d entries, %d bytes; bound %d bytes", len(all), ring.Bytes(), logcat.DefaultRingBytes)
+	}
+}
+
+// The dump's ring draws on the process-wide memory budget: with a budget
+// of 16 MiB the same endless log keeps what 16 MiB holds, not the ring's
+// 32 MiB, and Close gives it all back.
+func TestLogcatDumpDrawsOnTheBudget(t *testing.T) {
+	defer budget.Process.SetLimit(budget.Process.Limit())
+	budget.Process.SetLimit(16 << 20)
+	used := budget.Process.Stats().Used
+	msg := strings.Repeat("y", 4000)
+	n := 0
+	next := func(e *logcat.Entry) error {
+		if n == 20_000 {
+			return io.EOF
+		}
+		n++
+		*e = logcat.Entry{PID: 1, Priority: logcat.Info, Tag: "F", Message: msg}
+		return nil
+	}
+	ring := dumpRing("emulator-5554")
+	var procs logcat.Processes
+	all, err := readLogDump(next, &procs, func(*logcat.Entry) bool { return true }, ring)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := (&logcat.Entry{Tag: "F", Message: msg}).Cost()
+	if ring.Bytes() > 16<<20 || len(all) == 0 || int64(len(all)) > (16<<20)/cost {
+		t.Fatalf("kept %d entries, %d bytes, under a 16 MiB budget", len(all), ring.Bytes())
+	}
+	ring.Close()
+	if got := budget.Process.Stats().Used; got != used {
+		t.Fatalf("closed: the budget holds %d bytes, %d before", got, used)
 	}
 }
