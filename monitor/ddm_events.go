@@ -65,7 +65,7 @@ func (s *Session) handle(m ddm.Message, now time.Time) {
 	case *ddm.ThreadRenamed:
 		s.threads.change(now, func(t *threadTable) {
 			if th := t.get(uint64(m.ID)); th != nil {
-				th.Name = m.Name
+				th.Name = threadName(m.Name)
 			}
 		})
 	case *ddm.ThreadDied:

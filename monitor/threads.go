@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/jdwp"
@@ -15,6 +16,24 @@ import (
 // hundred threads; ART itself fails long before), low enough that a VM
 // flooding THCR with new ids cannot grow the monitor without bound.
 const DefaultMaxThreads = 10000
+
+// MaxThreadName is the most bytes of a thread's name the table keeps
+// (real names are a few dozen; a VM's wire allows a megabyte): a longer
+// one is cut at a character boundary and ends in "…". With DefaultMaxThreads
+// it bounds a table's names at 10 MiB.
+const MaxThreadName = 1024
+
+// threadName bounds a name from a VM (MaxThreadName).
+func threadName(s string) string {
+	if len(s) <= MaxThreadName {
+		return s
+	}
+	n := MaxThreadName - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
 
 // threadPublishInterval is the most often a session publishes its thread
 // table when changes come faster (a THCR flood): each publish copies and
@@ -163,9 +182,9 @@ func (b *threadBook) created(m *ddm.ThreadCreated, now time.Time) {
 	b.change(now, func(t *threadTable) {
 		id := uint64(m.ID)
 		if th := t.get(id); th != nil {
-			th.Name = m.Name
+			th.Name = threadName(m.Name)
 		} else if b.roomLocked() {
-			t.insert(Thread{ID: id, Name: m.Name, Status: -1, State: "unknown", Created: now, Changed: now, Source: SourceDDM})
+			t.insert(Thread{ID: id, Name: threadName(m.Name), Status: -1, State: "unknown", Created: now, Changed: now, Source: SourceDDM})
 		}
 	})
 }
@@ -189,7 +208,7 @@ func (b *threadBook) missedNow() int {
 func (b *threadBook) applyJDWP(rows []jdwpThread, now time.Time) {
 	fresh := make([]Thread, 0, len(rows))
 	for _, r := range rows {
-		th := Thread{ID: r.ID, Name: r.Name, Status: r.Status, State: jdwp.ThreadStatusName(int32(r.Status)), Created: now, Changed: now, Source: SourceJDWP}
+		th := Thread{ID: r.ID, Name: threadName(r.Name), Status: r.Status, State: jdwp.ThreadStatusName(int32(r.Status)), Created: now, Changed: now, Source: SourceJDWP}
 		if r.Suspended {
 			th.State = "suspended" // by a debugger: not running, whatever its status says
 		}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/jdwp"
@@ -409,5 +411,37 @@ func TestThreadTableNamesStatusWhenRead(t *testing.T) {
 	tt.applyTHST(thstEntries(t, ts(1, 4, 0)), ddm.FamilyART, t4, 10)
 	if r := tt.snapshot()[0]; r.State != "wait" || r.Changed != t4 || r.Source != SourceDDM {
 		t.Errorf("JDWP row after THST: %+v, want wait since %v from DDM", r, t4)
+	}
+}
+
+// A thread's name from a VM is kept to MaxThreadName bytes, cut at a
+// character boundary with "…", at creation and at a rename; a name that
+// fits is kept as it came.
+func TestThreadNamesBounded(t *testing.T) {
+	store := NewStore(NewBus())
+	s := NewSession(scan.Endpoint{Key: "local:1", Source: "local:1"}, store, SessionOptions{})
+	s.conn.family = ddm.FamilyART
+	t0 := time.Unix(100, 0)
+	s.begin(t0)
+	long := "ä" + strings.Repeat("é", 300_000) // 2-byte characters, an odd start
+	s.handle(&ddm.ThreadCreated{ID: 1, Name: long}, t0)
+	s.handle(&ddm.ThreadCreated{ID: 2, Name: "main"}, t0.Add(200*time.Millisecond))
+	vm, _ := store.VM("local:1")
+	if len(vm.Threads) != 2 {
+		t.Fatalf("threads %v", ids(vm.Threads))
+	}
+	got := vm.Threads[0].Name
+	if len(got) > MaxThreadName || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) || !strings.HasPrefix(long, strings.TrimSuffix(got, "…")) {
+		t.Errorf("created: %d bytes, valid %v, ends %q", len(got), utf8.ValidString(got), got[max(0, len(got)-8):])
+	}
+	if vm.Threads[1].Name != "main" {
+		t.Errorf("a short name: %q", vm.Threads[1].Name)
+	}
+	s.handle(&ddm.ThreadRenamed{ID: 2, Name: strings.Repeat("x", 5000)}, t0.Add(400*time.Millisecond))
+	if vm, _ = store.VM("local:1"); len(vm.Threads[1].Name) != MaxThreadName || !strings.HasSuffix(vm.Threads[1].Name, "…") {
+		t.Errorf("renamed: %d bytes", len(vm.Threads[1].Name))
+	}
+	if n := threadName(strings.Repeat("y", MaxThreadName)); len(n) != MaxThreadName || strings.HasSuffix(n, "…") {
+		t.Errorf("exactly the bound: cut to %d bytes", len(n))
 	}
 }
