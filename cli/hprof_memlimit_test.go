@@ -50,9 +50,9 @@ func TestHprofAnalysisMemoryLimit(t *testing.T) {
 	}
 }
 
-// The standalone viewer takes the same allowance per file as the analysis
-// (a 3 M-object chain: 298 MiB before, 213 MiB after), and a heap graph
-// its own.
+// limitHeapMemory (`hprof analyze|path|diff`) raises the limit by each
+// file's allowance, a heap graph's its own; the viewer raises it through
+// heapview.LoadPID instead (tui/heapview TestLoadRaisesMemoryLimitUntilClose).
 func TestLimitHeapMemory(t *testing.T) {
 	prev := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(prev)

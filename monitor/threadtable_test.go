@@ -343,15 +343,22 @@ func TestStoreKeepsNewerThreadTable(t *testing.T) {
 	}
 }
 
-// A table that changes while a flush is pending is published at once when
-// the last publish is 100 ms old: a THST reply does not wait for the timer
-// (a replay has none, only the flushes the live timer recorded).
-func TestTHSTPublishedWhenDue(t *testing.T) {
+// artSession is a session of an ART VM ("local:1") begun at t0, with no
+// connection: the tests hand it chunks.
+func artSession() (*Store, *Session, time.Time) {
 	store := NewStore(NewBus())
 	s := NewSession(scan.Endpoint{Key: "local:1", Source: "local:1"}, store, SessionOptions{})
 	s.conn.family = ddm.FamilyART
 	t0 := time.Unix(100, 0)
 	s.begin(t0)
+	return store, s, t0
+}
+
+// A table that changes while a flush is pending is published at once when
+// the last publish is 100 ms old: a THST reply does not wait for the timer
+// (a replay has none, only the flushes the live timer recorded).
+func TestTHSTPublishedWhenDue(t *testing.T) {
+	store, s, t0 := artSession()
 	s.handle(&ddm.ThreadCreated{ID: 1, Name: "main"}, t0)                       // published
 	s.handle(&ddm.ThreadCreated{ID: 2, Name: "w"}, t0.Add(10*time.Millisecond)) // pending
 	if vm, _ := store.VM("local:1"); len(vm.Threads) != 1 {
@@ -418,11 +425,7 @@ func TestThreadTableNamesStatusWhenRead(t *testing.T) {
 // character boundary with "…", at creation and at a rename; a name that
 // fits is kept as it came.
 func TestThreadNamesBounded(t *testing.T) {
-	store := NewStore(NewBus())
-	s := NewSession(scan.Endpoint{Key: "local:1", Source: "local:1"}, store, SessionOptions{})
-	s.conn.family = ddm.FamilyART
-	t0 := time.Unix(100, 0)
-	s.begin(t0)
+	store, s, t0 := artSession()
 	long := "ä" + strings.Repeat("é", 300_000) // 2-byte characters, an odd start
 	s.handle(&ddm.ThreadCreated{ID: 1, Name: long}, t0)
 	s.handle(&ddm.ThreadCreated{ID: 2, Name: "main"}, t0.Add(200*time.Millisecond))
