@@ -1,81 +1,86 @@
 package heapdump
 
+import (
+	"math/bits"
+	"slices"
+)
+
 // dominate computes the immediate dominator and the retained size of every
 // reachable node (D6–D8) with Lengauer–Tarjan's semi-dominators and the
 // semi-NCA finish, over depth-first numbers: 0 is the super-root, whose
 // successors are the root nodes and class objects in node order.
-// semiDone, called once, is told when the semi-dominators are known and
-// the arrays that found them are given back.
-func dominate(h *Heap, semiDone func()) {
+//
+// Memory is the point of its shape: a dense dump (one linked list of
+// 21-byte records) has as many nodes as the file has 21-byte runs, and
+// every array here is 4 bytes a node. No more than four of them are held
+// at once beside the model:
+//   - A node with exactly one incoming edge that is not a root (most of a
+//     heap: a list, a tree) has its DFS parent as its only predecessor, so
+//     as its semi-dominator and immediate dominator; only the other nodes
+//     (joins) keep their predecessors.
+//   - The depth-first walk keeps each node's next edge in an array that is
+//     later reused for the in-degrees, not on a stack of its own.
+//   - The DFS numbering is dropped while the semi-dominators are computed
+//     and found again by walking the graph a second time (the walk is
+//     deterministic).
+func dominate(h *Heap) {
 	n := h.n
 	progress := phase(h, "dominators")
-	pre := make([]int32, n) // node -> DFS number, 0 unvisited
-	vertex := make([]int32, 1, n+1)
-	vertex[0] = -1
-	parent := make([]int32, 1, n+1)
-	// Iterative DFS; the stack holds a node and its next edge.
-	stackNode := make([]int32, 0, 1024)
-	stackEdge := make([]uint32, 0, 1024)
-	// The DFS sees every edge of the reachable nodes once: it counts the
-	// predecessors on the way.
-	indeg := make([]uint32, n)
-	for r := range n {
-		if !h.IsRoot(Node(r)) || pre[r] != 0 {
-			continue
-		}
-		pre[r] = int32(len(vertex))
-		vertex = append(vertex, int32(r))
-		parent = append(parent, 0)
-		stackNode = append(stackNode[:0], int32(r))
-		stackEdge = append(stackEdge[:0], h.outOff[r])
-		for len(stackNode) > 0 {
-			top := len(stackNode) - 1
-			v, e := stackNode[top], stackEdge[top]
-			if e == h.outOff[v+1] {
-				stackNode, stackEdge = stackNode[:top], stackEdge[:top]
-				continue
-			}
-			stackEdge[top]++
-			w := h.outTgt[e]
-			indeg[w]++
-			if pre[w] != 0 {
-				continue
-			}
-			pre[w] = int32(len(vertex))
-			vertex = append(vertex, w)
-			parent = append(parent, pre[v])
-			stackNode = append(stackNode, w)
-			stackEdge = append(stackEdge, h.outOff[w])
-		}
-	}
-	stackNode, stackEdge = nil, nil
+	cnt := make([]uint32, n+1) // the walk's edge cursors, then in-degrees
+	pre, vertex, parent := depthFirst(h, cnt, true)
 	R := len(vertex)
 	h.reachable = R - 1
 	if progress != nil {
-		progress(0.3)
+		progress(0.2)
 	}
 
-	// Predecessors in DFS numbers (the super-root's edges are implied by
-	// IsRoot).
-	predOff := make([]uint32, R+1)
-	for v := 1; v < R; v++ {
-		predOff[v+1] = predOff[v] + indeg[vertex[v]]
-	}
-	indeg = nil
-	predSrc := make([]int32, predOff[R])
-	// predOff[w] is w's cursor while filling; it ends at w+1's start.
+	// In-degrees by DFS number, over the edges of reachable nodes.
+	clear(cnt)
 	for v := 1; v < R; v++ {
 		x := vertex[v]
 		for _, w := range h.outTgt[h.outOff[x]:h.outOff[x+1]] {
-			pw := pre[w]
-			predSrc[predOff[pw]] = int32(v)
-			predOff[pw]++
+			cnt[pre[w]]++
 		}
 	}
-	copy(predOff[1:], predOff[:R])
+	root, join := newBitset(R), newBitset(R)
+	for v := 1; v < R; v++ {
+		switch {
+		case h.IsRoot(Node(vertex[v])):
+			root.set(v)
+		case cnt[v] >= 2:
+			join.set(v)
+		}
+	}
+	join.count()
+	J := join.rank(R)
+	// Predecessors of the joins, in DFS numbers; predOff is indexed by a
+	// join's rank among the joins.
+	predOff := make([]uint32, J+1)
+	for v, k := 1, 0; v < R; v++ {
+		if join.has(v) {
+			predOff[k+1] = predOff[k] + cnt[v]
+			k++
+		}
+	}
+	cnt = nil
+	predSrc := make([]int32, predOff[J])
+	// predOff[k] is join k's cursor while filling; it ends at k+1's start.
+	for v := 1; v < R; v++ {
+		x := vertex[v]
+		for _, w := range h.outTgt[h.outOff[x]:h.outOff[x+1]] {
+			if pw := int(pre[w]); join.has(pw) {
+				k := join.rank(pw)
+				predSrc[predOff[k]] = int32(v)
+				predOff[k]++
+			}
+		}
+	}
+	copy(predOff[1:], predOff[:J])
 	predOff[0] = 0
+	pre, vertex = nil, nil
+	collect(h)
 	if progress != nil {
-		progress(0.5)
+		progress(0.4)
 	}
 
 	semi := make([]int32, R)
@@ -105,20 +110,25 @@ func dominate(h *Heap, semiDone func()) {
 		return label[v]
 	}
 	for w := R - 1; w >= 1; w-- {
-		s := semi[w]
-		if h.IsRoot(Node(vertex[w])) {
-			s = 0
-		} else {
-			for _, v := range predSrc[predOff[w]:predOff[w+1]] {
+		var s int32
+		switch {
+		case root.has(w):
+			s = 0 // the super-root is a predecessor
+		case join.has(w):
+			s = int32(w)
+			k := join.rank(w)
+			for _, v := range predSrc[predOff[k]:predOff[k+1]] {
 				if u := eval(v); semi[u] < s {
 					s = semi[u]
 				}
 			}
+		default:
+			s = parent[w] // its only predecessor, not yet in the forest
 		}
 		semi[w] = s
 		ancestor[w] = parent[w]
 	}
-	predOff, predSrc, label, ancestor = nil, nil, nil, nil
+	predOff, predSrc, label, ancestor, path = nil, nil, nil, nil, nil
 	idom := parent // reused: starts as the DFS parent
 	for w := 1; w < R; w++ {
 		for idom[w] > semi[w] {
@@ -127,9 +137,24 @@ func dominate(h *Heap, semiDone func()) {
 	}
 	semi = nil
 	collect(h)
-	semiDone()
 	if progress != nil {
-		progress(0.8)
+		progress(0.6)
+	}
+
+	// The DFS numbering again (pre is only the walk's visited marks now).
+	cursor := make([]uint32, R)
+	_, vertex, _ = depthFirst(h, cursor, false)
+	cursor = nil
+	collect(h)
+	h.idom = make([]int32, n) // node -> dominator node
+	for x := range h.idom {
+		h.idom[x] = -2
+	}
+	for w := 1; w < R; w++ {
+		h.idom[vertex[w]] = vertex[idom[w]] // vertex[0] is -1, the super-root
+	}
+	if progress != nil {
+		progress(0.7)
 	}
 
 	// Retained sizes bottom-up over DFS numbers (a dominator has a smaller
@@ -160,15 +185,11 @@ func dominate(h *Heap, semiDone func()) {
 		}
 		h.retained.big = ret
 	}
-	h.idom = pre // reused: node -> dominator node
-	for x := range n {
-		if p := pre[x]; p == 0 {
-			h.idom[x] = -2
-		} else {
-			h.idom[x] = vertex[idom[p]] // vertex[0] is -1, the super-root
-		}
-	}
-	// Dominator tree children, CSR; index n is the super-root.
+	vertex, idom, parent = nil, nil, nil
+	collect(h)
+
+	// Dominator tree children, CSR, each node's in node order; index n is
+	// the super-root.
 	off := make([]int32, n+2)
 	for x := range n {
 		if d := h.idom[x]; d != -2 {
@@ -179,18 +200,114 @@ func dominate(h *Heap, semiDone func()) {
 		off[i] += off[i-1]
 	}
 	kids := make([]int32, off[n+1])
-	pos := make([]int32, n+1)
-	copy(pos, off[:n+1])
-	for w := 1; w < R; w++ { // DFS order: deterministic
-		x := vertex[w]
-		slot := domSlot(h.idom[x], n)
-		kids[pos[slot]] = x
-		pos[slot]++
+	// off[s] is slot s's cursor while filling; it ends at s+1's start.
+	for x := range n {
+		if d := h.idom[x]; d != -2 {
+			s := domSlot(d, n)
+			kids[off[s]] = int32(x)
+			off[s]++
+		}
 	}
+	copy(off[1:], off[:n+1])
+	off[0] = 0
 	h.domOff, h.domKids = off, kids
 	if progress != nil {
 		progress(1)
 	}
+}
+
+// depthFirst numbers the reachable nodes in depth-first preorder from the
+// super-root (0), whose successors are the root nodes and class objects in
+// node order: vertex maps a number to its node (vertex[0] is -1) and, when
+// withParent, pre maps a node to its number (0: unreachable) and parent a
+// number to its DFS parent's. Without withParent, pre only marks the
+// visited nodes (it holds each one's DFS parent node plus 2, 1 for a
+// root: the way back up the path). cursor, at least as long as the
+// reachable nodes, holds the next edge of each node on the current path.
+func depthFirst(h *Heap, cursor []uint32, withParent bool) (pre, vertex, parent []int32) {
+	n := h.n
+	pre = make([]int32, n)
+	vertex = make([]int32, 1, n+1)
+	vertex[0] = -1
+	if withParent {
+		parent = make([]int32, 1, n+1)
+	}
+	for r := range n {
+		if !h.IsRoot(Node(r)) || pre[r] != 0 {
+			continue
+		}
+		cur, node := int32(len(vertex)), int32(r) // the path's end
+		vertex = append(vertex, node)
+		if withParent {
+			pre[r] = cur
+			parent = append(parent, 0)
+		} else {
+			pre[r] = 1
+		}
+		depth := 1
+		cursor[0] = h.outOff[r]
+		for depth > 0 {
+			e := cursor[depth-1]
+			if e == h.outOff[node+1] {
+				depth--
+				if depth > 0 {
+					if withParent {
+						cur = parent[cur]
+						node = vertex[cur]
+					} else {
+						node = pre[node] - 2
+					}
+				}
+				continue
+			}
+			cursor[depth-1] = e + 1
+			w := h.outTgt[e]
+			if pre[w] != 0 {
+				continue
+			}
+			next := int32(len(vertex))
+			vertex = append(vertex, w)
+			if withParent {
+				pre[w] = next
+				parent = append(parent, cur)
+			} else {
+				pre[w] = node + 2
+			}
+			cursor[depth] = h.outOff[w]
+			depth++
+			cur, node = next, w
+		}
+	}
+	return pre, vertex, parent
+}
+
+// bitset is a set of small integers with the rank of each (how many set
+// before it) once counted.
+type bitset struct {
+	words  []uint64
+	before []int32 // set bits in the words before each word
+}
+
+func newBitset(n int) bitset { return bitset{words: make([]uint64, (n+63)/64)} }
+
+func (b bitset) set(i int)      { b.words[i>>6] |= 1 << (i & 63) }
+func (b bitset) has(i int) bool { return b.words[i>>6]&(1<<(i&63)) != 0 }
+
+// count prepares rank; the set must not change after it.
+func (b *bitset) count() {
+	b.before = make([]int32, len(b.words)+1)
+	for i, w := range b.words {
+		b.before[i+1] = b.before[i] + int32(bits.OnesCount64(w))
+	}
+}
+
+// rank returns how many members are below i (i may be the set's size).
+func (b bitset) rank(i int) int {
+	w := i >> 6
+	if w == len(b.words) {
+		return int(b.before[w])
+	}
+	return int(b.before[w]) + bits.OnesCount64(b.words[w]&(1<<(i&63)-1))
 }
 
 func domSlot(d int32, n int) int {
@@ -203,61 +320,78 @@ func domSlot(d int32, n int) int {
 // histogramRetained computes the histogram's retained size per class name
 // (D9): the retained sizes of reachable nodes that have no strict dominator
 // of the same class name, by a walk of the dominator tree that counts the
-// classes on the current path.
+// classes on the current path. The walk keeps no stack (a list of a
+// million objects is a dominator tree a million deep): a node's next
+// sibling follows it in domKids, and a parent's place among its own
+// siblings is found by binary search (each group is in node order).
 func histogramRetained(h *Heap) {
 	n := h.n
 	h.nameRet = make([]uint64, len(h.names))
 	h.classTop = make([]uint64, (n+63)/64)
 	onPath := make([]int32, len(h.names))
-	type frame struct {
-		node int32
-		next int32
+	off, kids := h.domOff, h.domKids
+	i := off[n] // the place in kids of the node entered
+	if i == off[n+1] {
+		return
 	}
-	stack := []frame{{node: int32(n), next: h.domOff[n]}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next == h.domOff[top.node+1] {
-			if top.node != int32(n) {
-				onPath[nameOf(h, int(top.node))]--
-			}
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		x := h.domKids[top.next]
-		top.next++
+	for {
+		x := kids[i]
 		c := nameOf(h, int(x))
 		if onPath[c] == 0 {
 			h.nameRet[c] += h.Retained(Node(x))
 			h.classTop[x>>6] |= 1 << (x & 63)
 		}
 		onPath[c]++
-		stack = append(stack, frame{node: x, next: h.domOff[x]})
+		if off[x] < off[x+1] {
+			i = off[x]
+			continue
+		}
+		// Leave x, and each ancestor whose last child was just left.
+		for {
+			onPath[nameOf(h, int(x))]--
+			s := domSlot(h.idom[x], n)
+			if i+1 < off[s+1] {
+				i++
+				break
+			}
+			if s == n {
+				return
+			}
+			x = int32(s)
+			g := domSlot(h.idom[x], n)
+			k, _ := slices.BinarySearch(kids[off[g]:off[g+1]], x)
+			i = off[g] + int32(k)
+		}
 	}
 }
 
 // shortestParents runs a BFS from the super-root over strong edges (D11),
-// giving each reachable node's parent on a shortest path.
+// giving each reachable node's parent on a shortest path. It goes a level
+// at a time, so it holds two levels (not a queue of every node).
 func shortestParents(h *Heap) []int32 {
 	n := h.n
 	par := make([]int32, n)
 	for i := range par {
 		par[i] = -2
 	}
-	queue := make([]int32, 0, n)
+	var level, next []int32
 	for r := range n {
 		if h.IsRoot(Node(r)) {
 			par[r] = -1
-			queue = append(queue, int32(r))
+			level = append(level, int32(r))
 		}
 	}
-	for q := 0; q < len(queue); q++ {
-		v := queue[q]
-		for _, w := range h.outTgt[h.outOff[v]:h.outOff[v+1]] {
-			if par[w] == -2 {
-				par[w] = v
-				queue = append(queue, w)
+	for len(level) > 0 {
+		next = next[:0]
+		for _, v := range level {
+			for _, w := range h.outTgt[h.outOff[v]:h.outOff[v+1]] {
+				if par[w] == -2 {
+					par[w] = v
+					next = append(next, w)
+				}
 			}
 		}
+		level, next = next, level
 	}
 	return par
 }

@@ -45,10 +45,12 @@
 // Inside, no Go value exists per object: object ids are turned into node
 // indices through a sorted array; edges are one CSR array; dominators are
 // computed with Lengauer–Tarjan's semi-dominators and the semi-NCA finish
-// over int32 indices; retained sizes by one pass over the dominator tree;
-// shortest paths by a BFS.
+// over int32 indices, holding at most four 4-byte arrays a node beside the
+// model (dominate says how); retained sizes by one pass over the DFS order;
+// shortest paths by a BFS on first use.
 //
-// A *Heap is immutable once built and safe for concurrent use by several
+// A *Heap is immutable once built (the paths' parents are built once, on
+// first use, under a sync.Once) and safe for concurrent use by several
 // goroutines until Close. Node is a node index; most methods take one.
 package heapdump
 
@@ -110,8 +112,8 @@ type Heap struct {
 
 	idom      []int32 // node -> immediate dominator node, -1 super-root, -2 unreachable
 	retained  sizes
-	bfsParent []int32 // node -> BFS parent, -1 for roots, -2 unreachable
-	domOff    []int32 // dominator tree children; slot n is the super-root
+	bfs       shortest // node -> BFS parent, built on first use (Paths)
+	domOff    []int32  // dominator tree children; slot n is the super-root
 	domKids   []int32
 	nameRet   []uint64 // names index -> histogram retained (D9)
 	classTop  []uint64 // bitset: reachable nodes with no strict dominator of their class name
@@ -154,25 +156,29 @@ func (h *Heap) Close() error {
 }
 
 // finish computes what the queries need once the reader has filled the
-// index: dominators, retained sizes, shortest-path parents and the
-// histogram's retained sizes.
+// index: dominators, retained sizes and the histogram's retained sizes.
+// The shortest-path parents wait for the first query that needs them
+// (Heap.pathParents): most analyses of a large dump never do, and their
+// array would be one more of the few a node (see dominate).
 func finish(h *Heap) {
 	collect(h)
-	// The BFS for paths needs only the edges: it runs beside the
-	// dominators, on the other core, from the moment their largest
-	// temporary arrays (the predecessors, the semi-dominators' forest)
-	// are given back, so the two phases' arrays are not held at once.
-	bfs := make(chan struct{})
-	dominate(h, func() {
-		go func() {
-			h.bfsParent = shortestParents(h)
-			close(bfs)
-		}()
-	})
+	dominate(h)
 	histogramRetained(h)
-	<-bfs
 	h.vals.released()
 	collect(h)
+}
+
+// shortest holds the BFS parents of the paths (D11), computed once.
+type shortest struct {
+	once   sync.Once
+	parent []int32 // node -> BFS parent, -1 for roots, -2 unreachable
+}
+
+// pathParents returns each node's parent on a shortest path from the
+// super-root, computing them on first use.
+func (h *Heap) pathParents() []int32 {
+	h.bfs.once.Do(func() { h.bfs.parent = shortestParents(h) })
+	return h.bfs.parent
 }
 
 // collect runs the garbage collector between phases of a large analysis

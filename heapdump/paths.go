@@ -29,7 +29,7 @@ func (h *Heap) Paths() Paths { return Paths{h} }
 // Depth returns the number of nodes on a shortest strong path from the
 // super-root to n (1 for a root node or class object), 0 when unreachable.
 func (p Paths) Depth(n Node) int {
-	par := p.h.bfsParent
+	par := p.h.pathParents()
 	if par[n] == -2 {
 		return 0
 	}
@@ -50,7 +50,7 @@ func (p Paths) ToRoot(n Node) []PathStep {
 // chain returns the nodes of n's shortest path, root first, and which of
 // them a path lists (all, or the two ends of a long one).
 func (p Paths) chain(n Node) (nodes []int32, listed func(i int) bool) {
-	par := p.h.bfsParent
+	par := p.h.pathParents()
 	for x := int32(n); x >= 0; x = par[x] {
 		nodes = append(nodes, x)
 	}
@@ -71,7 +71,7 @@ func (p Paths) toRoots(ns []Node) [][]PathStep {
 	type hop struct{ path, step int }
 	arrayHops := map[int32][]hop{}
 	for k, n := range ns {
-		if h.bfsParent[n] == -2 {
+		if h.pathParents()[n] == -2 {
 			continue
 		}
 		nodes, listed := p.chain(n)
