@@ -177,7 +177,10 @@ type shortest struct {
 // pathParents returns each node's parent on a shortest path from the
 // super-root, computing them on first use.
 func (h *Heap) pathParents() []int32 {
-	h.bfs.once.Do(func() { h.bfs.parent = shortestParents(h) })
+	h.bfs.once.Do(func() {
+		h.bfs.parent = shortestParents(h)
+		collect(h) // its levels' arrays, before the query goes on
+	})
 	return h.bfs.parent
 }
 
