@@ -5,6 +5,12 @@ import (
 	"slices"
 )
 
+// rewalkAbove is the number of reachable nodes past which dominate walks
+// the graph twice rather than keep the DFS numbering through the
+// semi-dominators: 4 bytes a node for about a tenth of the analysis' time
+// (8 MiB at the default; tests change it).
+var rewalkAbove = 2 << 20
+
 // dominate computes the immediate dominator and the retained size of every
 // reachable node (D6–D8) with Lengauer–Tarjan's semi-dominators and the
 // semi-NCA finish, over depth-first numbers: 0 is the super-root, whose
@@ -13,23 +19,16 @@ import (
 // Memory is the point of its shape: a dense dump (one linked list of
 // 21-byte records) has as many nodes as the file has 21-byte runs, and
 // every array here is 4 bytes a node. No more than four of them are held
-// at once beside the model:
+// at once beside the model on a heap past rewalkAbove, five below it:
 //   - A node with exactly one incoming edge that is not a root (most of a
-//     heap: a list, a tree) has its DFS parent as its only predecessor, so
-//     as its semi-dominator and immediate dominator; only the other nodes
-//     (joins) keep their predecessors.
+//     heap: a list, a tree) has its DFS parent as its only predecessor,
+//     and so as its semi-dominator and its immediate dominator; only the
+//     other nodes (joins) keep their predecessors.
 //   - The depth-first walk keeps each node's next edge in an array that is
 //     later reused for the in-degrees, not on a stack of its own.
 //   - Past rewalkAbove reachable nodes, the DFS numbering is dropped while
 //     the semi-dominators are computed and found again by walking the
 //     graph a second time (the walk is deterministic).
-//
-// rewalkAbove is the number of reachable nodes past which dominate walks
-// the graph twice rather than keep the DFS numbering through the
-// semi-dominators: 4 bytes a node for about a tenth of the analysis' time
-// (8 MiB at the default; tests change it).
-var rewalkAbove = 2 << 20
-
 func dominate(h *Heap) {
 	n := h.n
 	progress := phase(h, "dominators")
