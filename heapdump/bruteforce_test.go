@@ -164,18 +164,6 @@ func (m model) depths() []int {
 // histogram's retained sizes agree with a brute-force computation on many
 // small random graphs (D6–D11).
 func TestRetainedBruteForce(t *testing.T) {
-	for _, rewalk := range []bool{false, true} {
-		t.Run(fmt.Sprintf("rewalk=%v", rewalk), func(t *testing.T) {
-			defer func(was int) { rewalkAbove = was }(rewalkAbove)
-			if rewalk {
-				rewalkAbove = 0 // every heap's DFS numbering is found twice
-			}
-			retainedBruteForce(t)
-		})
-	}
-}
-
-func retainedBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
 		for _, idSize := range []int{4, 8} {
 			n := 5 + int(seed%25)

@@ -5,12 +5,6 @@ import (
 	"slices"
 )
 
-// rewalkAbove is the number of reachable nodes past which dominate walks
-// the graph twice rather than keep the DFS numbering through the
-// semi-dominators: 4 bytes a node for about a tenth of the analysis' time
-// (8 MiB at the default; tests change it).
-var rewalkAbove = 2 << 20
-
 // dominate computes the immediate dominator and the retained size of every
 // reachable node (D6–D8) with Lengauer–Tarjan's semi-dominators and the
 // semi-NCA finish, over depth-first numbers: 0 is the super-root, whose
@@ -19,21 +13,21 @@ var rewalkAbove = 2 << 20
 // Memory is the point of its shape: a dense dump (one linked list of
 // 21-byte records) has as many nodes as the file has 21-byte runs, and
 // every array here is 4 bytes a node. No more than four of them are held
-// at once beside the model on a heap past rewalkAbove, five below it:
+// at once beside the model, and the joins' predecessors and semi-dominators:
 //   - A node with exactly one incoming edge that is not a root (most of a
 //     heap: a list, a tree) has its DFS parent as its only predecessor,
 //     and so as its semi-dominator and its immediate dominator; only the
-//     other nodes (joins) keep their predecessors.
+//     other nodes (joins) keep their predecessors and semi-dominators.
+//   - The forest's labels are kept as the least semi-dominator on each
+//     compressed path, not as nodes, so they need no semi-dominator array
+//     beside them.
 //   - The depth-first walk keeps each node's next edge in an array that is
 //     later reused for the in-degrees, not on a stack of its own.
-//   - Past rewalkAbove reachable nodes, the DFS numbering is dropped while
-//     the semi-dominators are computed and found again by walking the
-//     graph a second time (the walk is deterministic).
 func dominate(h *Heap) {
 	n := h.n
 	progress := phase(h, "dominators")
 	cnt := make([]uint32, n+1) // the walk's edge cursors, then in-degrees
-	pre, vertex, parent := depthFirst(h, cnt, true)
+	pre, vertex, parent := depthFirst(h, cnt)
 	R := len(vertex)
 	h.reachable = R - 1
 	if progress != nil {
@@ -84,25 +78,26 @@ func dominate(h *Heap) {
 	copy(predOff[1:], predOff[:J])
 	predOff[0] = 0
 	pre = nil
-	rewalk := R > rewalkAbove
-	if rewalk {
-		vertex = nil
-	}
 	collect(h)
 	if progress != nil {
 		progress(0.4)
 	}
 
-	semi := make([]int32, R)
-	label := make([]int32, R)
+	// The semi-dominators, from the last DFS number to the first. The
+	// forest's label of a node is kept as the least semi-dominator on its
+	// compressed path (best), which is all that is ever read of it; a
+	// node's own semi-dominator is then 0 for a root, its parent for a
+	// node of one incoming edge, and kept only for the joins (semiJ).
+	best := make([]int32, R)
 	ancestor := make([]int32, R)
 	for i := range R {
-		semi[i], label[i], ancestor[i] = int32(i), int32(i), -1
+		best[i], ancestor[i] = int32(i), -1
 	}
+	semiJ := make([]int32, J)
 	var path []int32
 	eval := func(v int32) int32 {
 		if ancestor[v] < 0 {
-			return v
+			return best[v] // not yet in the forest: its own number
 		}
 		// Compress the path from v to the root of its tree in the forest.
 		path = path[:0]
@@ -112,12 +107,12 @@ func dominate(h *Heap) {
 		for k := len(path) - 1; k >= 0; k-- {
 			x := path[k]
 			a := ancestor[x]
-			if semi[label[a]] < semi[label[x]] {
-				label[x] = label[a]
+			if best[a] < best[x] {
+				best[x] = best[a]
 			}
 			ancestor[x] = ancestor[a]
 		}
-		return label[v]
+		return best[v]
 	}
 	for w := R - 1; w >= 1; w-- {
 		var s int32
@@ -128,37 +123,39 @@ func dominate(h *Heap) {
 			s = int32(w)
 			k := join.rank(w)
 			for _, v := range predSrc[predOff[k]:predOff[k+1]] {
-				if u := eval(v); semi[u] < s {
-					s = semi[u]
+				if b := eval(v); b < s {
+					s = b
 				}
 			}
+			semiJ[k] = s
 		default:
 			s = parent[w] // its only predecessor, not yet in the forest
 		}
-		semi[w] = s
+		best[w] = s
 		ancestor[w] = parent[w]
 	}
-	predOff, predSrc, label, ancestor, path = nil, nil, nil, nil, nil
+	predOff, predSrc, best, ancestor, path = nil, nil, nil, nil, nil
 	idom := parent // reused: starts as the DFS parent
 	for w := 1; w < R; w++ {
-		for idom[w] > semi[w] {
+		var s int32 // w's semi-dominator; a tree node's is its parent, idom[w] already
+		switch {
+		case root.has(w):
+			s = 0
+		case join.has(w):
+			s = semiJ[join.rank(w)]
+		default:
+			continue
+		}
+		for idom[w] > s {
 			idom[w] = idom[idom[w]]
 		}
 	}
-	semi = nil
+	semiJ = nil
 	collect(h)
 	if progress != nil {
 		progress(0.6)
 	}
 
-	if rewalk {
-		// The DFS numbering again (pre is only the walk's visited marks
-		// now).
-		cursor := make([]uint32, R)
-		_, vertex, _ = depthFirst(h, cursor, false)
-		cursor = nil
-		collect(h)
-	}
 	h.idom = make([]int32, n) // node -> dominator node
 	for x := range h.idom {
 		h.idom[x] = -2
@@ -231,46 +228,31 @@ func dominate(h *Heap) {
 
 // depthFirst numbers the reachable nodes in depth-first preorder from the
 // super-root (0), whose successors are the root nodes and class objects in
-// node order: vertex maps a number to its node (vertex[0] is -1) and, when
-// withParent, pre maps a node to its number (0: unreachable) and parent a
-// number to its DFS parent's. Without withParent, pre only marks the
-// visited nodes (it holds each one's DFS parent node plus 2, 1 for a
-// root: the way back up the path). cursor, at least as long as the
-// reachable nodes, holds the next edge of each node on the current path.
-func depthFirst(h *Heap, cursor []uint32, withParent bool) (pre, vertex, parent []int32) {
+// node order: pre maps a node to its number (0: unreachable), vertex a
+// number to its node (vertex[0] is -1), parent a number to its DFS
+// parent's. cursor, at least as long as the reachable nodes, holds the
+// next edge of each node on the current path (whose numbers parent gives).
+func depthFirst(h *Heap, cursor []uint32) (pre, vertex, parent []int32) {
 	n := h.n
 	pre = make([]int32, n)
 	vertex = make([]int32, 1, n+1)
 	vertex[0] = -1
-	if withParent {
-		parent = make([]int32, 1, n+1)
-	}
+	parent = make([]int32, 1, n+1)
 	for r := range n {
 		if !h.IsRoot(Node(r)) || pre[r] != 0 {
 			continue
 		}
-		cur, node := int32(len(vertex)), int32(r) // the path's end
-		vertex = append(vertex, node)
-		if withParent {
-			pre[r] = cur
-			parent = append(parent, 0)
-		} else {
-			pre[r] = 1
-		}
+		cur := int32(len(vertex)) // the path's end
+		pre[r] = cur
+		vertex = append(vertex, int32(r))
+		parent = append(parent, 0)
 		depth := 1
 		cursor[0] = h.outOff[r]
 		for depth > 0 {
 			e := cursor[depth-1]
-			if e == h.outOff[node+1] {
+			if e == h.outOff[vertex[cur]+1] {
 				depth--
-				if depth > 0 {
-					if withParent {
-						cur = parent[cur]
-						node = vertex[cur]
-					} else {
-						node = pre[node] - 2
-					}
-				}
+				cur = parent[cur]
 				continue
 			}
 			cursor[depth-1] = e + 1
@@ -279,16 +261,12 @@ func depthFirst(h *Heap, cursor []uint32, withParent bool) (pre, vertex, parent 
 				continue
 			}
 			next := int32(len(vertex))
+			pre[w] = next
 			vertex = append(vertex, w)
-			if withParent {
-				pre[w] = next
-				parent = append(parent, cur)
-			} else {
-				pre[w] = node + 2
-			}
+			parent = append(parent, cur)
 			cursor[depth] = h.outOff[w]
 			depth++
-			cur, node = next, w
+			cur = next
 		}
 	}
 	return pre, vertex, parent
@@ -379,32 +357,75 @@ func histogramRetained(h *Heap) {
 }
 
 // shortestParents runs a BFS from the super-root over strong edges (D11),
-// giving each reachable node's parent on a shortest path. It goes a level
-// at a time, so it holds two levels (not a queue of every node).
+// giving each reachable node's parent on a shortest path. Its queue is
+// kept in fixed chunks, so it holds the frontier (not every node, and no
+// copies of a queue grown by doubling).
 func shortestParents(h *Heap) []int32 {
 	n := h.n
 	par := make([]int32, n)
 	for i := range par {
 		par[i] = -2
 	}
-	var level, next []int32
+	var q chunkQueue
 	for r := range n {
 		if h.IsRoot(Node(r)) {
 			par[r] = -1
-			level = append(level, int32(r))
+			q.push(int32(r))
 		}
 	}
-	for len(level) > 0 {
-		next = next[:0]
-		for _, v := range level {
-			for _, w := range h.outTgt[h.outOff[v]:h.outOff[v+1]] {
-				if par[w] == -2 {
-					par[w] = v
-					next = append(next, w)
-				}
+	for !q.empty() {
+		v := q.pop()
+		for _, w := range h.outTgt[h.outOff[v]:h.outOff[v+1]] {
+			if par[w] == -2 {
+				par[w] = v
+				q.push(w)
 			}
 		}
-		level, next = next, level
 	}
 	return par
+}
+
+// queueChunk is the number of nodes in each of a chunkQueue's chunks.
+const queueChunk = 1 << 14
+
+// chunkQueue is a FIFO of nodes in fixed chunks; a chunk emptied at the
+// front is reused at the back.
+type chunkQueue struct {
+	chunks [][]int32
+	head   int // the next node's place in chunks[0]
+	spare  []int32
+}
+
+func (q *chunkQueue) empty() bool {
+	return len(q.chunks) == 0 || q.head == len(q.chunks[0])
+}
+
+func (q *chunkQueue) push(v int32) {
+	if k := len(q.chunks); k == 0 || len(q.chunks[k-1]) == queueChunk {
+		c := q.spare
+		q.spare = nil
+		if c == nil {
+			c = make([]int32, 0, queueChunk)
+		}
+		q.chunks = append(q.chunks, c[:0])
+	}
+	last := &q.chunks[len(q.chunks)-1]
+	*last = append(*last, v)
+}
+
+func (q *chunkQueue) pop() int32 {
+	c := q.chunks[0]
+	v := c[q.head]
+	q.head++
+	if q.head == len(c) {
+		q.head = 0
+		if len(q.chunks) == 1 { // the back one too: empty it in place
+			q.chunks[0] = c[:0]
+			return v
+		}
+		q.chunks[0] = nil
+		q.chunks = q.chunks[1:]
+		q.spare = c
+	}
+	return v
 }

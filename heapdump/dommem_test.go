@@ -1,7 +1,6 @@
 package heapdump
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -32,27 +31,13 @@ func listHeap(t testing.TB, n int) *Heap {
 }
 
 // TestDominatorsMemoryPerNode: the dominators, retained sizes, dominator
-// tree and histogram of a long list allocate at most 44 bytes a node in
-// all, 56 when the DFS numbering is found again by a second walk (eleven,
-// or fourteen, 4-byte arrays over the phase; no more than four held at
-// once beside the model on a heap past rewalkAbove). Before, a list's
-// walks kept stacks of their own as deep as the list (8 bytes a level,
-// grown by doubling), the predecessors of every node were kept, and the
-// BFS for paths ran in the same phase: 143 bytes a node.
+// tree and histogram of a long list allocate at most 40 bytes a node in
+// all (ten 4-byte arrays over the phase, no more than four held at once
+// beside the model). Before, a list's walks kept stacks of their own as
+// deep as the list (8 bytes a level, grown by doubling), the predecessors
+// and semi-dominators of every node were kept, and the BFS for paths ran
+// in the same phase: 143 bytes a node.
 func TestDominatorsMemoryPerNode(t *testing.T) {
-	for _, rewalk := range []bool{false, true} {
-		t.Run(fmt.Sprintf("rewalk=%v", rewalk), func(t *testing.T) {
-			defer func(was int) { rewalkAbove = was }(rewalkAbove)
-			limit := 46.0
-			if rewalk {
-				rewalkAbove, limit = 0, 58
-			}
-			dominatorsMemory(t, limit)
-		})
-	}
-}
-
-func dominatorsMemory(t *testing.T, limit float64) {
 	const n = 1 << 20
 	h := listHeap(t, n)
 	var before, after runtime.MemStats
@@ -63,8 +48,8 @@ func dominatorsMemory(t *testing.T, limit float64) {
 	runtime.ReadMemStats(&after)
 	perNode := float64(after.TotalAlloc-before.TotalAlloc) / n
 	t.Logf("%.1f bytes a node", perNode)
-	if perNode > limit {
-		t.Errorf("the dominator phase allocated %.1f bytes a node, want at most %.0f", perNode, limit)
+	if perNode > 42 {
+		t.Errorf("the dominator phase allocated %.1f bytes a node, want at most 42", perNode)
 	}
 	// The answers still hold after the second run.
 	first := node(t, h, 0x1000)
@@ -113,5 +98,51 @@ func TestPathParentsOnFirstUse(t *testing.T) {
 	}
 	if h.bfs.parent == nil {
 		t.Error("the parents were not kept after the first query")
+	}
+}
+
+// TestChunkQueueIsFIFO: the BFS's queue gives nodes back in the order they
+// came, across chunk boundaries and with pushes between pops, and reuses an
+// emptied chunk rather than allocating one per chunk's worth of pushes.
+func TestChunkQueueIsFIFO(t *testing.T) {
+	var q chunkQueue
+	var want []int32
+	next := int32(0)
+	push := func(k int) {
+		for range k {
+			q.push(next)
+			want = append(want, next)
+			next++
+		}
+	}
+	pop := func(k int) {
+		for range k {
+			if q.empty() {
+				t.Fatalf("empty with %d nodes to come", len(want))
+			}
+			if v := q.pop(); v != want[0] {
+				t.Fatalf("popped %d, want %d", v, want[0])
+			}
+			want = want[1:]
+		}
+	}
+	push(3*queueChunk + 5)
+	pop(queueChunk + 7)
+	push(2*queueChunk - 3)
+	pop(len(want) - 1)
+	push(1)
+	pop(2)
+	if !q.empty() {
+		t.Fatal("not empty after every node was popped")
+	}
+	// A frontier of one chunk moving along: one chunk in use, one spare.
+	allocs := testing.AllocsPerRun(5, func() {
+		for range 4 * queueChunk {
+			q.push(1)
+			q.pop()
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("%.0f allocations to move 4 chunks' worth through a queue of one node", allocs)
 	}
 }

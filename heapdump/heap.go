@@ -178,8 +178,12 @@ type shortest struct {
 // super-root, computing them on first use.
 func (h *Heap) pathParents() []int32 {
 	h.bfs.once.Do(func() {
+		// On a large heap, collect the query's garbage before and the
+		// levels' arrays after: the BFS comes while a report is being
+		// built, and its array is one more 4-byte array a node.
+		collect(h)
 		h.bfs.parent = shortestParents(h)
-		collect(h) // its levels' arrays, before the query goes on
+		collect(h)
 	})
 	return h.bfs.parent
 }
