@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/record"
 )
@@ -138,6 +139,56 @@ func TestReplayLog(t *testing.T) {
 	}
 	if errs := p.Errors(); len(errs) != 0 {
 		t.Errorf("errors: %v", errs)
+	}
+}
+
+// TestReplayLogCharged: a replay's device logs are charged to the process's
+// budget, as a live monitor's are (issue 37: a recording of a chatty
+// device holds as many entries as its rings); a seek back and Close give
+// their bytes back, and a ring past its share drops its oldest entries.
+func TestReplayLogCharged(t *testing.T) {
+	base := time.Unix(1700000000, 0)
+	var recs []record.Record
+	for i := range 50 {
+		e := logcat.Entry{Time: base.Add(time.Duration(i) * time.Millisecond), PID: 4242, TID: 4242, UID: 10061,
+			Priority: logcat.Info, Tag: "app", Message: strings.Repeat("x", 1000)}
+		data, err := appendLogRecord(nil, "adb:dev", &e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, record.Record{Time: time.Duration(i+1) * time.Second, Kind: record.KindLog, Data: data})
+	}
+	p := NewReplay(recordingOf(recs...), NewStore(NewBus()))
+	if p.logBudget.Parent() != budget.Process {
+		t.Fatal("the replay's logs are not a share of the process's budget")
+	}
+	p.Seek(time.Hour)
+	dl, why := p.Log(VM{Source: "adb:dev"})
+	if dl == nil {
+		t.Fatal(why)
+	}
+	held := dl.Ring().Bytes()
+	if held < 50*1000 || p.logBudget.Used() != held {
+		t.Fatalf("the ring holds %d bytes, the budget counts %d", held, p.logBudget.Used())
+	}
+	p.Seek(10 * time.Second)
+	again, _ := p.Log(VM{Source: "adb:dev"})
+	if used := p.logBudget.Used(); used != again.Ring().Bytes() || used >= held/2 {
+		t.Errorf("after a seek back the budget counts %d, the new ring holds %d", used, again.Ring().Bytes())
+	}
+	// A share of 20 entries' bytes: the ring keeps the newest that fit.
+	p.logBudget.SetLimit(held * 20 / 50)
+	p.Seek(time.Hour)
+	third, _ := p.Log(VM{Source: "adb:dev"})
+	if n := third.Ring().Len(); n < 15 || n > 20 {
+		t.Errorf("under a share of 20 entries the ring holds %d", n)
+	}
+	if used := p.logBudget.Used(); used > held*20/50 {
+		t.Errorf("the budget counts %d, over its limit %d", used, held*20/50)
+	}
+	p.Close()
+	if used := p.logBudget.Used(); used != 0 {
+		t.Errorf("after Close the budget still counts %d", used)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/devicelog"
 	"github.com/ddmtui/ddmtui/internal/budget"
+	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/scan"
 )
@@ -137,6 +138,10 @@ type Replay struct {
 	logMu      sync.Mutex
 	logs       map[string]*devicelog.Log
 	logDevices map[string]bool // devices the recording holds log entries of
+	// logBudget is the logs' share of the process-wide budget, as a live
+	// monitor's device logs have (devicelog.Logs): the rings' oldest
+	// entries go first when the process needs room.
+	logBudget *budget.Budget
 }
 
 // MaxReplayVMs bounds the VMs a replay holds at once (issue 30 item 14):
@@ -159,7 +164,8 @@ func NewReplay(rec *Recording, store *Store) *Replay {
 	o := SessionOptions{}
 	o.fill()
 	p := &Replay{rec: rec, store: store, opts: o, sessions: map[string]*Session{}, wake: make(chan struct{}, 1),
-		logs: map[string]*devicelog.Log{}, logDevices: map[string]bool{}}
+		logs: map[string]*devicelog.Log{}, logDevices: map[string]bool{},
+		logBudget: budget.Process.Child(logcat.DefaultProcessLogBytes)}
 	p.speed.Store(math.Float64bits(1))
 	for _, r := range rec.Records {
 		if r.Kind == record.KindLog && r.Key == "" {
@@ -187,6 +193,7 @@ func (p *Replay) deviceLog(device string) *devicelog.Log {
 	d := p.logs[device]
 	if d == nil {
 		d = devicelog.NewFed(0) // ready at once: entries come as the replay reaches them
+		d.Ring().SetLimit(0, p.logBudget, device)
 		p.logs[device] = d
 	}
 	return d
@@ -294,6 +301,9 @@ func (p *Replay) resetLocked() {
 	clear(p.sessions)
 	p.refused = 0
 	p.logMu.Lock()
+	for _, d := range p.logs {
+		d.Ring().Detach() // a log pane may still show it; its bytes go back
+	}
 	clear(p.logs)
 	p.logMu.Unlock()
 	p.next, p.pos = 0, 0

@@ -62,6 +62,9 @@ func (b *Budget) Child(limit int64) *Budget {
 	return c
 }
 
+// Parent is the budget b is a share of (nil for a root).
+func (b *Budget) Parent() *Budget { return b.parent }
+
 // SetLimit changes the limit (≤ 0: none); bytes held stay held.
 func (b *Budget) SetLimit(limit int64) {
 	if b != nil {

@@ -37,6 +37,9 @@ func TestTakeGiveLimitEdges(t *testing.T) {
 func TestChildDrawsFromParent(t *testing.T) {
 	p := New(100)
 	a, b := p.Child(80), p.Child(80)
+	if a.Parent() != p || p.Parent() != nil {
+		t.Fatal("Parent does not name the budget a child draws from")
+	}
 	if !a.Take(70) {
 		t.Fatal("refused within both")
 	}
