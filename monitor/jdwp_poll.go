@@ -78,6 +78,10 @@ func (s *jdwpPoller) poll(ctx context.Context, sz jdwp.IDSizes, names map[uint64
 	if err != nil {
 		return
 	}
+	// No more threads are asked about than the table takes (applyJDWP
+	// keeps the first MaxThreads): a VM listing a million ids would
+	// otherwise cost two requests each, every poll.
+	ids = ids[:min(len(ids), s.book.maxThreads)]
 	rows := make([]jdwpThread, 0, len(ids))
 	for _, id := range ids {
 		name, ok := names[id]
@@ -86,7 +90,8 @@ func (s *jdwpPoller) poll(ctx context.Context, sz jdwp.IDSizes, names map[uint64
 			if err != nil {
 				continue // died in between (INVALID_THREAD)
 			}
-			name, names[id] = n, n
+			name = threadName(n) // a VM's name, kept to MaxThreadName
+			names[id] = name
 		}
 		st, err := s.jc.ThreadStatus(rctx, sz, id)
 		if err != nil {

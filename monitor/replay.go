@@ -295,7 +295,8 @@ func (p *Replay) Close() {
 }
 
 func (p *Replay) resetLocked() {
-	for key := range p.sessions {
+	for key, s := range p.sessions {
+		s.threads.close() // gives its table's charge back
 		p.store.Remove(key, "replay rewound")
 	}
 	clear(p.sessions)

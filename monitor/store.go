@@ -26,7 +26,18 @@ type Store struct {
 	// viewBudget is what the view trees kept in VM.Views are charged to
 	// (setViewDump): DefaultViewTreeBytes of the process-wide budget.
 	viewBudget *budget.Budget
+	// threadBudget is what the VMs' thread tables are charged to (each
+	// session's threadBook, at every publish): DefaultThreadTableBytes of
+	// the process-wide budget.
+	threadBudget *budget.Budget
 }
+
+// DefaultThreadTableBytes is the share of the process-wide budget that the
+// VMs' thread tables may hold together: a real app's table is a few dozen
+// KiB (200 threads), a VM's cap (DefaultMaxThreads rows, names of up to
+// MaxThreadName bytes) about 12 MiB, so a few hostile VMs cannot take the
+// budget from the rest.
+const DefaultThreadTableBytes = 32 << 20
 
 // DefaultViewTreeBytes is the share of the process-wide budget that the
 // view trees a store keeps (VM.Views: each VM's last dump of up to 32
@@ -36,7 +47,8 @@ const DefaultViewTreeBytes = 64 << 20
 // NewStore returns an empty store publishing on bus.
 func NewStore(bus *Bus) *Store {
 	return &Store{bus: bus, vms: map[string]*VM{}, snaps: map[string]*heap.Snapshot{}, native: map[string]*heap.Snapshot{},
-		threadSeq: map[string]uint64{}, viewBudget: budget.Process.Child(DefaultViewTreeBytes)}
+		threadSeq: map[string]uint64{}, viewBudget: budget.Process.Child(DefaultViewTreeBytes),
+		threadBudget: budget.Process.Child(DefaultThreadTableBytes)}
 }
 
 // setViewDump keeps d as its window's latest dump in the VM's model (the

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ddmtui/ddmtui/ddm"
 	"github.com/ddmtui/ddmtui/jdwp"
@@ -62,12 +63,63 @@ type threadBook struct {
 	// tooMany is set when the cap refused a thread; tooManyShown once the
 	// VM in the store says so.
 	tooMany, tooManyShown bool
+	// charged is what the table and its published copy are charged to the
+	// store's thread budget (chargeLocked); overBudget is set while that
+	// budget is spent: no thread is added until a publish finds room.
+	charged    int64
+	overBudget bool
+	closed     bool // the session ended: nothing more is charged
+}
+
+// threadRowCost is what a thread costs beyond its name: its row in the
+// table and in the store's copy, and the row's meta.
+const threadRowCost = int64(2*unsafe.Sizeof(Thread{}) + unsafe.Sizeof(threadMeta{}))
+
+// threadRoom is the room a thread budget must have before an over-budget
+// table takes threads again (a hundred rows), so that a table at the edge
+// does not flip on every publish.
+const threadRoom = 100 * (threadRowCost + 64)
+
+// chargeLocked charges the table being published to the store's thread
+// budget: its rows and names. The bytes are held whatever the budget
+// says; when they do not fit, the table is marked over budget and takes
+// no new thread (as at the cap, the VM says so) until a later publish
+// finds room. Called with the table's snapshot.
+func (b *threadBook) chargeLocked(table []Thread) {
+	if b.closed {
+		return
+	}
+	mem := b.entry.store.threadBudget
+	cost := int64(len(table)) * threadRowCost
+	for i := range table {
+		cost += int64(len(table[i].Name))
+	}
+	delta := cost - b.charged
+	b.charged = cost
+	switch {
+	case delta > 0 && !mem.Take(delta):
+		mem.Give(-delta) // held all the same
+		b.overBudget, b.tooMany = true, true
+	case delta < 0:
+		mem.Give(-delta)
+	}
+	if b.overBudget && delta <= 0 && mem.Fits(threadRoom) {
+		b.overBudget = false
+	}
+}
+
+// release gives the table's charge back (the session ended).
+func (b *threadBook) release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.entry.store.threadBudget.Give(b.charged)
+	b.charged, b.closed = 0, true
 }
 
 // roomLocked reports whether the table may take one more thread; the first
 // refusal marks the VM as having too many threads.
 func (b *threadBook) roomLocked() bool {
-	if b.table.len() < b.maxThreads {
+	if b.table.len() < b.maxThreads && !b.overBudget {
 		return true
 	}
 	b.tooMany = true
@@ -80,11 +132,16 @@ func (b *threadBook) showTooMany() {
 	b.mu.Lock()
 	show := b.tooMany && !b.tooManyShown
 	b.tooManyShown = b.tooManyShown || show
+	over := b.overBudget
 	b.mu.Unlock()
 	if show {
+		why := fmt.Sprintf("too many threads: more than %d; newer threads are not shown", b.maxThreads)
+		if over {
+			why = fmt.Sprintf("too many threads: the thread tables hold %s; newer threads are not shown", b.entry.store.threadBudget)
+		}
 		b.entry.store.UpdateVM(b.entry.key, func(vm *VM) {
 			vm.TooManyThreads = true
-			vm.Err = fmt.Sprintf("too many threads: more than %d; newer threads are not shown", b.maxThreads)
+			vm.Err = why
 		})
 	}
 }
@@ -131,6 +188,7 @@ func (b *threadBook) publishLocked(now time.Time) func() {
 		b.flushTimer = nil
 	}
 	seq, table := threadSeq.Add(1), b.table.snapshot()
+	b.chargeLocked(table)
 	return func() {
 		b.entry.store.setThreads(b.entry.key, seq, table)
 		b.showTooMany()
@@ -165,6 +223,7 @@ func (b *threadBook) close() {
 	}
 	b.pending = false
 	b.mu.Unlock()
+	b.release()
 }
 
 // change applies fn to the table at input time now and publishes the
@@ -206,6 +265,15 @@ func (b *threadBook) missedNow() int {
 
 // applyJDWP applies a thread table polled with JDWP at now.
 func (b *threadBook) applyJDWP(rows []jdwpThread, now time.Time) {
+	b.mu.Lock()
+	most := b.maxThreads
+	if b.overBudget {
+		most = min(most, b.table.len())
+	}
+	if len(rows) > most { // the poller asks for no more; a recording may hold more
+		rows, b.tooMany = rows[:most], true
+	}
+	b.mu.Unlock()
 	fresh := make([]Thread, 0, len(rows))
 	for _, r := range rows {
 		th := Thread{ID: r.ID, Name: threadName(r.Name), Status: r.Status, State: jdwp.ThreadStatusName(int32(r.Status)), Created: now, Changed: now, Source: SourceJDWP}
@@ -226,6 +294,8 @@ func (b *threadBook) applyJDWP(rows []jdwpThread, now time.Time) {
 	}
 	b.table.replace(fresh)
 	seq, table := threadSeq.Add(1), b.table.snapshot()
+	b.chargeLocked(table)
 	b.mu.Unlock()
 	b.entry.store.setThreads(b.entry.key, seq, table)
+	b.showTooMany()
 }

@@ -10,7 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/ddmtui/ddmtui/ddm"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/record"
 	"github.com/ddmtui/ddmtui/scan"
 )
 
@@ -446,5 +448,152 @@ func TestThreadNamesBounded(t *testing.T) {
 	}
 	if n := threadName(strings.Repeat("y", MaxThreadName)); len(n) != MaxThreadName || strings.HasSuffix(n, "…") {
 		t.Errorf("exactly the bound: cut to %d bytes", len(n))
+	}
+}
+
+// TestThreadTablesCharged: a VM's thread table is charged to the store's
+// share of the process-wide budget at each publish (rows and names); a
+// VM that floods THCR past that share keeps what it has, takes no new
+// thread (THCR or THST) and says why, the charge stays within a publish's
+// growth of the limit, and the session's end gives every byte back.
+func TestThreadTablesCharged(t *testing.T) {
+	store, s, t0 := artSession()
+	if store.threadBudget.Parent() != budget.Process {
+		t.Fatal("the thread tables are not a share of the process's budget")
+	}
+	s.handle(&ddm.ThreadCreated{ID: 1, Name: "main"}, t0)
+	want := threadRowCost + int64(len("main"))
+	if got := store.threadBudget.Used(); got != want {
+		t.Fatalf("one thread charged %d, want %d", got, want)
+	}
+	name := strings.Repeat("n", 1000)
+	perThread := threadRowCost + int64(len(name))
+	limit := 50 * perThread
+	store.threadBudget.SetLimit(limit)
+	now := t0
+	for id := uint32(2); id < 200; id++ {
+		now = now.Add(150 * time.Millisecond) // each one published
+		s.handle(&ddm.ThreadCreated{ID: id, Name: name}, now)
+	}
+	vm, _ := store.VM("local:1")
+	if n := len(vm.Threads); n < 45 || n > 52 {
+		t.Errorf("%d threads kept under a share of 50", n)
+	}
+	// What is held is charged, exactly, even past the share.
+	var held int64
+	for _, th := range vm.Threads {
+		held += threadRowCost + int64(len(th.Name))
+	}
+	if used := store.threadBudget.Used(); used != held || used > limit+perThread {
+		t.Errorf("the thread tables hold %d bytes, charged %d (share %d)", held, used, limit)
+	}
+	if !vm.TooManyThreads || !strings.Contains(vm.Err, "the thread tables hold") {
+		t.Errorf("the VM does not say why its threads stop: %v %q", vm.TooManyThreads, vm.Err)
+	}
+	// A THST reply listing every thread and new ones adds none while over
+	// the budget.
+	var listed []ddm.ThreadStatus
+	for _, th := range vm.Threads {
+		listed = append(listed, ts(uint32(th.ID), 1, 5))
+	}
+	before := len(vm.Threads)
+	s.threads.applyStatus(thstEntries(t, append(listed, ts(500, 1, 5), ts(501, 1, 5))...), now.Add(200*time.Millisecond))
+	if vm, _ = store.VM("local:1"); len(vm.Threads) != before {
+		t.Errorf("a THST reply took the table from %d threads to %d past the budget", before, len(vm.Threads))
+	}
+	// An unchanged table publishing again stays over budget until the
+	// budget has room (here: a larger share; live, another VM's table
+	// shrinking), then takes threads again.
+	s.threads.applyStatus(thstEntries(t, listed...), now.Add(300*time.Millisecond))
+	if !s.threads.overBudget {
+		t.Error("the table took threads again without room")
+	}
+	store.threadBudget.SetLimit(4 * limit)
+	s.threads.applyStatus(thstEntries(t, listed...), now.Add(450*time.Millisecond))
+	if s.threads.overBudget {
+		t.Error("still over budget with room in the budget")
+	}
+	store.threadBudget.SetLimit(limit)
+	// Threads gone give their bytes back; a new one is taken.
+	s.threads.applyStatus(thstEntries(t, ts(1, 1, 5)), now.Add(600*time.Millisecond))
+	if used := store.threadBudget.Used(); used != threadRowCost+4 {
+		t.Errorf("one thread left charges %d, want %d", used, threadRowCost+4)
+	}
+	s.handle(&ddm.ThreadCreated{ID: 900, Name: "back"}, now.Add(800*time.Millisecond))
+	s.handle(&ddm.ThreadCreated{ID: 901, Name: "again"}, now.Add(time.Second))
+	if vm, _ = store.VM("local:1"); len(vm.Threads) != 3 {
+		t.Errorf("with room again: threads %v", ids(vm.Threads))
+	}
+	s.end(now.Add(2*time.Second), "test", false)
+	if used := store.threadBudget.Used(); used != 0 {
+		t.Errorf("after the session's end the thread tables still hold %d bytes", used)
+	}
+	// A stray input after the end charges nothing.
+	s.threads.change(now.Add(3*time.Second), func(t *threadTable) {
+		t.insert(Thread{ID: 7, Name: "late"})
+	})
+	if used := store.threadBudget.Used(); used != 0 {
+		t.Errorf("a change after the end charged %d bytes", used)
+	}
+}
+
+// TestReplayThreadTablesGiveBack: a replay's VMs charge their thread
+// tables as live ones do, and a seek back or Close gives the bytes back
+// (the replay drops its sessions without ending them).
+func TestReplayThreadTablesGiveBack(t *testing.T) {
+	key := "local:8000"
+	tab := &ddm.ThreadStatusTable{Threads: []ddm.ThreadStatus{{ID: 1, Status: 1}, {ID: 2, Status: 4}}}
+	rec := recordingOf(
+		record.Record{Time: 0, Kind: record.KindEndpoint, Key: key, Data: []byte(`{"source":"local:8000","pid":0}`)},
+		record.Record{Time: 10 * time.Millisecond, Kind: record.KindChunk, Key: key, Data: chunkData(&ddm.Hello{ClientVersion: 1, PID: 777, VMIdent: "Dalvik v2.1.0", AppName: "com.example"})},
+		record.Record{Time: time.Second, Kind: record.KindChunk, Key: key, Data: chunkData(tab)},
+	)
+	store := NewStore(NewBus())
+	p := NewReplay(rec, store)
+	p.Seek(2 * time.Second)
+	if used := store.threadBudget.Used(); used != 2*threadRowCost {
+		t.Fatalf("two replayed threads charge %d, want %d", used, 2*threadRowCost)
+	}
+	p.Seek(0)
+	if used := store.threadBudget.Used(); used != 0 {
+		t.Errorf("after a seek back the thread tables hold %d bytes", used)
+	}
+	p.Seek(2 * time.Second)
+	p.Close()
+	if used := store.threadBudget.Used(); used != 0 {
+		t.Errorf("after Close the thread tables hold %d bytes", used)
+	}
+}
+
+// TestJDWPThreadsCapped: a non-DDM VM's polled table takes at most
+// MaxThreads threads (the poller asks about no more; a recording may hold
+// more) and says so, and none while the thread budget is spent.
+func TestJDWPThreadsCapped(t *testing.T) {
+	store := NewStore(NewBus())
+	s := NewSession(scan.Endpoint{Key: "local:1", Source: "local:1"}, store, SessionOptions{MaxThreads: 5})
+	t0 := time.Unix(100, 0)
+	s.begin(t0)
+	var rows []jdwpThread
+	for id := range uint64(8) {
+		rows = append(rows, jdwpThread{ID: id + 1, Name: fmt.Sprint("t", id+1), Status: 1})
+	}
+	s.threads.applyJDWP(rows, t0)
+	vm, _ := store.VM("local:1")
+	if len(vm.Threads) != 5 || vm.Threads[4].ID != 5 || !vm.TooManyThreads || !strings.Contains(vm.Err, "more than 5") {
+		t.Fatalf("8 polled threads under a cap of 5: %v, too many %v %q", ids(vm.Threads), vm.TooManyThreads, vm.Err)
+	}
+	// Past the budget (a share of three threads) the poll that passed it
+	// is kept, charged in full; a table that shrank then does not grow
+	// again without room.
+	store.threadBudget.SetLimit(3 * (threadRowCost + 2))
+	s.threads.applyJDWP(rows[:2], t0.Add(time.Second))
+	s.threads.applyJDWP(rows, t0.Add(2*time.Second))
+	if vm, _ = store.VM("local:1"); len(vm.Threads) != 5 || !s.threads.overBudget || store.threadBudget.Used() != 5*(threadRowCost+2) {
+		t.Fatalf("past a share of 3 threads: %v, over budget %v, %d bytes charged", ids(vm.Threads), s.threads.overBudget, store.threadBudget.Used())
+	}
+	s.threads.applyJDWP(rows[:1], t0.Add(3*time.Second))
+	s.threads.applyJDWP(rows, t0.Add(4*time.Second))
+	if vm, _ = store.VM("local:1"); len(vm.Threads) != 1 {
+		t.Errorf("over the budget a poll grew the table to %v", ids(vm.Threads))
 	}
 }
