@@ -197,7 +197,7 @@ func newSession(ep scan.Endpoint, dev devshell.Shell, store *Store, opts Session
 	s.threads = &threadBook{entry: s.entry, conn: s.conn, maxThreads: opts.MaxThreads, input: s.input}
 	s.heaps = newHeapMaps(s.entry, opts.SegmentBudget, opts.Segments, s.badInput)
 	s.xfer = &transfers{conn: s.conn, maxPacket: opts.MaxPacketLen, streamPacket: opts.StreamPacketLen, log: log}
-	s.src = &deviceSources{dev: dev, device: deviceKey(ep.Key, dev != nil), entry: s.entry, input: s.input, wg: &s.wg, log: log,
+	s.src = &deviceSources{dev: dev, device: deviceKey(ep.Key, dev != nil), entry: s.entry, input: s.input, wg: &s.wg, log: log, threads: s.threads,
 		interval: opts.ThreadInterval, timeout: opts.RequestTimeout, memInterval: opts.MeminfoInterval}
 	s.dumps = &heapDumper{conn: s.conn, xfer: s.xfer, entry: s.entry, dev: dev, wait: opts.HeapDumpWait, maxFile: opts.MaxDeviceFile, log: log}
 	s.prof = &profiler{conn: s.conn, xfer: s.xfer, entry: s.entry, dev: dev, maxFile: opts.MaxDeviceFile, log: log}

@@ -30,6 +30,9 @@ type deviceSources struct {
 	input  func(func(now time.Time)) // the session's
 	wg     *sync.WaitGroup           // the session's source goroutines
 	log    *slog.Logger
+	// threads is the session's thread book: its cap and the thread
+	// budget's charge hold for the /proc table too.
+	threads *threadBook
 	// interval is SessionOptions.ThreadInterval, timeout RequestTimeout,
 	// memInterval MeminfoInterval.
 	interval, timeout, memInterval time.Duration
@@ -163,6 +166,10 @@ func (d *deviceSources) applyProcStat(out []byte, now time.Time) {
 		return
 	}
 	d.mu.Lock()
+	have := len(d.procTable)
+	d.mu.Unlock()
+	r.Threads = r.Threads[:d.threads.fit(have, len(r.Threads))]
+	d.mu.Lock()
 	old := d.procTable
 	fresh := make(map[uint64]*Thread, len(r.Threads))
 	for _, pt := range r.Threads {
@@ -187,7 +194,9 @@ func (d *deviceSources) applyProcStat(out []byte, now time.Time) {
 	seq := threadSeq.Add(1)
 	d.mu.Unlock()
 	sort.Slice(table, func(i, j int) bool { return table[i].ID < table[j].ID })
+	d.threads.charge(table)
 	d.entry.store.setThreads(d.entry.key, seq, table)
+	d.threads.showTooMany()
 }
 
 // runMeminfo reads `dumpsys meminfo PID` at once and then every

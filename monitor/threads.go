@@ -108,6 +108,32 @@ func (b *threadBook) chargeLocked(table []Thread) {
 	}
 }
 
+// fit returns how many of offered threads a table of another source
+// (/proc), now of have rows, keeps: at most the cap, and no more than it
+// has while the thread budget is spent. Past it, the VM says it has too
+// many threads (showTooMany).
+func (b *threadBook) fit(have, offered int) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	most := b.maxThreads
+	if b.overBudget {
+		most = min(most, have)
+	}
+	if offered > most {
+		b.tooMany = true
+		return most
+	}
+	return offered
+}
+
+// charge charges a table of another source as it is published (/proc:
+// the store holds one VM table, whichever source published it last).
+func (b *threadBook) charge(table []Thread) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.chargeLocked(table)
+}
+
 // release gives the table's charge back (the session ended).
 func (b *threadBook) release() {
 	b.mu.Lock()

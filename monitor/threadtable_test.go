@@ -597,3 +597,47 @@ func TestJDWPThreadsCapped(t *testing.T) {
 		t.Errorf("over the budget a poll grew the table to %v", ids(vm.Threads))
 	}
 }
+
+// TestProcThreadsCappedAndCharged: a device VM's /proc table keeps at most
+// MaxThreads threads and says so, is charged to the thread budget as the
+// other sources' tables are, and grows no more while that budget is spent.
+func TestProcThreadsCappedAndCharged(t *testing.T) {
+	store := NewStore(NewBus())
+	s := NewSession(scan.Endpoint{Key: "adb:x:4242", Source: "adb:x", PID: 4242}, store, SessionOptions{MaxThreads: 5})
+	t0 := time.Unix(100, 0)
+	s.begin(t0)
+	stat := func(n int) []byte {
+		var b []byte
+		for tid := 4242; tid < 4242+n; tid++ {
+			b = fmt.Appendf(b, "%d (w%d) S 1 2 0 0 -1 4194560 616 0 0 0 7 3 0 0 20 0 1 0 24 0 0\n", tid, tid)
+		}
+		return b
+	}
+	s.src.applyProcStat(stat(8), t0)
+	vm, _ := store.VM("adb:x:4242")
+	if len(vm.Threads) != 5 || !vm.TooManyThreads {
+		t.Fatalf("8 tasks under a cap of 5: %v, too many %v", ids(vm.Threads), vm.TooManyThreads)
+	}
+	var held int64
+	for _, th := range vm.Threads {
+		held += threadRowCost + int64(len(th.Name))
+	}
+	if used := store.threadBudget.Used(); used != held {
+		t.Errorf("the /proc table charges %d, holds %d", used, held)
+	}
+	store.threadBudget.SetLimit(held / 2)
+	s.src.applyProcStat(stat(2), t0.Add(time.Second))
+	s.src.applyProcStat(stat(8), t0.Add(2*time.Second)) // passes the share: over budget
+	if !s.threads.overBudget {
+		t.Fatal("a /proc table past the share is not over budget")
+	}
+	s.src.applyProcStat(stat(2), t0.Add(3*time.Second))
+	s.src.applyProcStat(stat(8), t0.Add(4*time.Second))
+	if vm, _ = store.VM("adb:x:4242"); len(vm.Threads) != 2 {
+		t.Errorf("over the budget the /proc table grew to %v", ids(vm.Threads))
+	}
+	s.end(t0.Add(5*time.Second), "test", false)
+	if used := store.threadBudget.Used(); used != 0 {
+		t.Errorf("after the end %d bytes are charged", used)
+	}
+}
