@@ -186,7 +186,7 @@ func TestSoak(t *testing.T) {
 			servers: repeat(12, hostile.HelloVM(9001, bigChunks(ddm.TypeHPDS, 30<<20, 1)))},
 		{name: "large packets: 12 VMs sending 30 MiB packets of two chunks (read whole, jdwp.Budget)", assertRSS: true, bound: tightBound,
 			servers: repeat(12, hostile.HelloVM(9001, bigChunks(ddm.Type(0x58585858), 30<<20, 2)))},
-		{name: "THCR floods: 6 VMs with endless new thread ids", assertRSS: true,
+		{name: "THCR floods: 6 VMs with endless new thread ids, 1 KiB names (thread tables charged)", assertRSS: true, bound: tightBound,
 			servers: repeat(6, hostile.HelloVM(9002, thcrFlood))},
 		{name: "endless heap segments: 2 VMs, HPST then HPSG at 8 MB/s, no HPEN (heap.Assembler bounds the set)", assertRSS: true, bound: tightBound,
 			servers: repeat(2, hostile.HelloVM(9003, endlessSegments(8<<20)))},
@@ -397,13 +397,17 @@ func bigChunks(t ddm.Type, n, chunks int) func(send func(ddm.Message) error, sto
 
 // thcrFlood sends THCR with new ids as fast as the monitor reads them.
 func thcrFlood(send func(ddm.Message) error, stop <-chan struct{}) {
+	// Names of the most a table keeps (monitor.MaxThreadName): six VMs'
+	// tables at their cap would hold 70 MiB, past the thread tables'
+	// share of the budget (monitor.DefaultThreadTableBytes).
+	name := strings.Repeat("f", 1024)
 	for id := uint32(1); ; id++ {
 		select {
 		case <-stop:
 			return
 		default:
 		}
-		if send(&ddm.ThreadCreated{ID: id, Name: "flood"}) != nil {
+		if send(&ddm.ThreadCreated{ID: id, Name: name}) != nil {
 			return
 		}
 	}
