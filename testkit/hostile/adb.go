@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -100,4 +101,81 @@ func endlessSync(nc net.Conn, rate int, stop <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// TrackAppFlood is an adb server (host protocol, spec/adb.md) with one
+// online device, "flood", whose track-app stream opens with one message
+// listing n profileable processes (pids 10000 on, about 8 bytes each: a
+// message of 30,000 is 240 KB, past what a real adbd sends, which is
+// 64 KiB at most) and then sends nothing more; track-jdwp lists none,
+// and a shell or exec service returns no output. It counts the shell and
+// exec services opened (Shells). It is what issue 37 #9 measured: one
+// message making a monitor follow, and poll, every process it lists.
+func TrackAppFlood(n int, shells *atomic.Int64) Behaviour {
+	msg := appProcesses(n)
+	return func(nc net.Conn, stop <-chan struct{}) {
+		go func() {
+			<-stop
+			nc.Close()
+		}()
+		for {
+			req, err := readHostRequest(nc)
+			if err != nil {
+				return
+			}
+			switch {
+			case req == "host:version":
+				_, _ = io.WriteString(nc, "OKAY"+frame("0029"))
+				return
+			case strings.HasPrefix(req, "host:track-devices"):
+				_, _ = io.WriteString(nc, "OKAY"+frame("flood                  device product:p model:m device:d transport_id:1\n"))
+				_, _ = io.Copy(io.Discard, nc)
+				return
+			case strings.HasPrefix(req, "host:devices"):
+				_, _ = io.WriteString(nc, "OKAY"+frame("flood                  device product:p model:m device:d transport_id:1\n"))
+				return
+			case strings.HasSuffix(req, "features"):
+				_, _ = io.WriteString(nc, "OKAY"+frame("cmd,stat_v2,ls_v2"))
+				return
+			case strings.HasPrefix(req, "host:transport"):
+				_, _ = io.WriteString(nc, "OKAY") // the service's name follows
+			case req == "track-app":
+				// A length past four hex digits: adbd's framing grows.
+				_, _ = io.WriteString(nc, "OKAY"+fmt.Sprintf("%04x", len(msg)))
+				_, _ = nc.Write(msg)
+				_, _ = io.Copy(io.Discard, nc)
+				return
+			case req == "track-jdwp":
+				_, _ = io.WriteString(nc, "OKAY0000")
+				_, _ = io.Copy(io.Discard, nc)
+				return
+			case strings.HasPrefix(req, "shell") || strings.HasPrefix(req, "exec:"):
+				if shells != nil {
+					shells.Add(1)
+				}
+				_, _ = io.WriteString(nc, "OKAY")
+				return
+			default:
+				_, _ = io.WriteString(nc, "FAIL"+frame("unknown host service"))
+				return
+			}
+		}
+	}
+}
+
+// frame is adb's hex4-framed string.
+func frame(s string) string { return fmt.Sprintf("%04x%s", len(s), s) }
+
+// appProcesses is an AppProcesses message (spec/adb-track-app.md) of n
+// profileable processes: ProcessEntry{pid: 10000+i, profileable: true}.
+func appProcesses(n int) []byte {
+	var b []byte
+	for i := range n {
+		e := []byte{0x08}
+		e = binary.AppendUvarint(e, uint64(10000+i))
+		e = append(e, 0x18, 1)
+		b = append(b, 0x0a, byte(len(e)))
+		b = append(b, e...)
+	}
+	return b
 }
