@@ -19,29 +19,38 @@ import (
 // file that never stops growing, does to a pull.
 func EndlessRecv(rate int) Behaviour {
 	return func(nc net.Conn, stop <-chan struct{}) {
-		go func() {
-			<-stop
-			nc.Close()
-		}()
-		for {
-			req, err := readHostRequest(nc)
-			if err != nil {
-				return
-			}
+		serveHost(nc, stop, func(req string) bool {
 			switch {
 			case strings.HasSuffix(req, ":features"):
 				_, _ = io.WriteString(nc, "OKAY0000")
-				return
+				return false
 			case strings.HasPrefix(req, "host:transport"):
 				_, _ = io.WriteString(nc, "OKAY") // the service's name follows
+				return true
 			case req == "sync:":
 				_, _ = io.WriteString(nc, "OKAY")
 				endlessSync(nc, rate, stop)
-				return
+				return false
 			default:
 				_, _ = io.WriteString(nc, "OKAY")
-				return
+				return false
 			}
+		})
+	}
+}
+
+// serveHost answers the host requests on nc, one after another while
+// answer says more follow on the connection (a transport, then its
+// service), until the peer goes or stop is closed.
+func serveHost(nc net.Conn, stop <-chan struct{}, answer func(req string) (more bool)) {
+	go func() {
+		<-stop
+		nc.Close()
+	}()
+	for {
+		req, err := readHostRequest(nc)
+		if err != nil || !answer(req) {
+			return
 		}
 	}
 }
@@ -113,53 +122,40 @@ func endlessSync(nc net.Conn, rate int, stop <-chan struct{}) {
 // message making a monitor follow, and poll, every process it lists.
 func TrackAppFlood(n int, shells *atomic.Int64) Behaviour {
 	msg := appProcesses(n)
+	const device = "flood                  device product:p model:m device:d transport_id:1\n"
 	return func(nc net.Conn, stop <-chan struct{}) {
-		go func() {
-			<-stop
-			nc.Close()
-		}()
-		for {
-			req, err := readHostRequest(nc)
-			if err != nil {
-				return
-			}
+		serveHost(nc, stop, func(req string) bool {
 			switch {
 			case req == "host:version":
 				_, _ = io.WriteString(nc, "OKAY"+frame("0029"))
-				return
 			case strings.HasPrefix(req, "host:track-devices"):
-				_, _ = io.WriteString(nc, "OKAY"+frame("flood                  device product:p model:m device:d transport_id:1\n"))
+				_, _ = io.WriteString(nc, "OKAY"+frame(device))
 				_, _ = io.Copy(io.Discard, nc)
-				return
 			case strings.HasPrefix(req, "host:devices"):
-				_, _ = io.WriteString(nc, "OKAY"+frame("flood                  device product:p model:m device:d transport_id:1\n"))
-				return
+				_, _ = io.WriteString(nc, "OKAY"+frame(device))
 			case strings.HasSuffix(req, "features"):
 				_, _ = io.WriteString(nc, "OKAY"+frame("cmd,stat_v2,ls_v2"))
-				return
 			case strings.HasPrefix(req, "host:transport"):
 				_, _ = io.WriteString(nc, "OKAY") // the service's name follows
+				return true
 			case req == "track-app":
 				// A length past four hex digits: adbd's framing grows.
 				_, _ = io.WriteString(nc, "OKAY"+fmt.Sprintf("%04x", len(msg)))
 				_, _ = nc.Write(msg)
 				_, _ = io.Copy(io.Discard, nc)
-				return
 			case req == "track-jdwp":
 				_, _ = io.WriteString(nc, "OKAY0000")
 				_, _ = io.Copy(io.Discard, nc)
-				return
 			case strings.HasPrefix(req, "shell") || strings.HasPrefix(req, "exec:"):
 				if shells != nil {
 					shells.Add(1)
 				}
 				_, _ = io.WriteString(nc, "OKAY")
-				return
 			default:
 				_, _ = io.WriteString(nc, "FAIL"+frame("unknown host service"))
-				return
 			}
-		}
+			return false
+		})
 	}
 }
 
