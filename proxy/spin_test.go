@@ -190,13 +190,23 @@ func BenchmarkSpinQuickPeers(b *testing.B) {
 	b.ReportMetric(float64(commands)/float64(b.N), "command-polls/run")
 }
 
+// The bound of the two tests below, and the delay of the slow peer: ten
+// times apart, and the bound well above what "at once" takes on a loaded
+// machine (a fake VM's reply took over 200 µs in a CI run beside a
+// CPU-bound job), so that each peer is on its side of the bound whatever
+// the load.
+const (
+	loadedBound = 2 * time.Millisecond
+	slowPeer    = 20 * time.Millisecond
+)
+
 // A VM that answers later than the bound is not polled for after its
 // first reply; the quick debugger still is.
 func TestSpinSkipsSlowVM(t *testing.T) {
 	needPolling(t)
-	spinCase(t, 200*time.Microsecond, 3*time.Millisecond, func(c *jdwp.Conn) { versions(t, c, 40, 0) }, func(s SpinStats) (why []string) {
+	spinCase(t, loadedBound, slowPeer, func(c *jdwp.Conn) { versions(t, c, 40, 0) }, func(s SpinStats) (why []string) {
 		if s.ReplyPolls+s.ReplyPlain != 0 {
-			why = append(why, fmt.Sprintf("replies take 3ms against a 200µs bound: %d polls, %d decided against; want none considered", s.ReplyPolls, s.ReplyPlain))
+			why = append(why, fmt.Sprintf("replies take 20ms against a 2ms bound: %d polls, %d decided against; want none considered", s.ReplyPolls, s.ReplyPlain))
 		}
 		if s.CommandPolls+s.CommandPlain < 30 || s.CommandPolls < 1 {
 			why = append(why, fmt.Sprintf("a debugger sending back to back: %d command polls, %d not; want most of 40 considered, some polled", s.CommandPolls, s.CommandPlain))
@@ -209,9 +219,9 @@ func TestSpinSkipsSlowVM(t *testing.T) {
 // VM still is.
 func TestSpinSkipsThinkingDebugger(t *testing.T) {
 	needPolling(t)
-	spinCase(t, 200*time.Microsecond, 0, func(c *jdwp.Conn) { versions(t, c, 40, 3*time.Millisecond) }, func(s SpinStats) (why []string) {
+	spinCase(t, loadedBound, 0, func(c *jdwp.Conn) { versions(t, c, 40, slowPeer) }, func(s SpinStats) (why []string) {
 		if s.CommandPolls+s.CommandPlain != 0 {
-			why = append(why, fmt.Sprintf("3ms between commands against a 200µs bound: %d command polls, %d decided against; want none considered", s.CommandPolls, s.CommandPlain))
+			why = append(why, fmt.Sprintf("20ms between commands against a 2ms bound: %d command polls, %d decided against; want none considered", s.CommandPolls, s.CommandPlain))
 		}
 		if s.ReplyPolls+s.ReplyPlain < 30 || s.ReplyPolls < 1 {
 			why = append(why, fmt.Sprintf("a VM answering at once: %d reply polls, %d not; want most of 40 considered, some polled", s.ReplyPolls, s.ReplyPlain))
