@@ -13,6 +13,12 @@
 #   idle  c-spinning    relay leg: relay.c -spin, one thread polling both sockets without
 #                       sleeping (it burns a core the whole run, which slows the other legs
 #                       too: read it with care)
+#   idle  go-netpoll    relay leg: scripts/relayfloor/gorelay netpoll, io.Copy a direction
+#                       (the Go runtime's netpoller, as the proxy reads)
+#   idle  go-rawwait    relay leg: gorelay rawwait, each direction's thread waiting in
+#                       ppoll(2) on its own socket and writing with raw system calls (the
+#                       netpoller only after 50 ms without data): how near a Go relay
+#                       comes to c-blocking when the thread the kernel wakes is the reader
 #   busy  proxy, proxy-nospin   the same with a CPU burner on every core but one, which the
 #                       script starts before and stops after (scripts/lib/load.sh)
 #
@@ -35,7 +41,7 @@ tmp=$(mktemp -d)
 trap 'busy_stop; rm -rf "$tmp"' EXIT
 cc -O2 -pthread -o "$tmp/relay" "$root/scripts/relayfloor/relay.c"
 cc -O2 -o "$tmp/pingpong" "$root/scripts/relayfloor/pingpong.c"
-(cd "$root" && go test -c -o "$tmp/proxy.test" ./proxy)
+(cd "$root" && go test -c -o "$tmp/proxy.test" ./proxy && go build -o "$tmp/gorelay" ./scripts/relayfloor/gorelay)
 cd "$root/proxy"
 run() { # condition, name, env...
 	local cond=$1 name=$2
@@ -59,6 +65,8 @@ condition() { # idle|busy
 	if [ "$cond" = idle ] && [ "${RELAYS:-1}" != 0 ]; then
 		run "$cond" c-blocking PROXY_BENCH_RELAY="$tmp/relay"
 		run "$cond" c-spinning PROXY_BENCH_RELAY="$tmp/relay -spin"
+		run "$cond" go-netpoll PROXY_BENCH_RELAY="$tmp/gorelay netpoll"
+		run "$cond" go-rawwait PROXY_BENCH_RELAY="$tmp/gorelay rawwait"
 	fi
 	load_report "$cond, after"
 	[ "$cond" = busy ] && busy_stop
