@@ -137,38 +137,50 @@ const quietMillis = 50
 // quietMillis without data it lets the netpoller wait (the callback returns
 // false), so an idle connection holds no thread and a Close is held up for
 // that long at most.
-func rawRead(rc syscall.RawConn, b []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := rc.Read(func(fd uintptr) bool {
-		quiet := 0
-		for {
+func rawRead(rc syscall.RawConn, b []byte) (n int, err error) {
+	var readErr error
+	err = rc.Read(func(fd uintptr) bool {
+		for quiet := 0; ; {
 			r1, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				p := pollFD{fd: int32(fd), events: 1} // POLLIN
-				ts := syscall.Timespec{Nsec: 1_000_000}
-				k, _, pe := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
-				if pe == 0 && k == 0 {
+			if e == syscall.EAGAIN {
+				if !waitReadable(fd) {
 					if quiet++; quiet == quietMillis {
 						return false // quiet for a while: the netpoller waits
 					}
 				}
 				continue
 			}
-			n, errno = int(r1), e
-			return true
+			if e != syscall.EINTR {
+				n, readErr = int(r1), readResult(r1, e)
+				return true
+			}
 		}
 	})
-	switch {
-	case err != nil:
-		return 0, err
-	case errno != 0:
-		return 0, errno
-	case n == 0:
-		return 0, io.EOF
+	if err == nil {
+		err = readErr
 	}
-	return n, nil
+	if err != nil {
+		n = 0
+	}
+	return n, err
+}
+
+// waitReadable waits up to 1 ms in ppoll for fd to become readable.
+func waitReadable(fd uintptr) bool {
+	p := pollFD{fd: int32(fd), events: 1}   // POLLIN
+	ts := syscall.Timespec{Nsec: 1_000_000} // ppoll writes back the time left: a fresh one each call
+	k, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	return e == 0 && k > 0
+}
+
+// readResult is read(2)'s outcome as an error: its errno, or io.EOF for a
+// read of nothing.
+func readResult(r1 uintptr, e syscall.Errno) error {
+	if e != 0 {
+		return e
+	}
+	if r1 == 0 {
+		return io.EOF
+	}
+	return nil
 }
