@@ -115,15 +115,26 @@ func (b *threadBook) chargeLocked(table []Thread) {
 func (b *threadBook) fit(have, offered int) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	most := b.maxThreads
-	if b.overBudget {
-		most = min(most, have)
-	}
-	if offered > most {
+	return b.fitLocked(have, offered)
+}
+
+// fitLocked is fit with b.mu held.
+func (b *threadBook) fitLocked(have, offered int) int {
+	if most := b.mostLocked(have); offered > most {
 		b.tooMany = true
 		return most
 	}
 	return offered
+}
+
+// mostLocked is how many threads a table of have rows may hold: the cap,
+// and no new thread while the thread budget is spent. Every source's table
+// (DDM, JDWP, /proc) takes new threads by it.
+func (b *threadBook) mostLocked(have int) int {
+	if b.overBudget {
+		return min(b.maxThreads, have)
+	}
+	return b.maxThreads
 }
 
 // charge charges a table of another source as it is published (/proc:
@@ -145,11 +156,8 @@ func (b *threadBook) release() {
 // roomLocked reports whether the table may take one more thread; the first
 // refusal marks the VM as having too many threads.
 func (b *threadBook) roomLocked() bool {
-	if b.table.len() < b.maxThreads && !b.overBudget {
-		return true
-	}
-	b.tooMany = true
-	return false
+	have := b.table.len()
+	return b.fitLocked(have, have+1) > have
 }
 
 // showTooMany marks the VM in the store once the cap has refused a thread;
@@ -292,13 +300,7 @@ func (b *threadBook) missedNow() int {
 // applyJDWP applies a thread table polled with JDWP at now.
 func (b *threadBook) applyJDWP(rows []jdwpThread, now time.Time) {
 	b.mu.Lock()
-	most := b.maxThreads
-	if b.overBudget {
-		most = min(most, b.table.len())
-	}
-	if len(rows) > most { // the poller asks for no more; a recording may hold more
-		rows, b.tooMany = rows[:most], true
-	}
+	rows = rows[:b.fitLocked(b.table.len(), len(rows))] // the poller asks for no more; a recording may hold more
 	b.mu.Unlock()
 	fresh := make([]Thread, 0, len(rows))
 	for _, r := range rows {

@@ -229,11 +229,7 @@ func (b *threadBook) applyStatus(tab *ddm.ThreadStatusEntries, now time.Time) {
 	if b.misses >= 3 {
 		b.misses = 0
 	}
-	most := b.maxThreads
-	if b.overBudget {
-		most = min(most, b.table.len()) // no new thread until the budget has room
-	}
-	if b.table.applyTHST(tab, b.conn.family, now, most) {
+	if b.table.applyTHST(tab, b.conn.family, now, b.mostLocked(b.table.len())) {
 		b.tooMany = true
 	}
 	// Published like every other change of the table: at once unless the
