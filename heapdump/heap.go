@@ -179,7 +179,7 @@ type shortest struct {
 func (h *Heap) pathParents() []int32 {
 	h.bfs.once.Do(func() {
 		// On a large heap, collect the query's garbage before and the
-		// levels' arrays after: the BFS comes while a report is being
+		// queue's chunks after: the BFS comes while a report is being
 		// built, and its array is one more 4-byte array a node.
 		collect(h)
 		h.bfs.parent = shortestParents(h)

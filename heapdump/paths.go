@@ -70,8 +70,9 @@ func (p Paths) toRoots(ns []Node) [][]PathStep {
 	out := make([][]PathStep, len(ns))
 	type hop struct{ path, step int }
 	arrayHops := map[int32][]hop{}
+	par := h.pathParents()
 	for k, n := range ns {
-		if h.pathParents()[n] == -2 {
+		if par[n] == -2 {
 			continue
 		}
 		nodes, listed := p.chain(n)
