@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"io"
 	"os"
 	"runtime/debug"
@@ -15,6 +14,7 @@ import (
 	"github.com/ddmtui/ddmtui/headless"
 	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/heapfile"
+	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/mapping/apply"

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ddmtui/ddmtui/internal/budget"
 	"io"
 	"os/signal"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ddmtui/ddmtui/adb"
 	"github.com/ddmtui/ddmtui/devicelog"
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/internal/safetext"
 	"github.com/ddmtui/ddmtui/logcat"
 	"github.com/ddmtui/ddmtui/mapping"

@@ -3,12 +3,12 @@ package heapview
 import (
 	"cmp"
 	"fmt"
-	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"slices"
 	"strings"
 
 	"github.com/ddmtui/ddmtui/heapdump"
 	"github.com/ddmtui/ddmtui/heapfile"
+	"github.com/ddmtui/ddmtui/internal/memlimit"
 	"github.com/ddmtui/ddmtui/mapping"
 	"github.com/ddmtui/ddmtui/mapping/apply"
 )
