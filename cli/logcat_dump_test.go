@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/ddmtui/ddmtui/internal/budget"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ddmtui/ddmtui/internal/budget"
 	"github.com/ddmtui/ddmtui/logcat"
 )
 
