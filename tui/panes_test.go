@@ -333,6 +333,21 @@ func TestStatusLineWithFakeEnv(t *testing.T) {
 	}
 }
 
+// A table that the thread cap or the thread budget stopped says so in its
+// title: the VM's error, which says why, may have been replaced by a
+// later problem (a hostile VM that floods THCR leaves THST unanswered).
+func TestThreadPaneSaysNewerThreadsNotShown(t *testing.T) {
+	vm := mailVM()
+	vm.TooManyThreads, vm.Err = true, "VM does not answer thread status (THST)"
+	r := newPaneRig(t, vm)
+	r.m.threads["local:8000"] = []monitor.Thread{{ID: 1, Name: "main", State: "running"}}
+	tp := newThreadPane(r.env)
+	tp.Update(ChangeAll)
+	if lines := draw(t, tp.Widget(), 100, 8); !anyLine(lines, "Threads · com.example.mail (1234) · 1 · newer threads not shown") {
+		t.Fatalf("threads:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
 // The thread and stack panes alone: Enter asks the navigator for the
 // stack; the stack pane fetches the thread the navigator names and draws
 // what the controller answered.

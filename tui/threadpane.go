@@ -340,6 +340,11 @@ func (p *threadPane) render() {
 	if src := threadSource(vm, m.threads[m.sel]); src != "" {
 		title += "· " + src + " "
 	}
+	if vm.TooManyThreads {
+		// Said here too: the VM's error line (the status line's) may
+		// carry a later problem by now.
+		title += "· newer threads not shown "
+	}
 	if why, none := capNone(vm, monitor.FeatThreads); none && len(rows) == 0 && p.filter == "" {
 		p.showReason(why)
 	}
