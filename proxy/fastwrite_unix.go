@@ -2,7 +2,10 @@
 
 package proxy
 
-import "syscall"
+import (
+	"syscall"
+	"unsafe"
+)
 
 // tryWrite writes what the debugger's socket takes now, without waiting,
 // and returns how much that was. Errors are left to the writer, whose
@@ -11,14 +14,14 @@ func (a *attachment) tryWrite(b []byte) int {
 	n := 0
 	_ = a.raw.Write(func(fd uintptr) bool {
 		for n < len(b) {
-			m, err := syscall.Write(int(fd), b[n:])
-			if err == syscall.EINTR {
+			m, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[n])), uintptr(len(b)-n))
+			if errno == syscall.EINTR {
 				continue
 			}
-			if err != nil || m <= 0 {
+			if errno != 0 || m == 0 {
 				break
 			}
-			n += m
+			n += int(m)
 		}
 		return true // never wait for the socket
 	})
