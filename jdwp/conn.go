@@ -431,6 +431,17 @@ func (c *Conn) writePacket(p *Packet, try bool) error {
 // must not be read: the bytes belong to the connection's reader.
 func (c *Conn) SyscallConn() syscall.RawConn { return c.raw }
 
+// NewRawReader is a reader of nc's socket that reads it as a Conn does
+// (plain read(2) calls, the netpoller waiting when there is nothing to read),
+// or nil where nc offers no raw access (not a socket, or not on Linux).
+func NewRawReader(nc net.Conn) io.Reader {
+	rc := rawConnOf(nc)
+	if rc == nil {
+		return nil
+	}
+	return rawReader{rc: rc}
+}
+
 func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	defer close(c.in)

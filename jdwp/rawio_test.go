@@ -3,6 +3,7 @@ package jdwp
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"runtime"
 	"testing"
@@ -55,5 +56,39 @@ func TestSocketIOSizes(t *testing.T) {
 			t.Errorf("hidden %v: %d bytes out, %d in, want %d each", hide, out, in, want)
 		}
 		c.Close()
+	}
+}
+
+// NewRawReader reads what comes later, and the end of the stream, and is
+// nil for a connection without a socket.
+func TestNewRawReader(t *testing.T) {
+	if NewRawReader(hiddenConn{}) != nil {
+		t.Fatal("no socket: want no raw reader")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skipf("raw reads are implemented on Linux only (this is %s)", runtime.GOOS)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		s, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+		s.Write([]byte("late"))
+		s.Close()
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	got, err := io.ReadAll(NewRawReader(nc))
+	if err != nil || string(got) != "late" {
+		t.Fatalf("read %q, %v; want \"late\"", got, err)
 	}
 }

@@ -84,6 +84,7 @@ type attachment struct {
 	// writer. raw is nil when nc offers no raw access (then every packet
 	// is queued).
 	raw     syscall.RawConn
+	rawRead bool   // the debugger's stream is read from raw (set before the attach)
 	writing bool   // the writer goroutine writes a batch (outside a.mu)
 	partial []byte // the unwritten rest of a packet the fast path began
 	scratch []byte // the fast path's packet buffer (at most fastMax)
@@ -142,8 +143,8 @@ func (p *Proxy) serveDebugger(nc net.Conn, key string, port int) {
 		pending: map[uint32]*request{}, nextAlias: aliasBase, tr: newTracker(),
 		qsignal: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		leavingCh: make(chan struct{}), released: make(chan struct{}),
-		br: bufio.NewReaderSize(nc, 64<<10),
 	}
+	a.br, a.rawRead = debuggerReader(nc)
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			a.raw = raw
@@ -248,6 +249,18 @@ func (p *Proxy) waitSession(ctx context.Context, e *entry, gone func() bool) (*m
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// debuggerReader is the reader of the debugger's stream, and whether it
+// reads nc's socket with plain system calls, as the VM's packets are read
+// (jdwp/rawio_linux.go): the runtime's bookkeeping of an ordinary read woke
+// its monitor thread on every command (docs/PERFORMANCE.md, "Debugger
+// proxy").
+func debuggerReader(nc net.Conn) (*bufio.Reader, bool) {
+	if r := jdwp.NewRawReader(nc); r != nil {
+		return bufio.NewReaderSize(r, 64<<10), true
+	}
+	return bufio.NewReaderSize(nc, 64<<10), false
 }
 
 // readLoop forwards the debugger's commands until it leaves; it returns why.

@@ -6,11 +6,13 @@ import (
 	"bufio"
 	"bytes"
 	"net"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ddmtui/ddmtui/jdwp"
+	"github.com/ddmtui/ddmtui/scan"
 )
 
 // tcpPair returns both ends of a loopback TCP connection. (Its socket
@@ -165,4 +167,54 @@ func TestTryWriteClosed(t *testing.T) {
 		t.Fatalf("wrote %d bytes on a closed connection", n)
 	}
 	var _ syscall.RawConn = a.raw
+}
+
+// The debugger's commands are read, and small packets to it written, with
+// plain system calls on its socket where it has one (Linux): an ordinary
+// read or write woke the runtime's monitor thread on every packet, which
+// cost more than the relaying (docs/PERFORMANCE.md, "Debugger proxy").
+func TestDebuggerSocketReadRaw(t *testing.T) {
+	vm := startFakeVM(t)
+	r := startRig(t, scan.PortRange{First: vm.port(), Last: vm.port()}, Options{})
+	c := dialDebugger(t, r.waitPort(localKey(vm.port())), 1)
+	if _, err := c.Request(ctxT(t), jdwp.CmdSetVirtualMachine, jdwp.CmdVMVersion, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.proxy.mu.Lock()
+	a := r.proxy.entries[localKey(vm.port())].dbg
+	r.proxy.mu.Unlock()
+	if a == nil {
+		t.Fatal("no attachment after a command was answered")
+	}
+	if want := runtime.GOOS == "linux"; a.rawRead != want || (a.raw != nil) != (runtime.GOOS != "windows") {
+		t.Fatalf("reads the debugger's socket itself: %v (want %v); writes it itself: %v", a.rawRead, want, a.raw != nil)
+	}
+}
+
+// countedConn counts the reads through net.Conn's Read.
+type countedConn struct {
+	*net.TCPConn
+	reads int
+}
+
+func (c *countedConn) Read(b []byte) (int, error) {
+	c.reads++
+	return c.TCPConn.Read(b)
+}
+
+// debuggerReader reads the socket under the connection, not through its
+// Read, and delivers what the debugger sent.
+func TestDebuggerReaderReadsTheSocket(t *testing.T) {
+	proxySide, debuggerSide := tcpPair(t)
+	cc := &countedConn{TCPConn: proxySide}
+	br, raw := debuggerReader(cc)
+	want := testPacket(1, 100)
+	go debuggerSide.Write(want.Marshal())
+	pk, err := jdwp.ReadPacket(br, 1<<20)
+	if err != nil || !bytes.Equal(pk.Marshal(), want.Marshal()) {
+		t.Fatalf("read %v, %v; want the packet sent", pk, err)
+	}
+	if linux := runtime.GOOS == "linux"; raw != linux || (cc.reads == 0) != linux {
+		t.Fatalf("raw reads %v, %d reads through net.Conn; want raw on Linux only", raw, cc.reads)
+	}
 }
