@@ -9,7 +9,11 @@ import (
 
 // tryWrite writes what the debugger's socket takes now, without waiting,
 // and returns how much that was. Errors are left to the writer, whose
-// blocking write meets them again and ends the connection.
+// blocking write meets them again and ends the connection. The write is a
+// raw system call: it never blocks, and syscall.Write's bookkeeping woke
+// the runtime's monitor thread (asleep while every P is idle, as between
+// two of a debugger's commands) on every reply (docs/PERFORMANCE.md,
+// "Debugger proxy").
 func (a *attachment) tryWrite(b []byte) int {
 	n := 0
 	_ = a.raw.Write(func(fd uintptr) bool {

@@ -31,8 +31,13 @@
 # with the echo sleeping and busy-polling: what a hop costs here, and how much of it is the
 # wake-up.
 #
+#   idle/busy proxy-ref with REF=/path/to/proxy.test: another build's proxy as shipped, a test
+#                       binary built from another commit, to compare builds in one run:
+#                         git worktree add /tmp/ref COMMIT && (cd /tmp/ref && go test -c -o /tmp/ref.test ./proxy)
+#                         REF=/tmp/ref.test RELAYS=0 scripts/bench-proxy-floor.sh 3
+#
 # Usage: scripts/bench-proxy-floor.sh [COUNT]   (default 3 runs of each configuration;
-# RELAYS=0 skips the C relays). Needs java, javac and a C compiler (cc).
+# RELAYS=0 skips the relay legs). Needs java, javac and a C compiler (cc).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/load.sh"
@@ -44,10 +49,11 @@ cc -O2 -o "$tmp/pingpong" "$root/scripts/relayfloor/pingpong.c"
 (cd "$root" && go test -c -o "$tmp/proxy.test" ./proxy && go build -o "$tmp/gorelay" ./scripts/relayfloor/gorelay)
 cd "$root/proxy"
 run() { # condition, name, env...
-	local cond=$1 name=$2
+	local cond=$1 name=$2 bin=$tmp/proxy.test
 	shift 2
+	[ "$name" = proxy-ref ] && bin=$REF
 	# One process: the JVMs start once and serve COUNT runs.
-	env "$@" "$tmp/proxy.test" -test.run '^$' -test.bench 'RealJVMsVersion$' -test.benchtime 2000x -test.count "$count" |
+	env "$@" "$bin" -test.run '^$' -test.bench 'RealJVMsVersion$' -test.benchtime 2000x -test.count "$count" |
 		awk -v cond="$cond" -v name="$name" '/^BenchmarkRealJVMsVersion/ {
 			for (i = 1; i < NF; i++) m[$(i + 1)] = $i
 			printf "%-4s %-12s direct %6.1f µs  relay %6.1f µs (%.3fx)  proxy %6.1f µs (%.3fx)  proxy CPU %5.1f µs/rt  polls/rt %.2f+%.2f unpolled %.2f+%.2f (gated %.2f) preempted %.2f\n",
@@ -62,6 +68,7 @@ condition() { # idle|busy
 	"$tmp/pingpong" -spin 20000 | sed "s/^/$cond  /"
 	run "$cond" proxy
 	run "$cond" proxy-nospin PROXY_BENCH_SPIN=-1ns
+	[ -n "${REF:-}" ] && run "$cond" proxy-ref
 	if [ "$cond" = idle ] && [ "${RELAYS:-1}" != 0 ]; then
 		run "$cond" c-blocking PROXY_BENCH_RELAY="$tmp/relay"
 		run "$cond" c-spinning PROXY_BENCH_RELAY="$tmp/relay -spin"
@@ -75,7 +82,7 @@ condition() { # idle|busy
 condition idle
 condition busy
 echo "summary (median of the runs' proxy / direct ratios):"
-awk '$2 == "proxy" || $2 == "proxy-nospin" {
+awk '$2 == "proxy" || $2 == "proxy-nospin" || $2 == "proxy-ref" {
 		k = $1 " " $2; n[k]++; v[k, n[k]] = substr($13, 2) + 0
 	}
 	END {
