@@ -186,7 +186,7 @@ func TestDebuggerSocketReadRaw(t *testing.T) {
 	if a == nil {
 		t.Fatal("no attachment after a command was answered")
 	}
-	if want := runtime.GOOS == "linux"; a.rawRead != want || (a.raw != nil) != (runtime.GOOS != "windows") {
+	if want := runtime.GOOS == "linux"; a.rawRead != want || a.raw == nil {
 		t.Fatalf("reads the debugger's socket itself: %v (want %v); writes it itself: %v", a.rawRead, want, a.raw != nil)
 	}
 }
