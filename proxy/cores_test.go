@@ -105,6 +105,17 @@ func TestSpinGatedWithoutFreeCore(t *testing.T) {
 	busy.sampled.Store(true)
 	r, c := spinRigGate(t, 50*time.Millisecond, 0, busy)
 	versions(t, c, 200, 0)
+	r.proxy.mu.Lock()
+	var decided int64 = -1
+	for _, e := range r.proxy.entries {
+		if e.dbg != nil {
+			decided = e.dbg.spin.rule.n.Load()
+		}
+	}
+	r.proxy.mu.Unlock()
+	if decided != 0 {
+		t.Fatalf("no core free: the rule decided %d round trips, want none (-1: no debugger found)", decided)
+	}
 	s := r.proxy.SpinStats()
 	if s.ReplyPolls != 0 || s.CommandPolls != 0 || s.ReplyPlain < 150 || s.ReplyGated != s.ReplyPlain || s.CommandGated != s.CommandPlain {
 		t.Fatalf("no core free: %+v, want no polls and the quick waits counted as not polled, by the gate", s)

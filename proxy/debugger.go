@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,10 +41,8 @@ type request struct {
 	set, cmd uint8
 	data     []byte
 	sent     time.Time
-	// Busy polling for the reply (spin.go): decided, the rule chose;
-	// spun, to poll; preempted, the poll was (set by the poller).
-	decided, spun bool
-	preempted     atomic.Bool
+	// spun: the reply is polled for (spin.go).
+	spun bool
 }
 
 // attachment is one debugger connection and what it did to its VM.
@@ -412,7 +409,7 @@ func (a *attachment) fromVM(pk *jdwp.Packet) {
 	}
 	a.observe(jdwpspy.FromVM, out, rewritten, req, note)
 	if req != nil && fwd {
-		a.replied(req, took, idle)
+		a.replied(took, idle)
 	}
 }
 

@@ -32,16 +32,21 @@ import (
 // Polling pays only while a core is free for it (issue 39). On a machine
 // busy with other work the poller takes the CPU the VM or the debugger
 // needs, and a round trip that took 69 µs without polling took 257 µs with
-// it. So whether to poll is measured, not assumed (spinRule): each wait
-// keeps two moving averages, of the waits taken with a poll and of those
-// taken without, and polls while the first is the lower. The mode that
-// loses is still tried now and then (a probe, every 16th wait at first,
-// less often while probes confirm the choice, at least every 256th), so
-// that polling stops when it stops paying and comes back when it pays
-// again. A poll whose thread is switched out involuntarily (busypoll's
-// Result.Preempted: another thread wanted the CPU) ends at once and counts
-// as a wait of the whole bound, so a contested CPU turns polling off within
-// a few waits. And a wait is polled for only while the rest of the machine
+// it. So whether to poll is measured, not assumed (spinRule), on what the
+// debugger feels: its round trips, from one command read to the next with
+// the reply between. The rule keeps two moving averages, of the round trips
+// whose waits were polled for and of those whose waits were not, and polls
+// while the first is the lower. (It first measured each wait on its own:
+// a poll shortened the wait it watched, yet the round trip as a whole did
+// not get quicker, because the CPU it burned was the debugger's or the VM's,
+// so it polled at a cost for nothing.) The mode that loses is still tried
+// now and then (a probe, every 16th round trip at first, less often while
+// probes confirm the choice, at least every 256th), so that polling stops
+// when it stops paying and comes back when it pays again. A poll whose
+// thread is switched out involuntarily (busypoll's Result.Preempted:
+// another thread wanted the CPU) ends at once, and its round trip counts
+// as one of the whole bound at least, so a contested CPU turns polling off
+// within a few round trips. And a wait is polled for only while the rest of the machine
 // leaves more than a core free (coreGate, cores.go): polling on a machine
 // whose other work leaves no core idle takes the VM's or the debugger's.
 
@@ -92,21 +97,29 @@ const (
 	maxProbeGap   = 256 // and at most, while probes confirm the choice
 )
 
-// pays reports whether polling is the better mode so far: no wait without
-// a poll seen yet, or the waits with one lower on average; to come back to
-// polling (polling false) they must be lower by an eighth: a poll costs
-// CPU, and on a loaded machine single waits vary by more than the gain, so
-// a lucky probe alone should not turn it back on.
+// pays reports whether polling is the better mode so far: no round trip
+// without a poll seen yet, or those with polls quicker on average, by a
+// sixteenth (keepMargin) to keep polling and by an eighth (backMargin) to
+// come back to it (polling false). A poll costs CPU, so a gain within the
+// noise does not pay for it; and on a loaded machine single round trips
+// vary by more than the gain, so a lucky probe alone should not turn
+// polling back on.
 func (r *spinRule) pays(polling bool) bool {
 	s, p := r.spun.ns.Load(), r.plain.ns.Load()
 	if p == 0 {
 		return true
 	}
 	if polling {
-		return s != 0 && s < p
+		return s != 0 && s < p-p/keepMargin
 	}
-	return s != 0 && s < p-p/8
+	return s != 0 && s < p-p/backMargin
 }
+
+// The margins of pays, as fractions (1/n) of the round trip without polls.
+const (
+	keepMargin = 16
+	backMargin = 8
+)
 
 // decide reports whether the next wait is polled for: the winning mode,
 // or the other one when a probe is due.
@@ -161,16 +174,19 @@ func (r *spinRule) observe(spun bool, d, bound time.Duration, preempted bool) {
 type spinState struct {
 	reply waitEstimate // a command forwarded → its reply read
 	next  waitEstimate // the last pending reply delivered → the next command read
-	// replyRule and nextRule decide whether polling pays for each wait.
-	replyRule, nextRule spinRule
+	// rule decides, round trip by round trip, whether polling pays: it
+	// compares the debugger's round trips (a command read → the next one,
+	// with its reply between) taken with polls and without.
+	rule spinRule
 	// idleSince is when the last pending reply was delivered (nanoseconds
-	// on monotonicNow's clock; 0: a command has come since), and nextSpun
-	// whether the debugger's next command was polled for.
+	// on monotonicNow's clock; 0: a command has come since).
 	idleSince atomic.Int64
-	// nextDecided: the rule chose whether to poll for the next command
-	// (its wait was quick), nextSpun: to poll, nextPreempted: the poll was
-	// preempted.
-	nextDecided, nextSpun, nextPreempted atomic.Bool
+	// The round trip under way: tripStart is when its command was read (0:
+	// none the rule decided, or it overlapped another command); tripSpun
+	// whether its waits are polled for; tripPreempted whether a poll of it
+	// was preempted.
+	tripStart               atomic.Int64
+	tripSpun, tripPreempted atomic.Bool
 }
 
 // epoch anchors monotonicNow.
@@ -178,7 +194,8 @@ var epoch = time.Now()
 
 // monotonicNow is the time since the process began, on the monotonic clock.
 // It is never 0, which idleSince keeps for "none".
-func monotonicNow() int64 { return max(int64(time.Since(epoch)), 1) }
+// Tests replace it with a fake clock.
+var monotonicNow = func() int64 { return max(int64(time.Since(epoch)), 1) }
 
 // SpinStats counts the busy polls since the proxy started, for a VM's
 // reply and for a debugger's next command: polls taken and, of them, those
@@ -226,9 +243,16 @@ func (p *Proxy) poll(c *pollCounters, socks ...syscall.RawConn) (preempted bool)
 	return r.Preempted
 }
 
+// quickPeers reports whether the debugger and its VM have been quick
+// enough for a poll of either wait, and polling is on.
+func (a *attachment) quickPeers() bool {
+	bound := a.p.opts.Spin
+	return bound > 0 && a.vmSock != nil && (a.spin.reply.within(bound) || a.spin.next.within(bound))
+}
+
 // spinReply decides whether the VM's reply to req, about to be forwarded,
-// is polled for: replies have been quick (req.decided), and polling for
-// them pays (req.spun).
+// is polled for: replies have been quick, a core is free, and the rule
+// chose to poll in this round trip (req.spun).
 func (a *attachment) spinReply(req *request) {
 	if a.p.opts.Spin <= 0 || a.vmSock == nil || !a.spin.reply.within(a.p.opts.Spin) {
 		return
@@ -238,7 +262,7 @@ func (a *attachment) spinReply(req *request) {
 		a.p.spins.reply.gated.Add(1)
 		return
 	}
-	req.decided, req.spun = true, a.spin.replyRule.decide()
+	req.spun = a.spin.tripStart.Load() != 0 && a.spin.tripSpun.Load()
 	if !req.spun {
 		a.p.spins.reply.plain.Add(1)
 	}
@@ -248,50 +272,59 @@ func (a *attachment) spinReply(req *request) {
 // chosen to be polled for.
 func (a *attachment) awaitReply(req *request) {
 	if req.spun && a.p.poll(&a.p.spins.reply, a.vmSock) {
-		req.preempted.Store(true)
+		a.spin.tripPreempted.Store(true)
 	}
 }
 
-// commandRead notes a command from the debugger: if it was waiting for no
-// reply, the time since the last one was delivered is its think time.
+// commandRead notes a command from the debugger. If it was waiting for no
+// reply, the time since the last one was delivered is its think time, and
+// the round trip the rule decided on, from the command before, is over:
+// the rule is told how long it took. A round trip begins with this
+// command, and the rule decides whether its waits are polled for. A
+// command sent while replies are pending overlaps the round trip under
+// way, which then tells the rule nothing.
 func (a *attachment) commandRead() {
-	if since := a.spin.idleSince.Swap(0); since != 0 {
-		d := time.Duration(monotonicNow() - since)
-		a.spin.next.add(d)
-		if a.spin.nextDecided.Swap(false) {
-			a.spin.nextRule.observe(a.spin.nextSpun.Load(), d, a.p.opts.Spin, a.spin.nextPreempted.Load())
-		}
+	now := monotonicNow()
+	since := a.spin.idleSince.Swap(0)
+	if since == 0 {
+		a.spin.tripStart.Store(0)
+		return
 	}
+	a.spin.next.add(time.Duration(now - since))
+	if start := a.spin.tripStart.Load(); start != 0 {
+		a.spin.rule.observe(a.spin.tripSpun.Load(), time.Duration(now-start), a.p.opts.Spin, a.spin.tripPreempted.Load())
+	}
+	if !a.quickPeers() || !a.p.cores.ok() {
+		a.spin.tripStart.Store(0)
+		return
+	}
+	a.spin.tripSpun.Store(a.spin.rule.decide())
+	a.spin.tripPreempted.Store(false)
+	a.spin.tripStart.Store(now)
 }
 
-// replied notes a reply delivered to req, took after it was forwarded;
+// replied notes a reply delivered, took after its command was forwarded;
 // with none pending (none) it polls for the debugger's next command, when
-// the debugger has been quick and polling for it pays.
-func (a *attachment) replied(req *request, took time.Duration, none bool) {
+// the debugger has been quick, a core is free and the rule chose to poll
+// in this round trip.
+func (a *attachment) replied(took time.Duration, none bool) {
 	a.spin.reply.add(took)
-	if req.decided {
-		a.spin.replyRule.observe(req.spun, took, a.p.opts.Spin, req.preempted.Load())
-	}
 	if !none {
 		return
 	}
 	quick := a.p.opts.Spin > 0 && a.raw != nil && a.vmSock != nil && a.spin.next.within(a.p.opts.Spin)
 	if quick && !a.p.cores.ok() {
-		// No core free for a poll (cores.go): not polled, and not a wait
-		// the rule decided.
+		// No core free for a poll (cores.go).
 		a.p.spins.command.plain.Add(1)
 		a.p.spins.command.gated.Add(1)
 		quick = false
 	}
-	spin := quick && a.spin.nextRule.decide()
+	spin := quick && a.spin.tripStart.Load() != 0 && a.spin.tripSpun.Load()
 	if quick && !spin {
 		a.p.spins.command.plain.Add(1)
 	}
-	a.spin.nextSpun.Store(spin)
-	a.spin.nextPreempted.Store(false)
-	a.spin.nextDecided.Store(quick)
 	a.spin.idleSince.Store(monotonicNow())
 	if spin && a.p.poll(&a.p.spins.command, a.raw, a.vmSock) {
-		a.spin.nextPreempted.Store(true)
+		a.spin.tripPreempted.Store(true)
 	}
 }

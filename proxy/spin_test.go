@@ -313,6 +313,17 @@ func TestSpinRule(t *testing.T) {
 	if run(2*maxProbeGap, 80*time.Microsecond, 100*time.Microsecond, false); !r.polling.Load() {
 		t.Fatal("polling 20% quicker: the rule did not come back to it")
 	}
+	// Staying on takes a gain too: 10% keeps polling on, 3% is not worth
+	// a poll's CPU, and 10% does not bring it back (that takes 20%).
+	if run(2*maxProbeGap, 90*time.Microsecond, 100*time.Microsecond, false); !r.polling.Load() {
+		t.Fatal("polling 10% quicker: the rule stopped polling")
+	}
+	if run(2*maxProbeGap, 97*time.Microsecond, 100*time.Microsecond, false); r.polling.Load() {
+		t.Fatal("polling 3% quicker: the rule kept polling")
+	}
+	if run(2*maxProbeGap, 90*time.Microsecond, 100*time.Microsecond, false); r.polling.Load() {
+		t.Fatal("polling 10% quicker after it stopped: the rule came back to it")
+	}
 }
 
 // A live proxy whose polls are all preempted (the scheduler's signal
@@ -335,5 +346,63 @@ func TestSpinStopsWhenPreempted(t *testing.T) {
 	// poll is seen, only probes do.
 	if s.ReplyPolls > 40 || s.ReplyPlain < 250 {
 		t.Fatalf("replies: %d polled, %d not; want polling stopped (at most 40 of 300 polled)", s.ReplyPolls, s.ReplyPlain)
+	}
+}
+
+// The rule is told of whole round trips, from one command read to the
+// next with the reply between, not of single waits; a command sent while
+// a reply is pending makes its round trip tell nothing. (A fake clock.)
+func TestSpinRuleTimesRoundTrips(t *testing.T) {
+	var clock int64 = 1
+	old := monotonicNow
+	monotonicNow = func() int64 { return clock }
+	defer func() { monotonicNow = old }()
+	_, side := tcpPair(t)
+	rc, err := side.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &attachment{p: &Proxy{opts: Options{Spin: time.Second}, cores: openGate()}, vmSock: rc}
+	a.spin.reply.add(time.Millisecond) // quick peers
+	ms := int64(time.Millisecond)
+	// trip: a command, its reply vm later, the next command think after.
+	trip := func(vm, think int64) {
+		a.commandRead()
+		clock += vm
+		a.replied(time.Duration(vm), true)
+		clock += think
+	}
+	told := func() time.Duration { return time.Duration(a.spin.rule.spun.ns.Load() + a.spin.rule.plain.ns.Load()) }
+	trip(10*ms, 20*ms) // the first command: nothing decided before it
+	trip(30*ms, 40*ms) // decided: 70 ms to the next command
+	if told() != 0 {
+		t.Fatalf("no round trip over yet: the rule was told %v", told())
+	}
+	a.commandRead()
+	if got := told(); got != 70*time.Millisecond {
+		t.Fatalf("a reply after 30ms, the next command 40ms later: the rule was told %v, want 70ms", got)
+	}
+	before := told()
+	clock += 5 * ms
+	a.commandRead() // a second command while the first's reply is pending
+	clock += 5 * ms
+	a.replied(10*time.Millisecond, true)
+	clock += 50 * ms
+	a.commandRead()
+	if told() != before {
+		t.Fatalf("overlapping commands: the rule was told of their round trip (%v, was %v)", told(), before)
+	}
+	// A command in a round trip the rule did not decide on is not polled
+	// for, whatever the last decision was.
+	a.spin.tripSpun.Store(true)
+	a.commandRead()
+	a.commandRead() // overlapping: undecided
+	req := &request{}
+	a.spinReply(req)
+	if req.spun {
+		t.Fatal("a reply in a round trip not decided on: polled for")
+	}
+	if got := a.spin.next.ns.Load(); got != 20*ms+(40*ms-20*ms)/4+(50*ms-25*ms)/4 {
+		t.Fatalf("think times 20, 40, 50ms: average %v", time.Duration(got))
 	}
 }
