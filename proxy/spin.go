@@ -36,19 +36,20 @@ import (
 // debugger feels: its round trips, from one command read to the next with
 // the reply between. The rule keeps two moving averages, of the round trips
 // whose waits were polled for and of those whose waits were not, and polls
-// while the first is the lower. (It first measured each wait on its own:
-// a poll shortened the wait it watched, yet the round trip as a whole did
-// not get quicker, because the CPU it burned was the debugger's or the VM's,
-// so it polled at a cost for nothing.) The mode that loses is still tried
+// while the first is the lower by a margin. (It first measured each wait on
+// its own. A poll shortened the wait it watched, but in the benchmark the
+// round trips were no quicker than with polling off, while the polls cost
+// 15 µs of CPU each: docs/PERFORMANCE.md.) The mode that loses is still tried
 // now and then (a probe, every 16th round trip at first, less often while
 // probes confirm the choice, at least every 256th), so that polling stops
 // when it stops paying and comes back when it pays again. A poll whose
-// thread is switched out involuntarily (busypoll's Result.Preempted:
-// another thread wanted the CPU) ends at once, and its round trip counts
-// as one of the whole bound at least, so a contested CPU turns polling off
-// within a few round trips. And a wait is polled for only while the rest of the machine
-// leaves more than a core free (coreGate, cores.go): polling on a machine
-// whose other work leaves no core idle takes the VM's or the debugger's.
+// thread is switched out involuntarily (busypoll's Result.Preempted: another
+// thread wanted the CPU) ends at once, and its round trip counts as one of
+// the whole bound at least, so a contested CPU turns polling off within a
+// few round trips. And a wait is polled for only while the rest of the
+// machine leaves more than a core free (coreGate, cores.go): polling on a
+// machine whose other work leaves no core idle takes the VM's or the
+// debugger's.
 
 // DefaultSpin is the default bound of one busy poll.
 const DefaultSpin = 200 * time.Microsecond
