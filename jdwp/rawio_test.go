@@ -68,25 +68,18 @@ func TestNewRawReader(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skipf("raw reads are implemented on Linux only (this is %s)", runtime.GOOS)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		s, err := ln.Accept()
-		if err != nil {
-			return
-		}
+	addr := listen(t, func(s net.Conn) {
 		time.Sleep(20 * time.Millisecond)
 		s.Write([]byte("late"))
-		s.Close()
-	}()
-	nc, err := net.Dial("tcp", ln.Addr().String())
+	})
+	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
+	if err := ClientHandshake(nc, time.Second); err != nil {
+		t.Fatal(err)
+	}
 	got, err := io.ReadAll(NewRawReader(nc))
 	if err != nil || string(got) != "late" {
 		t.Fatalf("read %q, %v; want \"late\"", got, err)
